@@ -1,1 +1,44 @@
-//! placeholder
+//! The runtime an instrumented crate links: goal distances, proxy counters, fuel, and the harness
+//! loop that runs test cases sent over stdin.
+//!
+//! It owns the probe calls the instrumenter writes into the copy of a crate (`enter`, `hit`,
+//! `line`, `iter`, `branch`, `cmp`, ...), the per-test tables they fill, and the binary wire
+//! format spoken between the engine and a harness process ([`wire`]). It depends on nothing but
+//! `std`, because it is compiled into every crate under test, and it must know nothing about the
+//! search, syn or cargo: goal numbers are opaque indices handed out by the instrumenter.
+//!
+//! Decision: tables are process-global arrays of atomics sized once by [`init`], and every
+//! probe is a no-op until then. A harness runs one test at a time, so a whole-table reset per test
+//! costs a memset while the probes stay lock-free; code under test that spawns threads still
+//! reports. The instrumented copy also runs the crate's own tests, where nobody calls `init`.
+
+pub mod alloc;
+mod distance;
+pub mod harness;
+mod tables;
+pub mod wire;
+
+pub use distance::{Mag, Probe};
+pub use tables::{
+    FnGuard, Snapshot, Tried, branch, close_and, close_or, cmp, cmp_goal, enter, hit, init, iter,
+    leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot,
+};
+
+/// Why a test was stopped by the runtime rather than by the code under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The fuel (loop iterations plus function entries) ran out: an endless loop, most likely.
+    FuelExhausted,
+    /// Instrumented calls nested deeper than the depth limit: unbounded recursion, most likely.
+    DepthExceeded,
+}
+
+/// Operators of comparisons that report a branch distance, in wire order.
+pub mod op {
+    pub const EQ: u8 = 0;
+    pub const NE: u8 = 1;
+    pub const LT: u8 = 2;
+    pub const LE: u8 = 3;
+    pub const GT: u8 = 4;
+    pub const GE: u8 = 5;
+}

@@ -1,0 +1,328 @@
+//! The harness loop: reads test cases from the engine, runs them statement by statement over a
+//! value pool, and answers with what the probes recorded.
+//!
+//! The generated dispatch module supplies one [`OpFn`] per operation (a callable, a literal, a
+//! constructor, ...); this module knows nothing about the crate under test. Protocol frames use
+//! file descriptors 3 (requests) and 4 (outcomes) so that whatever the code under test prints to
+//! stdout cannot corrupt them. Tests run on one long-lived thread with a large stack, so deep but
+//! finite recursion is not mistaken for a crash.
+
+use std::any::Any;
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::os::fd::FromRawFd;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use crate::alloc;
+use crate::wire::{self, Dec, Enc, Outcome, Request, Status, Stmt, Value};
+use crate::{Snapshot, Stop};
+
+/// One operation of the dispatch table: reads its arguments from the pool, stores its result
+/// in the pool, and returns a `Debug` summary of the result.
+pub type OpFn = fn(&mut Pool, &[u32], &Value) -> Result<Option<String>, OpError>;
+
+/// A test case that does not fit the dispatch table.
+#[derive(Debug)]
+pub struct OpError(pub String);
+
+/// Results of the statements run so far, one slot per statement (`None` for unit results and
+/// for values moved away).
+#[derive(Default)]
+pub struct Pool {
+    slots: Vec<Option<Box<dyn Any>>>,
+}
+
+impl Pool {
+    fn slot(&mut self, i: u32) -> Result<&mut Option<Box<dyn Any>>, OpError> {
+        self.slots
+            .get_mut(i as usize)
+            .ok_or_else(|| OpError(format!("no statement {i}")))
+    }
+
+    /// Takes the boxed value of statement `i` out, to borrow it during a call; give it back
+    /// with [`Pool::put`].
+    pub fn take(&mut self, i: u32) -> Result<Box<dyn Any>, OpError> {
+        self.slot(i)?
+            .take()
+            .ok_or_else(|| OpError(format!("value {i} is gone")))
+    }
+
+    /// Puts a value taken with [`Pool::take`] back.
+    pub fn put(&mut self, i: u32, b: Box<dyn Any>) {
+        if let Some(s) = self.slots.get_mut(i as usize) {
+            *s = Some(b);
+        }
+    }
+
+    /// Moves the value of statement `i` out for good.
+    pub fn take_val<T: 'static>(&mut self, i: u32) -> Result<T, OpError> {
+        let b = self.take(i)?;
+        b.downcast::<T>().map(|b| *b).map_err(|_| mistyped::<T>(i))
+    }
+
+    /// Copies the value of statement `i`.
+    pub fn copy_val<T: Copy + 'static>(&mut self, i: u32) -> Result<T, OpError> {
+        let s = self.slot(i)?;
+        let b = s
+            .as_ref()
+            .ok_or_else(|| OpError(format!("value {i} is gone")))?;
+        b.downcast_ref::<T>()
+            .copied()
+            .ok_or_else(|| mistyped::<T>(i))
+    }
+
+    /// Stores the result of the statement being run.
+    pub fn store<T: 'static>(&mut self, v: T) {
+        self.slots.push(Some(Box::new(v)));
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+    }
+}
+
+/// A borrowed box seen as `T`.
+pub fn as_ref<T: 'static>(b: &dyn Any, i: u32) -> Result<&T, OpError> {
+    b.downcast_ref::<T>().ok_or_else(|| mistyped::<T>(i))
+}
+
+/// A mutably borrowed box seen as `T`.
+pub fn as_mut<T: 'static>(b: &mut dyn Any, i: u32) -> Result<&mut T, OpError> {
+    b.downcast_mut::<T>().ok_or_else(|| mistyped::<T>(i))
+}
+
+fn mistyped<T>(i: u32) -> OpError {
+    OpError(format!("value {i} is not a {}", std::any::type_name::<T>()))
+}
+
+/// Summaries longer than this are dropped: an assertion on them would be unreadable.
+pub const MAX_SUMMARY: usize = 512;
+
+/// Wraps a result for autoref-specialised summarising: `(&&Summ(&v)).summ()`.
+pub struct Summ<'a, T: ?Sized>(pub &'a T);
+
+/// `Debug` summary when the type has one.
+pub trait Summarise {
+    fn summ(&self) -> Option<String>;
+}
+
+impl<T: std::fmt::Debug + ?Sized> Summarise for &Summ<'_, T> {
+    fn summ(&self) -> Option<String> {
+        let s = format!("{:?}", self.0);
+        (s.len() <= MAX_SUMMARY).then_some(s)
+    }
+}
+
+impl<T: ?Sized> Summarise for Summ<'_, T> {
+    fn summ(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Reads an integer value statement's payload.
+pub fn int(v: &Value) -> Result<i128, OpError> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        other => Err(OpError(format!("expected an integer, got {other:?}"))),
+    }
+}
+
+/// Reads a float value statement's payload.
+pub fn float(v: &Value) -> Result<f64, OpError> {
+    match v {
+        Value::Float(f) => Ok(*f),
+        other => Err(OpError(format!("expected a float, got {other:?}"))),
+    }
+}
+
+/// Reads a boolean value statement's payload.
+pub fn boolean(v: &Value) -> Result<bool, OpError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => Err(OpError(format!("expected a bool, got {other:?}"))),
+    }
+}
+
+/// Reads a char value statement's payload.
+pub fn character(v: &Value) -> Result<char, OpError> {
+    match v {
+        Value::Char(c) => Ok(*c),
+        other => Err(OpError(format!("expected a char, got {other:?}"))),
+    }
+}
+
+/// Reads a string value statement's payload.
+pub fn string(v: &Value) -> Result<String, OpError> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        other => Err(OpError(format!("expected a string, got {other:?}"))),
+    }
+}
+
+/// The last panic's message and location, set by the hook, read after `catch_unwind`.
+static LAST_PANIC: Mutex<Option<(String, String)>> = Mutex::new(None);
+
+fn install_panic_hook() {
+    panic::set_hook(Box::new(|info| {
+        let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+            (*s).to_string()
+        } else if let Some(s) = info.payload().downcast_ref::<String>() {
+            s.clone()
+        } else {
+            String::new()
+        };
+        let loc = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some((msg, loc.unwrap_or_default()));
+        }
+    }));
+}
+
+fn last_panic() -> (String, String) {
+    LAST_PANIC
+        .lock()
+        .ok()
+        .and_then(|mut l| l.take())
+        .unwrap_or_default()
+}
+
+/// Stack of the test thread.
+const STACK_BYTES: usize = 256 << 20;
+
+/// Runs the harness until the engine shuts it down or closes the pipe. Returns the process exit
+/// code: 0 on a clean shutdown, 2 when the protocol descriptors are missing or broken.
+pub fn serve(ops: &'static [OpFn], goals: usize, functions: usize, loops: usize) -> i32 {
+    crate::init(goals, functions, loops);
+    install_panic_hook();
+    let worker = std::thread::Builder::new()
+        .name("frugal-test".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || serve_on_this_thread(ops));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => 2,
+    }
+}
+
+fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
+    // SAFETY: the engine opens descriptors 3 and 4 for us before exec; nothing else in this
+    // process owns them.
+    let (input, output) = unsafe { (File::from_raw_fd(3), File::from_raw_fd(4)) };
+    let (mut input, mut output) = (BufReader::new(input), BufWriter::new(output));
+    let mut frame = Vec::new();
+    let mut enc = Enc::default();
+    let mut runner = Runner::default();
+    loop {
+        match wire::read_frame(&mut input, &mut frame) {
+            Ok(true) => {}
+            Ok(false) => return 0,
+            Err(_) => return 2,
+        }
+        let request = match Dec::new(&frame).request() {
+            Ok(r) => r,
+            Err(_) => return 2,
+        };
+        match request {
+            Request::Config {
+                fuel,
+                depth,
+                heap_bytes,
+            } => {
+                crate::set_fuel(fuel, depth);
+                alloc::set_ceiling(usize::try_from(heap_bytes).unwrap_or(usize::MAX));
+            }
+            Request::Run(stmts) => {
+                let outcome = runner.run(ops, &stmts);
+                enc.buf.clear();
+                enc.outcome(&outcome);
+                if wire::write_frames(&mut output, &enc.buf).is_err() {
+                    return 2;
+                }
+            }
+            Request::Shutdown => return 0,
+        }
+    }
+}
+
+/// Buffers reused from test to test.
+#[derive(Default)]
+struct Runner {
+    pool: Pool,
+    snap: Snapshot,
+}
+
+impl Runner {
+    fn run(&mut self, ops: &[OpFn], stmts: &[Stmt]) -> Outcome {
+        crate::reset();
+        alloc::reset();
+        let mut summaries = Vec::with_capacity(stmts.len());
+        let mut end = (
+            Status::Completed,
+            stmts.len() as u32,
+            String::new(),
+            String::new(),
+        );
+        for (i, s) in stmts.iter().enumerate() {
+            match self.step(ops, s) {
+                Ok(summary) => summaries.push(summary),
+                Err((status, message, location)) => {
+                    end = (status, i as u32, message, location);
+                    break;
+                }
+            }
+            if self.pool.slots.len() == i {
+                self.pool.slots.push(None);
+            }
+        }
+        // Dropping the values runs user `Drop` code: part of the test, and it may panic too.
+        let pool = &mut self.pool;
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| pool.clear()));
+        if dropped.is_err() && end.0 == Status::Completed {
+            let (m, l) = last_panic();
+            end = (Status::Panicked, stmts.len() as u32, m, l);
+        }
+        self.pool = Pool::default();
+        crate::snapshot(&mut self.snap);
+        let heap = alloc::stats();
+        Outcome {
+            status: end.0,
+            stopped_at: end.1,
+            message: end.2,
+            location: end.3,
+            summaries,
+            goals: self.snap.goals.clone(),
+            calls: self.snap.calls.clone(),
+            loops: self.snap.loops.clone(),
+            statements: self.snap.statements,
+            allocations: heap.allocations,
+            alloc_bytes: heap.bytes,
+        }
+    }
+
+    fn step(&mut self, ops: &[OpFn], s: &Stmt) -> Result<Option<String>, (Status, String, String)> {
+        let Some(op) = ops.get(s.op as usize) else {
+            return Err((
+                Status::Invalid,
+                format!("no operation {}", s.op),
+                String::new(),
+            ));
+        };
+        let pool = &mut self.pool;
+        match panic::catch_unwind(AssertUnwindSafe(|| op(pool, &s.args, &s.value))) {
+            Ok(Ok(summary)) => Ok(summary),
+            Ok(Err(OpError(m))) => Err((Status::Invalid, m, String::new())),
+            Err(payload) => {
+                let (message, location) = last_panic();
+                let status = match payload.downcast_ref::<Stop>() {
+                    Some(Stop::FuelExhausted) => Status::OutOfFuel,
+                    Some(Stop::DepthExceeded) => Status::TooDeep,
+                    None => Status::Panicked,
+                };
+                Err((status, message, location))
+            }
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! Per-test tables and the probe calls that fill them.
+//!
+//! Goal entries hold the bit pattern of the best normalised distance seen in the current test
+//! (`u64::MAX` = not reached). Non-negative `f64`s order like their bits, so a `fetch_min` on the
+//! bits keeps the minimum without locks. Counters use a plain load/store instead of an atomic
+//! read-modify-write: a lost increment under contention only blurs a proxy, and it keeps the
+//! hot path to two moves.
+
+use std::cell::{Cell, RefCell};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::{Stop, op};
+
+const UNREACHED: u64 = u64::MAX;
+/// A condition-stack entry that opens a short-circuit expression.
+const MARK: (f64, f64) = (-1.0, -1.0);
+
+struct Tables {
+    goals: Box<[AtomicU64]>,
+    calls: Box<[AtomicU32]>,
+    loops: Box<[AtomicU32]>,
+    statements: AtomicU64,
+    fuel: AtomicI64,
+    fuel_limit: AtomicI64,
+    depth_limit: AtomicU32,
+}
+
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+thread_local! {
+    static CONDS: RefCell<Vec<(f64, f64)>> = const { RefCell::new(Vec::new()) };
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+fn atomics<T>(n: usize, make: impl Fn() -> T) -> Box<[T]> {
+    (0..n).map(|_| make()).collect()
+}
+
+/// Sizes the tables. Probes are no-ops before this; later calls keep the first sizes.
+pub fn init(goals: usize, functions: usize, loops: usize) {
+    TABLES.get_or_init(|| Tables {
+        goals: atomics(goals, || AtomicU64::new(UNREACHED)),
+        calls: atomics(functions, || AtomicU32::new(0)),
+        loops: atomics(loops, || AtomicU32::new(0)),
+        statements: AtomicU64::new(0),
+        fuel: AtomicI64::new(i64::MAX),
+        fuel_limit: AtomicI64::new(i64::MAX),
+        depth_limit: AtomicU32::new(u32::MAX),
+    });
+}
+
+/// Sets the fuel every test starts with and the deepest nesting of instrumented calls.
+pub fn set_fuel(fuel: i64, depth: u32) {
+    if let Some(t) = TABLES.get() {
+        t.fuel_limit.store(fuel, Relaxed);
+        t.depth_limit.store(depth, Relaxed);
+    }
+}
+
+/// Clears everything a test recorded and refills its fuel.
+pub fn reset() {
+    CONDS.with(|c| c.borrow_mut().clear());
+    DEPTH.with(|d| d.set(0));
+    let Some(t) = TABLES.get() else { return };
+    t.goals.iter().for_each(|g| g.store(UNREACHED, Relaxed));
+    t.calls.iter().for_each(|c| c.store(0, Relaxed));
+    t.loops.iter().for_each(|c| c.store(0, Relaxed));
+    t.statements.store(0, Relaxed);
+    t.fuel.store(t.fuel_limit.load(Relaxed), Relaxed);
+}
+
+/// What one test recorded, read after it ran.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Reached goals with their normalised distance (0 = covered).
+    pub goals: Vec<(u32, f64)>,
+    /// Entries per function, non-zero only.
+    pub calls: Vec<(u32, u32)>,
+    /// Iterations per loop, non-zero only.
+    pub loops: Vec<(u32, u32)>,
+    pub statements: u64,
+}
+
+/// Fills `out` (cleared first, buffers reused) with the current test's records.
+pub fn snapshot(out: &mut Snapshot) {
+    out.goals.clear();
+    out.calls.clear();
+    out.loops.clear();
+    out.statements = 0;
+    let Some(t) = TABLES.get() else { return };
+    for (i, g) in t.goals.iter().enumerate() {
+        let bits = g.load(Relaxed);
+        if bits != UNREACHED {
+            out.goals.push((i as u32, f64::from_bits(bits)));
+        }
+    }
+    nonzero(&t.calls, &mut out.calls);
+    nonzero(&t.loops, &mut out.loops);
+    out.statements = t.statements.load(Relaxed);
+}
+
+fn nonzero(counts: &[AtomicU32], out: &mut Vec<(u32, u32)>) {
+    for (i, c) in counts.iter().enumerate() {
+        let n = c.load(Relaxed);
+        if n != 0 {
+            out.push((i as u32, n));
+        }
+    }
+}
+
+#[inline]
+fn normalise(d: f64) -> f64 {
+    d / (d + 1.0)
+}
+
+#[inline]
+fn record(t: &Tables, goal: u32, raw: f64) {
+    if let Some(g) = t.goals.get(goal as usize) {
+        g.fetch_min(normalise(raw).to_bits(), Relaxed);
+    }
+}
+
+#[inline]
+fn mark_hit(t: &Tables, goal: u32) {
+    if let Some(g) = t.goals.get(goal as usize)
+        && g.load(Relaxed) != 0
+    {
+        g.store(0, Relaxed);
+    }
+}
+
+#[inline]
+fn bump(c: &AtomicU32) {
+    c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+/// Burns one unit of fuel; stops the test when it is gone. Never panics while unwinding, since
+/// a second panic would abort the harness.
+#[inline]
+fn burn(t: &Tables) {
+    let left = t.fuel.load(Relaxed);
+    t.fuel.store(left - 1, Relaxed);
+    if left <= 0 && !std::thread::panicking() {
+        std::panic::panic_any(Stop::FuelExhausted);
+    }
+}
+
+/// Leaves an instrumented function when dropped.
+pub struct FnGuard(bool);
+
+impl Drop for FnGuard {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0 {
+            DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        }
+    }
+}
+
+/// Function entry: covers `goal`, counts the call, burns fuel and tracks nesting depth.
+#[inline]
+pub fn enter(function: u32, goal: u32) -> FnGuard {
+    let Some(t) = TABLES.get() else {
+        return FnGuard(false);
+    };
+    mark_hit(t, goal);
+    if let Some(c) = t.calls.get(function as usize) {
+        bump(c);
+    }
+    burn(t);
+    let depth = DEPTH.with(|d| {
+        let n = d.get() + 1;
+        d.set(n);
+        n
+    });
+    if depth > t.depth_limit.load(Relaxed) && !std::thread::panicking() {
+        DEPTH.with(|d| d.set(d.get() - 1));
+        std::panic::panic_any(Stop::DepthExceeded);
+    }
+    FnGuard(true)
+}
+
+/// Covers `goal` (match arms, `if let` outcomes, loop bodies, ...).
+#[inline]
+pub fn hit(goal: u32) {
+    if let Some(t) = TABLES.get() {
+        mark_hit(t, goal);
+    }
+}
+
+/// A statement ran: covers its line goal and counts it.
+#[inline]
+pub fn line(goal: u32) {
+    if let Some(t) = TABLES.get() {
+        mark_hit(t, goal);
+        let s = &t.statements;
+        s.store(s.load(Relaxed).wrapping_add(1), Relaxed);
+    }
+}
+
+/// A loop body starts an iteration: covers `goal`, counts the iteration, burns fuel.
+#[inline]
+pub fn iter(loop_id: u32, goal: u32) {
+    if let Some(t) = TABLES.get() {
+        mark_hit(t, goal);
+        if let Some(c) = t.loops.get(loop_id as usize) {
+            bump(c);
+        }
+        burn(t);
+    }
+}
+
+#[inline]
+fn push(pair: (f64, f64)) {
+    CONDS.with(|c| c.borrow_mut().push(pair));
+}
+
+#[inline]
+fn pop() -> Option<(f64, f64)> {
+    CONDS.with(|c| c.borrow_mut().pop())
+}
+
+#[inline]
+fn flag(c: bool) -> (f64, f64) {
+    if c { (0.0, 1.0) } else { (1.0, 0.0) }
+}
+
+/// Distances to make a comparison true and false, given its outcome and the operands' gap `k`.
+/// Integer-style `+1` for the strict side: `a < b` is false at `a == b` and needs one more step.
+fn comparison(opcode: u8, c: bool, k: f64) -> (f64, f64) {
+    let k = k.max(f64::MIN_POSITIVE);
+    match (opcode, c) {
+        (op::EQ, true) => (0.0, 1.0),
+        (op::EQ, false) => (k, 0.0),
+        (op::NE, true) => (0.0, k),
+        (op::NE, false) => (1.0, 0.0),
+        (op::LT | op::GT, true) => (0.0, k),
+        (op::LT | op::GT, false) => (k + 1.0, 0.0),
+        (op::LE | op::GE, true) => (0.0, k + 1.0),
+        (op::LE | op::GE, false) => (k, 0.0),
+        _ => flag(c),
+    }
+}
+
+fn record_pair(t_goal: u32, f_goal: u32, (dt, df): (f64, f64)) {
+    if let Some(t) = TABLES.get() {
+        record(t, t_goal, dt);
+        record(t, f_goal, df);
+    }
+}
+
+/// Root of a condition: pops the distance its leaves pushed and records both outcomes.
+#[inline]
+pub fn branch(t_goal: u32, f_goal: u32, c: bool) -> bool {
+    if TABLES.get().is_none() {
+        return c;
+    }
+    let pair = match pop() {
+        Some(p) if p != MARK => p,
+        _ => flag(c),
+    };
+    record_pair(t_goal, f_goal, pair);
+    c
+}
+
+/// A comparison leaf: pushes its distance pair. `mag` is `None` for types without a measure.
+#[inline]
+pub fn cmp(opcode: u8, c: bool, mag: Option<f64>) -> bool {
+    if TABLES.get().is_some() {
+        push(mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k)));
+    }
+    c
+}
+
+/// A comparison that is also an operand of `&&`/`||`, with goals of its own.
+#[inline]
+pub fn cmp_goal(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>) -> bool {
+    if TABLES.get().is_some() {
+        let pair = mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k));
+        record_pair(t_goal, f_goal, pair);
+        push(pair);
+    }
+    c
+}
+
+/// Any other boolean leaf.
+#[inline]
+pub fn leaf(c: bool) -> bool {
+    if TABLES.get().is_some() {
+        push(flag(c));
+    }
+    c
+}
+
+/// A boolean operand of `&&`/`||` with goals of its own.
+#[inline]
+pub fn leaf_goal(t_goal: u32, f_goal: u32, c: bool) -> bool {
+    if TABLES.get().is_some() {
+        record_pair(t_goal, f_goal, flag(c));
+        push(flag(c));
+    }
+    c
+}
+
+/// Negation: swaps the distances of the operand.
+#[inline]
+pub fn not(c: bool) -> bool {
+    if TABLES.get().is_some() {
+        let (dt, df) = pop().filter(|p| *p != MARK).unwrap_or_else(|| flag(!c));
+        push((df, dt));
+    }
+    c
+}
+
+/// Opens a short-circuit expression; always true so that `open() && a && b` keeps its meaning.
+#[inline]
+pub fn open() -> bool {
+    if TABLES.get().is_some() {
+        push(MARK);
+    }
+    true
+}
+
+/// Pops the operands pushed since the matching [`open`].
+fn operands() -> (usize, [(f64, f64); 2]) {
+    let mut got = [(0.0, 0.0); 2];
+    let mut n = 0;
+    while let Some(p) = pop() {
+        if p == MARK {
+            break;
+        }
+        if n < 2 {
+            got[n] = p;
+        }
+        n += 1;
+    }
+    // Popped in reverse; put evaluation order back.
+    got[..n.min(2)].reverse();
+    (n.min(2), got)
+}
+
+/// Closes `a && b`: true needs both (an unevaluated operand counts as fully false), false
+/// needs either.
+#[inline]
+pub fn close_and(c: bool) -> bool {
+    if TABLES.get().is_some() {
+        let (n, ops) = operands();
+        let missing = (2 - n) as f64;
+        let dt = ops[..n].iter().map(|p| normalise(p.0)).sum::<f64>() + missing;
+        let df = ops[..n].iter().map(|p| p.1).fold(f64::MAX, f64::min);
+        push(if c { (0.0, df) } else { (dt, 0.0) });
+    }
+    c
+}
+
+/// Closes `a || b`: the dual of [`close_and`].
+#[inline]
+pub fn close_or(c: bool) -> bool {
+    if TABLES.get().is_some() {
+        let (n, ops) = operands();
+        let missing = (2 - n) as f64;
+        let dt = ops[..n].iter().map(|p| p.0).fold(f64::MAX, f64::min);
+        let df = ops[..n].iter().map(|p| normalise(p.1)).sum::<f64>() + missing;
+        push(if c { (0.0, df) } else { (dt, 0.0) });
+    }
+    c
+}
+
+/// Things `?` applies to on stable Rust.
+pub trait Tried {
+    fn went_ok(&self) -> bool;
+}
+
+impl<T, E> Tried for Result<T, E> {
+    fn went_ok(&self) -> bool {
+        self.is_ok()
+    }
+}
+
+impl<T> Tried for Option<T> {
+    fn went_ok(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl<T, E> Tried for std::task::Poll<Result<T, E>> {
+    fn went_ok(&self) -> bool {
+        !matches!(self, std::task::Poll::Ready(Err(_)))
+    }
+}
+
+impl<T, E> Tried for std::task::Poll<Option<Result<T, E>>> {
+    fn went_ok(&self) -> bool {
+        !matches!(self, std::task::Poll::Ready(Some(Err(_))))
+    }
+}
+
+impl<B, C> Tried for std::ops::ControlFlow<B, C> {
+    fn went_ok(&self) -> bool {
+        self.is_continue()
+    }
+}
+
+/// The operand of `?`: covers the ok or the error goal and passes the value through.
+#[inline]
+pub fn q<T: Tried>(ok_goal: u32, err_goal: u32, v: T) -> T {
+    if let Some(t) = TABLES.get() {
+        mark_hit(t, if v.went_ok() { ok_goal } else { err_goal });
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparison_distances_follow_the_operator() {
+        assert_eq!(comparison(op::EQ, false, 4.0), (4.0, 0.0));
+        assert_eq!(comparison(op::EQ, true, 0.0), (0.0, 1.0));
+        assert_eq!(comparison(op::LT, false, 3.0), (4.0, 0.0));
+        assert_eq!(comparison(op::LT, true, 3.0), (0.0, 3.0));
+        assert_eq!(
+            comparison(op::LE, true, 0.0),
+            (0.0, 1.0 + f64::MIN_POSITIVE)
+        );
+        assert_eq!(comparison(op::GE, false, 2.0), (2.0, 0.0));
+        assert_eq!(comparison(op::NE, true, 5.0), (0.0, 5.0));
+    }
+}

@@ -1,0 +1,167 @@
+//! The API model of a crate under test: what `analyze` finds and the harness can call.
+//!
+//! Types are syntactic: a [`Ty`] names a primitive, a std container, or a crate item by the
+//! public path an integration test would write. Generic parameters are already instantiated
+//! with concrete types by the time a callable lands here.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the analysis learned about one crate.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ApiModel {
+    /// The library's name as used in paths (`my_crate`, dashes turned into underscores).
+    pub crate_name: String,
+    /// Public callables the harness can drive.
+    pub callables: Vec<Callable>,
+    /// Crate types reachable through the public API.
+    pub types: Vec<TypeDef>,
+    /// Literal constants found in the crate's code, for seeding.
+    pub constants: ConstantPool,
+    /// Public callables the harness cannot drive, with the reason.
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// A type as written in a signature, resolved syntactically.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Ty {
+    /// `()`.
+    Unit,
+    /// `bool`, `char`, integers and floats, by name (`"i32"`, `"f64"`, ...).
+    Prim(String),
+    /// `str` (only meaningful behind a reference).
+    Str,
+    /// `String`.
+    String,
+    /// `&T` or `&mut T` (lifetimes dropped).
+    Ref { mutable: bool, inner: Box<Ty> },
+    /// `[T]` (only meaningful behind a reference).
+    Slice(Box<Ty>),
+    /// `Vec<T>`.
+    Vec(Box<Ty>),
+    /// `Option<T>`.
+    Option(Box<Ty>),
+    /// `Result<T, E>` (crate `Result` aliases expanded when they are simple).
+    Result(Box<Ty>, Box<Ty>),
+    /// `(A, B, ...)`.
+    Tuple(Vec<Ty>),
+    /// A crate struct or enum by its public path, e.g. `my_crate::shapes::Circle`.
+    Adt { path: String, args: Vec<Ty> },
+    /// Anything else, kept as source text for messages (`Box<dyn Fn()>`, `HashMap<K, V>`, ...).
+    Other(String),
+}
+
+/// How a callable takes its receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Receiver {
+    /// `self`
+    Value,
+    /// `&self`
+    Ref,
+    /// `&mut self`
+    RefMut,
+}
+
+/// What kind of callable this is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CallableKind {
+    /// A free function: called as `path(args)`.
+    Free,
+    /// A method with a receiver on `self_ty`: called as `recv.name(args)`.
+    Method { self_ty: Ty, receiver: Receiver },
+    /// An associated function without receiver: called as `SelfTy::name(args)`.
+    Assoc { self_ty: Ty },
+}
+
+/// One public callable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Callable {
+    /// Path an integration test uses: `my_crate::parse` for a free fn, `my_crate::Stack::push`
+    /// for methods and associated functions.
+    pub path: String,
+    /// The bare name (`push`).
+    pub name: String,
+    pub kind: CallableKind,
+    /// Parameters without the receiver, generics already instantiated.
+    pub params: Vec<Param>,
+    /// `None` for `()` and `!`.
+    pub ret: Option<Ty>,
+    /// Source file relative to the crate root, and 1-based line of the `fn`.
+    pub file: String,
+    pub line: usize,
+    /// The concrete types chosen for generic parameters, for display (`T = i32`).
+    pub instantiation: Vec<(String, Ty)>,
+}
+
+/// One parameter of a callable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    /// Source name, or `arg{i}` for patterns.
+    pub name: String,
+    pub ty: Ty,
+}
+
+/// A crate type reachable through the public API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeDef {
+    /// Public path (`my_crate::shapes::Circle`).
+    pub path: String,
+    pub kind: TypeKind,
+    /// Derived or implemented traits that matter: `Clone`, `Copy`, `Debug`, `Default`,
+    /// `PartialEq`, `Display`, `FromStr`, ...
+    pub traits: Vec<String>,
+    /// Whether the type has generic or lifetime parameters (then it is not constructible yet).
+    pub generic: bool,
+}
+
+/// Shape of a crate type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TypeKind {
+    /// A struct; `fields` is `Some` only when every field is public (a literal can build it).
+    Struct { fields: Option<Vec<Field>>, tuple: bool },
+    /// An enum with its variants.
+    Enum { variants: Vec<Variant> },
+}
+
+/// A named (or positional, `name = "0"`) field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub ty: Ty,
+}
+
+/// An enum variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    pub name: String,
+    pub shape: VariantShape,
+}
+
+/// How a variant is built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum VariantShape {
+    Unit,
+    Tuple(Vec<Ty>),
+    Struct(Vec<Field>),
+}
+
+/// Literal constants of the crate, deduplicated, for seeding values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConstantPool {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strings: Vec<String>,
+    pub chars: Vec<char>,
+}
+
+/// A public callable the harness cannot drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unsupported {
+    /// Path of the callable, as for [`Callable::path`].
+    pub path: String,
+    /// A short, stable reason, used to group: `"generic bound without candidate"`,
+    /// `"closure parameter"`, `"lifetime-carrying type"`, `"trait object"`, `"unsafe fn"`,
+    /// `"async fn"`, `"dependency type"`, `"impl Trait parameter"`, ...
+    pub reason: String,
+    /// The offending piece of the signature, as source text.
+    pub detail: String,
+}
