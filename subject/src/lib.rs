@@ -1,1 +1,9 @@
-//! placeholder
+//! The Rust crate under test: API analysis, instrumentation, harness generation and build, the
+//! executor (a pool of harness processes), and emission of the final test file.
+//!
+//! It implements the `frugal-search` traits for a real crate and is the only part of frugal that
+//! reads Rust source or drives cargo. It must know nothing about storage, scheduling or HTTP.
+
+pub mod manifest;
+pub mod model;
+pub mod probe_src;
