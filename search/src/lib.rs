@@ -1,1 +1,36 @@
-//! placeholder
+//! Search-based test generation: the test-case model, its operators, the archive, the goals and
+//! the algorithms that evolve tests against them.
+//!
+//! It owns everything that is generic over the thing under test. It sees a crate only through a
+//! [`Schema`] (types and operations it can build tests from), a [`Goals`] graph, and an
+//! [`Executor`] that runs test cases and reports distances; it knows nothing about Rust source,
+//! cargo or processes, and nothing about the probe wire format.
+//!
+//! Decision: a test case is a flat list of statements over a value pool, each naming an
+//! operation of the schema and earlier statements as arguments. Ownership is modelled only as
+//! far as emitted Rust needs it: arguments passed by value consume non-`Copy` values, and every
+//! statement's arguments are distinct. [`TestCase::repair`] restores these rules after any
+//! operator, so operators stay simple.
+
+mod algorithm;
+mod archive;
+mod budget;
+mod dynamosa;
+mod exec;
+mod goals;
+mod model;
+mod operators;
+mod random;
+mod schema;
+
+pub use algorithm::{Algorithm, AlgorithmKind, Generation, Observer, SearchParams, run_search};
+pub use archive::Archive;
+pub use budget::{Budget, BudgetClock};
+pub use exec::{Counters, ExecResult, Executor, Status};
+pub use goals::{GoalKind, Goals};
+pub use model::{Stmt, TestCase, Value};
+pub use operators::Builder;
+pub use schema::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
+
+#[cfg(test)]
+mod toy;

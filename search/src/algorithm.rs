@@ -1,0 +1,168 @@
+//! The algorithm interface and the driver loop shared by all algorithms.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::operators::OperatorParams;
+use crate::{Archive, Budget, BudgetClock, Builder, ExecResult, Executor, Goals, Schema, TestCase};
+
+/// Algorithms selectable by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlgorithmKind {
+    Random,
+    DynaMosa,
+}
+
+impl std::str::FromStr for AlgorithmKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "random" => Ok(AlgorithmKind::Random),
+            "dynamosa" => Ok(AlgorithmKind::DynaMosa),
+            other => Err(format!(
+                "unknown algorithm `{other}`: expected one of random, dynamosa"
+            )),
+        }
+    }
+}
+
+impl AlgorithmKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgorithmKind::Random => "random",
+            AlgorithmKind::DynaMosa => "dynamosa",
+        }
+    }
+}
+
+/// Parameters of a search (defaults from EvoSuite and the DynaMOSA paper).
+#[derive(Debug, Clone)]
+pub struct SearchParams {
+    pub algorithm: AlgorithmKind,
+    pub seed: u64,
+    pub budget: Budget,
+    pub population: usize,
+    pub crossover_rate: f64,
+    pub tournament: usize,
+    pub operators: OperatorParams,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            algorithm: AlgorithmKind::DynaMosa,
+            seed: 0,
+            budget: Budget::Executions(10_000),
+            population: 50,
+            crossover_rate: 0.75,
+            tournament: 10,
+            operators: OperatorParams::default(),
+        }
+    }
+}
+
+/// Progress after each generation (or batch, for random search).
+#[derive(Debug, Clone)]
+pub struct Generation {
+    pub number: u64,
+    pub executions: u64,
+    pub covered: usize,
+    pub goals: usize,
+    /// Share of the budget used.
+    pub progress: f64,
+}
+
+/// Receives progress; the CLI draws a bar with it, the daemon stores it.
+pub trait Observer {
+    fn generation(&mut self, g: &Generation);
+}
+
+impl Observer for () {
+    fn generation(&mut self, _: &Generation) {}
+}
+
+/// What an algorithm needs from the run: the executor, the archive and the budget.
+pub struct Context<'a> {
+    pub schema: &'a Schema,
+    pub goals: &'a Goals,
+    pub builder: Builder<'a>,
+    pub executor: &'a mut dyn Executor,
+    pub archive: Archive,
+    pub clock: BudgetClock,
+    pub rng: ChaCha8Rng,
+    pub params: SearchParams,
+    generation: u64,
+    observer: &'a mut dyn Observer,
+}
+
+impl Context<'_> {
+    /// Runs tests (cut to the remaining execution budget), updating archive and clock.
+    pub fn evaluate(&mut self, tests: Vec<TestCase>) -> Vec<(TestCase, ExecResult)> {
+        let allowed = self.clock.remaining_executions().min(tests.len() as u64) as usize;
+        let tests: Vec<TestCase> = tests.into_iter().take(allowed).collect();
+        if tests.is_empty() {
+            return Vec::new();
+        }
+        let results = self.executor.execute(&tests);
+        self.clock.executions += results.len() as u64;
+        for (t, r) in tests.iter().zip(&results) {
+            self.archive.update(t, r);
+        }
+        tests.into_iter().zip(results).collect()
+    }
+
+    /// Every goal is covered: nothing left to search for.
+    pub fn done(&self) -> bool {
+        self.clock.spent() || self.archive.len() >= self.goals.len()
+    }
+
+    /// Reports a finished generation.
+    pub fn report(&mut self) {
+        self.generation += 1;
+        let g = Generation {
+            number: self.generation,
+            executions: self.clock.executions,
+            covered: self.archive.len(),
+            goals: self.goals.len(),
+            progress: self.clock.progress(),
+        };
+        self.observer.generation(&g);
+    }
+}
+
+/// A search algorithm: runs until the context says it is done.
+pub trait Algorithm {
+    fn run(&mut self, cx: &mut Context<'_>);
+}
+
+/// Runs the selected algorithm and returns the archive and executions used.
+pub fn run_search(
+    schema: &Schema,
+    goals: &Goals,
+    executor: &mut dyn Executor,
+    params: &SearchParams,
+    observer: &mut dyn Observer,
+) -> (Archive, u64) {
+    let mut builder = Builder::new(schema);
+    builder.params = params.operators.clone();
+    let mut cx = Context {
+        schema,
+        goals,
+        builder,
+        executor,
+        archive: Archive::default(),
+        clock: BudgetClock::start(params.budget),
+        rng: ChaCha8Rng::seed_from_u64(params.seed),
+        params: params.clone(),
+        generation: 0,
+        observer,
+    };
+    if !schema.calls().is_empty() {
+        let mut algorithm: Box<dyn Algorithm> = match params.algorithm {
+            AlgorithmKind::Random => Box::new(crate::random::RandomSearch),
+            AlgorithmKind::DynaMosa => Box::new(crate::dynamosa::DynaMosa),
+        };
+        algorithm.run(&mut cx);
+    }
+    (cx.archive, cx.clock.executions)
+}

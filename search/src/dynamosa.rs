@@ -1,0 +1,320 @@
+//! DynaMOSA (Panichella et al., TSE 2018): many-objective search with one objective per
+//! uncovered goal, preference sorting, and targets activated along the control dependencies.
+
+use rand::RngExt;
+
+use crate::algorithm::{Algorithm, Context};
+use crate::{ExecResult, Goals, TestCase};
+
+pub struct DynaMosa;
+
+/// An evaluated test with its place in the last ranking.
+#[derive(Clone)]
+struct Ind {
+    test: TestCase,
+    result: ExecResult,
+    rank: usize,
+    crowding: f64,
+}
+
+impl Algorithm for DynaMosa {
+    fn run(&mut self, cx: &mut Context<'_>) {
+        let m = cx.params.population.max(2);
+        let first: Vec<TestCase> = (0..m)
+            .map(|_| cx.builder.random_test(&mut cx.rng))
+            .collect();
+        let mut pop = into_inds(cx.evaluate(first));
+        cx.report();
+        while !cx.done() && !pop.is_empty() {
+            let targets = targets(cx.goals, &cx.archive);
+            rank(&mut pop, &targets, cx.goals, m);
+            let offspring = breed(cx, &pop, m);
+            let mut union = pop;
+            union.extend(into_inds(cx.evaluate(offspring)));
+            let targets = targets_after(cx);
+            pop = select(union, &targets, cx.goals, m);
+            cx.report();
+        }
+    }
+}
+
+fn targets_after(cx: &Context<'_>) -> Vec<u32> {
+    targets(cx.goals, &cx.archive)
+}
+
+fn into_inds(evaluated: Vec<(TestCase, ExecResult)>) -> Vec<Ind> {
+    evaluated
+        .into_iter()
+        .map(|(test, result)| Ind {
+            test,
+            result,
+            rank: 0,
+            crowding: 0.0,
+        })
+        .collect()
+}
+
+/// DynaMOSA's current objectives: uncovered goals whose controlling goal is covered.
+pub(crate) fn targets(goals: &Goals, archive: &crate::Archive) -> Vec<u32> {
+    (0..goals.len() as u32)
+        .filter(|&g| !archive.covers(g))
+        .filter(|&g| goals.parents[g as usize].is_none_or(|p| archive.covers(p)))
+        .collect()
+}
+
+/// Objective value of a test for a goal: the normalised distance if the test reached the
+/// goal's site, else one plus the number of controlling goals it missed (approach level).
+pub(crate) fn fitness(r: &ExecResult, goal: u32, goals: &Goals) -> f64 {
+    if let Some(d) = r.distance(goal) {
+        return d;
+    }
+    let mut approach = 1.0;
+    let mut g = goal;
+    while let Some(p) = goals.parents[g as usize] {
+        if r.distance(p).is_some() {
+            break;
+        }
+        approach += 1.0;
+        g = p;
+    }
+    approach
+}
+
+fn objectives(pop: &[Ind], targets: &[u32], goals: &Goals) -> Vec<Vec<f64>> {
+    pop.iter()
+        .map(|i| {
+            targets
+                .iter()
+                .map(|&g| fitness(&i.result, g, goals))
+                .collect()
+        })
+        .collect()
+}
+
+/// Assigns rank and crowding distance for tournament selection.
+fn rank(pop: &mut [Ind], targets: &[u32], goals: &Goals, m: usize) {
+    let f = objectives(pop, targets, goals);
+    let lens: Vec<usize> = pop.iter().map(|i| i.test.len()).collect();
+    for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
+        let crowd = subvector_dominance(&f, &front);
+        for (k, &i) in front.iter().enumerate() {
+            pop[i].rank = r;
+            pop[i].crowding = crowd[k];
+        }
+    }
+}
+
+/// Fills the next population front by front; the last front that fits only partly is cut by
+/// crowding distance.
+fn select(union: Vec<Ind>, targets: &[u32], goals: &Goals, m: usize) -> Vec<Ind> {
+    let f = objectives(&union, targets, goals);
+    let lens: Vec<usize> = union.iter().map(|i| i.test.len()).collect();
+    let mut chosen: Vec<(usize, usize, f64)> = Vec::with_capacity(m);
+    for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
+        let crowd = subvector_dominance(&f, &front);
+        let mut members: Vec<(usize, f64)> = front.into_iter().zip(crowd).collect();
+        if chosen.len() + members.len() > m {
+            members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            members.truncate(m - chosen.len());
+        }
+        chosen.extend(members.into_iter().map(|(i, c)| (i, r, c)));
+        if chosen.len() >= m {
+            break;
+        }
+    }
+    let mut slots: Vec<Option<Ind>> = union.into_iter().map(Some).collect();
+    chosen
+        .into_iter()
+        .filter_map(|(i, r, c)| {
+            slots[i].take().map(|mut ind| {
+                ind.rank = r;
+                ind.crowding = c;
+                ind
+            })
+        })
+        .collect()
+}
+
+/// MOSA's preference sorting: front 0 holds, for each target, the test closest to it (shorter
+/// on ties, then the earlier one); the rest is sorted into Pareto fronts over the targets, only
+/// as far as needed to fill `m` places.
+pub(crate) fn preference_sort(f: &[Vec<f64>], lens: &[usize], m: usize) -> Vec<Vec<usize>> {
+    let n = f.len();
+    let targets = f.first().map_or(0, Vec::len);
+    let mut in_first = vec![false; n];
+    #[expect(clippy::needless_range_loop, reason = "t indexes a column of the matrix")]
+    for t in 0..targets {
+        let best = (0..n).min_by(|&a, &b| f[a][t].total_cmp(&f[b][t]).then(lens[a].cmp(&lens[b])));
+        if let Some(b) = best {
+            in_first[b] = true;
+        }
+    }
+    let first: Vec<usize> = (0..n).filter(|&i| in_first[i]).collect();
+    let rest: Vec<usize> = (0..n).filter(|&i| !in_first[i]).collect();
+    let mut fronts = Vec::new();
+    let filled = first.len();
+    if !first.is_empty() {
+        fronts.push(first);
+    }
+    if filled >= m {
+        if !rest.is_empty() {
+            fronts.push(rest);
+        }
+        return fronts;
+    }
+    fronts.extend(non_dominated_fronts(f, rest, m - filled));
+    fronts
+}
+
+/// Pareto fronts of `members` until at least `need` individuals are placed.
+fn non_dominated_fronts(f: &[Vec<f64>], mut members: Vec<usize>, need: usize) -> Vec<Vec<usize>> {
+    let mut fronts = Vec::new();
+    let mut placed = 0;
+    while !members.is_empty() && placed < need {
+        let front: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&p| !members.iter().any(|&q| q != p && dominates(&f[q], &f[p])))
+            .collect();
+        members.retain(|i| !front.contains(i));
+        placed += front.len();
+        fronts.push(front);
+    }
+    if !members.is_empty() {
+        fronts.push(members);
+    }
+    fronts
+}
+
+/// `a` is no worse than `b` on every objective and better on one.
+pub(crate) fn dominates(a: &[f64], b: &[f64]) -> bool {
+    let mut better = false;
+    for (x, y) in a.iter().zip(b) {
+        if x > y {
+            return false;
+        }
+        better |= x < y;
+    }
+    better
+}
+
+/// Subvector-dominance assignment (Köppen and Yoshida), as used by MOSA: for each member,
+/// the least number of objectives on which it beats any other member. Higher is more diverse.
+pub(crate) fn subvector_dominance(f: &[Vec<f64>], front: &[usize]) -> Vec<f64> {
+    if front.len() == 1 {
+        return vec![f64::INFINITY];
+    }
+    front
+        .iter()
+        .map(|&p| {
+            front
+                .iter()
+                .filter(|&&q| q != p)
+                .map(|&q| f[p].iter().zip(&f[q]).filter(|(x, y)| x < y).count())
+                .min()
+                .unwrap_or(0) as f64
+        })
+        .collect()
+}
+
+fn tournament<'p>(cx: &mut Context<'_>, pop: &'p [Ind]) -> &'p Ind {
+    let mut best = &pop[cx.rng.random_range(0..pop.len())];
+    for _ in 1..cx.params.tournament.max(1) {
+        let c = &pop[cx.rng.random_range(0..pop.len())];
+        if c.rank < best.rank || (c.rank == best.rank && c.crowding > best.crowding) {
+            best = c;
+        }
+    }
+    best
+}
+
+/// Offspring by tournament selection, single-point crossover and mutation.
+fn breed(cx: &mut Context<'_>, pop: &[Ind], m: usize) -> Vec<TestCase> {
+    let mut out = Vec::with_capacity(m);
+    while out.len() < m {
+        let a = tournament(cx, pop).test.clone();
+        let b = tournament(cx, pop).test.clone();
+        let (mut x, mut y) = if cx.rng.random_bool(cx.params.crossover_rate) {
+            cx.builder.crossover(&a, &b, &mut cx.rng)
+        } else {
+            (a, b)
+        };
+        for child in [&mut x, &mut y] {
+            cx.builder.mutate(child, &mut cx.rng);
+            if child.is_empty() {
+                *child = cx.builder.random_test(&mut cx.rng);
+            }
+        }
+        out.push(x);
+        out.push(y);
+    }
+    out.truncate(m);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preference_sort_puts_the_best_per_target_first() {
+        // Three tests, two targets. Test 1 is best for target 0, test 2 for target 1.
+        let f = vec![vec![0.5, 0.5], vec![0.1, 0.9], vec![0.9, 0.2]];
+        let fronts = preference_sort(&f, &[3, 3, 3], 10);
+        assert_eq!(fronts[0], vec![1, 2]);
+        assert_eq!(fronts[1], vec![0]);
+    }
+
+    #[test]
+    fn ties_in_front_zero_go_to_the_shorter_test() {
+        let f = vec![vec![0.3], vec![0.3]];
+        assert_eq!(preference_sort(&f, &[5, 2], 10)[0], vec![1]);
+    }
+
+    #[test]
+    fn pareto_fronts_follow_dominance() {
+        let f = vec![
+            vec![0.1, 0.1],
+            vec![0.2, 0.2],
+            vec![0.05, 0.3],
+            vec![0.3, 0.3],
+        ];
+        let fronts = non_dominated_fronts(&f, vec![0, 1, 2, 3], 4);
+        assert_eq!(fronts, vec![vec![0, 2], vec![1], vec![3]]);
+    }
+
+    #[test]
+    fn subvector_dominance_counts_objectives_won() {
+        // p0 beats p1 on 2 objectives and p2 on 1 -> 1; p1 beats p0 on 1, p2 on 1 -> 1;
+        // p2 beats p0 on 2, p1 on 2 -> 2.
+        let f = vec![
+            vec![0.1, 0.1, 0.9],
+            vec![0.2, 0.2, 0.1],
+            vec![0.05, 0.3, 0.05],
+        ];
+        assert_eq!(subvector_dominance(&f, &[0, 1, 2]), vec![1.0, 1.0, 2.0]);
+        assert_eq!(subvector_dominance(&f, &[1]), vec![f64::INFINITY]);
+    }
+
+    #[test]
+    fn unreached_goals_get_the_approach_level() {
+        let goals = Goals::new(
+            vec![
+                crate::GoalKind::Function,
+                crate::GoalKind::Branch,
+                crate::GoalKind::Branch,
+            ],
+            vec![None, Some(0), Some(1)],
+        );
+        let r = ExecResult {
+            status: crate::Status::Completed,
+            completed: 1,
+            goals: vec![(0, 0.0)],
+            summaries: vec![],
+            counters: Default::default(),
+        };
+        assert_eq!(fitness(&r, 0, &goals), 0.0);
+        assert_eq!(fitness(&r, 1, &goals), 1.0);
+        assert_eq!(fitness(&r, 2, &goals), 2.0);
+    }
+}

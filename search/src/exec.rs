@@ -1,0 +1,78 @@
+//! Running test cases: the executor interface and what it reports.
+
+use crate::TestCase;
+
+/// How one execution ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Completed,
+    /// A statement panicked with this message at `file:line:col`.
+    Panicked {
+        message: String,
+        location: String,
+    },
+    /// Stopped by fuel or depth limits, or by the wall-clock timeout.
+    Timeout,
+    /// The process running the test died (abort, stack overflow, out of memory, exit).
+    Crashed {
+        reason: String,
+    },
+    /// The test did not fit the subject; an engine bug, never the subject's fault.
+    Invalid {
+        reason: String,
+    },
+}
+
+/// Counters behind the performance proxies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Statements executed in the subject.
+    pub statements: u64,
+    /// Function entries per function id (non-zero only).
+    pub calls: Vec<(u32, u32)>,
+    /// Iterations per loop id (non-zero only).
+    pub loops: Vec<(u32, u32)>,
+    pub allocations: u64,
+    pub alloc_bytes: u64,
+}
+
+/// What one execution of a test case reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecResult {
+    pub status: Status,
+    /// Statements that ran to completion.
+    pub completed: usize,
+    /// Reached goals with normalised distance in `[0, 1)`, sorted by goal; 0 = covered.
+    pub goals: Vec<(u32, f64)>,
+    /// `Debug` summary per completed statement, when its result has one.
+    pub summaries: Vec<Option<String>>,
+    pub counters: Counters,
+}
+
+impl ExecResult {
+    /// Distance to `goal` if the test reached it.
+    pub fn distance(&self, goal: u32) -> Option<f64> {
+        self.goals
+            .binary_search_by_key(&goal, |&(g, _)| g)
+            .ok()
+            .map(|i| self.goals[i].1)
+    }
+
+    pub fn covers(&self, goal: u32) -> bool {
+        self.distance(goal) == Some(0.0)
+    }
+
+    /// Goals covered by this execution.
+    pub fn covered(&self) -> impl Iterator<Item = u32> + '_ {
+        self.goals
+            .iter()
+            .filter(|(_, d)| *d == 0.0)
+            .map(|&(g, _)| g)
+    }
+}
+
+/// Runs test cases. Results come back in input order, which keeps searches reproducible
+/// whatever the executor does in parallel.
+pub trait Executor {
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult>;
+}

@@ -1,0 +1,507 @@
+//! EvoSuite-style operators: random tests, insert/delete/change mutation, single-point
+//! crossover, and the repair that keeps every test well-formed afterwards.
+
+use rand::seq::IndexedRandom;
+use rand::{Rng, RngExt};
+
+use crate::model::DANGLING;
+use crate::{OpKind, Pass, Schema, Stmt, TestCase, Value, ValueKind};
+
+/// Tuning of the operators (EvoSuite defaults where it has one).
+#[derive(Debug, Clone)]
+pub struct OperatorParams {
+    /// Longest test the operators create.
+    pub max_len: usize,
+    /// Statements of a fresh random test are drawn from `1..=init_len` calls.
+    pub init_calls: usize,
+    /// Probability of reusing an existing value for a parameter instead of building a new one.
+    pub reuse: f64,
+    /// Probability of drawing a literal from the constant pool.
+    pub constant: f64,
+    /// Probability of inserting yet another statement during insertion (`σ` in EvoSuite).
+    pub insert_again: f64,
+    /// How deep parameter construction may recurse.
+    pub max_depth: usize,
+    /// Most elements of a generated collection.
+    pub max_elements: usize,
+}
+
+impl Default for OperatorParams {
+    fn default() -> Self {
+        OperatorParams {
+            max_len: 40,
+            init_calls: 5,
+            reuse: 0.5,
+            constant: 0.3,
+            insert_again: 0.5,
+            max_depth: 4,
+            max_elements: 5,
+        }
+    }
+}
+
+/// Builds and changes test cases over one schema.
+pub struct Builder<'s> {
+    pub schema: &'s Schema,
+    pub params: OperatorParams,
+}
+
+impl<'s> Builder<'s> {
+    pub fn new(schema: &'s Schema) -> Self {
+        Builder {
+            schema,
+            params: OperatorParams::default(),
+        }
+    }
+
+    /// A random test of up to `init_calls` calls.
+    pub fn random_test(&self, rng: &mut impl Rng) -> TestCase {
+        let mut t = TestCase::default();
+        let n = rng.random_range(1..=self.params.init_calls.max(1));
+        for _ in 0..n {
+            self.insert_call(&mut t, rng);
+        }
+        self.repair(&mut t, rng);
+        t
+    }
+
+    /// Applies EvoSuite's mutation: delete, change and insert, each with probability 1/3.
+    /// Returns whether the test changed.
+    pub fn mutate(&self, t: &mut TestCase, rng: &mut impl Rng) -> bool {
+        let before = t.clone();
+        if rng.random_bool(1.0 / 3.0) {
+            self.delete(t, rng);
+        }
+        if rng.random_bool(1.0 / 3.0) {
+            self.change(t, rng);
+        }
+        if rng.random_bool(1.0 / 3.0) || t.is_empty() {
+            self.insert(t, rng);
+        }
+        self.repair(t, rng);
+        *t != before
+    }
+
+    fn delete(&self, t: &mut TestCase, rng: &mut impl Rng) {
+        let p = 1.0 / t.len().max(1) as f64;
+        let mut i = t.len();
+        while i > 0 {
+            i -= 1;
+            if rng.random_bool(p) {
+                t.remove(i);
+            }
+        }
+    }
+
+    fn change(&self, t: &mut TestCase, rng: &mut impl Rng) {
+        let p = 1.0 / t.len().max(1) as f64;
+        for i in 0..t.len() {
+            if rng.random_bool(p) {
+                self.change_stmt(t, i, rng);
+            }
+        }
+    }
+
+    fn insert(&self, t: &mut TestCase, rng: &mut impl Rng) {
+        let mut k = 0;
+        loop {
+            if t.len() >= self.params.max_len {
+                return;
+            }
+            self.insert_call(t, rng);
+            k += 1;
+            if !rng.random_bool(self.params.insert_again.powi(k)) {
+                return;
+            }
+        }
+    }
+
+    /// Inserts a call: half the time on a value the test already has, otherwise any call.
+    fn insert_call(&self, t: &mut TestCase, rng: &mut impl Rng) {
+        let on_existing = self.call_on_existing(t, rng);
+        let op = match on_existing {
+            Some(op) => op,
+            None => match self.schema.calls().choose(rng) {
+                Some(&op) => op,
+                None => return,
+            },
+        };
+        // Calls go after a random existing statement, biased to the end where state is richest.
+        let pos = if t.is_empty() || rng.random_bool(0.5) {
+            t.len()
+        } else {
+            rng.random_range(0..=t.len())
+        };
+        self.add_op(t, pos, op, 0, rng);
+    }
+
+    fn call_on_existing(&self, t: &TestCase, rng: &mut impl Rng) -> Option<u32> {
+        if t.is_empty() || !rng.random_bool(0.5) {
+            return None;
+        }
+        let i = rng.random_range(0..t.len());
+        let ty = self.schema.op(t.stmts[i].op).ret?;
+        self.schema.consumers(ty).choose(rng).copied()
+    }
+
+    /// Inserts `op` at `pos` with arguments built or reused before it; returns the index the
+    /// statement ended up at, or `None` if it could not be built.
+    fn add_op(
+        &self,
+        t: &mut TestCase,
+        mut pos: usize,
+        op: u32,
+        depth: usize,
+        rng: &mut impl Rng,
+    ) -> Option<usize> {
+        let info = self.schema.op(op);
+        let value = match info.kind {
+            OpKind::Literal => Some(self.new_value(info.ret?, rng)),
+            _ => None,
+        };
+        let mut args = Vec::new();
+        let arity = if info.variadic {
+            rng.random_range(0..=self.params.max_elements)
+        } else {
+            info.params.len()
+        };
+        for k in 0..arity {
+            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+            let reuse = self.pick_existing(t, pos, ty, pass, &args, rng);
+            let arg = match reuse {
+                Some(a) if rng.random_bool(self.params.reuse) => a,
+                _ => {
+                    if depth >= self.params.max_depth {
+                        reuse?
+                    } else {
+                        match self.build_value(t, pos, ty, depth + 1, rng) {
+                            Some(a) => {
+                                pos += 1 + (a.1);
+                                a.0
+                            }
+                            None => reuse?,
+                        }
+                    }
+                }
+            };
+            args.push(arg);
+        }
+        t.insert(pos, Stmt { op, args, value });
+        Some(pos)
+    }
+
+    /// Builds a new value of `ty` right before `pos`. Returns its index and how many other
+    /// statements were inserted before it.
+    fn build_value(
+        &self,
+        t: &mut TestCase,
+        pos: usize,
+        ty: u32,
+        depth: usize,
+        rng: &mut impl Rng,
+    ) -> Option<(u32, usize)> {
+        let producers = self.schema.producers(ty);
+        // Prefer literals and builders over calls for plain values: cheaper and direct.
+        let op = *producers.choose(rng)?;
+        let before = t.len();
+        let at = self.add_op(t, pos, op, depth, rng)?;
+        let inserted = t.len() - before;
+        Some((at as u32, inserted - 1))
+    }
+
+    /// A random live value of `ty` before `pos`, not already an argument of this statement.
+    fn pick_existing(
+        &self,
+        t: &TestCase,
+        pos: usize,
+        ty: u32,
+        pass: Pass,
+        taken: &[u32],
+        rng: &mut impl Rng,
+    ) -> Option<u32> {
+        let live = live_before(self.schema, t, pos);
+        let candidates: Vec<u32> = (0..pos as u32)
+            .filter(|&i| live[i as usize] && !taken.contains(&i))
+            .filter(|&i| self.schema.op(t.stmts[i as usize].op).ret == Some(ty))
+            .filter(|&i| !self.schema.consumes(ty, pass) || !used_after(t, i, pos))
+            .collect();
+        candidates.choose(rng).copied()
+    }
+
+    fn change_stmt(&self, t: &mut TestCase, i: usize, rng: &mut impl Rng) {
+        let op = t.stmts[i].op;
+        let info = self.schema.op(op);
+        if info.kind == OpKind::Literal {
+            if let (Some(ty), Some(v)) = (info.ret, t.stmts[i].value.clone()) {
+                t.stmts[i].value = Some(self.mutate_value(ty, v, rng));
+            }
+            return;
+        }
+        if info.params.is_empty() {
+            return;
+        }
+        // Rebind one argument to another suitable value, or replace the call by another
+        // producing the same type.
+        let k = rng.random_range(0..t.stmts[i].args.len().max(1));
+        if k < t.stmts[i].args.len() {
+            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+            let mut others = t.stmts[i].args.clone();
+            others.remove(k);
+            if let Some(a) = self.pick_existing(t, i, ty, pass, &others, rng) {
+                t.stmts[i].args[k] = a;
+                return;
+            }
+        }
+        if let Some(ret) = info.ret {
+            let alternatives: Vec<u32> = self
+                .schema
+                .producers(ret)
+                .iter()
+                .copied()
+                .filter(|&o| o != op && self.schema.op(o).kind == OpKind::Call)
+                .collect();
+            if let Some(&alt) = alternatives.choose(rng) {
+                // Uses of the old result dangle now; repair rebinds them by type.
+                t.remove(i);
+                self.add_op(t, i, alt, 1, rng);
+            }
+        }
+    }
+
+    /// A fresh literal for `ty`: from the constant pool with some probability, else random.
+    pub fn new_value(&self, ty: u32, rng: &mut impl Rng) -> Value {
+        let c = &self.schema.constants;
+        let pooled = rng.random_bool(self.params.constant);
+        match self.schema.ty(ty).literal.clone() {
+            Some(ValueKind::Int { min, max }) => {
+                let fits: Vec<i128> = c
+                    .ints
+                    .iter()
+                    .copied()
+                    .filter(|v| (min..=max).contains(v))
+                    .collect();
+                match fits.choose(rng) {
+                    Some(&v) if pooled => Value::Int(v),
+                    _ => Value::Int(random_int(min, max, rng)),
+                }
+            }
+            Some(ValueKind::Float) => match c.floats.choose(rng) {
+                Some(&v) if pooled => Value::Float(v),
+                _ => Value::Float(random_float(rng)),
+            },
+            Some(ValueKind::Bool) => Value::Bool(rng.random_bool(0.5)),
+            Some(ValueKind::Char) => match c.chars.choose(rng) {
+                Some(&v) if pooled => Value::Char(v),
+                _ => Value::Char(random_char(rng)),
+            },
+            Some(ValueKind::Str) | None => match c.strings.choose(rng) {
+                Some(v) if pooled => Value::Str(v.clone()),
+                _ => Value::Str(random_string(rng)),
+            },
+        }
+    }
+
+    fn mutate_value(&self, ty: u32, v: Value, rng: &mut impl Rng) -> Value {
+        if rng.random_bool(0.2) {
+            return self.new_value(ty, rng);
+        }
+        match (v, self.schema.ty(ty).literal.clone()) {
+            (Value::Int(i), Some(ValueKind::Int { min, max })) => {
+                let delta = delta(rng) as i128;
+                Value::Int(i.saturating_add(delta).clamp(min, max))
+            }
+            (Value::Float(f), _) => Value::Float(if rng.random_bool(0.5) {
+                f + delta(rng) as f64
+            } else {
+                f * rng.random_range(0.5..2.0)
+            }),
+            (Value::Bool(b), _) => Value::Bool(!b),
+            (Value::Char(c), _) => {
+                let code = (c as i64 + delta(rng)).clamp(0, 0x10FFFF) as u32;
+                Value::Char(char::from_u32(code).unwrap_or(c))
+            }
+            (Value::Str(s), _) => Value::Str(mutate_string(&s, rng)),
+            (other, _) => other,
+        }
+    }
+
+    /// Single-point crossover (EvoSuite): the head of one parent with the tail of the other,
+    /// tail arguments rebound by type and everything repaired.
+    pub fn crossover(
+        &self,
+        a: &TestCase,
+        b: &TestCase,
+        rng: &mut impl Rng,
+    ) -> (TestCase, TestCase) {
+        let p = rng.random_range(0.0..1.0);
+        let ca = ((a.len() as f64) * p).round() as usize;
+        let cb = ((b.len() as f64) * p).round() as usize;
+        let mut x = self.splice(a, ca, b, cb);
+        let mut y = self.splice(b, cb, a, ca);
+        self.repair(&mut x, rng);
+        self.repair(&mut y, rng);
+        (x, y)
+    }
+
+    fn splice(&self, head: &TestCase, h: usize, tail: &TestCase, t: usize) -> TestCase {
+        let mut out = TestCase {
+            stmts: head.stmts[..h].to_vec(),
+        };
+        for s in &tail.stmts[t..] {
+            let mut s = s.clone();
+            for a in &mut s.args {
+                *a = if *a == DANGLING || (*a as usize) < t {
+                    DANGLING
+                } else {
+                    *a - t as u32 + h as u32
+                };
+            }
+            out.stmts.push(s);
+        }
+        out
+    }
+
+    /// Restores the rules every test obeys: arguments refer to earlier, live values of the
+    /// right type, distinct within a statement; consumed values are not used again; length
+    /// within bounds. Broken arguments are rebound when a suitable value exists, otherwise the
+    /// statement goes.
+    pub fn repair(&self, t: &mut TestCase, rng: &mut impl Rng) {
+        t.stmts.truncate(self.params.max_len);
+        let mut i = 0;
+        while i < t.len() {
+            if self.repair_stmt(t, i, rng) {
+                i += 1;
+            } else {
+                t.remove(i);
+            }
+        }
+    }
+
+    fn repair_stmt(&self, t: &mut TestCase, i: usize, rng: &mut impl Rng) -> bool {
+        let info = self.schema.op(t.stmts[i].op);
+        if !info.variadic && t.stmts[i].args.len() != info.params.len() {
+            return false;
+        }
+        if info.kind == OpKind::Literal && t.stmts[i].value.is_none() {
+            return false;
+        }
+        let live = live_before(self.schema, t, i);
+        for k in 0..t.stmts[i].args.len() {
+            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+            let a = t.stmts[i].args[k];
+            let others: Vec<u32> = t.stmts[i]
+                .args
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, &x)| x)
+                .collect();
+            let ok = a != DANGLING
+                && (a as usize) < i
+                && live[a as usize]
+                && !others[..k].contains(&a)
+                && self.schema.op(t.stmts[a as usize].op).ret == Some(ty)
+                && (!self.schema.consumes(ty, pass) || !used_after(t, a, i + 1));
+            if !ok {
+                match self.pick_existing(t, i, ty, pass, &others[..k], rng) {
+                    Some(b) if !self.schema.consumes(ty, pass) || !used_after(t, b, i + 1) => {
+                        t.stmts[i].args[k] = b
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Which values are alive (produced and not consumed) just before statement `pos`.
+fn live_before(schema: &Schema, t: &TestCase, pos: usize) -> Vec<bool> {
+    let mut live = vec![false; pos];
+    for (i, s) in t.stmts[..pos].iter().enumerate() {
+        let info = schema.op(s.op);
+        for (k, &a) in s.args.iter().enumerate() {
+            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+            if schema.consumes(ty, pass) && (a as usize) < pos {
+                live[a as usize] = false;
+            }
+        }
+        live[i] = info.ret.is_some();
+    }
+    live
+}
+
+/// Whether value `v` is used by any statement from `from` on.
+fn used_after(t: &TestCase, v: u32, from: usize) -> bool {
+    t.stmts.iter().skip(from).any(|s| s.args.contains(&v))
+}
+
+fn delta(rng: &mut impl Rng) -> i64 {
+    let magnitude = [1i64, 2, 5, 10, 100, 1000][rng.random_range(0..6)];
+    let d = rng.random_range(1..=magnitude);
+    if rng.random_bool(0.5) { d } else { -d }
+}
+
+/// Small values are far more interesting than uniform ones over the full range.
+fn random_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
+    let v: i128 = match rng.random_range(0..10) {
+        0 => min,
+        1 => max,
+        2..=6 => rng.random_range(-10..=100),
+        7 | 8 => rng.random_range(-1000..=10_000),
+        _ => rng.random_range(min..=max),
+    };
+    v.clamp(min, max)
+}
+
+fn random_float(rng: &mut impl Rng) -> f64 {
+    match rng.random_range(0..6) {
+        0 => 0.0,
+        1 => rng.random_range(-1.0..1.0),
+        2 | 3 => rng.random_range(-100.0..100.0),
+        4 => rng.random_range(-1e6..1e6),
+        _ => rng.random_range(-100i32..100) as f64,
+    }
+}
+
+fn random_char(rng: &mut impl Rng) -> char {
+    match rng.random_range(0..4) {
+        0 => char::from(rng.random_range(b'a'..=b'z')),
+        1 => char::from(rng.random_range(b'0'..=b'9')),
+        2 => char::from(rng.random_range(b' '..=b'~')),
+        _ => char::from_u32(rng.random_range(0xA0..0x3000)).unwrap_or('é'),
+    }
+}
+
+fn random_string(rng: &mut impl Rng) -> String {
+    let n = rng.random_range(0..8);
+    (0..n).map(|_| random_char(rng)).collect()
+}
+
+/// Deletes, replaces and inserts characters, each with probability 1/len (EvoSuite).
+fn mutate_string(s: &str, rng: &mut impl Rng) -> String {
+    let mut chars: Vec<char> = s.chars().collect();
+    let p = 1.0 / chars.len().max(1) as f64;
+    let mut changed = false;
+    if rng.random_bool(1.0 / 3.0) {
+        chars.retain(|_| {
+            !rng.random_bool(p) || {
+                changed = true;
+                false
+            }
+        });
+    }
+    if rng.random_bool(1.0 / 3.0) {
+        for c in &mut chars {
+            if rng.random_bool(p) {
+                *c = random_char(rng);
+                changed = true;
+            }
+        }
+    }
+    if rng.random_bool(1.0 / 3.0) || !changed {
+        let at = rng.random_range(0..=chars.len());
+        chars.insert(at, random_char(rng));
+    }
+    chars.into_iter().collect()
+}

@@ -1,0 +1,143 @@
+//! What a subject offers the search: the types it can hold and the operations it can run.
+
+/// How a value of a type can be written as a literal, if at all.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueKind {
+    /// An integer within `min..=max` (both inclusive).
+    Int {
+        min: i128,
+        max: i128,
+    },
+    Float,
+    Bool,
+    Char,
+    Str,
+}
+
+/// A type the pool can hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeInfo {
+    /// Display name, also used by emitters (`i32`, `String`, `my_crate::Stack`).
+    pub name: String,
+    /// `Some` when a value statement can create it from a literal.
+    pub literal: Option<ValueKind>,
+    /// Passing it by value does not consume it.
+    pub copy: bool,
+}
+
+/// How an operation takes an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// By value: consumes the argument unless its type is `Copy`.
+    Move,
+    /// By shared reference.
+    Ref,
+    /// By mutable reference.
+    Mut,
+}
+
+/// What an operation is, for operators and the performance proxies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// Creates a value of its return type from the statement's literal.
+    Literal,
+    /// Calls a callable of the subject (a test's "method call").
+    Call,
+    /// Builds or takes apart a value: constructors, collections, unwraps, enum variants.
+    Build,
+}
+
+/// One operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpInfo {
+    pub name: String,
+    pub kind: OpKind,
+    /// Parameter types and passing modes (receiver first for methods).
+    pub params: Vec<(u32, Pass)>,
+    /// The type of the result, when it is kept in the pool.
+    pub ret: Option<u32>,
+    /// Takes any number (up to a small cap) of arguments of `params[0]`'s type: collections.
+    pub variadic: bool,
+}
+
+/// Literal constants of the subject, for seeding values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Constants {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strings: Vec<String>,
+    pub chars: Vec<char>,
+}
+
+/// Types and operations; ids are indices.
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    pub types: Vec<TypeInfo>,
+    pub ops: Vec<OpInfo>,
+    pub constants: Constants,
+    /// For each type, the operations producing it (filled by [`Schema::index`]).
+    producers: Vec<Vec<u32>>,
+    /// Operations of kind `Call`.
+    calls: Vec<u32>,
+    /// For each type, the calls taking it as a parameter.
+    consumers: Vec<Vec<u32>>,
+}
+
+impl Schema {
+    /// A schema with its lookup tables built.
+    pub fn new(types: Vec<TypeInfo>, ops: Vec<OpInfo>, constants: Constants) -> Self {
+        let mut s = Schema {
+            types,
+            ops,
+            constants,
+            ..Default::default()
+        };
+        s.index();
+        s
+    }
+
+    fn index(&mut self) {
+        let n = self.types.len();
+        self.producers = vec![Vec::new(); n];
+        self.consumers = vec![Vec::new(); n];
+        self.calls.clear();
+        for (i, op) in self.ops.iter().enumerate() {
+            if let Some(t) = op.ret {
+                self.producers[t as usize].push(i as u32);
+            }
+            if op.kind == OpKind::Call {
+                self.calls.push(i as u32);
+                for &(t, _) in &op.params {
+                    if !self.consumers[t as usize].contains(&(i as u32)) {
+                        self.consumers[t as usize].push(i as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn producers(&self, ty: u32) -> &[u32] {
+        self.producers.get(ty as usize).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn consumers(&self, ty: u32) -> &[u32] {
+        self.consumers.get(ty as usize).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn calls(&self) -> &[u32] {
+        &self.calls
+    }
+
+    pub fn op(&self, op: u32) -> &OpInfo {
+        &self.ops[op as usize]
+    }
+
+    pub fn ty(&self, ty: u32) -> &TypeInfo {
+        &self.types[ty as usize]
+    }
+
+    /// Whether passing `ty` by value consumes it.
+    pub fn consumes(&self, ty: u32, pass: Pass) -> bool {
+        pass == Pass::Move && !self.ty(ty).copy
+    }
+}

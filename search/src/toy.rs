@@ -1,0 +1,164 @@
+//! A toy subject for testing algorithms without cargo: one function `f(x: i32, y: i32)` with
+//! nested numeric conditions, evaluated in process.
+
+use crate::{
+    Counters, ExecResult, Executor, GoalKind, Goals, OpInfo, OpKind, Pass, Schema, Status,
+    TestCase, TypeInfo, Value, ValueKind,
+};
+
+pub fn schema() -> Schema {
+    Schema::new(
+        vec![TypeInfo {
+            name: "i32".into(),
+            literal: Some(ValueKind::Int {
+                min: i32::MIN as i128,
+                max: i32::MAX as i128,
+            }),
+            copy: true,
+        }],
+        vec![
+            OpInfo {
+                name: "i32".into(),
+                kind: OpKind::Literal,
+                params: vec![],
+                ret: Some(0),
+                variadic: false,
+            },
+            OpInfo {
+                name: "f".into(),
+                kind: OpKind::Call,
+                params: vec![(0, Pass::Move), (0, Pass::Move)],
+                ret: None,
+                variadic: false,
+            },
+        ],
+        Default::default(),
+    )
+}
+
+/// Goals: 0 entry; 1/2 `x == 4242` true/false; 3/4 inside true: `y < -777` true/false.
+pub fn goals() -> Goals {
+    Goals::new(
+        vec![
+            GoalKind::Function,
+            GoalKind::Branch,
+            GoalKind::Branch,
+            GoalKind::Branch,
+            GoalKind::Branch,
+        ],
+        vec![None, Some(0), Some(0), Some(1), Some(1)],
+    )
+}
+
+fn norm(d: f64) -> f64 {
+    d / (d + 1.0)
+}
+
+pub struct ToyExecutor;
+
+impl Executor for ToyExecutor {
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        tests.iter().map(run).collect()
+    }
+}
+
+fn run(t: &TestCase) -> ExecResult {
+    let mut best = [f64::MAX; 5];
+    let mut values: Vec<Option<i128>> = Vec::new();
+    for s in &t.stmts {
+        match (&s.value, s.op) {
+            (Some(Value::Int(v)), 0) => values.push(Some(*v)),
+            (_, 1) => {
+                let x = values[s.args[0] as usize].unwrap_or(0) as f64;
+                let y = values[s.args[1] as usize].unwrap_or(0) as f64;
+                best[0] = 0.0;
+                let d = (x - 4242.0).abs();
+                let (t, f) = if d == 0.0 { (0.0, 1.0) } else { (d, 0.0) };
+                best[1] = best[1].min(norm(t));
+                best[2] = best[2].min(norm(f));
+                if d == 0.0 {
+                    let (t, f) = if y < -777.0 {
+                        (0.0, -777.0 - y)
+                    } else {
+                        (y + 777.0 + 1.0, 0.0)
+                    };
+                    best[3] = best[3].min(norm(t));
+                    best[4] = best[4].min(norm(f));
+                }
+                values.push(None);
+            }
+            _ => values.push(None),
+        }
+    }
+    ExecResult {
+        status: Status::Completed,
+        completed: t.len(),
+        goals: best
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d < f64::MAX)
+            .map(|(g, d)| (g as u32, *d))
+            .collect(),
+        summaries: vec![None; t.len()],
+        counters: Counters::default(),
+    }
+}
+
+mod tests {
+    use super::*;
+    use crate::{AlgorithmKind, Budget, SearchParams, run_search};
+
+    fn search(kind: AlgorithmKind, seed: u64, budget: u64) -> crate::Archive {
+        let params = SearchParams {
+            algorithm: kind,
+            seed,
+            budget: Budget::Executions(budget),
+            ..Default::default()
+        };
+        run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).0
+    }
+
+    #[test]
+    fn dynamosa_solves_nested_numeric_conditions() {
+        let archive = search(AlgorithmKind::DynaMosa, 1, 20_000);
+        assert_eq!(
+            archive.len(),
+            5,
+            "covered {:?}",
+            archive.covered().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn random_search_rarely_finds_a_needle() {
+        let archive = search(AlgorithmKind::Random, 1, 2_000);
+        assert!(!archive.covers(1));
+    }
+
+    #[test]
+    fn same_seed_and_budget_give_the_same_archive() {
+        let a = search(AlgorithmKind::DynaMosa, 7, 3_000);
+        let b = search(AlgorithmKind::DynaMosa, 7, 3_000);
+        let ta: Vec<_> = a.tests().into_iter().map(|e| e.test.clone()).collect();
+        let tb: Vec<_> = b.tests().into_iter().map(|e| e.test.clone()).collect();
+        assert_eq!(ta, tb);
+    }
+
+    #[test]
+    fn repaired_tests_respect_ownership_rules() {
+        use rand::SeedableRng;
+        let s = schema();
+        let b = crate::Builder::new(&s);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let mut t = b.random_test(&mut rng);
+            for _ in 0..5 {
+                b.mutate(&mut t, &mut rng);
+            }
+            for (i, st) in t.stmts.iter().enumerate() {
+                assert!(st.args.iter().all(|&a| (a as usize) < i));
+                assert_eq!(st.args.len(), s.op(st.op).params.len());
+            }
+        }
+    }
+}
