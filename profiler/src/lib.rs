@@ -1,1 +1,342 @@
-//! placeholder
+//! frugal-profiler: measures what each test of a crate really costs, one process per test.
+//!
+//! It owns building a crate's test binaries (`cargo test --no-run`), listing their tests
+//! (libtest `--list --format terse`), running each test as its own process
+//! (`<bin> <name> --exact --test-threads 1`, cwd = crate dir, `CARGO_MANIFEST_DIR` and
+//! `CARGO_PKG_*` set, like nextest) under perf_event counters, `wait4` and a wall clock,
+//! optionally under valgrind (cachegrind instructions, dhat heap), and the [`report`] types. It
+//! must know nothing about search, instrumentation, storage or HTTP: callers hand it a crate
+//! directory and get a [`report::Report`] back.
+//!
+//! Decisions, so readers need not rediscover them:
+//! - **Launcher.** Tests are started by the tiny `frugal-launch` binary of this crate, because a
+//!   child's `ru_maxrss` starts from the RSS of the process it was forked from. The launcher
+//!   forks the test, holds it on a pipe before exec, and the profiler opens its counters on that
+//!   pid with `enable_on_exec` (and `inherit`, so libtest's test thread counts) before releasing
+//!   it. [`find_launcher`] looks at [`ProfileConfig::launcher`], then `$FRUGAL_LAUNCH`, then next
+//!   to the running executable and one directory up (`target/*/deps` for tests). Tests of this
+//!   crate pass `env!("CARGO_BIN_EXE_frugal-launch")`.
+//! - **Sources.** Hardware events (instructions, cycles, branch and cache misses) where the
+//!   kernel exposes a PMU; software events (task-clock, page faults, context switches) otherwise
+//!   too; wait4 for CPU times and max RSS (and page faults / context switches if the software
+//!   counters are missing); the launcher's clock for wall time. Missing counters are
+//!   [`report::Reading::Unavailable`] with the errno explained, never 0. Each figure names its
+//!   [`report::Source`]; [`report::Report::cost_basis`] says which one ranks tests.
+//! - **Baseline.** Per test binary, the same binary run with an exact filter that matches no
+//!   test, under the same launcher and counters, interleaved with the tests: process start,
+//!   dynamic loading and libtest start-up of *that* binary (a separate empty-test fixture would
+//!   have another size and test table). Its median is subtracted from additive figures
+//!   (`net_median`); peaks (max RSS, heap peak) are not subtracted. The residue in a net figure
+//!   is libtest's per-test work (a thread and output capture): tens of microseconds.
+//! - **Repetitions.** Rounds over all tests (test 1..n, then again), so drift hits all tests
+//!   alike; only passes enter the statistics (median, min, max, MAD). Valgrind runs once per
+//!   test: its counts are deterministic.
+//! - **Overhead.** Per process, the profiler's wall time minus the test's own wall time, and the
+//!   set-up part of it, are reported in [`report::Overhead`].
+
+pub mod report;
+
+mod aggregate;
+mod build;
+mod counters;
+mod error;
+mod launch;
+mod list;
+mod stats;
+mod table;
+mod valgrind;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use build::GENERATED_TARGET;
+pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
+pub use error::ProfileError;
+pub use launch::{LAUNCHER_NAME, find_launcher};
+pub use report::{Report, Suite};
+pub use table::render_table;
+pub use valgrind::{VALGRIND_ENV, resolve_valgrind};
+
+use aggregate::{Measured, Unit};
+use launch::RunSpec;
+
+/// Environment variable naming the launcher binary.
+pub const LAUNCHER_ENV: &str = "FRUGAL_LAUNCH";
+
+/// A filter no test has: the baseline run executes no test.
+const NO_SUCH_TEST: &str = "__frugal_profiler_baseline_no_such_test__";
+
+/// What to profile and how.
+#[derive(Clone, Debug)]
+pub struct ProfileConfig {
+    /// Directory of the crate (holding its `Cargo.toml`).
+    pub crate_dir: PathBuf,
+    pub suite: Suite,
+    /// Runs per test under counters; at least 1.
+    pub repeat: u32,
+    /// A test still running after this is killed (with its process group) and reported as a
+    /// timeout.
+    pub timeout: Duration,
+    /// Also run each test under valgrind (cachegrind and dhat).
+    pub valgrind: bool,
+    /// Valgrind binary; `None`: `$FRUGAL_VALGRIND`, else `valgrind` on PATH.
+    pub valgrind_path: Option<PathBuf>,
+    /// Timeout of one valgrind run (valgrind is 10-50 times slower than native).
+    pub valgrind_timeout: Duration,
+    /// Launcher binary; `None`: see [`find_launcher`].
+    pub launcher: Option<PathBuf>,
+    /// Cargo target directory; `None`: the crate's own.
+    pub target_dir: Option<PathBuf>,
+    /// Build the tests with `--release`.
+    pub release: bool,
+    /// Only tests whose name contains this.
+    pub filter: Option<String>,
+}
+
+impl ProfileConfig {
+    /// Defaults: existing suite, 5 repetitions, 60 s timeout, no valgrind, dev build.
+    pub fn new(crate_dir: impl Into<PathBuf>) -> ProfileConfig {
+        ProfileConfig {
+            crate_dir: crate_dir.into(),
+            suite: Suite::Existing,
+            repeat: 5,
+            timeout: Duration::from_secs(60),
+            valgrind: false,
+            valgrind_path: None,
+            valgrind_timeout: Duration::from_secs(600),
+            launcher: None,
+            target_dir: None,
+            release: false,
+            filter: None,
+        }
+    }
+}
+
+/// Where a profile is, for progress displays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Progress {
+    Building { krate: String },
+    Listed { binaries: usize, tests: usize },
+    Measured { done: usize, total: usize },
+    Valgrind { done: usize, total: usize },
+}
+
+/// Profiles a crate with the machine's perf_event counters.
+pub fn profile(config: &ProfileConfig) -> Result<Report, ProfileError> {
+    profile_with(config, &PerfEventBackend, &mut |_| {})
+}
+
+/// Profiles a crate with the given counter backend, telling `progress` how far it got.
+pub fn profile_with(
+    config: &ProfileConfig,
+    backend: &dyn CounterBackend,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, ProfileError> {
+    if config.repeat == 0 {
+        return Err(ProfileError::Config("repeat must be at least 1".into()));
+    }
+    // Fail on missing tools before a long build.
+    let valgrind = match config.valgrind {
+        true => {
+            let path = resolve_valgrind(
+                config.valgrind_path.as_deref(),
+                std::env::var_os(VALGRIND_ENV),
+            );
+            let version = valgrind::check(&path)?;
+            Some((path, version))
+        }
+        false => None,
+    };
+    let launcher = find_launcher(
+        config.launcher.as_deref(),
+        std::env::var_os(LAUNCHER_ENV),
+        std::env::current_exe().ok(),
+    )?;
+    let info = build::crate_info(&config.crate_dir)?;
+    progress(Progress::Building {
+        krate: info.name.clone(),
+    });
+    let binaries = build::build_tests(
+        &info,
+        &build::BuildOptions {
+            suite: config.suite,
+            release: config.release,
+            target_dir: config.target_dir.as_deref(),
+        },
+    )?;
+    let (units, not_profiled) = collect_units(config, &info, &binaries)?;
+    progress(Progress::Listed {
+        binaries: binaries.len(),
+        tests: units.iter().filter(|u| u.name.is_some()).count(),
+    });
+
+    let plan = counters::plan(&counters::probe(backend), valgrind.is_some());
+    let scratch = Scratch::new()?;
+    let mut measured: Vec<Measured> = units.iter().map(|_| Measured::default()).collect();
+    let total = units.len() * config.repeat as usize;
+    for round in 0..config.repeat as usize {
+        for (i, unit) in units.iter().enumerate() {
+            let spec = run_spec(unit, config.timeout, scratch.path("out"));
+            measured[i]
+                .samples
+                .push(launch::run_once(&launcher, &spec, backend, &plan.events)?);
+            progress(Progress::Measured {
+                done: round * units.len() + i + 1,
+                total,
+            });
+        }
+    }
+    if let Some((path, _)) = &valgrind {
+        for (i, unit) in units.iter().enumerate() {
+            let spec = run_spec(unit, config.valgrind_timeout, scratch.path("vg-out"));
+            let cg = valgrind::cachegrind(path, &spec, &scratch.path("cachegrind.out"))?;
+            let dh = valgrind::dhat(path, &spec, &scratch.path("dhat.json"))?;
+            measured[i].valgrind = Some((cg, dh));
+            progress(Progress::Valgrind {
+                done: i + 1,
+                total: units.len(),
+            });
+        }
+    }
+    let context = aggregate::Context {
+        crate_name: info.name.clone(),
+        crate_dir: info.dir.display().to_string(),
+        config,
+        plan: &plan,
+        valgrind_version: valgrind.map(|(_, v)| v),
+    };
+    Ok(aggregate::report(&context, &units, measured, not_profiled))
+}
+
+/// Lists every binary and turns tests into units (one baseline unit per binary with tests).
+fn collect_units(
+    config: &ProfileConfig,
+    info: &build::CrateInfo,
+    binaries: &[build::BuiltBinary],
+) -> Result<(Vec<Unit>, Vec<report::NotProfiled>), ProfileError> {
+    let mut units = Vec::new();
+    let mut not_profiled = Vec::new();
+    if config.suite != Suite::Generated {
+        for target in &info.doctest_targets {
+            not_profiled.push(report::NotProfiled {
+                binary: format!("doc:{target}"),
+                name: None,
+                reason: "doc tests are compiled and run by rustdoc, not a test binary".into(),
+            });
+        }
+    }
+    for built in binaries {
+        let env = test_env(info, &built.executable);
+        let label = built.binary.label();
+        let listing = match list::list(&built.executable, &info.dir, &env)? {
+            Ok(listing) => listing,
+            Err(reason) => {
+                not_profiled.push(report::NotProfiled {
+                    binary: label,
+                    name: None,
+                    reason,
+                });
+                continue;
+            }
+        };
+        let wanted = |name: &String| config.filter.as_ref().is_none_or(|f| name.contains(f));
+        for (names, reason) in [
+            (&listing.ignored, "#[ignore]d"),
+            (&listing.benchmarks, "#[bench] (not run by frugal)"),
+        ] {
+            for name in names.iter().filter(|n| wanted(n)) {
+                not_profiled.push(report::NotProfiled {
+                    binary: label.clone(),
+                    name: Some(name.clone()),
+                    reason: reason.into(),
+                });
+            }
+        }
+        let tests: Vec<&String> = listing.tests.iter().filter(|n| wanted(n)).collect();
+        if tests.is_empty() {
+            continue;
+        }
+        let unit = |name: Option<String>| Unit {
+            binary: built.binary.clone(),
+            executable: built.executable.clone(),
+            cwd: info.dir.clone(),
+            env: env.clone(),
+            name,
+        };
+        units.push(unit(None));
+        units.extend(tests.into_iter().map(|name| unit(Some(name.clone()))));
+    }
+    Ok((units, not_profiled))
+}
+
+/// Environment cargo test gives a test binary (the parts tests read).
+fn test_env(info: &build::CrateInfo, executable: &Path) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vec![
+        (
+            "CARGO_MANIFEST_DIR".into(),
+            info.dir.clone().into_os_string(),
+        ),
+        ("CARGO_PKG_NAME".into(), info.name.clone().into()),
+        ("CARGO_PKG_VERSION".into(), info.version.clone().into()),
+        (
+            "CARGO_CRATE_NAME".into(),
+            info.name.replace('-', "_").into(),
+        ),
+    ];
+    // Dylib dependencies (`prefer-dynamic`, proc-macro test helpers) live next to the binary.
+    if let Some(deps) = executable.parent() {
+        let mut path = deps.as_os_str().to_os_string();
+        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|o| !o.is_empty()) {
+            path.push(":");
+            path.push(old);
+        }
+        env.push(("LD_LIBRARY_PATH".into(), path));
+    }
+    env
+}
+
+/// The command line of a unit: one test, or no test for the baseline.
+fn run_spec(unit: &Unit, timeout: Duration, output: PathBuf) -> RunSpec {
+    let filter = unit.name.as_deref().unwrap_or(NO_SUCH_TEST);
+    RunSpec {
+        program: unit.executable.clone(),
+        args: vec![
+            "--exact".into(),
+            filter.into(),
+            "--test-threads".into(),
+            "1".into(),
+        ],
+        cwd: unit.cwd.clone(),
+        env: unit.env.clone(),
+        output,
+        timeout,
+    }
+}
+
+/// A private directory for output files, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, ProfileError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("frugal-profile-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ProfileError::io(format!("create `{}`", dir.display()), e))?;
+        Ok(Scratch(dir))
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

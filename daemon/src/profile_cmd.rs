@@ -1,0 +1,100 @@
+//! `frugal profile`: measure the real cost of a crate's tests (see the `frugal-profiler` crate).
+//!
+//! Thin: arguments to a [`frugal_profiler::ProfileConfig`], run, print the table (or JSON with
+//! `--json`) on stdout and progress on stderr. The launcher `frugal-launch` must sit next to the
+//! `frugal` binary, or `FRUGAL_LAUNCH` must name it.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context;
+use frugal_profiler::{ProfileConfig, Progress, Suite};
+
+/// Which tests `frugal profile` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuiteArg {
+    /// `tests/frugal_generated.rs`.
+    Generated,
+    /// Every other test of the crate.
+    Existing,
+    /// Both.
+    Both,
+}
+
+/// Arguments of `frugal profile`.
+#[derive(Debug, clap::Args)]
+pub struct ProfileArgs {
+    /// Path to the crate whose tests are profiled.
+    pub krate: std::path::PathBuf,
+    /// Which tests to profile.
+    #[arg(long, value_enum, default_value = "existing")]
+    pub suite: SuiteArg,
+    /// Runs per test; medians and spread are over the passing ones.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Also measure instructions (cachegrind) and heap (dhat) under valgrind, once per test.
+    /// The valgrind binary is `$FRUGAL_VALGRIND`, else `valgrind` on PATH.
+    #[arg(long)]
+    pub valgrind: bool,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds after which a test is killed and reported as a timeout.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Build the tests with `--release`.
+    #[arg(long)]
+    pub release: bool,
+    /// Cargo target directory for the build (default: the crate's own).
+    #[arg(long)]
+    pub target_dir: Option<std::path::PathBuf>,
+    /// Only tests whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+}
+
+/// Runs `frugal profile`.
+pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
+    let mut config = ProfileConfig::new(&args.krate);
+    config.suite = match args.suite {
+        SuiteArg::Generated => Suite::Generated,
+        SuiteArg::Existing => Suite::Existing,
+        SuiteArg::Both => Suite::Both,
+    };
+    config.repeat = args.repeat;
+    config.valgrind = args.valgrind;
+    config.timeout = Duration::from_secs(args.timeout);
+    config.release = args.release;
+    config.target_dir = args.target_dir;
+    config.filter = args.filter;
+
+    let report = frugal_profiler::profile_with(
+        &config,
+        &frugal_profiler::PerfEventBackend,
+        &mut show_progress,
+    )
+    .with_context(|| format!("failed to profile `{}`", args.krate.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &report).context("failed to write JSON")?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", frugal_profiler::render_table(&report))?;
+    }
+    Ok(())
+}
+
+fn show_progress(progress: Progress) {
+    match progress {
+        Progress::Building { krate } => eprintln!("building the tests of `{krate}`..."),
+        Progress::Listed { binaries, tests } => {
+            eprintln!("{tests} test(s) in {binaries} binary(ies)")
+        }
+        // One line per round, not per process: enough to see it move.
+        Progress::Measured { done, total } if done == total || done % 50 == 0 => {
+            eprintln!("measured {done}/{total} runs")
+        }
+        Progress::Measured { .. } => {}
+        Progress::Valgrind { done, total } => eprintln!("valgrind {done}/{total}"),
+    }
+}

@@ -1,0 +1,561 @@
+//! Running one test process under counters, through the `frugal-launch` helper.
+//!
+//! The profiler spawns the launcher in a new process group; the launcher forks the test process
+//! and holds it on a pipe before exec, prints its pid, and waits for a byte from us. We open the
+//! counters on that pid with `enable_on_exec`, send the byte, and wait with a deadline for the
+//! launcher's report (exit status, wall time, `wait4` rusage). On timeout the whole group gets
+//! SIGKILL. The test's stdout and stderr go to a file (nothing to fill, so no deadlock); its tail
+//! is kept for runs that did not pass.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, explain_open_error};
+use crate::error::ProfileError;
+use crate::report::Outcome;
+
+/// Name of the launcher binary.
+pub const LAUNCHER_NAME: &str = "frugal-launch";
+
+/// How much of a failing test's output the report keeps.
+const OUTPUT_TAIL_BYTES: u64 = 4096;
+
+/// How long the launcher may take to fork and report the pid.
+const LAUNCHER_START_LIMIT: Duration = Duration::from_secs(30);
+
+/// How often a plain child is polled for exit.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Finds `frugal-launch`: the explicit path, else `$FRUGAL_LAUNCH`, else next to the running
+/// executable, else one directory up (test and example binaries live in `target/*/deps` and
+/// `target/*/examples`, the launcher in `target/*`).
+pub fn find_launcher(
+    explicit: Option<&Path>,
+    env: Option<OsString>,
+    current_exe: Option<PathBuf>,
+) -> Result<PathBuf, ProfileError> {
+    if let Some(path) = explicit.map(Path::to_path_buf).or(env.map(PathBuf::from)) {
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(ProfileError::LauncherNotFound {
+                searched: vec![path],
+            })
+        };
+    }
+    let mut searched = Vec::new();
+    if let Some(dir) = current_exe.as_deref().and_then(Path::parent) {
+        searched.push(dir.join(LAUNCHER_NAME));
+        if let Some(up) = dir.parent() {
+            searched.push(up.join(LAUNCHER_NAME));
+        }
+    }
+    match searched.iter().find(|p| p.is_file()) {
+        Some(found) => Ok(found.clone()),
+        None => Err(ProfileError::LauncherNotFound { searched }),
+    }
+}
+
+/// One process to run: program, arguments, cwd and the environment added to ours.
+#[derive(Clone, Debug)]
+pub(crate) struct RunSpec {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub cwd: PathBuf,
+    pub env: Vec<(OsString, OsString)>,
+    /// Receives the process's stdout and stderr.
+    pub output: PathBuf,
+    pub timeout: Duration,
+}
+
+/// Resource usage of the test process from `wait4`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub utime_us: u64,
+    pub stime_us: u64,
+    pub maxrss_kib: u64,
+    pub minflt: u64,
+    pub majflt: u64,
+    pub nvcsw: u64,
+    pub nivcsw: u64,
+}
+
+/// One run of one test process.
+#[derive(Debug)]
+pub(crate) struct Sample {
+    pub outcome: Outcome,
+    /// Release to reaped, measured by the launcher.
+    pub wall_ns: Option<u64>,
+    pub usage: Option<Usage>,
+    pub counters: Vec<(PerfEvent, Result<CounterValue, String>)>,
+    /// Launcher spawn to test release.
+    pub setup_ns: u64,
+    /// Launcher spawn to launcher reaped, as the profiler sees it.
+    pub profiler_ns: u64,
+    pub output_tail: Option<String>,
+}
+
+/// What the launcher said at the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LauncherReport {
+    Done {
+        outcome: Outcome,
+        wall_ns: u64,
+        usage: Usage,
+    },
+    ExecFailed {
+        errno: i32,
+    },
+}
+
+/// Runs `spec` once through the launcher with `events` armed on the test process.
+pub(crate) fn run_once(
+    launcher: &Path,
+    spec: &RunSpec,
+    backend: &dyn CounterBackend,
+    events: &[PerfEvent],
+) -> Result<Sample, ProfileError> {
+    let output = std::fs::File::create(&spec.output)
+        .map_err(|e| ProfileError::io(format!("create `{}`", spec.output.display()), e))?;
+    let started = Instant::now();
+    let mut child = Command::new(launcher)
+        .arg("--")
+        .arg(&spec.program)
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(output)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| ProfileError::Spawn {
+            command: launcher.display().to_string(),
+            source: e,
+        })?;
+    let result = drive(&mut child, launcher, spec, backend, events, started);
+    if result.is_err() {
+        kill_group(&child);
+    }
+    // Reap the launcher in every case; its status carries nothing the report line did not.
+    let _ = child.wait();
+    let mut sample = result?;
+    sample.profiler_ns = nanos(started.elapsed());
+    if !sample.outcome.is_pass() {
+        sample.output_tail = read_tail(&spec.output);
+    }
+    Ok(sample)
+}
+
+/// A counter opened on the test process, or why it could not be.
+type Opened = Result<Box<dyn OpenCounter>, String>;
+
+/// The protocol with a spawned launcher, up to its final report.
+fn drive(
+    child: &mut Child,
+    launcher: &Path,
+    spec: &RunSpec,
+    backend: &dyn CounterBackend,
+    events: &[PerfEvent],
+    started: Instant,
+) -> Result<Sample, ProfileError> {
+    let misbehaved = |message: String| ProfileError::Launcher {
+        launcher: launcher.to_path_buf(),
+        message,
+    };
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| misbehaved("no stdout pipe".into()))?;
+    let mut lines = LineReader::new(stdout);
+    let first = lines
+        .next_line(Instant::now() + LAUNCHER_START_LIMIT)
+        .map_err(|e| misbehaved(format!("reading its pid: {e}")))?;
+    let pid = match first.as_deref().and_then(|l| l.strip_prefix("pid ")) {
+        Some(pid) => pid
+            .trim()
+            .parse::<libc::pid_t>()
+            .map_err(|_| misbehaved(format!("bad pid line {first:?}")))?,
+        None => {
+            let tail = read_tail(&spec.output).unwrap_or_default();
+            return Err(misbehaved(format!(
+                "expected `pid N`, got {first:?}; its stderr: {tail}"
+            )));
+        }
+    };
+
+    let mut open: Vec<(PerfEvent, Opened)> = events
+        .iter()
+        .map(|&event| {
+            let counter = backend
+                .open(event, pid)
+                .map_err(|e| explain_open_error(event, &e));
+            (event, counter)
+        })
+        .collect();
+
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| misbehaved("no stdin pipe".into()))?;
+    stdin
+        .write_all(b"g")
+        .map_err(|e| misbehaved(format!("releasing the test: {e}")))?;
+    drop(stdin);
+    let setup_ns = nanos(started.elapsed());
+
+    let deadline = Instant::now() + spec.timeout;
+    let line = match lines.next_line(deadline) {
+        Ok(line) => line,
+        Err(LineError::Timeout) => {
+            kill_group(child);
+            return Ok(Sample {
+                outcome: Outcome::Timeout {
+                    after_ms: u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX),
+                },
+                wall_ns: None,
+                usage: None,
+                counters: Vec::new(),
+                setup_ns,
+                profiler_ns: 0,
+                output_tail: None,
+            });
+        }
+        Err(e) => return Err(misbehaved(format!("reading its report: {e}"))),
+    };
+    let line = line.ok_or_else(|| misbehaved("exited without a report".into()))?;
+    let report = parse_report(&line).map_err(misbehaved)?;
+
+    let counters = open
+        .iter_mut()
+        .map(|(event, counter)| {
+            let value = match counter {
+                Ok(c) => c
+                    .read()
+                    .map_err(|e| format!("reading {event:?} failed: {e}")),
+                Err(reason) => Err(reason.clone()),
+            };
+            (*event, value)
+        })
+        .collect();
+    Ok(match report {
+        LauncherReport::Done {
+            outcome,
+            wall_ns,
+            usage,
+        } => Sample {
+            outcome,
+            wall_ns: Some(wall_ns),
+            usage: Some(usage),
+            counters,
+            setup_ns,
+            profiler_ns: 0,
+            output_tail: None,
+        },
+        LauncherReport::ExecFailed { errno } => Sample {
+            outcome: Outcome::ExecFailed {
+                reason: format!(
+                    "exec `{}`: {}",
+                    spec.program.display(),
+                    std::io::Error::from_raw_os_error(errno)
+                ),
+            },
+            wall_ns: None,
+            usage: None,
+            counters: Vec::new(),
+            setup_ns,
+            profiler_ns: 0,
+            output_tail: None,
+        },
+    })
+}
+
+/// Parses the launcher's last line (see `src/bin/frugal-launch.rs`).
+fn parse_report(line: &str) -> Result<LauncherReport, String> {
+    let mut words = line.split_whitespace();
+    let head = words.next().unwrap_or_default();
+    let mut fields = std::collections::HashMap::new();
+    for word in words {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("bad field {word:?} in {line:?}"))?;
+        fields.insert(key, value);
+    }
+    let int = |key: &str| -> Result<i64, String> {
+        fields
+            .get(key)
+            .and_then(|v| v.parse::<i64>().ok())
+            .ok_or_else(|| format!("missing or bad `{key}` in {line:?}"))
+    };
+    let uint = |key: &str| int(key).map(|v| u64::try_from(v).unwrap_or(0));
+    match head {
+        "execfail" => Ok(LauncherReport::ExecFailed {
+            errno: i32::try_from(int("errno")?).unwrap_or(0),
+        }),
+        "done" => {
+            let value = i32::try_from(int("value")?).unwrap_or(-1);
+            let outcome = match fields.get("kind").copied() {
+                Some("exit") if value == 0 => Outcome::Pass,
+                Some("exit") => Outcome::Fail { code: value },
+                Some("signal") => Outcome::Crashed {
+                    signal: value,
+                    core_dumped: int("core")? == 1,
+                },
+                other => return Err(format!("unknown kind {other:?} in {line:?}")),
+            };
+            Ok(LauncherReport::Done {
+                outcome,
+                wall_ns: uint("wall_ns")?,
+                usage: Usage {
+                    utime_us: uint("utime_us")?,
+                    stime_us: uint("stime_us")?,
+                    maxrss_kib: uint("maxrss_kib")?,
+                    minflt: uint("minflt")?,
+                    majflt: uint("majflt")?,
+                    nvcsw: uint("nvcsw")?,
+                    nivcsw: uint("nivcsw")?,
+                },
+            })
+        }
+        _ => Err(format!("unexpected line {line:?}")),
+    }
+}
+
+/// Runs a command (valgrind, a listing) in its own process group with stdout and stderr into
+/// `output`, killing the group at the deadline. Returns the outcome and the wall time.
+pub(crate) fn run_plain(
+    program: &OsStr,
+    spec: &RunSpec,
+) -> Result<(Outcome, Duration), ProfileError> {
+    let output = std::fs::File::create(&spec.output)
+        .map_err(|e| ProfileError::io(format!("create `{}`", spec.output.display()), e))?;
+    let output2 = output
+        .try_clone()
+        .map_err(|e| ProfileError::io("duplicate an output file handle", e))?;
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(output)
+        .stderr(output2)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| ProfileError::Spawn {
+            command: Path::new(program).display().to_string(),
+            source: e,
+        })?;
+    let deadline = started + spec.timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok((outcome_of(status), started.elapsed())),
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&child);
+                let _ = child.wait();
+                let after_ms = u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX);
+                return Ok((Outcome::Timeout { after_ms }, started.elapsed()));
+            }
+            Ok(None) => std::thread::sleep(POLL_INTERVAL),
+            Err(e) => return Err(ProfileError::io("wait for a child process", e)),
+        }
+    }
+}
+
+fn outcome_of(status: ExitStatus) -> Outcome {
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Outcome::Pass,
+        (Some(code), _) => Outcome::Fail { code },
+        (None, Some(signal)) => Outcome::Crashed {
+            signal,
+            core_dumped: status.core_dumped(),
+        },
+        (None, None) => Outcome::ExecFailed {
+            reason: format!("unknown wait status {status}"),
+        },
+    }
+}
+
+/// SIGKILL to the child's process group (it leads its own group).
+fn kill_group(child: &Child) {
+    if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill has no memory effects; the group is ours.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+}
+
+/// The last bytes of a file, lossily decoded.
+pub(crate) fn read_tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(OUTPUT_TAIL_BYTES)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[derive(Debug)]
+enum LineError {
+    Timeout,
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::Timeout => write!(f, "timed out"),
+            LineError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Reads lines from a pipe with a deadline (poll, then read what is there).
+struct LineReader<R> {
+    inner: R,
+    buffer: Vec<u8>,
+}
+
+impl<R: Read + AsRawFd> LineReader<R> {
+    fn new(inner: R) -> Self {
+        LineReader {
+            inner,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The next line without its newline; `None` at EOF.
+    fn next_line(&mut self, deadline: Instant) -> Result<Option<String>, LineError> {
+        loop {
+            if let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=pos).collect();
+                return Ok(Some(String::from_utf8_lossy(&line[..pos]).into_owned()));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(LineError::Timeout);
+            }
+            if !self.wait_readable(left)? {
+                continue;
+            }
+            let mut chunk = [0u8; 512];
+            match self.inner.read(&mut chunk) {
+                Ok(0) if self.buffer.is_empty() => return Ok(None),
+                Ok(0) => {
+                    let rest = std::mem::take(&mut self.buffer);
+                    return Ok(Some(String::from_utf8_lossy(&rest).into_owned()));
+                }
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(LineError::Io(e)),
+            }
+        }
+    }
+
+    /// Waits until the pipe is readable (data or EOF) or `left` passed.
+    fn wait_readable(&self, left: Duration) -> Result<bool, LineError> {
+        let mut pfd = libc::pollfd {
+            fd: self.inner.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // Poll in slices of at most a second so a huge timeout cannot overflow the int.
+        let ms = left.as_millis().clamp(1, 1000) as libc::c_int;
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.kind() == std::io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(LineError::Io(e))
+            };
+        }
+        Ok(r > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_passing_report() {
+        let line = "done kind=exit value=0 core=0 wall_ns=1500 utime_us=10 stime_us=20 \
+                    maxrss_kib=2048 minflt=100 majflt=1 nvcsw=3 nivcsw=4";
+        let report = parse_report(line).unwrap();
+        assert_eq!(
+            report,
+            LauncherReport::Done {
+                outcome: Outcome::Pass,
+                wall_ns: 1500,
+                usage: Usage {
+                    utime_us: 10,
+                    stime_us: 20,
+                    maxrss_kib: 2048,
+                    minflt: 100,
+                    majflt: 1,
+                    nvcsw: 3,
+                    nivcsw: 4
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn parses_failures_signals_and_exec_failures() {
+        let tail =
+            "wall_ns=1 utime_us=0 stime_us=0 maxrss_kib=0 minflt=0 majflt=0 nvcsw=0 nivcsw=0";
+        let fail = parse_report(&format!("done kind=exit value=101 core=0 {tail}")).unwrap();
+        assert!(matches!(
+            fail,
+            LauncherReport::Done {
+                outcome: Outcome::Fail { code: 101 },
+                ..
+            }
+        ));
+        let crash = parse_report(&format!("done kind=signal value=6 core=1 {tail}")).unwrap();
+        assert!(matches!(
+            crash,
+            LauncherReport::Done {
+                outcome: Outcome::Crashed {
+                    signal: 6,
+                    core_dumped: true
+                },
+                ..
+            }
+        ));
+        assert_eq!(
+            parse_report("execfail errno=2").unwrap(),
+            LauncherReport::ExecFailed { errno: 2 }
+        );
+        assert!(parse_report("done kind=exit").is_err());
+        assert!(parse_report("hello").is_err());
+    }
+
+    #[test]
+    fn launcher_is_found_next_to_or_above_the_executable() {
+        let dir = tempfile::tempdir().unwrap();
+        let deps = dir.path().join("deps");
+        std::fs::create_dir(&deps).unwrap();
+        let exe = deps.join("some-test");
+        let err = find_launcher(None, None, Some(exe.clone())).unwrap_err();
+        assert!(err.to_string().contains("frugal-launch"), "{err}");
+        std::fs::write(dir.path().join(LAUNCHER_NAME), b"").unwrap();
+        assert_eq!(
+            find_launcher(None, None, Some(exe)).unwrap(),
+            dir.path().join(LAUNCHER_NAME)
+        );
+        let missing = dir.path().join("nope");
+        assert!(find_launcher(None, Some(missing.into_os_string()), None).is_err());
+    }
+}
