@@ -1,0 +1,383 @@
+//! Which concrete type stands in for a generic parameter, chosen from its bounds.
+//!
+//! Bounds are matched by a syntactic key: the trait's last path segment plus its generic
+//! arguments (`Display`, `AsRef<str>`, `From<&str>`), with `io::` kept for the io traits so
+//! `io::Write` and `fmt::Write` stay apart. The std side is a table written as data below;
+//! crate types contribute their derives and explicit impls.
+
+use std::collections::BTreeSet;
+
+use crate::model::Ty;
+
+/// Traits every candidate has (auto traits, `'static` data, `Sized`).
+const UNIVERSAL: &[&str] = &[
+    "Sized",
+    "Send",
+    "Sync",
+    "Unpin",
+    "Any",
+    "UnwindSafe",
+    "RefUnwindSafe",
+];
+
+const CORE_VALUE: &[&str] = &[
+    "Copy",
+    "Clone",
+    "Debug",
+    "Display",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "Default",
+    "ToString",
+    "FromStr",
+];
+
+const INT_OPS: &[&str] = &[
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "AddAssign",
+    "SubAssign",
+    "MulAssign",
+    "DivAssign",
+    "RemAssign",
+    "BitAnd",
+    "BitOr",
+    "BitXor",
+    "Shl",
+    "Shr",
+    "Not",
+    "Sum",
+    "Product",
+    "LowerHex",
+    "UpperHex",
+    "Binary",
+    "Octal",
+];
+
+/// One std candidate: its type, and the bound keys it satisfies beyond the shared lists.
+struct StdCandidate {
+    name: &'static str,
+    shared: &'static [&'static [&'static str]],
+    own: &'static [&'static str],
+}
+
+/// The default candidates, in the order they are tried.
+const STD_CANDIDATES: &[StdCandidate] = &[
+    StdCandidate {
+        name: "i32",
+        shared: &[CORE_VALUE, INT_OPS],
+        own: &[
+            "Neg",
+            "Into<i32>",
+            "Into<i64>",
+            "Into<i128>",
+            "Into<f64>",
+            "From<i32>",
+            "From<i8>",
+            "From<i16>",
+            "From<u8>",
+            "From<u16>",
+            "TryFrom<i64>",
+            "TryFrom<u32>",
+            "TryInto<u8>",
+            "TryInto<usize>",
+            "Signed",
+        ],
+    },
+    StdCandidate {
+        name: "u64",
+        shared: &[CORE_VALUE, INT_OPS],
+        own: &[
+            "Into<u64>",
+            "Into<u128>",
+            "Into<i128>",
+            "From<u64>",
+            "From<u8>",
+            "From<u16>",
+            "From<u32>",
+            "TryFrom<i64>",
+            "TryFrom<usize>",
+            "TryInto<usize>",
+            "TryInto<u32>",
+            "Unsigned",
+        ],
+    },
+    StdCandidate {
+        name: "f64",
+        shared: &[],
+        own: &[
+            "Copy",
+            "Clone",
+            "Debug",
+            "Display",
+            "PartialEq",
+            "PartialOrd",
+            "Default",
+            "ToString",
+            "FromStr",
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Rem",
+            "Neg",
+            "AddAssign",
+            "SubAssign",
+            "MulAssign",
+            "DivAssign",
+            "Sum",
+            "Product",
+            "Into<f64>",
+            "From<f64>",
+            "From<f32>",
+            "From<i32>",
+            "From<u32>",
+            "From<i8>",
+            "From<u8>",
+            "Float",
+        ],
+    },
+    StdCandidate {
+        name: "bool",
+        shared: &[CORE_VALUE],
+        own: &[
+            "Not",
+            "BitAnd",
+            "BitOr",
+            "BitXor",
+            "Into<bool>",
+            "From<bool>",
+        ],
+    },
+    StdCandidate {
+        name: "char",
+        shared: &[CORE_VALUE],
+        own: &[
+            "Into<char>",
+            "Into<u32>",
+            "Into<String>",
+            "From<u8>",
+            "TryFrom<u32>",
+        ],
+    },
+    StdCandidate {
+        name: "String",
+        shared: &[],
+        own: &[
+            "Clone",
+            "Debug",
+            "Display",
+            "PartialEq",
+            "Eq",
+            "PartialOrd",
+            "Ord",
+            "Hash",
+            "Default",
+            "ToString",
+            "FromStr",
+            "AsRef<str>",
+            "AsRef<[u8]>",
+            "AsRef<Path>",
+            "AsRef<OsStr>",
+            "AsMut<str>",
+            "Borrow<str>",
+            "Deref",
+            "Into<String>",
+            "Into<Vec<u8>>",
+            "Into<PathBuf>",
+            "Into<OsString>",
+            "Into<Box<str>>",
+            "From<&str>",
+            "From<char>",
+            "From<String>",
+            "Add<&str>",
+            "AddAssign<&str>",
+            "Extend<char>",
+            "FromIterator<char>",
+            "fmt::Write",
+            "PartialEq<str>",
+            "PartialEq<&str>",
+        ],
+    },
+    StdCandidate {
+        name: "Vec<u8>",
+        shared: &[],
+        own: &[
+            "Clone",
+            "Debug",
+            "PartialEq",
+            "Eq",
+            "PartialOrd",
+            "Ord",
+            "Hash",
+            "Default",
+            "AsRef<[u8]>",
+            "AsMut<[u8]>",
+            "Borrow<[u8]>",
+            "Deref",
+            "Into<Vec<u8>>",
+            "From<&str>",
+            "From<String>",
+            "From<&[u8]>",
+            "From<Vec<u8>>",
+            "Extend<u8>",
+            "FromIterator<u8>",
+            "IntoIterator",
+            "io::Write",
+        ],
+    },
+    StdCandidate {
+        name: "&[u8]",
+        shared: &[],
+        own: &[
+            "Copy",
+            "Clone",
+            "Debug",
+            "PartialEq",
+            "Eq",
+            "PartialOrd",
+            "Ord",
+            "Hash",
+            "Default",
+            "AsRef<[u8]>",
+            "IntoIterator",
+            "io::Read",
+            "io::BufRead",
+        ],
+    },
+];
+
+/// Bounds whose best stand-in is the conversion's target itself, tried before the default
+/// order: a `T: Into<f64>` gets an `f64`, a `T: Display` a `String` (more varied output).
+const PREFERRED: &[(&str, &str)] = &[
+    ("AsRef<str>", "String"),
+    ("Into<String>", "String"),
+    ("Borrow<str>", "String"),
+    ("ToString", "String"),
+    ("Display", "String"),
+    ("AsRef<Path>", "String"),
+    ("Into<PathBuf>", "String"),
+    ("AsRef<[u8]>", "Vec<u8>"),
+    ("Into<Vec<u8>>", "Vec<u8>"),
+    ("io::Write", "Vec<u8>"),
+    ("io::Read", "&[u8]"),
+    ("io::BufRead", "&[u8]"),
+    ("Into<f64>", "f64"),
+    ("Float", "f64"),
+    ("Into<u64>", "u64"),
+];
+
+fn std_ty(name: &str) -> Ty {
+    match name {
+        "String" => Ty::String,
+        "Vec<u8>" => Ty::Vec(Box::new(Ty::Prim("u8".to_string()))),
+        "&[u8]" => Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".to_string())))),
+        },
+        prim => Ty::Prim(prim.to_string()),
+    }
+}
+
+fn std_satisfies(candidate: &StdCandidate, key: &str) -> bool {
+    candidate.own.contains(&key) || candidate.shared.iter().any(|list| list.contains(&key))
+}
+
+/// The crate's own candidate types, with the bound keys they satisfy.
+#[derive(Debug, Default)]
+pub(crate) struct Candidates {
+    crate_types: Vec<(Ty, BTreeSet<String>)>,
+}
+
+impl Candidates {
+    /// `types`: public, non-generic crate types with their derived and implemented trait keys.
+    pub(crate) fn new(types: Vec<(Ty, BTreeSet<String>)>) -> Self {
+        Candidates { crate_types: types }
+    }
+
+    /// The first type satisfying every bound key, preferred targets first, then the std
+    /// candidates, then crate types.
+    pub(crate) fn choose(&self, keys: &[String]) -> Option<Ty> {
+        let keys: Vec<&str> = keys
+            .iter()
+            .map(String::as_str)
+            .filter(|k| !UNIVERSAL.contains(k))
+            .collect();
+        let preferred = keys.iter().filter_map(|k| {
+            PREFERRED
+                .iter()
+                .find(|(bound, _)| bound == k)
+                .map(|(_, ty)| *ty)
+        });
+        let by_name = |name: &str| STD_CANDIDATES.iter().find(|c| c.name == name);
+        let std_order = preferred.filter_map(by_name).chain(STD_CANDIDATES.iter());
+        for candidate in std_order {
+            if keys.iter().all(|k| std_satisfies(candidate, k)) {
+                return Some(std_ty(candidate.name));
+            }
+        }
+        self.crate_types
+            .iter()
+            .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)))
+            .map(|(ty, _)| ty.clone())
+    }
+}
+
+fn satisfies_crate(traits: &BTreeSet<String>, key: &str) -> bool {
+    traits.contains(key)
+        || (key == "ToString" && traits.contains("Display"))
+        || (key == "PartialEq" && traits.contains("Eq"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn unbounded_and_numeric_bounds_pick_i32() {
+        let c = Candidates::default();
+        assert_eq!(c.choose(&[]), Some(Ty::Prim("i32".into())));
+        assert_eq!(
+            c.choose(&keys(&["Copy", "Ord", "Sized"])),
+            Some(Ty::Prim("i32".into()))
+        );
+    }
+
+    #[test]
+    fn conversions_pick_their_target() {
+        let c = Candidates::default();
+        assert_eq!(c.choose(&keys(&["AsRef<str>"])), Some(Ty::String));
+        assert_eq!(c.choose(&keys(&["Display"])), Some(Ty::String));
+        assert_eq!(
+            c.choose(&keys(&["Into<f64>"])),
+            Some(Ty::Prim("f64".into()))
+        );
+        assert_eq!(c.choose(&keys(&["AsRef<[u8]>"])), Some(std_ty("Vec<u8>")));
+        assert_eq!(
+            c.choose(&keys(&["Display", "Copy"])),
+            Some(Ty::Prim("i32".into()))
+        );
+    }
+
+    #[test]
+    fn crate_types_come_last_and_unknown_bounds_fail() {
+        let shape = Ty::Adt {
+            path: "c::Circle".into(),
+            args: vec![],
+        };
+        let c = Candidates::new(vec![(shape.clone(), BTreeSet::from(["Shape".to_string()]))]);
+        assert_eq!(c.choose(&keys(&["Shape"])), Some(shape));
+        assert_eq!(c.choose(&keys(&["Shape", "Copy"])), None);
+        assert_eq!(c.choose(&keys(&["serde::Serializer"])), None);
+    }
+}

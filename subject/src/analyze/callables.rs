@@ -1,0 +1,391 @@
+//! Public callables: free functions, inherent methods and associated functions, and the
+//! trait-impl functions a test calls by name (`Default::default`, `Clone::clone`,
+//! `FromStr::from_str`, `From::from`). Each either lowers completely or is reported
+//! unsupported with the first problem found, so every public `fn` is accounted for.
+
+use std::collections::BTreeMap;
+
+use super::attrs::{self, CfgEval};
+use super::index::{ImplDecl, Ns, Resolved, Target, is_pub};
+use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
+use super::walk::ModId;
+use crate::model::{Callable, CallableKind, Param, Receiver, Ty, Unsupported};
+
+/// Trait impls whose functions become callables, by trait name and function name.
+const CALLABLE_TRAIT_FNS: &[(&str, &str)] = &[
+    ("Default", "default"),
+    ("Clone", "clone"),
+    ("FromStr", "from_str"),
+    ("From", "from"),
+];
+
+/// Callables and unsupported public functions, in source order.
+#[derive(Debug, Default)]
+pub(crate) struct CallableSet {
+    pub callables: Vec<Callable>,
+    pub unsupported: Vec<Unsupported>,
+}
+
+impl CallableSet {
+    fn push(&mut self, path: String, result: Result<Callable, Problem>) {
+        match result {
+            Ok(callable) => self.callables.push(callable),
+            Err(problem) => self.unsupported.push(Unsupported {
+                path,
+                reason: problem.reason.to_string(),
+                detail: problem.detail,
+            }),
+        }
+    }
+}
+
+/// An impl block's context shared by its functions.
+struct ImplCx {
+    self_ty: SelfTy,
+    subst: BTreeMap<String, Ty>,
+    inst: Vec<(String, Ty)>,
+    /// The impl's generics have no candidate: every function inherits the problem.
+    problem: Option<Problem>,
+}
+
+/// One function to lower, wherever it was declared.
+struct FnSite<'a> {
+    path: String,
+    module: ModId,
+    sig: &'a syn::Signature,
+    imp: Option<&'a ImplCx>,
+}
+
+pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval) -> CallableSet {
+    let mut set = CallableSet::default();
+    for (&f, path) in &low.public.fns {
+        let decl = &low.ix.fns[f];
+        let site = FnSite {
+            path: path.clone(),
+            module: decl.module,
+            sig: &decl.item.sig,
+            imp: None,
+        };
+        set.push(path.clone(), lower_fn(low, &site));
+    }
+    for imp in &low.ix.impls {
+        collect_impl(low, cfg, imp, &mut set);
+    }
+    set
+}
+
+fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut CallableSet) {
+    if imp.item.modifiers.polarity.is_some() {
+        return;
+    }
+    let Some(t) = low.ix.impl_target(imp) else {
+        return;
+    };
+    let Some(type_path) = low.public.types.get(&t) else {
+        return;
+    };
+    let wanted_trait_fn = match &imp.item.trait_ {
+        None => None,
+        Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
+            Some(name) => Some(name),
+            None => return,
+        },
+    };
+    let cx = impl_cx(low, imp, t, type_path);
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        let wanted = match wanted_trait_fn {
+            Some(name) => f.sig.ident == name,
+            None => is_pub(&f.vis) && !attrs::is_doc_hidden(&f.attrs),
+        };
+        if !wanted || !cfg.keeps(&f.attrs) {
+            continue;
+        }
+        let path = format!("{type_path}::{}", f.sig.ident);
+        let site = FnSite {
+            path: path.clone(),
+            module: imp.module,
+            sig: &f.sig,
+            imp: Some(&cx),
+        };
+        set.push(path, lower_fn(low, &site));
+    }
+}
+
+/// For `impl Default for T` and friends, the function name that becomes a callable. A crate
+/// trait that happens to share a std name does not count.
+fn callable_trait_fn(
+    low: &Lowering<'_>,
+    module: ModId,
+    trait_path: &syn::Path,
+) -> Option<&'static str> {
+    let last = trait_path.segments.last()?.ident.to_string();
+    let (_, name) = CALLABLE_TRAIT_FNS.iter().find(|(t, _)| *t == last)?;
+    match low.ix.resolve(module, trait_path, Ns::Type) {
+        Some(Resolved::Local(Target::Trait(_))) => None,
+        _ => Some(name),
+    }
+}
+
+fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, t: usize, type_path: &str) -> ImplCx {
+    let empty = BTreeMap::new();
+    let scope = Scope {
+        module: imp.module,
+        self_ty: None,
+        subst: &empty,
+    };
+    let (subst, inst, mut problem) = match instantiate(low, scope, &imp.item.generics) {
+        Ok((subst, inst)) => (subst, inst, None),
+        Err(p) => (BTreeMap::new(), Vec::new(), Some(p)),
+    };
+    let scope = Scope {
+        module: imp.module,
+        self_ty: None,
+        subst: &subst,
+    };
+    let args = self_type_args(low, scope, &imp.item.self_ty).unwrap_or_else(|p| {
+        problem.get_or_insert(p);
+        Vec::new()
+    });
+    let ty = Ty::Adt {
+        path: type_path.to_string(),
+        args,
+    };
+    let self_problem = low.ix.types[t]
+        .has_lifetimes()
+        .then(|| Problem::new(reason::LIFETIME, source_text(&imp.item.self_ty)));
+    ImplCx {
+        self_ty: SelfTy {
+            ty,
+            problem: self_problem,
+        },
+        subst,
+        inst,
+        problem,
+    }
+}
+
+/// The lowered type arguments of an impl's self type (`Stack<T>` with `T = i32` gives `[i32]`).
+fn self_type_args(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    self_ty: &syn::Type,
+) -> Result<Vec<Ty>, Problem> {
+    let syn::Type::Path(tp) = self_ty else {
+        return Ok(Vec::new());
+    };
+    let Some(last) = tp.path.segments.last() else {
+        return Ok(Vec::new());
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return Ok(Vec::new());
+    };
+    args.args
+        .iter()
+        .filter_map(|arg| match arg {
+            syn::GenericArgument::Type(t) => Some(low.lower(scope, t, Pos::Other, &mut Vec::new())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> {
+    let sig = site.sig;
+    let name = sig.ident.to_string();
+    if matches!(sig.safety, syn::Safety::Unsafe(_)) {
+        return Err(Problem::new(reason::UNSAFE, format!("unsafe fn {name}")));
+    }
+    if sig.asyncness.is_some() {
+        return Err(Problem::new(reason::ASYNC, format!("async fn {name}")));
+    }
+    let empty = BTreeMap::new();
+    let (outer_subst, mut inst) = match site.imp {
+        Some(cx) => {
+            if let Some(p) = &cx.problem {
+                return Err(p.clone());
+            }
+            (&cx.subst, cx.inst.clone())
+        }
+        None => (&empty, Vec::new()),
+    };
+    let self_ty = site.imp.map(|cx| &cx.self_ty);
+    let outer = Scope {
+        module: site.module,
+        self_ty,
+        subst: outer_subst,
+    };
+    let (own_subst, own_inst) = instantiate(low, outer, &sig.generics)?;
+    inst.extend(own_inst);
+    let mut subst = outer_subst.clone();
+    subst.extend(own_subst);
+    let scope = Scope {
+        module: site.module,
+        self_ty,
+        subst: &subst,
+    };
+
+    let receiver = lower_receiver(low, scope, sig)?;
+    let params = lower_params(low, scope, sig, &mut inst)?;
+    let ret = lower_return(low, scope, &sig.output);
+    let kind = match (site.imp, receiver) {
+        (None, _) => CallableKind::Free,
+        (Some(cx), Some(receiver)) => CallableKind::Method {
+            self_ty: cx.self_ty.ty.clone(),
+            receiver,
+        },
+        (Some(cx), None) => CallableKind::Assoc {
+            self_ty: cx.self_ty.ty.clone(),
+        },
+    };
+    Ok(Callable {
+        path: site.path.clone(),
+        name,
+        kind,
+        params,
+        ret,
+        file: low.ix.modules[site.module].file.clone(),
+        line: sig.ident.span().start().line,
+        instantiation: inst,
+    })
+}
+
+/// Substitutions for a generic list, and the same choices in declaration order for display.
+type Instantiated = (BTreeMap<String, Ty>, Vec<(String, Ty)>);
+
+/// Picks a concrete type for each type parameter; lifetimes need nothing.
+fn instantiate(
+    low: &Lowering<'_>,
+    outer: Scope<'_>,
+    generics: &syn::Generics,
+) -> Result<Instantiated, Problem> {
+    let mut subst = outer.subst.clone();
+    let mut own = BTreeMap::new();
+    let mut inst = Vec::new();
+    for param in &generics.params {
+        let tp = match param {
+            syn::GenericParam::Lifetime(_) => continue,
+            syn::GenericParam::Const(c) => {
+                return Err(Problem::new(reason::CONST_GENERIC, source_text(c)));
+            }
+            syn::GenericParam::Type(tp) => tp,
+        };
+        let bounds: Vec<&syn::TypeParamBound> = tp
+            .bounds
+            .iter()
+            .chain(where_bounds(generics, &tp.ident))
+            .collect();
+        let bounds_text = || {
+            let list: Vec<String> = bounds.iter().map(|b| source_text(*b)).collect();
+            format!("{}: {}", tp.ident, list.join(" + "))
+        };
+        let scope = Scope {
+            module: outer.module,
+            self_ty: outer.self_ty,
+            subst: &subst,
+        };
+        let keys = low
+            .bound_keys(scope, bounds.iter().copied())
+            .map_err(|p| Problem::new(p.reason, bounds_text()))?;
+        let chosen = low
+            .candidates
+            .choose(&keys)
+            .ok_or_else(|| Problem::new(reason::NO_CANDIDATE, bounds_text()))?;
+        inst.push((tp.ident.to_string(), chosen.clone()));
+        subst.insert(tp.ident.to_string(), chosen.clone());
+        own.insert(tp.ident.to_string(), chosen);
+    }
+    Ok((own, inst))
+}
+
+/// Bounds on `ident` from the `where` clause.
+fn where_bounds<'g>(
+    generics: &'g syn::Generics,
+    ident: &'g syn::Ident,
+) -> impl Iterator<Item = &'g syn::TypeParamBound> {
+    generics
+        .where_clause
+        .iter()
+        .flat_map(|w| w.predicates.iter())
+        .filter_map(move |pred| match pred {
+            syn::WherePredicate::Type(pt) => match &pt.bounded_ty {
+                syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident) => {
+                    Some(&pt.bounds)
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .flatten()
+}
+
+fn lower_receiver(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    sig: &syn::Signature,
+) -> Result<Option<Receiver>, Problem> {
+    let Some(recv) = sig.receiver() else {
+        return Ok(None);
+    };
+    let Some(self_ty) = scope.self_ty else {
+        return Err(Problem::new(reason::OTHER, source_text(recv)));
+    };
+    if let Some(p) = &self_ty.problem {
+        return Err(p.clone());
+    }
+    match &recv.kind {
+        syn::ReceiverKind::Value => Ok(Some(Receiver::Value)),
+        syn::ReceiverKind::Reference(_, _, None) => Ok(Some(Receiver::Ref)),
+        syn::ReceiverKind::Reference(_, _, Some(_)) => Ok(Some(Receiver::RefMut)),
+        syn::ReceiverKind::Typed(_, ty) => {
+            // `self: Box<Self>`, `self: Rc<Self>` and friends need a std wrapper first.
+            match low.lower(scope, ty, Pos::Other, &mut Vec::new()) {
+                Ok(t) if t == self_ty.ty => Ok(Some(Receiver::Value)),
+                Ok(Ty::Ref { mutable, inner }) if *inner == self_ty.ty => Ok(Some(if mutable {
+                    Receiver::RefMut
+                } else {
+                    Receiver::Ref
+                })),
+                Ok(_) => Err(Problem::new(reason::STD, source_text(ty))),
+                Err(p) => Err(p),
+            }
+        }
+        _ => Err(Problem::new(reason::OTHER, source_text(recv))),
+    }
+}
+
+fn lower_params(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    sig: &syn::Signature,
+    inst: &mut Vec<(String, Ty)>,
+) -> Result<Vec<Param>, Problem> {
+    let mut params = Vec::new();
+    for (i, arg) in sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(pt) = arg else { continue };
+        let name = match &*pt.pat {
+            syn::Pat::Ident(id) => id.ident.to_string(),
+            _ => format!("arg{i}"),
+        };
+        let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
+        params.push(Param { name, ty });
+    }
+    if sig.variadic.is_some() {
+        return Err(Problem::new(reason::OTHER, "..."));
+    }
+    Ok(params)
+}
+
+/// Return types never block a call: what cannot be lowered is kept as source text.
+fn lower_return(low: &Lowering<'_>, scope: Scope<'_>, output: &syn::ReturnType) -> Option<Ty> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    if matches!(**ty, syn::Type::Never(_)) {
+        return None;
+    }
+    match low.lower(scope, ty, Pos::Other, &mut Vec::new()) {
+        Ok(Ty::Unit) => None,
+        Ok(t) => Some(t),
+        Err(_) => Some(Ty::Other(source_text(&**ty))),
+    }
+}

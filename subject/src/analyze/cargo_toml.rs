@@ -1,0 +1,76 @@
+//! The few facts analysis needs from `Cargo.toml`: library name, root file, feature table.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use toml_edit::DocumentMut;
+
+use super::error::AnalyzeError;
+
+/// The library target of a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LibTarget {
+    /// Name as used in paths: `[lib] name`, else the package name with `-` turned into `_`.
+    pub crate_name: String,
+    /// Root file relative to the crate directory.
+    pub root: PathBuf,
+    /// `[features]`: feature name to what it enables.
+    pub features: BTreeMap<String, Vec<String>>,
+}
+
+pub(crate) fn read_lib_target(crate_dir: &Path) -> Result<LibTarget, AnalyzeError> {
+    let path = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|source| AnalyzeError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let doc: DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| AnalyzeError::Manifest {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+    let lib = doc.get("lib");
+    let lib_str = |key: &str| lib.and_then(|l| l.get(key)).and_then(|v| v.as_str());
+    let package_name = doc
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|v| v.as_str());
+    let crate_name = lib_str("name")
+        .or(package_name)
+        .ok_or_else(|| AnalyzeError::Manifest {
+            path: path.clone(),
+            message: "no [package] name and no [lib] name".to_string(),
+        })?
+        .replace('-', "_");
+    let root = match lib_str("path") {
+        Some(p) => PathBuf::from(p),
+        None if crate_dir.join("src/lib.rs").is_file() => PathBuf::from("src/lib.rs"),
+        None => return Err(AnalyzeError::NoLibrary { path }),
+    };
+    Ok(LibTarget {
+        crate_name,
+        root,
+        features: feature_table(&doc),
+    })
+}
+
+fn feature_table(doc: &DocumentMut) -> BTreeMap<String, Vec<String>> {
+    let Some(table) = doc.get("features").and_then(|f| f.as_table_like()) else {
+        return BTreeMap::new();
+    };
+    table
+        .iter()
+        .map(|(name, value)| {
+            let implied = value
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (name.to_string(), implied)
+        })
+        .collect()
+}

@@ -1,0 +1,426 @@
+//! The crate's items by module, and syntactic name resolution over them.
+//!
+//! Resolution follows the 2018+ rules closely enough for signatures: a path starts at `crate`,
+//! `self`, `super`, or a name in scope (an item, a `use`, a glob import); a first segment found
+//! nowhere names an extern crate or the prelude and stays external. No type inference, no
+//! macros: what `syn` shows is what we know.
+
+use std::collections::BTreeSet;
+
+use super::attrs;
+use super::walk::{ModId, Module};
+
+/// A crate item a path can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Target {
+    Mod(ModId),
+    /// Index into [`Index::types`].
+    Type(usize),
+    /// Index into [`Index::fns`].
+    Fn(usize),
+    /// Index into [`Index::aliases`].
+    Alias(usize),
+    /// The n-th trait definition of the crate.
+    Trait(usize),
+}
+
+/// What a path resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    Local(Target),
+    /// Outside the crate: std, a dependency, or something we could not see; full path.
+    External(Vec<String>),
+}
+
+/// Namespaces matter where a type and a function share a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ns {
+    Type,
+    Value,
+}
+
+impl Target {
+    fn in_ns(self, ns: Ns) -> bool {
+        match ns {
+            Ns::Type => !matches!(self, Target::Fn(_)),
+            Ns::Value => matches!(self, Target::Fn(_)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum TypeItem {
+    Struct(syn::ItemStruct),
+    Enum(syn::ItemEnum),
+}
+
+/// A struct or enum definition.
+#[derive(Debug, Clone)]
+pub(crate) struct TypeDecl {
+    pub module: ModId,
+    pub item: TypeItem,
+}
+
+impl TypeDecl {
+    pub(crate) fn generics(&self) -> &syn::Generics {
+        match &self.item {
+            TypeItem::Struct(s) => &s.generics,
+            TypeItem::Enum(e) => &e.generics,
+        }
+    }
+    pub(crate) fn attrs(&self) -> &[syn::Attribute] {
+        match &self.item {
+            TypeItem::Struct(s) => &s.attrs,
+            TypeItem::Enum(e) => &e.attrs,
+        }
+    }
+    pub(crate) fn has_lifetimes(&self) -> bool {
+        self.generics().lifetimes().next().is_some()
+    }
+    pub(crate) fn is_generic(&self) -> bool {
+        !self.generics().params.is_empty()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FnDecl {
+    pub module: ModId,
+    pub item: syn::ItemFn,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AliasDecl {
+    pub module: ModId,
+    pub item: syn::ItemType,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ImplDecl {
+    pub module: ModId,
+    pub item: syn::ItemImpl,
+}
+
+/// A name a module defines.
+#[derive(Debug, Clone)]
+pub(crate) struct Def {
+    pub name: String,
+    pub target: Target,
+    /// Declared plain `pub`.
+    pub public: bool,
+    pub hidden: bool,
+}
+
+/// One imported name (or glob) of a `use` item, flattened from its tree.
+#[derive(Debug, Clone)]
+pub(crate) struct UseDecl {
+    pub public: bool,
+    pub hidden: bool,
+    /// `use ::foo::..`: never crate-relative.
+    pub global: bool,
+    pub path: Vec<String>,
+    /// The name it binds; `None` for a glob.
+    pub name: Option<String>,
+}
+
+/// All items of the crate, by module.
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    pub modules: Vec<Module>,
+    pub types: Vec<TypeDecl>,
+    pub fns: Vec<FnDecl>,
+    pub aliases: Vec<AliasDecl>,
+    /// Number of trait definitions (traits are only told apart, never inspected).
+    pub trait_count: usize,
+    pub impls: Vec<ImplDecl>,
+    pub defs: Vec<Vec<Def>>,
+    pub uses: Vec<Vec<UseDecl>>,
+}
+
+/// Deep enough for real re-export chains, shallow enough to stop a runaway.
+const MAX_DEPTH: usize = 48;
+
+/// Names being resolved right now, to cut cycles through glob imports.
+#[derive(Default)]
+pub(crate) struct Guard {
+    active: BTreeSet<(ModId, String)>,
+    depth: usize,
+}
+
+impl Index {
+    pub(crate) fn build(modules: Vec<Module>) -> Self {
+        let mut ix = Index {
+            defs: vec![Vec::new(); modules.len()],
+            uses: vec![Vec::new(); modules.len()],
+            ..Index::default()
+        };
+        for (id, module) in modules.iter().enumerate() {
+            for (name, &child) in &module.children {
+                let child_mod = &modules[child];
+                ix.defs[id].push(Def {
+                    name: name.clone(),
+                    target: Target::Mod(child),
+                    public: child_mod.public,
+                    hidden: child_mod.hidden,
+                });
+            }
+            for item in &module.items {
+                ix.add_item(id, item);
+            }
+        }
+        ix.modules = modules;
+        ix
+    }
+
+    fn add_item(&mut self, module: ModId, item: &syn::Item) {
+        let hidden = attrs::is_doc_hidden(attrs::item_attrs(item));
+        let (name, target, vis) = match item {
+            syn::Item::Struct(s) => {
+                self.types.push(TypeDecl {
+                    module,
+                    item: TypeItem::Struct(s.clone()),
+                });
+                (&s.ident, Target::Type(self.types.len() - 1), &s.vis)
+            }
+            syn::Item::Enum(e) => {
+                self.types.push(TypeDecl {
+                    module,
+                    item: TypeItem::Enum(e.clone()),
+                });
+                (&e.ident, Target::Type(self.types.len() - 1), &e.vis)
+            }
+            syn::Item::Fn(f) => {
+                self.fns.push(FnDecl {
+                    module,
+                    item: f.clone(),
+                });
+                (&f.sig.ident, Target::Fn(self.fns.len() - 1), &f.vis)
+            }
+            syn::Item::Type(t) => {
+                self.aliases.push(AliasDecl {
+                    module,
+                    item: t.clone(),
+                });
+                (&t.ident, Target::Alias(self.aliases.len() - 1), &t.vis)
+            }
+            syn::Item::Trait(t) => {
+                self.trait_count += 1;
+                (&t.ident, Target::Trait(self.trait_count - 1), &t.vis)
+            }
+            syn::Item::Impl(i) => {
+                self.impls.push(ImplDecl {
+                    module,
+                    item: i.clone(),
+                });
+                return;
+            }
+            syn::Item::Use(u) => {
+                let public = is_pub(&u.vis);
+                let mut out = Vec::new();
+                flatten_use(&u.tree, Vec::new(), &mut out);
+                for (path, name) in out {
+                    self.uses[module].push(UseDecl {
+                        public,
+                        hidden,
+                        global: u.leading_colon.is_some(),
+                        path,
+                        name,
+                    });
+                }
+                return;
+            }
+            _ => return,
+        };
+        self.defs[module].push(Def {
+            name: name.to_string(),
+            target,
+            public: is_pub(vis),
+            hidden,
+        });
+    }
+
+    pub(crate) fn is_hidden(&self, target: Target) -> bool {
+        let attrs: &[syn::Attribute] = match target {
+            Target::Mod(m) => return self.modules[m].hidden,
+            Target::Type(t) => self.types[t].attrs(),
+            Target::Fn(f) => &self.fns[f].item.attrs,
+            Target::Alias(a) => &self.aliases[a].item.attrs,
+            Target::Trait(_) => return false,
+        };
+        attrs::is_doc_hidden(attrs)
+    }
+
+    /// The crate struct or enum an `impl` block is for, if its self type names one.
+    pub(crate) fn impl_target(&self, imp: &ImplDecl) -> Option<usize> {
+        let syn::Type::Path(tp) = &*imp.item.self_ty else {
+            return None;
+        };
+        if tp.qself.is_some() {
+            return None;
+        }
+        match self.resolve(imp.module, &tp.path, Ns::Type)? {
+            Resolved::Local(Target::Type(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Resolves a path written in module `m`.
+    pub(crate) fn resolve(&self, m: ModId, path: &syn::Path, ns: Ns) -> Option<Resolved> {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path.leading_colon.is_some() {
+            return Some(Resolved::External(segs));
+        }
+        self.resolve_segs(m, &segs, ns, &mut Guard::default())
+    }
+
+    pub(crate) fn resolve_segs(
+        &self,
+        m: ModId,
+        segs: &[String],
+        ns: Ns,
+        guard: &mut Guard,
+    ) -> Option<Resolved> {
+        let mut cur = m;
+        let mut i = 0;
+        while i < segs.len() {
+            match segs[i].as_str() {
+                "crate" if i == 0 => cur = 0,
+                "self" if i == 0 => {}
+                "super" if segs[..i].iter().all(|s| s == "self" || s == "super") => {
+                    cur = self.modules[cur].parent?;
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let anchored = i > 0;
+        let Some(first) = segs.get(i) else {
+            return Some(Resolved::Local(Target::Mod(cur)));
+        };
+        let first_ns = if i + 1 == segs.len() { ns } else { Ns::Type };
+        let mut found = match self.lookup(cur, first, first_ns, guard) {
+            Some(found) => found,
+            // Not in the crate: an extern crate or the prelude.
+            None if !anchored => return Some(Resolved::External(segs[i..].to_vec())),
+            None => return None,
+        };
+        for (j, seg) in segs.iter().enumerate().skip(i + 1) {
+            let seg_ns = if j + 1 == segs.len() { ns } else { Ns::Type };
+            found = match found {
+                Resolved::Local(Target::Mod(x)) => self.lookup(x, seg, seg_ns, guard)?,
+                Resolved::External(mut path) => {
+                    path.push(seg.clone());
+                    Resolved::External(path)
+                }
+                // `Enum::Variant` or `Type::assoc`: not an item of its own.
+                Resolved::Local(_) => return None,
+            };
+        }
+        Some(found)
+    }
+
+    /// A name in module `m`: its own items first, then named imports, then globs.
+    pub(crate) fn lookup(
+        &self,
+        m: ModId,
+        name: &str,
+        ns: Ns,
+        guard: &mut Guard,
+    ) -> Option<Resolved> {
+        if let Some(def) = self.defs[m]
+            .iter()
+            .find(|d| d.name == name && d.target.in_ns(ns))
+        {
+            return Some(Resolved::Local(def.target));
+        }
+        let key = (m, name.to_string());
+        if guard.depth > MAX_DEPTH || !guard.active.insert(key.clone()) {
+            return None;
+        }
+        guard.depth += 1;
+        let found = self.lookup_imports(m, name, ns, guard);
+        guard.depth -= 1;
+        guard.active.remove(&key);
+        found
+    }
+
+    fn lookup_imports(&self, m: ModId, name: &str, ns: Ns, guard: &mut Guard) -> Option<Resolved> {
+        for u in self.uses[m]
+            .iter()
+            .filter(|u| u.name.as_deref() == Some(name))
+        {
+            if let Some(found) = self.resolve_use(m, u, ns, guard) {
+                return Some(found);
+            }
+        }
+        for u in self.uses[m].iter().filter(|u| u.name.is_none()) {
+            if let Some(Resolved::Local(Target::Mod(x))) = self.resolve_use(m, u, Ns::Type, guard)
+                && x != m
+                && let Some(found) = self.lookup(x, name, ns, guard)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    pub(crate) fn resolve_use(
+        &self,
+        m: ModId,
+        u: &UseDecl,
+        ns: Ns,
+        guard: &mut Guard,
+    ) -> Option<Resolved> {
+        if u.global {
+            return Some(Resolved::External(u.path.clone()));
+        }
+        let found = self.resolve_segs(m, &u.path, ns, guard)?;
+        match found {
+            Resolved::Local(t) if !t.in_ns(ns) => None,
+            other => Some(other),
+        }
+    }
+}
+
+pub(crate) fn is_pub(vis: &syn::Visibility) -> bool {
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+/// Turns `a::{b, c as d, e::*}` into `(path, bound name)` pairs; globs bind `None`.
+fn flatten_use(
+    tree: &syn::UseTree,
+    prefix: Vec<String>,
+    out: &mut Vec<(Vec<String>, Option<String>)>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            let mut next = prefix;
+            next.push(p.ident.to_string());
+            flatten_use(&p.tree, next, out);
+        }
+        syn::UseTree::Name(n) if n.ident == "self" => {
+            if let Some(last) = prefix.last().cloned() {
+                out.push((prefix, Some(last)));
+            }
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix;
+            path.push(n.ident.to_string());
+            out.push((path, Some(n.ident.to_string())));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix;
+            if r.ident != "self" {
+                path.push(r.ident.to_string());
+            }
+            if r.rename != "_" {
+                out.push((path, Some(r.rename.to_string())));
+            }
+        }
+        syn::UseTree::Glob(_) => out.push((prefix, None)),
+        syn::UseTree::Group(g) => {
+            for item in &g.items {
+                flatten_use(item, prefix.clone(), out);
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! API analysis: parse a library crate with `syn` and find what an integration test can call.
+//!
+//! The result is an [`ApiModel`](crate::model::ApiModel): public callables with parameter
+//! types lowered to [`Ty`](crate::model::Ty) and generics instantiated, public types with
+//! their shapes and traits, a constant pool, and every public function the harness cannot
+//! drive yet with a short reason. All of it is syntactic: no rustc, no cargo, no type
+//! inference, so it runs in milliseconds and on crates that do not build; the price is that
+//! macro-generated items are invisible.
+
+mod attrs;
+mod bounds;
+mod callables;
+mod cargo_toml;
+mod constants;
+mod error;
+mod index;
+mod options;
+mod pipeline;
+mod public;
+mod typedefs;
+mod types;
+mod walk;
+
+pub use error::{AnalyzeError, AnalyzeWarning};
+pub use options::AnalyzeOptions;
+pub use pipeline::{Analysis, analyze, analyze_detailed};
+pub use types::ty_display;

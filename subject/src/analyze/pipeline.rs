@@ -1,0 +1,71 @@
+//! The analysis in order: manifest, module tree, index, public paths, types, callables,
+//! constants. Each pass reads what the previous ones built and nothing else.
+
+use std::path::Path;
+
+use super::attrs::CfgEval;
+use super::bounds::Candidates;
+use super::error::{AnalyzeError, AnalyzeWarning};
+use super::index::Index;
+use super::options::{AnalyzeOptions, EnabledFeatures};
+use super::public::PublicPaths;
+use super::types::Lowering;
+use super::{callables, cargo_toml, constants, typedefs, walk};
+use crate::model::ApiModel;
+
+/// The model and what the analysis had to skip on the way.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub model: ApiModel,
+    /// Module files missing or failing to parse; their items are absent from the model.
+    pub warnings: Vec<AnalyzeWarning>,
+}
+
+/// Analyses the library crate in `crate_dir`; warnings are logged (see [`analyze_detailed`]).
+pub fn analyze(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<ApiModel, AnalyzeError> {
+    analyze_detailed(crate_dir, opts).map(|analysis| analysis.model)
+}
+
+/// Analyses the library crate in `crate_dir`, returning the warnings with the model.
+pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
+    let lib = cargo_toml::read_lib_target(crate_dir)?;
+    let cfg = CfgEval::new(EnabledFeatures::resolve(opts, &lib.features));
+    let tree = walk::walk(crate_dir, &lib.root, &cfg)?;
+    let ix = Index::build(tree.modules);
+    let public = PublicPaths::compute(&ix, &lib.crate_name);
+
+    // Trait keys need lowering, and lowering `impl Trait` needs the candidates the keys make:
+    // a first lowering without crate candidates computes the keys.
+    let no_candidates = Candidates::default();
+    let keys = typedefs::trait_keys(&Lowering {
+        ix: &ix,
+        public: &public,
+        candidates: &no_candidates,
+    });
+    let candidates = Candidates::new(typedefs::candidate_types(
+        &Lowering {
+            ix: &ix,
+            public: &public,
+            candidates: &no_candidates,
+        },
+        &keys,
+    ));
+    let low = Lowering {
+        ix: &ix,
+        public: &public,
+        candidates: &candidates,
+    };
+
+    let callables = callables::collect(&low, &cfg);
+    let model = ApiModel {
+        crate_name: lib.crate_name,
+        callables: callables.callables,
+        types: typedefs::type_defs(&low, &cfg, &keys),
+        constants: constants::collect(&cfg, ix.modules.iter().map(|m| m.items.as_slice())),
+        unsupported: callables.unsupported,
+    };
+    Ok(Analysis {
+        model,
+        warnings: tree.warnings,
+    })
+}

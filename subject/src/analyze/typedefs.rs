@@ -1,0 +1,163 @@
+//! Public crate types: shape (fields when a literal can build it, variants), the traits they
+//! derive or implement, and which of them can stand in for a bounded generic parameter.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::attrs::{self, CfgEval};
+use super::index::{TypeItem, is_pub};
+use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
+use crate::model::{Field, Ty, TypeDef, TypeKind, Variant, VariantShape};
+
+/// Trait keys per crate type (index into the type table): derives plus `impl Trait for Type`.
+pub(crate) fn trait_keys(low: &Lowering<'_>) -> BTreeMap<usize, BTreeSet<String>> {
+    let mut keys: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for (t, decl) in low.ix.types.iter().enumerate() {
+        keys.entry(t)
+            .or_default()
+            .extend(attrs::derived_traits(decl.attrs()));
+    }
+    let empty = BTreeMap::new();
+    for imp in &low.ix.impls {
+        let Some((trait_path, _)) = &imp.item.trait_ else {
+            continue;
+        };
+        if imp.item.modifiers.polarity.is_some() {
+            continue;
+        }
+        let Some(t) = low.ix.impl_target(imp) else {
+            continue;
+        };
+        let scope = Scope {
+            module: imp.module,
+            self_ty: None,
+            subst: &empty,
+        };
+        keys.entry(t)
+            .or_default()
+            .insert(low.trait_key(scope, trait_path));
+    }
+    keys
+}
+
+/// Public, non-generic crate types with their trait keys: candidates for generic parameters.
+pub(crate) fn candidate_types(
+    low: &Lowering<'_>,
+    keys: &BTreeMap<usize, BTreeSet<String>>,
+) -> Vec<(Ty, BTreeSet<String>)> {
+    low.public
+        .types
+        .iter()
+        .filter(|(t, _)| !low.ix.types[**t].is_generic())
+        .map(|(t, path)| {
+            let ty = Ty::Adt {
+                path: path.clone(),
+                args: Vec::new(),
+            };
+            (ty, keys.get(t).cloned().unwrap_or_default())
+        })
+        .collect()
+}
+
+pub(crate) fn type_defs(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    keys: &BTreeMap<usize, BTreeSet<String>>,
+) -> Vec<TypeDef> {
+    low.public
+        .types
+        .iter()
+        .map(|(&t, path)| {
+            let decl = &low.ix.types[t];
+            // Generic parameters stay symbolic in field types: a TypeDef is not instantiated.
+            let subst: BTreeMap<String, Ty> = decl
+                .generics()
+                .type_params()
+                .map(|p| (p.ident.to_string(), Ty::Other(p.ident.to_string())))
+                .collect();
+            let self_ty = SelfTy {
+                ty: Ty::Adt {
+                    path: path.clone(),
+                    args: Vec::new(),
+                },
+                problem: None,
+            };
+            let scope = Scope {
+                module: decl.module,
+                self_ty: Some(&self_ty),
+                subst: &subst,
+            };
+            let kind = match &decl.item {
+                TypeItem::Struct(s) => struct_kind(low, cfg, scope, s),
+                TypeItem::Enum(e) => TypeKind::Enum {
+                    variants: e
+                        .variants
+                        .iter()
+                        .filter(|v| cfg.keeps(&v.attrs) && !attrs::is_doc_hidden(&v.attrs))
+                        .map(|v| Variant {
+                            name: v.ident.to_string(),
+                            shape: variant_shape(low, cfg, scope, &v.fields),
+                        })
+                        .collect(),
+                },
+            };
+            TypeDef {
+                path: path.clone(),
+                kind,
+                traits: keys
+                    .get(&t)
+                    .map(|k| k.iter().cloned().collect())
+                    .unwrap_or_default(),
+                generic: decl.is_generic(),
+            }
+        })
+        .collect()
+}
+
+fn struct_kind(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    scope: Scope<'_>,
+    s: &syn::ItemStruct,
+) -> TypeKind {
+    let fields: Vec<&syn::Field> = s.fields.iter().filter(|f| cfg.keeps(&f.attrs)).collect();
+    let buildable = fields.iter().all(|f| is_pub(&f.vis)) && !attrs::is_non_exhaustive(&s.attrs);
+    TypeKind::Struct {
+        fields: buildable.then(|| lower_fields(low, scope, &fields)),
+        tuple: matches!(s.fields, syn::Fields::Unnamed(_)),
+    }
+}
+
+fn variant_shape(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    scope: Scope<'_>,
+    fields: &syn::Fields,
+) -> VariantShape {
+    let kept: Vec<&syn::Field> = fields.iter().filter(|f| cfg.keeps(&f.attrs)).collect();
+    match fields {
+        syn::Fields::Unit => VariantShape::Unit,
+        syn::Fields::Unnamed(_) => VariantShape::Tuple(
+            lower_fields(low, scope, &kept)
+                .into_iter()
+                .map(|f| f.ty)
+                .collect(),
+        ),
+        syn::Fields::Named(_) => VariantShape::Struct(lower_fields(low, scope, &kept)),
+    }
+}
+
+fn lower_fields(low: &Lowering<'_>, scope: Scope<'_>, fields: &[&syn::Field]) -> Vec<Field> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Field {
+            name: f
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), ToString::to_string),
+            ty: low
+                .lower(scope, &f.ty, Pos::Other, &mut Vec::new())
+                .unwrap_or_else(|_| Ty::Other(source_text(&f.ty))),
+        })
+        .collect()
+}

@@ -1,0 +1,639 @@
+//! Analysis over small fixture crates (one shape family each) and the bundled examples.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use frugal_subject::analyze::{
+    AnalyzeError, AnalyzeOptions, analyze, analyze_detailed, ty_display,
+};
+use frugal_subject::model::{
+    ApiModel, Callable, CallableKind, Receiver, Ty, TypeDef, TypeKind, VariantShape,
+};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn model_with(dir: &Path, opts: &AnalyzeOptions) -> ApiModel {
+    match analyze(dir, opts) {
+        Ok(model) => model,
+        Err(e) => panic!("analysis of {} failed: {e}", dir.display()),
+    }
+}
+
+fn model(name: &str) -> ApiModel {
+    model_with(&fixture(name), &AnalyzeOptions::default())
+}
+
+fn callable<'m>(m: &'m ApiModel, path: &str) -> &'m Callable {
+    m.callables
+        .iter()
+        .find(|c| c.path == path)
+        .unwrap_or_else(|| panic!("no callable {path} in\n{}", summary(m)))
+}
+
+fn type_def<'m>(m: &'m ApiModel, path: &str) -> &'m TypeDef {
+    m.types
+        .iter()
+        .find(|t| t.path == path)
+        .unwrap_or_else(|| panic!("no type {path} in\n{}", summary(m)))
+}
+
+fn callable_paths(m: &ApiModel) -> BTreeSet<&str> {
+    m.callables.iter().map(|c| c.path.as_str()).collect()
+}
+
+/// Unsupported callables by path: (reason, detail).
+fn unsupported(m: &ApiModel) -> BTreeMap<&str, (&str, &str)> {
+    m.unsupported
+        .iter()
+        .map(|u| (u.path.as_str(), (u.reason.as_str(), u.detail.as_str())))
+        .collect()
+}
+
+fn adt(path: &str) -> Ty {
+    Ty::Adt {
+        path: path.to_string(),
+        args: Vec::new(),
+    }
+}
+
+fn prim(name: &str) -> Ty {
+    Ty::Prim(name.to_string())
+}
+
+/// One line per callable, readable in assertion messages: `path(&self, x: i32) -> bool [T = i32]`.
+fn signature(c: &Callable) -> String {
+    let recv = match &c.kind {
+        CallableKind::Method {
+            receiver: Receiver::Value,
+            ..
+        } => Some("self".to_string()),
+        CallableKind::Method {
+            receiver: Receiver::Ref,
+            ..
+        } => Some("&self".to_string()),
+        CallableKind::Method {
+            receiver: Receiver::RefMut,
+            ..
+        } => Some("&mut self".to_string()),
+        _ => None,
+    };
+    let params = c
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.name, ty_display(&p.ty)));
+    let params: Vec<String> = recv.into_iter().chain(params).collect();
+    let ret = c
+        .ret
+        .as_ref()
+        .map(|t| format!(" -> {}", ty_display(t)))
+        .unwrap_or_default();
+    let inst: Vec<String> = c
+        .instantiation
+        .iter()
+        .map(|(n, t)| format!("{n} = {}", ty_display(t)))
+        .collect();
+    let inst = if inst.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", inst.join(", "))
+    };
+    format!("{}({}){ret}{inst}", c.path, params.join(", "))
+}
+
+fn summary(m: &ApiModel) -> String {
+    let mut out = String::new();
+    for c in &m.callables {
+        out += &format!("callable {}\n", signature(c));
+    }
+    for u in &m.unsupported {
+        out += &format!("unsupported {}: {} ({})\n", u.path, u.reason, u.detail);
+    }
+    for t in &m.types {
+        out += &format!("type {} {:?}\n", t.path, t.traits);
+    }
+    out
+}
+
+#[test]
+fn reexports_give_the_shortest_public_path() {
+    let m = model("analyze_reexports");
+    assert_eq!(m.crate_name, "analyze_reexports");
+    let expected = [
+        "analyze_reexports::basic",
+        "analyze_reexports::not_extra",
+        "analyze_reexports::returns_private",
+        "analyze_reexports::helper",
+        "analyze_reexports::Circle::grow",
+        "analyze_reexports::Engine::new",
+        "analyze_reexports::Engine::start",
+        "analyze_reexports::Box2::new",
+        "analyze_reexports::Box2::area",
+    ];
+    assert_eq!(
+        callable_paths(&m),
+        expected.into_iter().collect(),
+        "{}",
+        summary(&m)
+    );
+    let types: Vec<&str> = m.types.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "analyze_reexports::Engine",
+            "analyze_reexports::Circle",
+            "analyze_reexports::Box2",
+            "analyze_reexports::shapes::Sealed",
+            "analyze_reexports::shapes::Kind",
+            "analyze_reexports::Custom",
+        ]
+    );
+}
+
+#[test]
+fn private_modules_restricted_and_hidden_items_are_not_public() {
+    let m = model("analyze_reexports");
+    for absent in [
+        "secret",
+        "internal",
+        "crate_only",
+        "hidden_fn",
+        "private",
+        "private_helper",
+        "crate_helper",
+        "works",
+    ] {
+        assert!(
+            m.callables.iter().all(|c| c.name != absent)
+                && m.unsupported
+                    .iter()
+                    .all(|u| u.path.rsplit("::").next() != Some(absent)),
+            "{absent} should not be public:\n{}",
+            summary(&m)
+        );
+    }
+    // A private type cannot be named by a test: as a parameter it blocks, as a return it is text.
+    assert_eq!(
+        unsupported(&m).get("analyze_reexports::takes_private"),
+        Some(&("private type", "Secret"))
+    );
+    let ret = &callable(&m, "analyze_reexports::returns_private").ret;
+    assert_eq!(ret, &Some(Ty::Other("Secret".to_string())));
+}
+
+#[test]
+fn files_lines_and_kinds_point_at_the_source() {
+    let m = model("analyze_reexports");
+    let new = callable(&m, "analyze_reexports::Engine::new");
+    assert_eq!((new.file.as_str(), new.line), ("src/inner/deep.rs", 6));
+    assert_eq!(
+        new.kind,
+        CallableKind::Assoc {
+            self_ty: adt("analyze_reexports::Engine")
+        }
+    );
+    assert_eq!(new.ret, Some(adt("analyze_reexports::Engine")));
+    let grow = callable(&m, "analyze_reexports::Circle::grow");
+    assert_eq!(grow.file, "src/imp.rs");
+    assert_eq!(
+        grow.kind,
+        CallableKind::Method {
+            self_ty: adt("analyze_reexports::Circle"),
+            receiver: Receiver::RefMut
+        }
+    );
+    assert_eq!(
+        callable(&m, "analyze_reexports::helper").kind,
+        CallableKind::Free
+    );
+}
+
+#[test]
+fn a_broken_module_file_is_a_warning_not_a_failure() {
+    let analysis = analyze_detailed(&fixture("analyze_reexports"), &AnalyzeOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(analysis.warnings.len(), 1, "{:?}", analysis.warnings);
+    assert_eq!(analysis.warnings[0].file, "src/broken.rs");
+    assert!(analysis.warnings[0].message.contains("failed to parse"));
+}
+
+#[test]
+fn features_select_cfg_items() {
+    let dir = fixture("analyze_reexports");
+    let with = |opts: AnalyzeOptions| {
+        let m = model_with(&dir, &opts);
+        ["basic", "extra", "not_extra"]
+            .into_iter()
+            .filter(|name| m.callables.iter().any(|c| c.name == *name))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(with(AnalyzeOptions::default()), ["basic", "not_extra"]);
+    let full = AnalyzeOptions {
+        features: BTreeSet::from(["full".to_string()]),
+        ..AnalyzeOptions::default()
+    };
+    assert_eq!(with(full), ["basic", "extra"]);
+    let bare = AnalyzeOptions {
+        no_default_features: true,
+        ..AnalyzeOptions::default()
+    };
+    assert_eq!(with(bare), ["not_extra"]);
+    let all = AnalyzeOptions {
+        all_features: true,
+        ..AnalyzeOptions::default()
+    };
+    assert_eq!(with(all), ["basic", "extra"]);
+}
+
+#[test]
+fn struct_fields_only_when_all_public_and_enum_variants_with_shapes() {
+    let m = model("analyze_reexports");
+    let fields = |path: &str| match &type_def(&m, path).kind {
+        TypeKind::Struct { fields, tuple } => (fields.as_ref().map(Vec::len), *tuple),
+        TypeKind::Enum { .. } => panic!("{path} is a struct"),
+    };
+    assert_eq!(fields("analyze_reexports::Circle"), (Some(1), false));
+    assert_eq!(fields("analyze_reexports::Box2"), (None, false));
+    assert_eq!(fields("analyze_reexports::shapes::Sealed"), (None, false));
+    assert_eq!(fields("analyze_reexports::Custom"), (Some(2), true));
+    assert_eq!(
+        type_def(&m, "analyze_reexports::Circle").traits,
+        ["Clone", "Debug", "PartialEq"]
+    );
+
+    let TypeKind::Enum { variants } = &type_def(&m, "analyze_reexports::shapes::Kind").kind else {
+        panic!("Kind is an enum");
+    };
+    let shapes: Vec<(&str, &VariantShape)> = variants
+        .iter()
+        .map(|v| (v.name.as_str(), &v.shape))
+        .collect();
+    assert_eq!(
+        shapes.len(),
+        3,
+        "the doc(hidden) variant is left out: {shapes:?}"
+    );
+    assert_eq!(shapes[0], ("Round", &VariantShape::Unit));
+    assert_eq!(shapes[1], ("Sides", &VariantShape::Tuple(vec![prim("u8")])));
+    let VariantShape::Struct(named) = shapes[2].1 else {
+        panic!("Named has named fields")
+    };
+    assert_eq!(named[1].ty, Ty::Option(Box::new(prim("u8"))));
+}
+
+#[test]
+fn generic_parameters_are_instantiated_from_their_bounds() {
+    let m = model("analyze_generics");
+    let inst = |path: &str| {
+        let c = callable(&m, path);
+        (
+            signature(c),
+            c.instantiation
+                .iter()
+                .map(|(n, t)| format!("{n} = {}", ty_display(t)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(inst("gen::show").1, ["T = String"]);
+    assert_eq!(inst("gen::total").1, ["impl Into<f64> = f64"]);
+    assert_eq!(inst("gen::name_len").1, ["S = String"]);
+    assert_eq!(inst("gen::bytes_len").1, ["impl AsRef<[u8]> = Vec<u8>"]);
+    assert_eq!(inst("gen::smallest").1, ["T = i32"], "where clauses count");
+    // A crate type implementing the crate trait is the candidate.
+    assert_eq!(
+        inst("gen::area_of").0,
+        "gen::area_of(s: &gen::Circle) -> f64 [S = gen::Circle]"
+    );
+    // Generic impl blocks: T substituted in receiver, params and return.
+    let push = callable(&m, "gen::Stack::push");
+    let stack_i32 = Ty::Adt {
+        path: "gen::Stack".to_string(),
+        args: vec![prim("i32")],
+    };
+    assert_eq!(
+        push.kind,
+        CallableKind::Method {
+            self_ty: stack_i32.clone(),
+            receiver: Receiver::RefMut
+        }
+    );
+    assert_eq!(push.params[0].ty, prim("i32"));
+    assert_eq!(callable(&m, "gen::Stack::new").ret, Some(stack_i32));
+
+    let un = unsupported(&m);
+    assert_eq!(
+        un.get("gen::copy_shape"),
+        Some(&("generic bound without candidate", "S: Shape + Copy"))
+    );
+    assert_eq!(
+        un.get("gen::encode"),
+        Some(&("generic bound without candidate", "W: Wire"))
+    );
+}
+
+#[test]
+fn self_aliases_and_std_trait_impls_are_resolved() {
+    let m = model("analyze_generics");
+    let circle = adt("gen::Circle");
+    let error = adt("gen::Error");
+    assert_eq!(
+        callable(&m, "gen::Circle::scaled").ret,
+        Some(circle.clone()),
+        "Self is the impl type"
+    );
+    // `type Result<T> = std::result::Result<T, Error>` expands.
+    let check = callable(&m, "gen::check");
+    assert_eq!(
+        check.ret,
+        Some(Ty::Result(Box::new(prim("u32")), Box::new(error.clone())))
+    );
+    assert_eq!(
+        callable(&m, "gen::io_thing").ret,
+        Some(Ty::Other("std::io::Result<()>".to_string()))
+    );
+    // Trait impls that tests call by name become callables.
+    assert_eq!(
+        callable(&m, "gen::Circle::default").kind,
+        CallableKind::Assoc {
+            self_ty: circle.clone()
+        }
+    );
+    assert_eq!(
+        callable(&m, "gen::Circle::clone").kind,
+        CallableKind::Method {
+            self_ty: circle.clone(),
+            receiver: Receiver::Ref
+        }
+    );
+    let from_str = callable(&m, "gen::Circle::from_str");
+    assert_eq!(
+        from_str.params[0].ty,
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Str)
+        }
+    );
+    assert_eq!(
+        from_str.ret,
+        Some(Ty::Result(Box::new(circle.clone()), Box::new(error)))
+    );
+    assert_eq!(callable(&m, "gen::Circle::from").params[0].ty, prim("f64"));
+    assert_eq!(
+        callable(&m, "gen::Circle::into_parts").ret,
+        Some(Ty::Tuple(vec![prim("f64"), prim("bool")]))
+    );
+    // Other trait impls are recorded on the type, not as callables.
+    let traits = &type_def(&m, "gen::Circle").traits;
+    for t in [
+        "Clone",
+        "Debug",
+        "Default",
+        "Display",
+        "From<f64>",
+        "FromStr",
+        "PartialEq",
+        "Shape",
+    ] {
+        assert!(traits.iter().any(|x| x == t), "{t} missing from {traits:?}");
+    }
+    assert!(
+        m.callables
+            .iter()
+            .all(|c| c.name != "fmt" && c.name != "area"),
+        "{}",
+        summary(&m)
+    );
+}
+
+#[test]
+fn lifetime_carrying_types_block_receivers_and_params_only() {
+    let m = model("analyze_generics");
+    assert!(type_def(&m, "gen::Parser").generic);
+    assert!(type_def(&m, "gen::Stack").generic);
+    assert!(!type_def(&m, "gen::Circle").generic);
+    let un = unsupported(&m);
+    assert_eq!(
+        un.get("gen::Parser::first_word").map(|u| u.0),
+        Some("lifetime-carrying type")
+    );
+    assert_eq!(
+        un.get("gen::parse_with").map(|u| u.0),
+        Some("lifetime-carrying type")
+    );
+    // No receiver, no lifetime-carrying parameter: callable; its return is kept as text.
+    let new = callable(&m, "gen::Parser::new");
+    assert_eq!(
+        new.params[0].ty,
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Str)
+        }
+    );
+    assert!(matches!(new.ret, Some(Ty::Other(_))));
+}
+
+#[test]
+fn every_unsupported_reason_is_reported() {
+    let m = model("analyze_unsupported");
+    let expected = [
+        ("closure", "closure parameter", "impl Fn(i32) -> i32"),
+        ("closure_generic", "closure parameter", "F: FnMut(u8)"),
+        ("object", "trait object", "dyn fmt::Debug"),
+        ("danger", "unsafe fn", "unsafe fn danger"),
+        ("later", "async fn", "async fn later"),
+        ("fixed", "const generic", "const N: usize"),
+        ("dep", "dependency type", "regex::Regex"),
+        ("wait", "std type not supported", "std::time::Duration"),
+        ("lookup", "std type not supported", "HashMap<String, i32>"),
+        ("raw", "raw pointer", "*mut i32"),
+        ("callback", "fn pointer", "fn(i32) -> i32"),
+        (
+            "serialize",
+            "generic bound without candidate",
+            "S: serde::Serializer",
+        ),
+        ("Thing::render", "formatter", "fmt::Formatter<'_>"),
+        ("Thing::boxed", "std type not supported", "Box<Self>"),
+    ];
+    let un = unsupported(&m);
+    for (name, reason, detail) in expected {
+        let path = format!("analyze_unsupported::{name}");
+        assert_eq!(
+            un.get(path.as_str()),
+            Some(&(reason, detail)),
+            "{}",
+            summary(&m)
+        );
+    }
+    assert_eq!(un.len(), expected.len(), "{}", summary(&m));
+    assert_eq!(
+        signature(callable(&m, "analyze_unsupported::Thing::fine")),
+        "analyze_unsupported::Thing::fine(&mut self, x: i32, s: &str, v: Vec<u8>, o: Option<(u8, char)>, sl: &[i64]) -> bool"
+    );
+    assert_eq!(
+        type_def(&m, "analyze_unsupported::Thing").traits,
+        ["Display"]
+    );
+}
+
+#[test]
+fn constants_come_from_code_and_match_patterns() {
+    let m = model("analyze_generics");
+    let k = &m.constants;
+    assert!(
+        k.strings.iter().any(|s| s == "unit"),
+        "match arm pattern: {k:?}"
+    );
+    assert!(k.floats.contains(&3.14) && k.floats.contains(&1.0), "{k:?}");
+    assert!(k.ints.contains(&42) && k.ints.contains(&10), "{k:?}");
+    assert_eq!(k.chars, [' ']);
+    assert!(
+        k.strings
+            .iter()
+            .all(|s| !s.contains("Generic instantiation")),
+        "doc comments are not code"
+    );
+    let sorted = |v: &[i128]| v.windows(2).all(|w| w[0] < w[1]);
+    assert!(sorted(&k.ints), "sorted and deduplicated");
+}
+
+#[test]
+fn manifest_errors_name_the_problem() {
+    let missing = fixture("analyze_does_not_exist");
+    assert!(matches!(
+        analyze(&missing, &AnalyzeOptions::default()),
+        Err(AnalyzeError::Read { .. })
+    ));
+}
+
+/// Every `pub fn` written in an example crate's non-test code, by name.
+fn pub_fn_names(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut files = vec![dir.join("src")];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(
+                std::fs::read_dir(&path)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        // The examples keep their unit tests in one trailing `#[cfg(test)]` module.
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for line in code.lines() {
+            let line = line.trim_start();
+            let rest = line
+                .strip_prefix("pub fn ")
+                .or_else(|| line.strip_prefix("pub const fn "));
+            if let Some(rest) = rest {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn example_crates_account_for_every_pub_fn() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("Cargo.toml").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    assert!(
+        !dirs.is_empty(),
+        "no example crates under {}",
+        examples.display()
+    );
+    for dir in dirs {
+        let analysis =
+            analyze_detailed(&dir, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let m = &analysis.model;
+        assert!(
+            analysis.warnings.is_empty(),
+            "{}: {:?}",
+            dir.display(),
+            analysis.warnings
+        );
+        let accounted: BTreeSet<&str> = m
+            .callables
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain(
+                m.unsupported
+                    .iter()
+                    .filter_map(|u| u.path.rsplit("::").next()),
+            )
+            .collect();
+        let pub_fns = pub_fn_names(&dir);
+        for name in &pub_fns {
+            assert!(
+                accounted.contains(name.as_str()),
+                "{}: pub fn {name} missing\n{}",
+                dir.display(),
+                summary(m)
+            );
+        }
+        assert!(m.callables.len() + m.unsupported.len() >= pub_fns.len());
+        assert!(!m.callables.is_empty(), "{}: no callables", dir.display());
+        for c in &m.callables {
+            assert!(
+                c.path.starts_with(&format!("{}::", m.crate_name)),
+                "{}",
+                c.path
+            );
+            assert!(
+                c.params.iter().all(|p| !matches!(p.ty, Ty::Other(_))),
+                "{}",
+                signature(c)
+            );
+            let source = std::fs::read_to_string(dir.join(&c.file)).unwrap_or_default();
+            let line = source
+                .lines()
+                .nth(c.line.saturating_sub(1))
+                .unwrap_or_default();
+            assert!(
+                line.contains(&format!("fn {}", c.name)),
+                "{}: line {} is `{line}`",
+                c.path,
+                c.line
+            );
+        }
+        for u in &m.unsupported {
+            assert!(!u.reason.is_empty() && !u.detail.is_empty(), "{u:?}");
+        }
+        let reasons: BTreeMap<&str, usize> =
+            m.unsupported.iter().fold(BTreeMap::new(), |mut acc, u| {
+                *acc.entry(u.reason.as_str()).or_default() += 1;
+                acc
+            });
+        eprintln!(
+            "{}: {} callables, {} types, unsupported {reasons:?}, constants {}i/{}f/{}s/{}c",
+            m.crate_name,
+            m.callables.len(),
+            m.types.len(),
+            m.constants.ints.len(),
+            m.constants.floats.len(),
+            m.constants.strings.len(),
+            m.constants.chars.len()
+        );
+    }
+}
