@@ -4,6 +4,7 @@
 //! It implements the `frugal-search` traits for a real crate and is the only part of frugal that
 //! reads Rust source or drives cargo. It must know nothing about storage, scheduling or HTTP.
 
+pub mod analyze;
 pub mod manifest;
 pub mod model;
 pub mod probe_src;
