@@ -5,6 +5,7 @@
 //! reads Rust source or drives cargo. It must know nothing about storage, scheduling or HTTP.
 
 pub mod analyze;
+pub mod instrument;
 pub mod manifest;
 pub mod model;
 pub mod probe_src;

@@ -1,0 +1,150 @@
+//! The scratch copy of the user's crate: the only tree the instrumenter writes to.
+//!
+//! As cargo-mutants' `copy_tree.rs`: walk with the `ignore` crate (the crate's own `.gitignore`
+//! honoured), skip the top-level `target/`, VCS directories, frugal's own output and the
+//! output directory itself when it lies inside the crate. Files whose content is unchanged keep
+//! their mtime, so cargo does not rebuild what did not change between two runs; files that no
+//! longer exist in the source are pruned.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+
+use super::InstrumentError;
+
+const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj", ".pijul"];
+const TOP_LEVEL_SKIPS: &[&str] = &["target", "frugal.out", "mutants.out", "mutants.out.old"];
+
+/// Copies `from` into `to`, skipping `out_dir` if it lies inside `from`. Files named in
+/// `overrides` (relative paths) get the given content instead, whether the walk meets them or
+/// not (a module file may be gitignored).
+pub(crate) fn copy_tree(
+    from: &Path,
+    to: &Path,
+    out_dir: &Path,
+    overrides: &HashMap<PathBuf, Vec<u8>>,
+) -> Result<(), InstrumentError> {
+    let out_dir = out_dir.to_path_buf();
+    let walker = WalkBuilder::new(from)
+        .hidden(false)
+        .parents(false)
+        .require_git(false)
+        .git_global(false)
+        .follow_links(false)
+        .filter_entry(move |e| !excluded(&out_dir, e.path(), e.depth()))
+        .build();
+    fs::create_dir_all(to).map_err(|e| io_err(to, e))?;
+    let mut kept = HashSet::new();
+    for entry in walker {
+        let entry = entry.map_err(|e| InstrumentError::Io {
+            path: from.to_path_buf(),
+            source: io::Error::other(e.to_string()),
+        })?;
+        let Ok(rel) = entry.path().strip_prefix(from) else {
+            continue;
+        };
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let dest = to.join(rel);
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            fs::create_dir_all(&dest).map_err(|e| io_err(&dest, e))?;
+        } else if kind.is_symlink() {
+            copy_symlink(entry.path(), &dest)?;
+        } else if let Some(bytes) = overrides.get(rel) {
+            write_if_changed(&dest, bytes)?;
+        } else {
+            let bytes = fs::read(entry.path()).map_err(|e| io_err(entry.path(), e))?;
+            write_if_changed(&dest, &bytes)?;
+        }
+        kept.insert(rel.to_path_buf());
+    }
+    for (rel, bytes) in overrides {
+        if kept.insert(rel.clone()) {
+            write_if_changed(&to.join(rel), bytes)?;
+        }
+    }
+    prune(to, to, &kept)
+}
+
+fn excluded(out_dir: &Path, path: &Path, depth: usize) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    (depth == 1 && TOP_LEVEL_SKIPS.contains(&name)) || VCS_DIRS.contains(&name) || path == out_dir
+}
+
+/// Writes `bytes` to `path` unless it already holds them; never writes through a symlink.
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), InstrumentError> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::remove_file(path).map_err(|e| io_err(path, e))?;
+        }
+        Ok(_) => {
+            if fs::read(path).is_ok_and(|old| old == bytes) {
+                return Ok(());
+            }
+        }
+        Err(_) => {}
+    }
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    }
+    fs::write(path, bytes).map_err(|e| io_err(path, e))
+}
+
+#[cfg(unix)]
+fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+    let target = fs::read_link(src).map_err(|e| io_err(src, e))?;
+    if fs::read_link(dest).is_ok_and(|old| old == target) {
+        return Ok(());
+    }
+    if fs::symlink_metadata(dest).is_ok() {
+        fs::remove_file(dest).map_err(|e| io_err(dest, e))?;
+    }
+    std::os::unix::fs::symlink(&target, dest).map_err(|e| io_err(dest, e))
+}
+
+#[cfg(not(unix))]
+fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+    // Without symlinks, copy what the link points at.
+    let bytes = fs::read(src).map_err(|e| io_err(src, e))?;
+    write_if_changed(dest, &bytes)
+}
+
+/// Removes files of an earlier copy that the source no longer has. The copy's `target/` and
+/// `Cargo.lock` belong to cargo.
+fn prune(root: &Path, dir: &Path, kept: &HashSet<PathBuf>) -> Result<(), InstrumentError> {
+    let entries = fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err(dir, e))?;
+        let path = entry.path();
+        let Ok(rel) = path.strip_prefix(root) else {
+            continue;
+        };
+        if rel == Path::new("target") || rel == Path::new("Cargo.lock") || kept.contains(rel) {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) && rel != Path::new("target") {
+                prune(root, &path, kept)?;
+            }
+            continue;
+        }
+        let result = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        result.map_err(|e| io_err(&path, e))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn io_err(path: &Path, source: io::Error) -> InstrumentError {
+    InstrumentError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}

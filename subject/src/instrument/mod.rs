@@ -1,0 +1,252 @@
+//! Instrumentation: a scratch copy of the crate whose library sources carry probes, and the
+//! goals manifest numbering them.
+//!
+//! It owns the copy (`copy`), the copy's manifest (`cargo_toml`), the module walk (`walk`), the
+//! probe-inserting visitor (`visit`, `cond`), the span-based text edits (`edits`), the skip
+//! predicate (`skip`) and the build-and-retry loop (`cargo`). Probes are inserted as text at
+//! byte offsets and never add a newline, so every line of the copy is the user's line. It knows
+//! the probe runtime only as the fully qualified paths it writes (`::frugal_probe::...`); it
+//! knows nothing about the harness or the search.
+//!
+//! Decision: instrumentation runs on a scoped thread of its own. proc-macro2's span locations
+//! live in a thread-local source map that is never freed; a thread per call frees it and keeps
+//! the caller's own syn trees out of the way.
+
+mod cargo;
+mod cargo_toml;
+mod cond;
+mod copy;
+mod edits;
+mod skip;
+#[cfg(test)]
+mod tests;
+mod visit;
+mod walk;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::manifest::Manifest;
+use crate::probe_src;
+
+pub use visit::Region;
+
+/// Reason recorded for items excluded by [`instrument_and_build`].
+pub const COMPILE_ERROR: &str = "compile error after instrumentation";
+
+/// What to instrument and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Items to leave alone (the retry loop of [`instrument_and_build`] adds to these).
+    pub exclude: Vec<Exclusion>,
+    /// Whether statements get line goals.
+    pub line_goals: bool,
+    /// Extra arguments for `cargo build`, such as `--features x` or `--all-features`.
+    pub cargo_args: Vec<String>,
+    /// How many builds [`instrument_and_build`] may try before giving up.
+    pub max_builds: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            exclude: Vec::new(),
+            line_goals: true,
+            cargo_args: Vec::new(),
+            max_builds: 8,
+        }
+    }
+}
+
+/// An item, or a whole file, left uninstrumented on purpose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exclusion {
+    /// Source file relative to the crate root, `/`-separated.
+    pub file: String,
+    /// Line of the excluded fn's `fn` keyword; `None` excludes every fn of the file.
+    pub line: Option<usize>,
+    /// Recorded in [`Manifest::skipped`].
+    pub reason: String,
+}
+
+/// An instrumented copy of a crate.
+#[derive(Debug, Clone)]
+pub struct Instrumented {
+    /// The copy's root directory (`out_dir/crate`).
+    pub root: PathBuf,
+    pub manifest: Manifest,
+    /// Line ranges of the instrumented fns.
+    pub regions: Vec<Region>,
+}
+
+/// Why a crate could not be instrumented.
+#[derive(Debug, thiserror::Error)]
+pub enum InstrumentError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Manifest { path: PathBuf, message: String },
+    #[error("{}: no library target (no src/lib.rs and no [lib] path)", .0.display())]
+    NoLibrary(PathBuf),
+    #[error("could not run cargo: {0}")]
+    Cargo(#[source] std::io::Error),
+    #[error("the instrumented crate does not build (after {attempts} attempts):\n{messages}")]
+    Build { attempts: usize, messages: String },
+    #[error("instrumentation thread panicked")]
+    Panicked,
+}
+
+/// Copies `crate_dir` into `out_dir/crate` (the user's tree is never touched), writes the probe
+/// crate to `out_dir/frugal-probe`, makes the copy depend on it and rewrites every file of the
+/// library's module tree with probes.
+pub fn instrument(
+    crate_dir: &Path,
+    out_dir: &Path,
+    opts: &Options,
+) -> Result<Instrumented, InstrumentError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| copy::io_err(out_dir, e))?;
+    let crate_dir = crate_dir
+        .canonicalize()
+        .map_err(|e| copy::io_err(crate_dir, e))?;
+    let out_dir = out_dir
+        .canonicalize()
+        .map_err(|e| copy::io_err(out_dir, e))?;
+    let root = out_dir.join("crate");
+    let probe_dir = out_dir.join("frugal-probe");
+    probe_src::write_probe_crate(&probe_dir).map_err(|e| copy::io_err(&probe_dir, e))?;
+
+    let package = cargo_toml::prepare(&crate_dir, &probe_dir)?;
+    if !crate_dir.join(&package.lib).is_file() {
+        return Err(InstrumentError::NoLibrary(crate_dir));
+    }
+    let walked = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            // Deeply nested expressions recurse deeply in syn and in the visitor.
+            .stack_size(64 << 20)
+            .spawn_scoped(s, || walk::walk(&crate_dir, &package.lib, opts))
+            .map_err(|e| copy::io_err(&crate_dir, e))?
+            .join()
+            .map_err(|_| InstrumentError::Panicked)
+    })?;
+
+    let mut overrides: HashMap<PathBuf, Vec<u8>> = walked
+        .files
+        .into_iter()
+        .map(|(rel, text)| (rel, text.into_bytes()))
+        .collect();
+    if package.edition == "2015" {
+        // 2015 paths starting with `::` are crate-relative: declare the probe at the root.
+        let lib = overrides
+            .entry(package.lib.clone())
+            .or_insert_with(|| std::fs::read(crate_dir.join(&package.lib)).unwrap_or_default());
+        lib.extend_from_slice(b"\nextern crate frugal_probe;\n");
+    }
+    overrides.insert(PathBuf::from("Cargo.toml"), package.manifest.into_bytes());
+    if let Some(lock) = &package.workspace_lock
+        && let Ok(bytes) = std::fs::read(lock)
+    {
+        overrides.insert(PathBuf::from("Cargo.lock"), bytes);
+    }
+    copy::copy_tree(&crate_dir, &root, &out_dir, &overrides)?;
+    Ok(Instrumented {
+        root,
+        manifest: walked.manifest,
+        regions: walked.regions,
+    })
+}
+
+/// [`instrument`], then `cargo build --lib` of the copy in `target_dir`. Each compile error is
+/// traced to the innermost instrumented fn around it (or, failing that, its file), which is
+/// excluded and recorded as [`COMPILE_ERROR`]; then it tries again, up to
+/// [`Options::max_builds`] builds. One bad spot never costs the whole crate.
+pub fn instrument_and_build(
+    crate_dir: &Path,
+    out_dir: &Path,
+    target_dir: &Path,
+    opts: &Options,
+) -> Result<Instrumented, InstrumentError> {
+    let mut opts = opts.clone();
+    let mut last_messages = String::new();
+    let attempts = opts.max_builds.max(1);
+    for _ in 0..attempts {
+        let inst = instrument(crate_dir, out_dir, &opts)?;
+        let (errors, stderr) = match cargo::build_lib(&inst.root, target_dir, &opts.cargo_args)? {
+            cargo::Build::Ok => return Ok(inst),
+            cargo::Build::Failed { errors, stderr } => (errors, stderr),
+        };
+        let new = exclusions_for(&errors, &inst, &opts.exclude);
+        last_messages = if errors.is_empty() {
+            stderr
+        } else {
+            errors
+                .iter()
+                .map(|e| e.rendered.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        if new.is_empty() {
+            break;
+        }
+        opts.exclude.extend(new);
+    }
+    Err(InstrumentError::Build {
+        attempts,
+        messages: last_messages,
+    })
+}
+
+/// New exclusions that should make `errors` go away: the innermost instrumented fn around
+/// each error, else the error's whole file if it was instrumented at all.
+fn exclusions_for(
+    errors: &[cargo::CompileError],
+    inst: &Instrumented,
+    existing: &[Exclusion],
+) -> Vec<Exclusion> {
+    let mut out: Vec<Exclusion> = Vec::new();
+    for err in errors {
+        let in_region = err.locations.iter().find_map(|(file, line)| {
+            inst.regions
+                .iter()
+                .filter(|r| &r.file == file && r.start <= *line && *line <= r.end)
+                .min_by_key(|r| r.end - r.start)
+        });
+        let ex = match in_region {
+            Some(r) => Exclusion {
+                file: r.file.clone(),
+                line: Some(r.fn_line),
+                reason: COMPILE_ERROR.into(),
+            },
+            None => {
+                let Some((file, _)) = err
+                    .locations
+                    .iter()
+                    .find(|(f, _)| inst.regions.iter().any(|r| &r.file == f))
+                else {
+                    continue;
+                };
+                Exclusion {
+                    file: file.clone(),
+                    line: None,
+                    reason: COMPILE_ERROR.into(),
+                }
+            }
+        };
+        if !existing.contains(&ex) && !out.contains(&ex) {
+            out.push(ex);
+        }
+    }
+    out
+}
+
+/// Instruments one file's text on the current thread (for tests and previews): the rewritten
+/// text (the original when nothing changed) and the goals it numbered. `None` when the file
+/// does not parse or is test-only; the reason is in the manifest.
+pub fn instrument_source(text: &str, file: &str, opts: &Options) -> (Option<String>, Manifest) {
+    let mut manifest = Manifest::default();
+    let out = walk::instrument_text(text, file, Vec::new(), opts, &mut manifest);
+    let text = out.map(|o| o.text.unwrap_or_else(|| text.to_string()));
+    (text, manifest)
+}
