@@ -49,7 +49,7 @@ pub(crate) fn report(
     let mut baselines = Vec::new();
     let mut tests = Vec::new();
     for (unit, m) in units.iter().zip(measured) {
-        let figures = figures(context.plan, &m);
+        let figures = figures(context.plan, context.valgrind_version.is_some(), &m);
         let outcomes: Vec<Outcome> = m.samples.iter().map(|s| s.outcome.clone()).collect();
         match &unit.name {
             None => baselines.push(Baseline {
@@ -117,7 +117,8 @@ fn notes(context: &Context<'_>) -> Vec<String> {
     if context.valgrind_version.is_some() {
         notes.push(
             "valgrind figures come from one run per test (cachegrind counts are deterministic \
-             for single-threaded code)"
+             for single-threaded code); valgrind replaces memset/memcpy with simple loops, so \
+             tests that fill or copy much memory count more instructions than they retire natively"
                 .into(),
         );
     }
@@ -127,8 +128,8 @@ fn notes(context: &Context<'_>) -> Vec<String> {
 /// Reads one value out of a sample.
 type Pick = fn(&Sample) -> Option<f64>;
 
-/// All figures of one unit.
-fn figures(plan: &Plan, m: &Measured) -> Vec<Figure> {
+/// All figures of one unit; `valgrind` says whether valgrind figures were asked for.
+fn figures(plan: &Plan, valgrind: bool, m: &Measured) -> Vec<Figure> {
     let passes: Vec<&Sample> = m.samples.iter().filter(|s| s.outcome.is_pass()).collect();
     let mut figures = Vec::new();
     for event in PerfEvent::ALL {
@@ -167,6 +168,16 @@ fn figures(plan: &Plan, m: &Measured) -> Vec<Figure> {
     ];
     for (metric, source, pick) in wait4 {
         figures.push(from_values(metric, source, &passes, pick));
+    }
+    if valgrind && m.valgrind.is_none() {
+        let reason = "valgrind skipped: the test never passed without it";
+        for (metric, source) in [
+            (Metric::Instructions, Source::Cachegrind),
+            (Metric::HeapTotalBytes, Source::Dhat),
+            (Metric::HeapPeakBytes, Source::Dhat),
+        ] {
+            figures.push(unavailable(metric, source, reason.into()));
+        }
     }
     if let Some((cg, dh)) = &m.valgrind {
         figures.push(valgrind_figure(
@@ -382,7 +393,7 @@ mod tests {
             ],
             valgrind: None,
         };
-        let figures = figures(&no_pmu_plan(), &m);
+        let figures = figures(&no_pmu_plan(), false, &m);
         let find = |metric, source| {
             figures
                 .iter()
@@ -415,8 +426,8 @@ mod tests {
             samples: vec![sample(Outcome::Pass, 400, 2048)],
             valgrind: None,
         };
-        let mut test_figures = figures(&plan, &test);
-        subtract(&mut test_figures, &figures(&plan, &base));
+        let mut test_figures = figures(&plan, false, &test);
+        subtract(&mut test_figures, &figures(&plan, false, &base));
         let net = |metric| match &test_figures
             .iter()
             .find(|f| f.metric == metric)
@@ -436,7 +447,7 @@ mod tests {
             samples: vec![sample(Outcome::Timeout { after_ms: 1 }, 0, 0)],
             valgrind: None,
         };
-        let figures = figures(&no_pmu_plan(), &m);
+        let figures = figures(&no_pmu_plan(), false, &m);
         assert!(figures.iter().all(|f| f.stats().is_none()));
     }
 }

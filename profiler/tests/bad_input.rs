@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::config;
-use frugal_profiler::report::Outcome;
+use frugal_profiler::report::{Metric, Outcome, Reading, Source};
 use frugal_profiler::{ProfileError, profile};
 
 #[test]
@@ -104,4 +104,33 @@ fn a_directory_without_a_crate_is_refused() {
     config.crate_dir = dir.path().to_path_buf();
     let err = profile(&config).expect_err("no crate");
     assert!(matches!(err, ProfileError::NotACrate(_)), "{err}");
+}
+
+#[test]
+fn valgrind_skips_tests_that_never_passed() {
+    if !common::valgrind_present("valgrind_skips_tests_that_never_passed") {
+        return;
+    }
+    let mut config = config("bad");
+    config.repeat = 1;
+    config.timeout = Duration::from_secs(2);
+    config.valgrind = true;
+    let report = profile(&config).expect("profile under valgrind");
+    let skipped = report.test("tests::hangs").unwrap();
+    assert!(skipped.valgrind_outcomes.is_empty());
+    let figure = skipped
+        .figure(Metric::Instructions, Source::Cachegrind)
+        .expect("figure present, unavailable");
+    match &figure.reading {
+        Reading::Unavailable { reason } => assert!(reason.contains("never passed"), "{reason}"),
+        Reading::Measured { .. } => panic!("a hanging test has no valgrind figures"),
+    }
+    let passed = report.test("tests::passes").unwrap();
+    assert_eq!(passed.valgrind_outcomes, vec![Outcome::Pass, Outcome::Pass]);
+    assert!(
+        passed
+            .figure(Metric::Instructions, Source::Cachegrind)
+            .and_then(|f| f.stats())
+            .is_some()
+    );
 }

@@ -11,7 +11,8 @@
 //! 1. fork; the child blocks reading an internal pipe; print `pid <child-pid>`.
 //! 2. wait for one byte on stdin (the profiler has armed its counters on the child); EOF means the
 //!    profiler gave up: kill the child and exit 3.
-//! 3. release the child, which execs PROGRAM with stdin `/dev/null` and stdout+stderr our stderr;
+//! 3. release the child, which execs PROGRAM with stdin `/dev/null`, stdout+stderr our stderr,
+//!    SIGPIPE at its default and no core dumps (RLIMIT_CORE 0: its cwd is the user's crate);
 //!    print `execfail errno=N` if exec failed, else wait4 and print
 //!    `done kind=exit|signal value=N core=0|1 wall_ns=.. utime_us=.. stime_us=.. maxrss_kib=..
 //!    minflt=.. majflt=.. nvcsw=.. nivcsw=..`.
@@ -109,6 +110,12 @@ unsafe fn child(
         // Rust's runtime ignores SIGPIPE and ignored signals survive exec; a test expects the
         // default, as `Command` gives it.
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        // A crashing test must not drop core files into the crate directory (its cwd).
+        let no_core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
         libc::execvp(argv[0], argv.as_ptr());
         let errno = *libc::__errno_location();
         let bytes = errno.to_ne_bytes();
