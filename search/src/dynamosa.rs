@@ -142,7 +142,10 @@ pub(crate) fn preference_sort(f: &[Vec<f64>], lens: &[usize], m: usize) -> Vec<V
     let n = f.len();
     let targets = f.first().map_or(0, Vec::len);
     let mut in_first = vec![false; n];
-    #[expect(clippy::needless_range_loop, reason = "t indexes a column of the matrix")]
+    #[expect(
+        clippy::needless_range_loop,
+        reason = "t indexes a column of the matrix"
+    )]
     for t in 0..targets {
         let best = (0..n).min_by(|&a, &b| f[a][t].total_cmp(&f[b][t]).then(lens[a].cmp(&lens[b])));
         if let Some(b) = best {

@@ -95,10 +95,13 @@ impl<'s> Builder<'s> {
 
     fn change(&self, t: &mut TestCase, rng: &mut impl Rng) {
         let p = 1.0 / t.len().max(1) as f64;
-        for i in 0..t.len() {
+        // Changing a call may replace it by a longer chain or drop it: re-read the length.
+        let mut i = 0;
+        while i < t.len() {
             if rng.random_bool(p) {
                 self.change_stmt(t, i, rng);
             }
+            i += 1;
         }
     }
 

@@ -5,7 +5,13 @@
 //! reads Rust source or drives cargo. It must know nothing about storage, scheduling or HTTP.
 
 pub mod analyze;
+pub mod cargo;
+pub mod copy;
+pub mod emit;
+pub mod executor;
+pub mod harness;
 pub mod instrument;
 pub mod manifest;
 pub mod model;
+pub mod pipeline;
 pub mod probe_src;

@@ -117,7 +117,10 @@ pub struct TypeDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum TypeKind {
     /// A struct; `fields` is `Some` only when every field is public (a literal can build it).
-    Struct { fields: Option<Vec<Field>>, tuple: bool },
+    Struct {
+        fields: Option<Vec<Field>>,
+        tuple: bool,
+    },
     /// An enum with its variants.
     Enum { variants: Vec<Variant> },
 }

@@ -7,7 +7,10 @@ use std::path::Path;
 const FILES: &[(&str, &str)] = &[
     ("src/lib.rs", include_str!("../../probe/src/lib.rs")),
     ("src/alloc.rs", include_str!("../../probe/src/alloc.rs")),
-    ("src/distance.rs", include_str!("../../probe/src/distance.rs")),
+    (
+        "src/distance.rs",
+        include_str!("../../probe/src/distance.rs"),
+    ),
     ("src/harness.rs", include_str!("../../probe/src/harness.rs")),
     ("src/tables.rs", include_str!("../../probe/src/tables.rs")),
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),

@@ -1,0 +1,208 @@
+//! `frugal run`: the one-shot pipeline with a progress bar and a summary.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
+use frugal_subject::analyze::AnalyzeOptions;
+use frugal_subject::executor::ExecConfig;
+use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `frugal run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Path to the crate (the directory holding its Cargo.toml).
+    pub krate: PathBuf,
+    /// Search budget: a duration (`30s`, `5m`) or a number of executions (`20000`).
+    #[arg(long, default_value = "30s")]
+    pub budget: Budget,
+    /// Seed of the search; the same seed and an execution budget give the same suite.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Search algorithm: random or dynamosa.
+    #[arg(long, default_value = "dynamosa")]
+    pub algorithm: AlgorithmKind,
+    /// Directory for the generated file and summary.json.
+    #[arg(long, default_value = "frugal.out")]
+    pub out: PathBuf,
+    /// Also write the suite to tests/frugal_generated.rs in the crate.
+    #[arg(long)]
+    pub write: bool,
+    /// Harness processes running tests in parallel (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Wall-clock limit per test execution, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub timeout_ms: u64,
+    /// Scratch directory for the instrumented copy and build cache (default: ~/.cache/frugal).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Features to enable, comma separated.
+    #[arg(long, value_delimiter = ',')]
+    pub features: Vec<String>,
+    /// Enable every feature.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `frugal run`.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    if !args.krate.join("Cargo.toml").is_file() {
+        anyhow::bail!(
+            "{} has no Cargo.toml: pass the directory of a Rust crate",
+            args.krate.display()
+        );
+    }
+    let mut exec = ExecConfig {
+        timeout: Duration::from_millis(args.timeout_ms.max(1)),
+        ..ExecConfig::default()
+    };
+    if let Some(w) = args.workers {
+        exec.workers = w.max(1);
+    }
+    let opts = RunOptions {
+        crate_dir: args.krate.clone(),
+        out_dir: args.out.clone(),
+        write: args.write,
+        search: SearchParams {
+            algorithm: args.algorithm,
+            seed: args.seed,
+            budget: args.budget,
+            ..SearchParams::default()
+        },
+        exec,
+        work_dir: args.work_dir.clone(),
+        analyze: AnalyzeOptions {
+            features: args.features.iter().cloned().collect(),
+            all_features: args.all_features,
+            ..AnalyzeOptions::default()
+        },
+    };
+    let mut bar = Bar::new(!args.json);
+    let summary = pipeline::run(&opts, &mut bar)
+        .with_context(|| format!("frugal run {}", args.krate.display()))?;
+    bar.finish();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    fn new(visible: bool) -> Self {
+        let bar = if visible {
+            ProgressBar::new_spinner()
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Bar { bar }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Progress for Bar {
+    fn phase(&mut self, phase: Phase) {
+        let msg = match phase {
+            Phase::Analyse => "analysing the public API",
+            Phase::Instrument => "instrumenting a copy and building it",
+            Phase::BuildHarness => "building the harness",
+            Phase::Search => "searching",
+            Phase::Minimise => "minimising the suite",
+            Phase::Verify => "compiling and running the suite twice against the real crate",
+        };
+        if phase == Phase::Search {
+            self.bar.set_style(
+                ProgressStyle::with_template("{spinner} searching [{bar:30}] {percent:>3}% {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            self.bar.set_length(1000);
+        } else {
+            self.bar.set_style(ProgressStyle::default_spinner());
+        }
+        self.bar.set_message(msg);
+    }
+
+    fn generation(&mut self, g: &Generation) {
+        self.bar.set_position((g.progress * 1000.0) as u64);
+        self.bar.set_message(format!(
+            "gen {} | {} executions | {}/{} goals",
+            g.number, g.executions, g.covered, g.goals
+        ));
+    }
+}
+
+fn pct(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        100.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+fn print_summary(s: &RunSummary) {
+    println!(
+        "frugal run: {} ({} search, seed {}, budget {})",
+        s.krate, s.algorithm, s.seed, s.budget
+    );
+    println!("goals covered by the emitted suite:");
+    for (kind, c) in &s.goals {
+        println!(
+            "  {kind:<9} {:>5}/{:<5} {:5.1}%",
+            c.covered,
+            c.total,
+            pct(c.covered, c.total)
+        );
+    }
+    println!(
+        "tests: {} emitted, {} dropped by verification",
+        s.tests_emitted,
+        s.tests_dropped.len()
+    );
+    for d in &s.tests_dropped {
+        println!("  dropped {}: {}", d.name, d.reason);
+    }
+    println!(
+        "search: {} executions, {:.0} executions/s, {} crashes, {} timeouts",
+        s.executions, s.executions_per_second, s.crashes, s.timeouts
+    );
+    println!(
+        "callables: {}/{} supported ({:.0}%)",
+        s.callables.supported,
+        s.callables.total,
+        pct(s.callables.supported, s.callables.total)
+    );
+    for (reason, n) in &s.callables.reasons {
+        println!("  {n:>4} {reason}");
+    }
+    let t = &s.seconds;
+    println!(
+        "time: analyse {:.1}s, instrument+build {:.1}s, harness build {:.1}s, search {:.1}s, minimise {:.1}s, verify {:.1}s",
+        t.analyse, t.instrument, t.build_harness, t.search, t.minimise, t.verify
+    );
+    if s.uninstrumented > 0 {
+        println!(
+            "uninstrumented spots: {} (see summary.json)",
+            s.uninstrumented
+        );
+    }
+    println!("suite: {}", s.output.display());
+    if let Some(p) = &s.written_to_crate {
+        println!("written to: {}", p.display());
+    }
+}

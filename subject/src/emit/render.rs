@@ -1,0 +1,470 @@
+//! Renders test cases as readable Rust: named variables, literals inline, regression assertions
+//! on returned values, `#[should_panic]` for tests that end in a panic.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use frugal_search::{ExecResult, Pass, Status, TestCase, Value};
+
+use crate::harness::registry::{Op, OpCode, Registry};
+use crate::harness::render::construct;
+use crate::model::{ApiModel, CallableKind, Ty};
+
+/// One test ready to be written: its name and its text.
+#[derive(Debug, Clone)]
+pub struct RenderedTest {
+    pub name: String,
+    pub text: String,
+}
+
+/// Longest `expected` string in `#[should_panic]`.
+const EXPECTED_CHARS: usize = 80;
+
+/// Renders one executed test. `names` holds the names taken so far in the file.
+pub fn render_test(
+    test: &TestCase,
+    result: &ExecResult,
+    reg: &Registry,
+    model: &ApiModel,
+    names: &mut BTreeSet<String>,
+) -> RenderedTest {
+    let r = Renderer::new(test, reg, model);
+    let name = unique(test_name(test, result, reg, model), names);
+    let mut body = String::new();
+    for i in 0..test.len() {
+        r.statement(i, result, &mut body);
+    }
+    let mut text = String::from("#[test]\n");
+    if let Status::Panicked { message, .. } = &result.status {
+        match expected(message) {
+            Some(e) => {
+                let _ = writeln!(text, "#[should_panic(expected = {e:?})]");
+            }
+            None => text.push_str("#[should_panic]\n"),
+        }
+    }
+    let _ = write!(text, "fn {name}() {{\n{body}}}\n");
+    RenderedTest { name, text }
+}
+
+/// The first line of a panic message, cut to a readable length on a char boundary.
+fn expected(message: &str) -> Option<String> {
+    let first = message.lines().next()?.trim();
+    if first.is_empty() {
+        return None;
+    }
+    Some(first.chars().take(EXPECTED_CHARS).collect())
+}
+
+struct Renderer<'a> {
+    test: &'a TestCase,
+    reg: &'a Registry,
+    model: &'a ApiModel,
+    /// Statement index -> variable name, for statements bound with `let`.
+    vars: BTreeMap<usize, String>,
+    /// Statements rendered inline at their single use.
+    inline: BTreeSet<usize>,
+    /// Variables some later statement borrows mutably.
+    mutable: BTreeSet<usize>,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(test: &'a TestCase, reg: &'a Registry, model: &'a ApiModel) -> Self {
+        let mut uses: BTreeMap<usize, Vec<Pass>> = BTreeMap::new();
+        for s in &test.stmts {
+            let op = &reg.ops[s.op as usize];
+            for (k, &a) in s.args.iter().enumerate() {
+                uses.entry(a as usize).or_default().push(param(op, k).1);
+            }
+        }
+        let mut r = Renderer {
+            test,
+            reg,
+            model,
+            vars: BTreeMap::new(),
+            inline: BTreeSet::new(),
+            mutable: BTreeSet::new(),
+        };
+        let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, s) in test.stmts.iter().enumerate() {
+            let op = &reg.ops[s.op as usize];
+            let u = uses.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+            if u.contains(&Pass::Mut) {
+                r.mutable.insert(i);
+            }
+            let pure = matches!(
+                op.code,
+                OpCode::Literal(_)
+                    | OpCode::VecOf(_)
+                    | OpCode::Some(_)
+                    | OpCode::None(_)
+                    | OpCode::StructLit { .. }
+                    | OpCode::Variant { .. }
+            );
+            let receiver = test
+                .stmts
+                .iter()
+                .any(|t| is_receiver(&reg.ops[t.op as usize], &t.args, i, model));
+            if pure && u.len() == 1 && u[0] != Pass::Mut && !receiver {
+                r.inline.insert(i);
+            } else if op.ret.is_some() {
+                let base = var_base(op.ret.as_ref().unwrap_or(&Ty::Unit), model);
+                let n = taken.entry(base.clone()).or_insert(0);
+                *n += 1;
+                r.vars
+                    .insert(i, if *n == 1 { base } else { format!("{base}_{n}") });
+            }
+        }
+        r
+    }
+
+    fn statement(&self, i: usize, result: &ExecResult, out: &mut String) {
+        if self.inline.contains(&i) {
+            return;
+        }
+        let s = &self.test.stmts[i];
+        let op = &self.reg.ops[s.op as usize];
+        let expr = self.expr(i);
+        // Assert only on what the crate computed, not on literals the test wrote itself.
+        let summary = result
+            .summaries
+            .get(i)
+            .cloned()
+            .flatten()
+            .filter(|_| is_call(op));
+        let panics_here = matches!(result.status, Status::Panicked { .. })
+            && i + 1 == self.test.len()
+            && result.completed == i;
+        let used_later = self.test.stmts[i + 1..]
+            .iter()
+            .any(|t| t.args.contains(&(i as u32)));
+        match (&self.vars.get(&i), op.ret_source.as_ref()) {
+            (Some(v), _) if used_later || summary.is_some() && !panics_here => {
+                let m = if self.mutable.contains(&i) {
+                    "mut "
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "    let {m}{v} = {expr};");
+                if let (Some(sum), Some(t), false) = (summary, op.ret.as_ref(), panics_here) {
+                    out.push_str(&assertion(v, t, &sum));
+                }
+            }
+            (_, Some(t)) if !matches!(t, Ty::Unit) => {
+                match summary.filter(|_| !panics_here && is_call(op)) {
+                    Some(sum) => out.push_str(&assertion(&expr, t, &sum)),
+                    None => {
+                        let _ = writeln!(out, "    let _ = {expr};");
+                    }
+                }
+            }
+            _ => {
+                let _ = writeln!(out, "    {expr};");
+            }
+        }
+    }
+
+    /// The expression of statement `i`.
+    fn expr(&self, i: usize) -> String {
+        let s = &self.test.stmts[i];
+        let op = &self.reg.ops[s.op as usize];
+        let args: Vec<String> = s
+            .args
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| self.arg(op, k, a as usize))
+            .collect();
+        let k = &self.model.crate_name;
+        match &op.code {
+            OpCode::Literal(Ty::String) => {
+                format!("String::from({})", literal(&Ty::String, s.value.as_ref()))
+            }
+            OpCode::Literal(t) => literal(t, s.value.as_ref()),
+            OpCode::Call(c) => {
+                let c = &self.model.callables[*c];
+                match &c.kind {
+                    CallableKind::Method { .. } => {
+                        let recv = self.receiver(s.args[0] as usize);
+                        format!("{recv}.{}({})", c.name, args[1..].join(", "))
+                    }
+                    _ => format!("{}({})", c.path, args.join(", ")),
+                }
+            }
+            OpCode::VecOf(_) => format!("vec![{}]", args.join(", ")),
+            OpCode::Some(_) => format!("Some({})", args[0]),
+            OpCode::None(t) => format!("None::<{}>", crate::harness::render::ty(t, k)),
+            OpCode::UnwrapOk(_) => format!("{}.unwrap()", args[0]),
+            OpCode::UnwrapSome(_) => format!("{}.unwrap()", args[0]),
+            OpCode::StructLit {
+                path,
+                fields,
+                tuple,
+            }
+            | OpCode::Variant {
+                path,
+                fields,
+                tuple,
+            } => construct(path, fields, *tuple, &args),
+        }
+    }
+
+    fn receiver(&self, a: usize) -> String {
+        self.vars
+            .get(&a)
+            .cloned()
+            .unwrap_or_else(|| format!("({})", self.expr(a)))
+    }
+
+    /// Argument `k` of `op`, bound to statement `a`, with the borrow the parameter needs.
+    fn arg(&self, op: &Op, k: usize, a: usize) -> String {
+        let (_, pass, source) = param(op, k);
+        let value = match self.vars.get(&a) {
+            Some(v) => v.clone(),
+            None => self.expr(a),
+        };
+        let inline_str = self.inline.contains(&a)
+            && matches!(
+                self.reg.ops[self.test.stmts[a].op as usize].code,
+                OpCode::Literal(Ty::String)
+            );
+        let wants_str = matches!(source, Ty::Ref { ref inner, .. } if matches!(**inner, Ty::Str));
+        match pass {
+            Pass::Move => value,
+            // A `&str` parameter takes the bare literal.
+            Pass::Ref if inline_str && wants_str => {
+                literal(&Ty::String, self.test.stmts[a].value.as_ref())
+            }
+            Pass::Ref => format!("&{value}"),
+            Pass::Mut => format!("&mut {value}"),
+        }
+    }
+}
+
+fn is_call(op: &Op) -> bool {
+    matches!(op.code, OpCode::Call(_))
+}
+
+fn is_receiver(op: &Op, args: &[u32], i: usize, model: &ApiModel) -> bool {
+    match op.code {
+        OpCode::Call(c) => {
+            matches!(model.callables[c].kind, CallableKind::Method { .. })
+                && args.first() == Some(&(i as u32))
+        }
+        _ => false,
+    }
+}
+
+/// Parameter `k` of an op; variadic collections repeat their one parameter.
+fn param(op: &Op, k: usize) -> (Ty, Pass, Ty) {
+    let i = if matches!(op.code, OpCode::VecOf(_)) {
+        0
+    } else {
+        k
+    };
+    op.params[i].clone()
+}
+
+/// A literal as Rust source.
+pub fn literal(t: &Ty, v: Option<&Value>) -> String {
+    match (t, v) {
+        (Ty::Prim(p), Some(Value::Float(f))) => float_literal(*f, p),
+        (Ty::Prim(p), Some(Value::Int(i))) if p == "i128" || p == "u128" => format!("{i}{p}"),
+        (_, Some(Value::Int(i))) => i.to_string(),
+        (_, Some(Value::Bool(b))) => b.to_string(),
+        (_, Some(Value::Char(c))) => format!("{c:?}"),
+        (_, Some(Value::Str(s))) => format!("{s:?}"),
+        _ => "Default::default()".into(),
+    }
+}
+
+fn float_literal(f: f64, p: &str) -> String {
+    if f.is_nan() {
+        return format!("{p}::NAN");
+    }
+    if f.is_infinite() {
+        return format!("{p}::{}", if f > 0.0 { "INFINITY" } else { "NEG_INFINITY" });
+    }
+    let s = if p == "f32" {
+        format!("{:?}", f as f32)
+    } else {
+        format!("{f:?}")
+    };
+    format!("{s}{p}")
+}
+
+/// A regression assertion on `expr`, whose type is `t` and whose `Debug` form was `summary`.
+fn assertion(expr: &str, t: &Ty, summary: &str) -> String {
+    match t {
+        Ty::Prim(p) if p == "f32" || p == "f64" => match summary {
+            "NaN" => format!("    assert!({expr}.is_nan());\n"),
+            "inf" => format!("    assert_eq!({expr}, {p}::INFINITY);\n"),
+            "-inf" => format!("    assert_eq!({expr}, {p}::NEG_INFINITY);\n"),
+            s => format!("    assert_eq!({expr}, {s}{p});\n"),
+        },
+        Ty::Prim(_) | Ty::String => format!("    assert_eq!({expr}, {summary});\n"),
+        Ty::Ref { inner, .. } if matches!(**inner, Ty::Str) => {
+            format!("    assert_eq!({expr}, {summary});\n")
+        }
+        _ => format!("    assert_eq!(format!(\"{{:?}}\", {expr}), {summary:?});\n"),
+    }
+}
+
+fn var_base(t: &Ty, model: &ApiModel) -> String {
+    let _ = model;
+    match t {
+        Ty::Prim(p) if p == "bool" => "flag".into(),
+        Ty::Prim(p) if p == "char" => "ch".into(),
+        Ty::Prim(p) if p.starts_with('f') => "x".into(),
+        Ty::Prim(_) => "n".into(),
+        Ty::String => "text".into(),
+        Ty::Vec(_) => "items".into(),
+        Ty::Option(_) => "maybe".into(),
+        Ty::Result(..) => "result".into(),
+        Ty::Tuple(_) => "pair".into(),
+        Ty::Adt { path, .. } => snake(path.rsplit("::").next().unwrap_or("value")),
+        _ => "value".into(),
+    }
+}
+
+/// `BoundedStack` -> `bounded_stack`.
+pub fn snake(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() || c == '_' {
+            out.push(c);
+        }
+    }
+    match out.as_str() {
+        "" => "value".into(),
+        // Keywords cannot be variable names.
+        "type" | "match" | "ref" | "move" | "loop" | "mod" | "use" | "fn" | "impl" | "self" => {
+            format!("{out}_")
+        }
+        _ => out,
+    }
+}
+
+/// `classify_triangle_returns_isosceles`-style names from the last call and its outcome.
+fn test_name(test: &TestCase, result: &ExecResult, reg: &Registry, model: &ApiModel) -> String {
+    let last_call =
+        test.stmts
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, s)| match reg.ops[s.op as usize].code {
+                OpCode::Call(c) => Some((i, c)),
+                _ => None,
+            });
+    let Some((i, c)) = last_call else {
+        return "builds_values".into();
+    };
+    let callable = &model.callables[c];
+    let mut name = match &callable.kind {
+        CallableKind::Free => snake(&callable.name),
+        CallableKind::Method { self_ty, .. } | CallableKind::Assoc { self_ty } => {
+            format!("{}_{}", var_base(self_ty, model), snake(&callable.name))
+        }
+    };
+    let outcome = match (&result.status, result.summaries.get(i).cloned().flatten()) {
+        (Status::Panicked { .. }, _) => "panics".to_string(),
+        (_, Some(s)) => outcome_word(&s),
+        _ => String::new(),
+    };
+    if !outcome.is_empty() {
+        name.push('_');
+        name.push_str(&outcome);
+    }
+    name.trim_start_matches('_').to_string()
+}
+
+/// A word for a returned value: `returns_err`, `returns_none`, `is_true`, `returns_isosceles`.
+fn outcome_word(summary: &str) -> String {
+    let head: String = summary
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    match head.as_str() {
+        "Err" => "returns_err".into(),
+        "Ok" => "returns_ok".into(),
+        "None" => "returns_none".into(),
+        "Some" => "returns_some".into(),
+        "true" => "is_true".into(),
+        "false" => "is_false".into(),
+        h if h.chars().next().is_some_and(char::is_uppercase) && h.len() <= 24 => {
+            format!("returns_{}", snake(h))
+        }
+        _ => String::new(),
+    }
+}
+
+fn unique(base: String, names: &mut BTreeSet<String>) -> String {
+    let base = if base.is_empty() {
+        "generated".to_string()
+    } else {
+        base
+    };
+    let mut name = base.clone();
+    let mut n = 1;
+    while names.contains(&name) {
+        n += 1;
+        name = format!("{base}_{n}");
+    }
+    names.insert(name.clone());
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_snake_case_and_unique() {
+        assert_eq!(snake("BoundedStack"), "bounded_stack");
+        assert_eq!(snake("Type"), "type_");
+        let mut taken = BTreeSet::new();
+        assert_eq!(unique("push".into(), &mut taken), "push");
+        assert_eq!(unique("push".into(), &mut taken), "push_2");
+        assert_eq!(outcome_word("Err(BadNumber)"), "returns_err");
+        assert_eq!(outcome_word("Isosceles"), "returns_isosceles");
+        assert_eq!(outcome_word("42"), "");
+    }
+
+    #[test]
+    fn literals_render_as_valid_rust() {
+        assert_eq!(
+            literal(&Ty::String, Some(&Value::Str("a\"b\n".into()))),
+            "\"a\\\"b\\n\""
+        );
+        assert_eq!(
+            literal(&Ty::Prim("f64".into()), Some(&Value::Float(1.0))),
+            "1.0f64"
+        );
+        assert_eq!(
+            literal(&Ty::Prim("f64".into()), Some(&Value::Float(f64::NAN))),
+            "f64::NAN"
+        );
+        assert_eq!(
+            literal(&Ty::Prim("char".into()), Some(&Value::Char('\''))),
+            "'\\''"
+        );
+        assert_eq!(
+            literal(&Ty::Prim("i8".into()), Some(&Value::Int(-128))),
+            "-128"
+        );
+    }
+
+    #[test]
+    fn should_panic_expectations_are_first_lines() {
+        assert_eq!(expected("boom\nmore"), Some("boom".into()));
+        assert_eq!(expected(""), None);
+        assert_eq!(
+            expected(&"é".repeat(200)).map(|s| s.chars().count()),
+            Some(EXPECTED_CHARS)
+        );
+    }
+}

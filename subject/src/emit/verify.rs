@@ -1,0 +1,216 @@
+//! Verification: compile the emitted file against a clean copy of the crate and run it twice.
+//! Tests that do not compile, fail, or disagree between runs are dropped and counted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::render::RenderedTest;
+use crate::cargo;
+
+/// What verification kept and dropped.
+#[derive(Debug, Clone, Default)]
+pub struct Verified {
+    /// The final file text (only passing tests).
+    pub text: String,
+    pub kept: Vec<String>,
+    /// Dropped tests with the reason.
+    pub dropped: Vec<(String, String)>,
+    /// The dropped tests' text, each preceded by a comment with the reason, for inspection.
+    pub dropped_text: String,
+    pub build_time: Duration,
+    pub run_time: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("failed to prepare the verification copy in {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("failed to run cargo: {0}")]
+    Cargo(std::io::Error),
+    #[error("the crate's tests do not build even without generated tests:\n{0}")]
+    CrateBroken(String),
+    #[error("the test binary did not finish within {0:?}")]
+    Hung(Duration),
+}
+
+/// Name of the integration-test target frugal writes.
+pub const TEST_TARGET: &str = "frugal_generated";
+const ROUNDS: usize = 5;
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
+/// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file.
+pub fn verify(
+    crate_dir: &Path,
+    work: &Path,
+    header: &str,
+    mut tests: Vec<RenderedTest>,
+) -> Result<Verified, VerifyError> {
+    let copy = work.join("verify");
+    crate::copy::copy_crate(crate_dir, &copy).map_err(|source| VerifyError::Io {
+        path: copy.clone(),
+        source,
+    })?;
+    let file = copy.join("tests").join(format!("{TEST_TARGET}.rs"));
+    std::fs::create_dir_all(copy.join("tests")).map_err(|source| VerifyError::Io {
+        path: copy.clone(),
+        source,
+    })?;
+    let target = work.join("target-verify");
+    let mut v = Verified::default();
+    for _ in 0..ROUNDS {
+        let text = super::assemble(header, &tests);
+        std::fs::write(&file, &text).map_err(|source| VerifyError::Io {
+            path: file.clone(),
+            source,
+        })?;
+        let started = Instant::now();
+        let mut cmd = cargo::command(&copy, &target);
+        cmd.args([
+            "test",
+            "--test",
+            TEST_TARGET,
+            "--no-run",
+            "--message-format=json",
+        ]);
+        let out = cargo::run_json(cmd).map_err(VerifyError::Cargo)?;
+        v.build_time += started.elapsed();
+        if !out.success {
+            let bad = failing_tests(&out, header, &tests);
+            if bad.is_empty() {
+                return Err(VerifyError::CrateBroken(cargo::summarise_errors(&out, 3)));
+            }
+            drop_tests(&mut tests, &bad, &mut v);
+            continue;
+        }
+        let Some((_, exe)) = out.executables.iter().find(|(n, _)| n == TEST_TARGET) else {
+            return Err(VerifyError::CrateBroken(
+                "cargo built no test executable".into(),
+            ));
+        };
+        let started = Instant::now();
+        let first = run_tests(exe, &copy)?;
+        let second = run_tests(exe, &copy)?;
+        v.run_time += started.elapsed();
+        let failing: Vec<(String, String)> = tests
+            .iter()
+            .filter_map(|t| {
+                let (a, b) = (first.contains(&t.name), second.contains(&t.name));
+                match (a, b) {
+                    (true, true) => None,
+                    (false, false) => Some((t.name.clone(), "fails against the real crate".into())),
+                    _ => Some((t.name.clone(), "flaky: passed once, failed once".into())),
+                }
+            })
+            .collect();
+        if failing.is_empty() {
+            v.text = text;
+            v.kept = tests.iter().map(|t| t.name.clone()).collect();
+            return Ok(v);
+        }
+        drop_tests(&mut tests, &failing, &mut v);
+    }
+    // Out of rounds: keep nothing rather than something unverified.
+    v.dropped.extend(
+        tests
+            .iter()
+            .map(|t| (t.name.clone(), "unverified after repeated rounds".into())),
+    );
+    v.text = super::assemble(header, &[]);
+    Ok(v)
+}
+
+fn drop_tests(tests: &mut Vec<RenderedTest>, bad: &[(String, String)], v: &mut Verified) {
+    for t in tests.iter() {
+        if let Some((_, why)) = bad.iter().find(|(n, _)| *n == t.name) {
+            v.dropped_text
+                .push_str(&format!("\n// dropped: {why}\n{}", t.text));
+        }
+    }
+    tests.retain(|t| !bad.iter().any(|(n, _)| *n == t.name));
+    v.dropped.extend(bad.iter().cloned());
+}
+
+/// Tests whose lines hold a compiler error, with the error's first line.
+fn failing_tests(
+    out: &cargo::BuildOutput,
+    header: &str,
+    tests: &[RenderedTest],
+) -> Vec<(String, String)> {
+    // Line where each test starts in the assembled file.
+    let mut starts = Vec::with_capacity(tests.len());
+    let mut line = header.lines().count() + 2;
+    for t in tests {
+        starts.push(line + 1);
+        line += 1 + t.text.lines().count();
+    }
+    let mut bad: Vec<(String, String)> = Vec::new();
+    for e in out
+        .errors
+        .iter()
+        .filter(|e| e.file.ends_with(&format!("{TEST_TARGET}.rs")))
+    {
+        let i = starts.partition_point(|&s| s <= e.line);
+        if i == 0 {
+            continue;
+        }
+        let name = &tests[i - 1].name;
+        if !bad.iter().any(|(n, _)| n == name) {
+            let first = e
+                .rendered
+                .lines()
+                .next()
+                .unwrap_or("compile error")
+                .to_string();
+            bad.push((name.clone(), format!("does not compile: {first}")));
+        }
+    }
+    bad
+}
+
+/// Runs the test binary and returns the names of the passing tests.
+fn run_tests(exe: &Path, dir: &Path) -> Result<Vec<String>, VerifyError> {
+    let mut child = Command::new(exe)
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(VerifyError::Cargo)?;
+    let mut stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(o) = stdout.as_mut() {
+            let _ = std::io::Read::read_to_string(o, &mut s);
+        }
+        s
+    });
+    let started = Instant::now();
+    loop {
+        if child.try_wait().map_err(VerifyError::Cargo)?.is_some() {
+            break;
+        }
+        if started.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(VerifyError::Hung(RUN_LIMIT));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = reader.join().unwrap_or_default();
+    Ok(out
+        .lines()
+        .filter_map(|l| {
+            let name = l.strip_prefix("test ")?.strip_suffix(" ... ok")?;
+            Some(
+                name.strip_suffix(" - should panic")
+                    .unwrap_or(name)
+                    .to_string(),
+            )
+        })
+        .collect())
+}

@@ -1,0 +1,445 @@
+//! The executor: a pool of harness processes that run test cases and report what the probes saw.
+//!
+//! Each worker is one harness process in its own process group, fed batched frames on
+//! descriptor 3 by a writer thread and read on descriptor 4 by a reader thread, so the engine
+//! never blocks on a full pipe and can always enforce its deadline. A test that kills its
+//! harness (abort, stack overflow, out of memory, `exit`) is recorded as crashing, the harness is
+//! restarted, and the rest of the batch is sent again. A test that makes no progress within the
+//! timeout gets its process group killed the same way. Fuel inside the probes stops most endless
+//! loops long before that, deterministically.
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use frugal_probe::wire::{self, Dec, Enc, Outcome, Request};
+use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
+
+/// Limits and sizes of the pool.
+#[derive(Debug, Clone)]
+pub struct ExecConfig {
+    pub workers: usize,
+    /// Longest a single test may take, wall clock.
+    pub timeout: Duration,
+    /// Probe units (loop iterations and function entries) per test.
+    pub fuel: i64,
+    /// Deepest nesting of instrumented calls.
+    pub depth: u32,
+    /// Live heap ceiling per harness, enforced by the counting allocator.
+    pub heap_bytes: u64,
+    /// Address-space limit of a harness process (`RLIMIT_AS`).
+    pub address_space: u64,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            workers: thread::available_parallelism().map_or(1, |n| n.get()),
+            timeout: Duration::from_secs(2),
+            fuel: 2_000_000,
+            depth: 1_000,
+            heap_bytes: 1 << 30,
+            address_space: 8 << 30,
+        }
+    }
+}
+
+/// What went wrong and how often, for the summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecStats {
+    pub executions: u64,
+    pub crashes: u64,
+    pub timeouts: u64,
+    pub restarts: u64,
+}
+
+/// A pool of harness processes implementing the search's [`Executor`].
+pub struct ExecutorPool {
+    binary: PathBuf,
+    config: ExecConfig,
+    workers: Vec<Option<Worker>>,
+    pub stats: ExecStats,
+}
+
+struct Worker {
+    child: Child,
+    requests: Sender<Vec<u8>>,
+    outcomes: Receiver<Option<Outcome>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+/// Keep this much of a harness's stderr to explain a crash.
+const STDERR_KEEP: usize = 8 << 10;
+
+impl ExecutorPool {
+    pub fn new(binary: PathBuf, config: ExecConfig) -> Self {
+        let n = config.workers.max(1);
+        ExecutorPool {
+            binary,
+            config,
+            workers: (0..n).map(|_| None).collect(),
+            stats: ExecStats::default(),
+        }
+    }
+
+    /// Runs tests on one worker slot, restarting its harness as often as needed.
+    fn run_on(
+        binary: &PathBuf,
+        config: &ExecConfig,
+        slot: &mut Option<Worker>,
+        tests: &[TestCase],
+        stats: &mut ExecStats,
+    ) -> Vec<ExecResult> {
+        let mut results = Vec::with_capacity(tests.len());
+        while results.len() < tests.len() {
+            let worker = match slot {
+                Some(w) => w,
+                None => match Worker::spawn(binary, config) {
+                    Ok(w) => slot.insert(w),
+                    Err(e) => {
+                        let reason = format!("cannot start the harness {}: {e}", binary.display());
+                        results.extend(
+                            tests[results.len()..]
+                                .iter()
+                                .map(|_| crashed(reason.clone())),
+                        );
+                        break;
+                    }
+                },
+            };
+            let start = results.len();
+            worker.send(&tests[start..]);
+            let mut failed = None;
+            for t in &tests[start..] {
+                match worker.outcomes.recv_timeout(config.timeout) {
+                    Ok(Some(o)) => results.push(convert(o, t.len())),
+                    Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                        failed = Some(false);
+                        break;
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        failed = Some(true);
+                        break;
+                    }
+                }
+            }
+            if let Some(timed_out) = failed {
+                let Some(w) = slot.take() else { break };
+                let reason = w.stop(timed_out);
+                stats.restarts += 1;
+                if timed_out {
+                    stats.timeouts += 1;
+                    results.push(timeout_result(config.timeout));
+                } else {
+                    stats.crashes += 1;
+                    results.push(crashed(reason));
+                }
+            }
+        }
+        stats.executions += tests.len() as u64;
+        results
+    }
+
+    /// Stops every harness.
+    pub fn shutdown(&mut self) {
+        for w in self.workers.iter_mut().filter_map(Option::take) {
+            w.close();
+        }
+    }
+}
+
+impl Drop for ExecutorPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Executor for ExecutorPool {
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        if tests.is_empty() {
+            return Vec::new();
+        }
+        let n = self.workers.len().min(tests.len()).max(1);
+        let chunk = tests.len().div_ceil(n);
+        let (binary, config) = (&self.binary, &self.config);
+        let mut parts: Vec<(Vec<ExecResult>, ExecStats)> = Vec::new();
+        thread::scope(|s| {
+            let handles: Vec<_> = self
+                .workers
+                .iter_mut()
+                .zip(tests.chunks(chunk))
+                .map(|(slot, part)| {
+                    s.spawn(move || {
+                        let mut st = ExecStats::default();
+                        let r = Self::run_on(binary, config, slot, part, &mut st);
+                        (r, st)
+                    })
+                })
+                .collect();
+            for h in handles {
+                parts.push(
+                    h.join()
+                        .unwrap_or_else(|_| (Vec::new(), ExecStats::default())),
+                );
+            }
+        });
+        let mut out = Vec::with_capacity(tests.len());
+        for (r, st) in parts {
+            out.extend(r);
+            self.stats.executions += st.executions;
+            self.stats.crashes += st.crashes;
+            self.stats.timeouts += st.timeouts;
+            self.stats.restarts += st.restarts;
+        }
+        // A worker thread that died would leave holes; never hand the search a short answer.
+        while out.len() < tests.len() {
+            out.push(crashed("executor worker failed".into()));
+        }
+        out
+    }
+}
+
+impl Worker {
+    fn spawn(binary: &PathBuf, config: &ExecConfig) -> std::io::Result<Worker> {
+        let (req_read, req_write) = std::io::pipe()?;
+        let (out_read, out_write) = std::io::pipe()?;
+        let mut cmd = Command::new(binary);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let (r, w) = (req_read.as_raw_fd(), out_write.as_raw_fd());
+        let limit = config.address_space;
+        // SAFETY: only async-signal-safe calls (fcntl, dup2, setrlimit) between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                place_fds(r, w)?;
+                let rl = libc::rlimit {
+                    rlim_cur: limit as libc::rlim_t,
+                    rlim_max: limit as libc::rlim_t,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &rl);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn()?;
+        drop(req_read);
+        drop(out_write);
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(mut pipe) = child.stderr.take() {
+            let keep = Arc::clone(&stderr);
+            thread::spawn(move || drain(&mut pipe, &keep));
+        }
+        let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>();
+        thread::spawn(move || {
+            let mut pipe = req_write;
+            for bytes in req_rx {
+                if pipe.write_all(&bytes).and_then(|_| pipe.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        let (out_tx, out_rx) = mpsc::channel();
+        thread::spawn(move || read_outcomes(out_read, &out_tx));
+        let worker = Worker {
+            child,
+            requests: req_tx,
+            outcomes: out_rx,
+            stderr,
+        };
+        let mut enc = Enc::default();
+        enc.request(&Request::Config {
+            fuel: config.fuel,
+            depth: config.depth,
+            heap_bytes: config.heap_bytes,
+        });
+        let _ = worker.requests.send(enc.buf);
+        Ok(worker)
+    }
+
+    fn send(&self, tests: &[TestCase]) {
+        let mut enc = Enc::default();
+        for t in tests {
+            enc.request(&Request::Run(to_wire(t)));
+        }
+        let _ = self.requests.send(enc.buf);
+    }
+
+    /// Kills the process group and explains how the harness ended.
+    fn stop(mut self, timed_out: bool) -> String {
+        let pid = self.child.id() as i32;
+        if timed_out {
+            // SAFETY: plain syscall on the group we created.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
+        let status = self.child.wait();
+        // SAFETY: as above; children the test left behind go too.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        let tail = self.stderr_line();
+        match status {
+            Ok(s) if s.signal().is_some() => {
+                let sig = s.signal().unwrap_or(0);
+                format!(
+                    "harness killed by signal {sig} ({}){tail}",
+                    signal_name(sig)
+                )
+            }
+            Ok(s) => format!("harness exited with {}{tail}", s.code().unwrap_or(-1)),
+            Err(e) => format!("harness lost: {e}"),
+        }
+    }
+
+    fn stderr_line(&self) -> String {
+        // Give the stderr thread a moment to catch the last words.
+        thread::sleep(Duration::from_millis(20));
+        let buf = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&buf);
+        text.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| format!(": {}", l.trim()))
+            .unwrap_or_default()
+    }
+
+    fn close(mut self) {
+        let mut enc = Enc::default();
+        enc.request(&Request::Shutdown);
+        let _ = self.requests.send(enc.buf);
+        drop(self.requests);
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+        let pid = self.child.id() as i32;
+        // SAFETY: plain syscall on the group we created.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// Moves the pipe ends to descriptors 3 and 4, going through high numbers first so that one
+/// cannot clobber the other, and clears close-on-exec on the results.
+fn place_fds(r: RawFd, w: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl/dup2 on descriptors we own, in the child before exec.
+    unsafe {
+        let hr = libc::fcntl(r, libc::F_DUPFD, 64);
+        let hw = libc::fcntl(w, libc::F_DUPFD, 64);
+        if hr < 0 || hw < 0 || libc::dup2(hr, 3) < 0 || libc::dup2(hw, 4) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        libc::close(hr);
+        libc::close(hw);
+    }
+    Ok(())
+}
+
+fn drain(pipe: &mut impl Read, keep: &Mutex<Vec<u8>>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = pipe.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut k) = keep.lock() {
+            k.extend_from_slice(&chunk[..n]);
+            if k.len() > STDERR_KEEP {
+                let cut = k.len() - STDERR_KEEP;
+                k.drain(..cut);
+            }
+        }
+    }
+}
+
+fn read_outcomes(pipe: std::io::PipeReader, tx: &Sender<Option<Outcome>>) {
+    let mut r = std::io::BufReader::new(pipe);
+    let mut frame = Vec::new();
+    loop {
+        let outcome = match wire::read_frame(&mut r, &mut frame) {
+            Ok(true) => Dec::new(&frame).outcome().ok(),
+            _ => None,
+        };
+        let end = outcome.is_none();
+        if tx.send(outcome).is_err() || end {
+            return;
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGABRT => "abort",
+        libc::SIGSEGV => "segmentation fault",
+        libc::SIGKILL => "killed",
+        libc::SIGBUS => "bus error",
+        libc::SIGILL => "illegal instruction",
+        libc::SIGFPE => "arithmetic exception",
+        _ => "signal",
+    }
+}
+
+fn to_wire(t: &TestCase) -> Vec<wire::Stmt> {
+    t.stmts
+        .iter()
+        .map(|s| wire::Stmt {
+            op: s.op,
+            args: s.args.clone(),
+            value: match &s.value {
+                None => wire::Value::None,
+                Some(Value::Int(i)) => wire::Value::Int(*i),
+                Some(Value::Float(f)) => wire::Value::Float(*f),
+                Some(Value::Bool(b)) => wire::Value::Bool(*b),
+                Some(Value::Char(c)) => wire::Value::Char(*c),
+                Some(Value::Str(s)) => wire::Value::Str(s.clone()),
+            },
+        })
+        .collect()
+}
+
+fn convert(o: Outcome, len: usize) -> ExecResult {
+    let status = match o.status {
+        wire::Status::Completed => Status::Completed,
+        wire::Status::Panicked => Status::Panicked {
+            message: o.message,
+            location: o.location,
+        },
+        wire::Status::OutOfFuel | wire::Status::TooDeep => Status::Timeout,
+        wire::Status::Invalid => Status::Invalid { reason: o.message },
+    };
+    ExecResult {
+        status,
+        completed: (o.stopped_at as usize).min(len),
+        goals: o.goals,
+        summaries: o.summaries,
+        counters: Counters {
+            statements: o.statements,
+            calls: o.calls,
+            loops: o.loops,
+            allocations: o.allocations,
+            alloc_bytes: o.alloc_bytes,
+        },
+    }
+}
+
+fn crashed(reason: String) -> ExecResult {
+    ExecResult {
+        status: Status::Crashed { reason },
+        completed: 0,
+        goals: Vec::new(),
+        summaries: Vec::new(),
+        counters: Counters::default(),
+    }
+}
+
+fn timeout_result(after: Duration) -> ExecResult {
+    let mut r = crashed(String::new());
+    r.status = Status::Timeout;
+    let _ = after;
+    r
+}

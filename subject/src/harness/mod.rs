@@ -1,0 +1,195 @@
+//! The harness: a generated dispatch module injected into the instrumented copy (so that
+//! crate-private items stay reachable), and a thin binary whose `main` serves test cases.
+//!
+//! Operations that fail to compile are dropped and the build retried; the reasons are kept
+//! for the summary, so one odd signature never costs the whole crate.
+
+pub mod registry;
+pub mod render;
+
+use std::path::{Path, PathBuf};
+
+use crate::cargo;
+use crate::manifest::Manifest;
+use crate::model::{ApiModel, Unsupported};
+use registry::{OpCode, Registry};
+
+/// A built harness binary and the operations it serves.
+#[derive(Debug)]
+pub struct Harness {
+    pub binary: PathBuf,
+    pub registry: Registry,
+}
+
+/// Why the harness could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error("failed to write the harness into {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("failed to run cargo: {0}")]
+    Cargo(std::io::Error),
+    #[error("the harness for {krate} does not compile:\n{errors}")]
+    Compile { krate: String, errors: String },
+}
+
+const DISPATCH_MOD: &str = "__frugal_dispatch";
+/// Rounds of dropping operations that break the build.
+const MAX_ROUNDS: usize = 6;
+
+/// Writes the dispatch module and harness package, builds them, and returns the binary.
+/// `copy` is the instrumented crate, `probe` the probe crate's directory.
+pub fn build(
+    work: &Path,
+    copy: &Path,
+    probe: &Path,
+    model: &ApiModel,
+    manifest: &Manifest,
+    mut registry: Registry,
+) -> Result<Harness, HarnessError> {
+    let package = package_name(copy).unwrap_or_else(|| model.crate_name.clone());
+    inject_mod(copy)?;
+    let dir = work.join("harness");
+    write_package(&dir, copy, probe, &package, &model.crate_name)?;
+    let target = work.join("target");
+    for _ in 0..MAX_ROUNDS {
+        let dispatch = render::dispatch(
+            &registry,
+            model,
+            manifest.goals.len(),
+            manifest.functions.len(),
+            manifest.loops.len(),
+        );
+        let file = copy.join("src").join(format!("{DISPATCH_MOD}.rs"));
+        write(&file, &dispatch.text)?;
+        let mut cmd = cargo::command(&dir, &target);
+        cmd.args(["build", "--release", "--message-format=json"]);
+        // The test profile's checks, so that the harness behaves like the emitted tests.
+        cmd.env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1");
+        cmd.env("CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS", "true");
+        cmd.env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true");
+        cmd.env("CARGO_PROFILE_RELEASE_DEBUG", "false");
+        cmd.env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true");
+        let out = cargo::run_json(cmd).map_err(HarnessError::Cargo)?;
+        if out.success {
+            let binary = target.join("release").join("frugal-harness");
+            return Ok(Harness { binary, registry });
+        }
+        let bad = failing_ops(&out, &dispatch.op_lines);
+        if bad.is_empty() {
+            return Err(HarnessError::Compile {
+                krate: model.crate_name.clone(),
+                errors: cargo::summarise_errors(&out, 3),
+            });
+        }
+        drop_ops(&mut registry, model, &bad, &out);
+    }
+    Err(HarnessError::Compile {
+        krate: model.crate_name.clone(),
+        errors: format!("still failing after {MAX_ROUNDS} rounds of dropping operations"),
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<(), HarnessError> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|source| HarnessError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn package_name(copy: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(copy.join("Cargo.toml")).ok()?;
+    let doc: toml_edit::DocumentMut = text.parse().ok()?;
+    doc.get("package")?
+        .get("name")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Appends the module declaration at the end of `lib.rs`, so no user line moves.
+fn inject_mod(copy: &Path) -> Result<(), HarnessError> {
+    let lib = copy.join("src").join("lib.rs");
+    let text = std::fs::read_to_string(&lib).map_err(|source| HarnessError::Io {
+        path: lib.clone(),
+        source,
+    })?;
+    let line = format!("#[doc(hidden)] pub mod {DISPATCH_MOD};");
+    if text.contains(&line) {
+        return Ok(());
+    }
+    let sep = if text.ends_with('\n') { "" } else { "\n" };
+    write(&lib, &format!("{text}{sep}{line}\n"))
+}
+
+fn write_package(
+    dir: &Path,
+    copy: &Path,
+    probe: &Path,
+    package: &str,
+    krate: &str,
+) -> Result<(), HarnessError> {
+    std::fs::create_dir_all(dir.join("src")).map_err(|source| HarnessError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let manifest = format!(
+        "[package]\nname = \"frugal-harness\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\n{krate} = {{ package = \"{package}\", path = {copy:?} }}\nfrugal-probe = {{ path = {probe:?} }}\n\n[workspace]\n",
+        copy = copy.display().to_string(),
+        probe = probe.display().to_string(),
+    );
+    write(&dir.join("Cargo.toml"), &manifest)?;
+    let main = format!(
+        "//! Generated by frugal. Do not edit.\n\
+         #[global_allocator]\nstatic ALLOC: frugal_probe::alloc::CountingAlloc = frugal_probe::alloc::CountingAlloc;\n\n\
+         fn main() {{\n    std::process::exit({krate}::{DISPATCH_MOD}::serve());\n}}\n"
+    );
+    write(&dir.join("src").join("main.rs"), &main)
+}
+
+/// Operations whose generated function holds a compiler error.
+fn failing_ops(out: &cargo::BuildOutput, op_lines: &[usize]) -> Vec<(usize, String)> {
+    let mut bad: Vec<(usize, String)> = Vec::new();
+    for e in out
+        .errors
+        .iter()
+        .filter(|e| e.file.ends_with(&format!("{DISPATCH_MOD}.rs")))
+    {
+        let idx = op_lines.partition_point(|&l| l <= e.line);
+        if idx > 0 && !bad.iter().any(|(i, _)| *i == idx - 1) {
+            let first = e.rendered.lines().next().unwrap_or_default().to_string();
+            bad.push((idx - 1, first));
+        }
+    }
+    bad
+}
+
+fn drop_ops(
+    reg: &mut Registry,
+    model: &ApiModel,
+    bad: &[(usize, String)],
+    _out: &cargo::BuildOutput,
+) {
+    let mut remove: Vec<usize> = bad.iter().map(|(i, _)| *i).collect();
+    remove.sort_unstable();
+    for (i, why) in bad {
+        let path = match reg.ops[*i].code {
+            OpCode::Call(c) => model.callables[c].path.clone(),
+            _ => reg.ops[*i].name.clone(),
+        };
+        reg.dropped.push(Unsupported {
+            path,
+            reason: "harness compile error".into(),
+            detail: why.clone(),
+        });
+    }
+    for i in remove.into_iter().rev() {
+        reg.ops.remove(i);
+    }
+    reg.prune(model);
+}

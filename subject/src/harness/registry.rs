@@ -1,0 +1,457 @@
+//! Turns the API model into the operations a test can use: one per callable, plus literals,
+//! collections, `Some`/`None`, unwraps, struct literals and enum variants for the types those
+//! callables need. Every operation knows how to appear in the dispatch module and in emitted
+//! Rust; ids are shared with the search schema and the harness's dispatch table.
+
+use std::collections::BTreeMap;
+
+use frugal_search::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
+
+use crate::model::{
+    ApiModel, Callable, CallableKind, Receiver, Ty, TypeKind, Unsupported, VariantShape,
+};
+
+/// What an operation does, in terms the code generators understand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpCode {
+    /// A literal of a primitive or `String`.
+    Literal(Ty),
+    /// A callable of the crate (index into `ApiModel::callables`).
+    Call(usize),
+    /// `vec![a, b, ...]` of the element type.
+    VecOf(Ty),
+    /// `Some(x)` of the inner type.
+    Some(Ty),
+    /// `None::<T>`.
+    None(Ty),
+    /// `let Ok(v) = r else { panic!() }` on a `Result<T, E>`.
+    UnwrapOk(Ty),
+    /// `let Some(v) = o else { panic!() }` on an `Option<T>`.
+    UnwrapSome(Ty),
+    /// `Path { field: a, ... }` or `Path(a, ...)` for a struct whose fields are all public.
+    StructLit {
+        path: String,
+        fields: Vec<String>,
+        tuple: bool,
+    },
+    /// `Enum::Variant`, `Enum::Variant(a, ...)` or `Enum::Variant { f: a }`.
+    Variant {
+        path: String,
+        fields: Vec<String>,
+        tuple: bool,
+    },
+}
+
+/// Pool type, passing mode and source type of one parameter.
+pub type ParamSlot = (Ty, Pass, Ty);
+
+/// One operation with its signature over pool types.
+#[derive(Debug, Clone)]
+pub struct Op {
+    pub code: OpCode,
+    /// Pool type and passing mode per parameter; for calls the receiver comes first. The
+    /// parameter's source type is kept to render the right borrow (`&str` from a `String`).
+    pub params: Vec<(Ty, Pass, Ty)>,
+    /// Result kept in the pool, if its type is one the pool can hold.
+    pub ret: Option<Ty>,
+    /// The call's full return type, kept for summaries even when the pool cannot hold it.
+    pub ret_source: Option<Ty>,
+    pub name: String,
+}
+
+/// Operations and pool types of one crate.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    pub ops: Vec<Op>,
+    pub types: Vec<Ty>,
+    /// Public callables dropped here (no way to build an argument, ...).
+    pub dropped: Vec<Unsupported>,
+    type_ids: BTreeMap<Ty, u32>,
+}
+
+/// Integer types and their ranges.
+pub fn int_range(name: &str) -> Option<(i128, i128)> {
+    Some(match name {
+        "i8" => (i8::MIN as i128, i8::MAX as i128),
+        "i16" => (i16::MIN as i128, i16::MAX as i128),
+        "i32" => (i32::MIN as i128, i32::MAX as i128),
+        "i64" => (i64::MIN as i128, i64::MAX as i128),
+        "isize" => (isize::MIN as i128, isize::MAX as i128),
+        "i128" => (i64::MIN as i128, i64::MAX as i128),
+        "u8" => (0, u8::MAX as i128),
+        "u16" => (0, u16::MAX as i128),
+        "u32" => (0, u32::MAX as i128),
+        "u64" => (0, u64::MAX as i128),
+        "usize" => (0, usize::MAX as i128),
+        "u128" => (0, i64::MAX as i128),
+        _ => return None,
+    })
+}
+
+fn literal_kind(ty: &Ty) -> Option<ValueKind> {
+    match ty {
+        Ty::Prim(p) if p == "bool" => Some(ValueKind::Bool),
+        Ty::Prim(p) if p == "char" => Some(ValueKind::Char),
+        Ty::Prim(p) if p == "f32" || p == "f64" => Some(ValueKind::Float),
+        Ty::Prim(p) => int_range(p).map(|(min, max)| ValueKind::Int { min, max }),
+        Ty::String => Some(ValueKind::Str),
+        _ => None,
+    }
+}
+
+/// The owned pool type behind a parameter type and how it is passed, or `None` when the
+/// harness cannot supply it.
+fn pool_slot(ty: &Ty) -> Option<(Ty, Pass)> {
+    match ty {
+        Ty::Ref { mutable, inner } => {
+            let pass = if *mutable { Pass::Mut } else { Pass::Ref };
+            let owned = match inner.as_ref() {
+                Ty::Str if !mutable => Ty::String,
+                Ty::Slice(elem) => Ty::Vec(elem.clone()),
+                Ty::Ref { .. } | Ty::Str => return None,
+                other => other.clone(),
+            };
+            storable(&owned).then_some((owned, pass))
+        }
+        other => storable(other).then(|| (other.clone(), Pass::Move)),
+    }
+}
+
+/// Whether the pool can hold a value of this (owned) type.
+fn storable(ty: &Ty) -> bool {
+    match ty {
+        Ty::Prim(_) | Ty::String => literal_kind(ty).is_some(),
+        Ty::Vec(t) | Ty::Option(t) => storable(t),
+        Ty::Result(t, e) => storable(t) && storable_or_opaque(e),
+        Ty::Tuple(ts) => !ts.is_empty() && ts.iter().all(storable),
+        Ty::Adt { args, .. } => args.iter().all(storable),
+        Ty::Unit | Ty::Str | Ty::Ref { .. } | Ty::Slice(_) | Ty::Other(_) => false,
+    }
+}
+
+/// Error types only need to be nameable to hold a `Result`.
+fn storable_or_opaque(ty: &Ty) -> bool {
+    storable(ty) || matches!(ty, Ty::Unit)
+}
+
+impl Registry {
+    /// Builds operations for every supported callable and whatever their parameters need.
+    pub fn build(model: &ApiModel) -> Registry {
+        let mut reg = Registry::default();
+        let mut wanted: Vec<(usize, Vec<ParamSlot>)> = Vec::new();
+        for (i, c) in model.callables.iter().enumerate() {
+            match call_params(c) {
+                Ok(params) => wanted.push((i, params)),
+                Err(detail) => reg.dropped.push(Unsupported {
+                    path: c.path.clone(),
+                    reason: "parameter the harness cannot build".into(),
+                    detail,
+                }),
+            }
+        }
+        // Pool types: every parameter type, every storable return, and their parts.
+        for (i, params) in &wanted {
+            for (t, _, _) in params {
+                reg.add_type_tree(t, model);
+            }
+            if let Some(r) = model.callables[*i].ret.as_ref().filter(|r| storable(r)) {
+                reg.add_type_tree(r, model);
+            }
+        }
+        reg.add_builders(model);
+        for (i, params) in wanted {
+            let c = &model.callables[i];
+            let ret = c.ret.clone().filter(storable);
+            reg.ops.push(Op {
+                code: OpCode::Call(i),
+                params,
+                ret,
+                ret_source: c.ret.clone(),
+                name: c.path.clone(),
+            });
+        }
+        reg.prune(model);
+        reg
+    }
+
+    fn add_type_tree(&mut self, ty: &Ty, model: &ApiModel) {
+        if self.type_ids.contains_key(ty) {
+            return;
+        }
+        self.type_ids.insert(ty.clone(), self.types.len() as u32);
+        self.types.push(ty.clone());
+        match ty {
+            Ty::Vec(t) | Ty::Option(t) => self.add_type_tree(t, model),
+            Ty::Result(t, _) => self.add_type_tree(t, model),
+            Ty::Tuple(ts) => ts.iter().for_each(|t| self.add_type_tree(t, model)),
+            Ty::Adt { path, .. } => {
+                for f in adt_field_types(model, path) {
+                    if storable(&f) {
+                        self.add_type_tree(&f, model);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Literals, collections, options, unwraps, struct literals and variants for pool types.
+    fn add_builders(&mut self, model: &ApiModel) {
+        let mut i = 0;
+        // Types may be added while building (field types), so walk by index.
+        while i < self.types.len() {
+            let ty = self.types[i].clone();
+            for op in builders_for(&ty, model) {
+                for (t, _, _) in &op.params {
+                    self.add_type_tree(t, model);
+                }
+                self.ops.push(op);
+            }
+            i += 1;
+        }
+    }
+
+    /// Drops operations that need a type nothing can produce, until nothing changes.
+    pub(crate) fn prune(&mut self, model: &ApiModel) {
+        loop {
+            let producible: Vec<Ty> = self.ops.iter().filter_map(|o| o.ret.clone()).collect();
+            let (keep, gone): (Vec<Op>, Vec<Op>) = self.ops.drain(..).partition(|o| {
+                variadic(o) || o.params.iter().all(|(t, _, _)| producible.contains(t))
+            });
+            self.ops = keep;
+            if gone.is_empty() {
+                break;
+            }
+            for op in gone {
+                if let OpCode::Call(i) = op.code {
+                    let missing = op
+                        .params
+                        .iter()
+                        .find(|(t, _, _)| !self.ops.iter().any(|o| o.ret.as_ref() == Some(t)))
+                        .map(|(t, _, _)| crate::harness::render::ty(t, &model.crate_name))
+                        .unwrap_or_default();
+                    self.dropped.push(Unsupported {
+                        path: model.callables[i].path.clone(),
+                        reason: "no way to build an argument".into(),
+                        detail: missing,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The search's view: types with literal kinds, operations over type ids.
+    pub fn schema(&self, model: &ApiModel) -> Schema {
+        let types = self
+            .types
+            .iter()
+            .map(|t| TypeInfo {
+                name: crate::harness::render::ty(t, &model.crate_name),
+                literal: literal_kind(t),
+                copy: is_copy(t, model),
+            })
+            .collect();
+        let id = |t: &Ty| self.type_ids[t];
+        let ops = self
+            .ops
+            .iter()
+            .map(|o| OpInfo {
+                name: o.name.clone(),
+                kind: match o.code {
+                    OpCode::Literal(_) => OpKind::Literal,
+                    OpCode::Call(_) => OpKind::Call,
+                    _ => OpKind::Build,
+                },
+                params: o.params.iter().map(|(t, p, _)| (id(t), *p)).collect(),
+                ret: o.ret.as_ref().map(id),
+                variadic: variadic(o),
+            })
+            .collect();
+        let c = &model.constants;
+        let constants = Constants {
+            ints: c.ints.clone(),
+            floats: c.floats.clone(),
+            strings: c.strings.clone(),
+            chars: c.chars.clone(),
+        };
+        Schema::new(types, ops, constants)
+    }
+}
+
+fn variadic(o: &Op) -> bool {
+    matches!(o.code, OpCode::VecOf(_))
+}
+
+/// Parameters of a call (receiver first), or the source text of the first one the pool
+/// cannot supply.
+fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
+    let mut out = Vec::new();
+    if let CallableKind::Method { self_ty, receiver } = &c.kind {
+        let pass = match receiver {
+            Receiver::Value => Pass::Move,
+            Receiver::Ref => Pass::Ref,
+            Receiver::RefMut => Pass::Mut,
+        };
+        if !storable(self_ty) {
+            return Err(format!("receiver {self_ty:?}"));
+        }
+        out.push((self_ty.clone(), pass, self_ty.clone()));
+    }
+    for p in &c.params {
+        let (owned, pass) = pool_slot(&p.ty).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
+        out.push((owned, pass, p.ty.clone()));
+    }
+    Ok(out)
+}
+
+fn find_type<'m>(model: &'m ApiModel, path: &str) -> Option<&'m crate::model::TypeDef> {
+    model.types.iter().find(|t| t.path == path)
+}
+
+fn adt_field_types(model: &ApiModel, path: &str) -> Vec<Ty> {
+    let Some(def) = find_type(model, path) else {
+        return Vec::new();
+    };
+    match &def.kind {
+        TypeKind::Struct {
+            fields: Some(fs), ..
+        } => fs.iter().map(|f| f.ty.clone()).collect(),
+        TypeKind::Struct { fields: None, .. } => Vec::new(),
+        TypeKind::Enum { variants } => variants
+            .iter()
+            .flat_map(|v| match &v.shape {
+                VariantShape::Unit => Vec::new(),
+                VariantShape::Tuple(ts) => ts.clone(),
+                VariantShape::Struct(fs) => fs.iter().map(|f| f.ty.clone()).collect(),
+            })
+            .collect(),
+    }
+}
+
+pub(crate) fn is_copy(ty: &Ty, model: &ApiModel) -> bool {
+    match ty {
+        Ty::Prim(_) => true,
+        Ty::Option(t) => is_copy(t, model),
+        Ty::Tuple(ts) => ts.iter().all(|t| is_copy(t, model)),
+        Ty::Adt { path, args } => {
+            find_type(model, path).is_some_and(|d| d.traits.iter().any(|t| t == "Copy"))
+                && args.iter().all(|t| is_copy(t, model))
+        }
+        _ => false,
+    }
+}
+
+fn moved(t: &Ty) -> (Ty, Pass, Ty) {
+    (t.clone(), Pass::Move, t.clone())
+}
+
+fn builder(code: OpCode, params: Vec<Ty>, ret: &Ty, name: String) -> Op {
+    Op {
+        code,
+        params: params.iter().map(moved).collect(),
+        ret: Some(ret.clone()),
+        ret_source: Some(ret.clone()),
+        name,
+    }
+}
+
+/// The non-call operations that produce or take apart `ty`.
+fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
+    let name = crate::harness::render::ty(ty, &model.crate_name);
+    match ty {
+        Ty::Prim(_) | Ty::String if literal_kind(ty).is_some() => {
+            vec![builder(OpCode::Literal(ty.clone()), vec![], ty, name)]
+        }
+        Ty::Vec(t) => vec![builder(
+            OpCode::VecOf((**t).clone()),
+            vec![(**t).clone()],
+            ty,
+            format!("vec![..]: {name}"),
+        )],
+        Ty::Option(t) => vec![
+            builder(
+                OpCode::Some((**t).clone()),
+                vec![(**t).clone()],
+                ty,
+                format!("Some: {name}"),
+            ),
+            builder(
+                OpCode::None((**t).clone()),
+                vec![],
+                ty,
+                format!("None: {name}"),
+            ),
+            Op {
+                code: OpCode::UnwrapSome((**t).clone()),
+                params: vec![moved(ty)],
+                ret: Some((**t).clone()),
+                ret_source: Some((**t).clone()),
+                name: format!("unwrap: {name}"),
+            },
+        ],
+        Ty::Result(t, _) => vec![Op {
+            code: OpCode::UnwrapOk((**t).clone()),
+            params: vec![moved(ty)],
+            ret: Some((**t).clone()),
+            ret_source: Some((**t).clone()),
+            name: format!("unwrap: {name}"),
+        }],
+        Ty::Adt { path, args } if args.is_empty() => adt_builders(ty, path, model),
+        _ => Vec::new(),
+    }
+}
+
+fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
+    let Some(def) = find_type(model, path) else {
+        return Vec::new();
+    };
+    if def.generic {
+        return Vec::new();
+    }
+    let all_storable = |ts: &[Ty]| ts.iter().all(storable);
+    match &def.kind {
+        TypeKind::Struct {
+            fields: Some(fs),
+            tuple,
+        } => {
+            let types: Vec<Ty> = fs.iter().map(|f| f.ty.clone()).collect();
+            if !all_storable(&types) {
+                return Vec::new();
+            }
+            let code = OpCode::StructLit {
+                path: path.to_string(),
+                fields: fs.iter().map(|f| f.name.clone()).collect(),
+                tuple: *tuple,
+            };
+            vec![builder(code, types, ty, format!("{path} {{..}}"))]
+        }
+        TypeKind::Struct { fields: None, .. } => Vec::new(),
+        TypeKind::Enum { variants } => variants
+            .iter()
+            .filter_map(|v| {
+                let (types, fields, tuple) = match &v.shape {
+                    VariantShape::Unit => (vec![], vec![], true),
+                    VariantShape::Tuple(ts) => (ts.clone(), vec![], true),
+                    VariantShape::Struct(fs) => (
+                        fs.iter().map(|f| f.ty.clone()).collect(),
+                        fs.iter().map(|f| f.name.clone()).collect(),
+                        false,
+                    ),
+                };
+                all_storable(&types).then(|| {
+                    let vpath = format!("{path}::{}", v.name);
+                    builder(
+                        OpCode::Variant {
+                            path: vpath.clone(),
+                            fields,
+                            tuple,
+                        },
+                        types,
+                        ty,
+                        vpath,
+                    )
+                })
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,348 @@
+//! One run over one crate: analyse, instrument, build the harness, search, minimise, emit and
+//! verify. `frugal run` and the daemon's regeneration jobs both call [`run`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use frugal_search::{Generation, GoalKind, Goals, Observer, SearchParams, run_search};
+use serde::Serialize;
+
+use crate::analyze::{self, AnalyzeOptions};
+use crate::emit::{self, verify};
+use crate::executor::{ExecConfig, ExecutorPool};
+use crate::harness::{self, registry::Registry};
+use crate::instrument;
+use crate::manifest::{self, Manifest};
+
+/// What to run and where to put the result.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub crate_dir: PathBuf,
+    /// Directory for `frugal_generated.rs` and `summary.json`.
+    pub out_dir: PathBuf,
+    /// Also write the suite to `tests/frugal_generated.rs` in the crate.
+    pub write: bool,
+    pub search: SearchParams,
+    pub exec: ExecConfig,
+    /// Scratch space (instrumented copy, harness, build cache); defaults to the user cache.
+    pub work_dir: Option<PathBuf>,
+    pub analyze: AnalyzeOptions,
+}
+
+/// Phases a run goes through, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Phase {
+    Analyse,
+    Instrument,
+    BuildHarness,
+    Search,
+    Minimise,
+    Verify,
+}
+
+/// Receives progress of a run.
+pub trait Progress {
+    fn phase(&mut self, phase: Phase);
+    fn generation(&mut self, g: &Generation);
+}
+
+struct SearchObserver<'a>(&'a mut dyn Progress);
+
+impl Observer for SearchObserver<'_> {
+    fn generation(&mut self, g: &Generation) {
+        self.0.generation(g);
+    }
+}
+
+/// Covered and total goals of one kind.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GoalCount {
+    pub covered: usize,
+    pub total: usize,
+}
+
+/// The share of public callables the harness drives, and why the rest are left out.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CallableSupport {
+    pub supported: usize,
+    pub total: usize,
+    /// Reason -> number of callables.
+    pub reasons: BTreeMap<String, usize>,
+}
+
+/// Everything a run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSummary {
+    pub krate: String,
+    pub algorithm: String,
+    pub seed: u64,
+    pub budget: String,
+    pub goals: BTreeMap<String, GoalCount>,
+    /// Goals covered by the emitted suite (after minimisation), by kind.
+    pub callables: CallableSupport,
+    pub executions: u64,
+    pub executions_per_second: f64,
+    pub crashes: u64,
+    pub timeouts: u64,
+    pub tests_emitted: usize,
+    pub tests_dropped: Vec<DroppedTest>,
+    pub uninstrumented: usize,
+    pub seconds: Timings,
+    pub output: PathBuf,
+    pub written_to_crate: Option<PathBuf>,
+}
+
+/// A test verification dropped.
+#[derive(Debug, Clone, Serialize)]
+pub struct DroppedTest {
+    pub name: String,
+    pub reason: String,
+}
+
+/// Wall time per phase, in seconds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timings {
+    pub analyse: f64,
+    pub instrument: f64,
+    pub build_harness: f64,
+    pub search: f64,
+    pub minimise: f64,
+    pub verify: f64,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Analyze(#[from] analyze::AnalyzeError),
+    #[error(transparent)]
+    Instrument(#[from] instrument::InstrumentError),
+    #[error(transparent)]
+    Harness(#[from] harness::HarnessError),
+    #[error(transparent)]
+    Verify(#[from] verify::VerifyError),
+    #[error("failed to write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{krate} has no public callable the harness can drive ({reasons})")]
+    NothingToCall { krate: String, reasons: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Runs the whole pipeline on one crate.
+pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary, RunError> {
+    let mut times = Timings::default();
+    progress.phase(Phase::Analyse);
+    let t = Instant::now();
+    let model = analyze::analyze(&opts.crate_dir, &opts.analyze)?;
+    times.analyse = t.elapsed().as_secs_f64();
+
+    let work = opts
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| default_work_dir(&opts.crate_dir, &model.crate_name));
+    std::fs::create_dir_all(&work).map_err(io(&work))?;
+    progress.phase(Phase::Instrument);
+    let t = Instant::now();
+    let target = work.join("target");
+    let inst = instrument::instrument_and_build(
+        &opts.crate_dir,
+        &work,
+        &target,
+        &instrument::Options::default(),
+    )?;
+    times.instrument = t.elapsed().as_secs_f64();
+
+    progress.phase(Phase::BuildHarness);
+    let t = Instant::now();
+    let registry = Registry::build(&model);
+    let probe = work.join("frugal-probe");
+    let harness = harness::build(&work, &inst.root, &probe, &model, &inst.manifest, registry)?;
+    times.build_harness = t.elapsed().as_secs_f64();
+    let callables = support(&model, &harness.registry);
+    let schema = harness.registry.schema(&model);
+    if schema.calls().is_empty() {
+        let reasons = callables
+            .reasons
+            .iter()
+            .map(|(r, n)| format!("{n}× {r}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(RunError::NothingToCall {
+            krate: model.crate_name.clone(),
+            reasons,
+        });
+    }
+    let goals = search_goals(&inst.manifest);
+
+    progress.phase(Phase::Search);
+    let t = Instant::now();
+    let mut pool = ExecutorPool::new(harness.binary.clone(), opts.exec.clone());
+    let (archive, executions) = run_search(
+        &schema,
+        &goals,
+        &mut pool,
+        &opts.search,
+        &mut SearchObserver(progress),
+    );
+    let search_secs = t.elapsed().as_secs_f64();
+    times.search = search_secs;
+
+    progress.phase(Phase::Minimise);
+    let t = Instant::now();
+    let mut builder = frugal_search::Builder::new(&schema);
+    builder.params = opts.search.operators.clone();
+    let kept = emit::minimise::minimise(&archive, &builder, &mut pool);
+    times.minimise = t.elapsed().as_secs_f64();
+    let stats = pool.stats.clone();
+    drop(pool);
+
+    progress.phase(Phase::Verify);
+    let t = Instant::now();
+    let header = header(&model.crate_name, opts);
+    let (_, rendered) = emit::file(&kept, &harness.registry, &model, &header);
+    let goals_by_name: BTreeMap<String, Vec<u32>> = rendered
+        .iter()
+        .zip(&kept)
+        .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
+        .collect();
+    let verified = verify::verify(&opts.crate_dir, &work, &header, rendered)?;
+    times.verify = t.elapsed().as_secs_f64();
+
+    std::fs::create_dir_all(&opts.out_dir).map_err(io(&opts.out_dir))?;
+    let output = opts.out_dir.join(format!("{}.rs", verify::TEST_TARGET));
+    std::fs::write(&output, &verified.text).map_err(io(&output))?;
+    let dropped = opts.out_dir.join("dropped.rs");
+    std::fs::write(&dropped, &verified.dropped_text).map_err(io(&dropped))?;
+    let written_to_crate = if opts.write {
+        let dest = opts
+            .crate_dir
+            .join("tests")
+            .join(format!("{}.rs", verify::TEST_TARGET));
+        std::fs::create_dir_all(opts.crate_dir.join("tests")).map_err(io(&dest))?;
+        std::fs::write(&dest, &verified.text).map_err(io(&dest))?;
+        Some(dest)
+    } else {
+        None
+    };
+
+    let covered: std::collections::BTreeSet<u32> = verified
+        .kept
+        .iter()
+        .filter_map(|n| goals_by_name.get(n))
+        .flatten()
+        .copied()
+        .collect();
+    let summary = RunSummary {
+        krate: model.crate_name.clone(),
+        algorithm: opts.search.algorithm.name().to_string(),
+        seed: opts.search.seed,
+        budget: opts.search.budget.to_string(),
+        goals: goal_counts(&inst.manifest, &covered),
+        callables,
+        executions,
+        executions_per_second: executions as f64 / search_secs.max(1e-9),
+        crashes: stats.crashes,
+        timeouts: stats.timeouts,
+        tests_emitted: verified.kept.len(),
+        tests_dropped: verified
+            .dropped
+            .iter()
+            .map(|(n, r)| DroppedTest {
+                name: n.clone(),
+                reason: r.clone(),
+            })
+            .collect(),
+        uninstrumented: inst.manifest.skipped.len(),
+        seconds: times,
+        output,
+        written_to_crate,
+    };
+    let json = opts.out_dir.join("summary.json");
+    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    std::fs::write(&json, text).map_err(io(&json))?;
+    Ok(summary)
+}
+
+fn header(krate: &str, opts: &RunOptions) -> String {
+    format!(
+        "//! Regression tests for `{krate}`, generated by frugal {} ({} search, seed {}, budget {}).\n\
+         //! Every test here compiled and passed twice against the crate when it was generated.\n\
+         //! Regenerate with `frugal run <crate> --write`; edits are overwritten.\n",
+        env!("CARGO_PKG_VERSION"),
+        opts.search.algorithm.name(),
+        opts.search.seed,
+        opts.search.budget,
+    )
+}
+
+/// `$XDG_CACHE_HOME/frugal/<crate>-<hash of its path>`, so each crate keeps its build cache.
+fn default_work_dir(crate_dir: &Path, krate: &str) -> PathBuf {
+    use sha2::Digest;
+    let abs = crate_dir
+        .canonicalize()
+        .unwrap_or_else(|_| crate_dir.to_path_buf());
+    let digest = sha2::Sha256::digest(abs.to_string_lossy().as_bytes());
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("frugal").join(format!("{krate}-{hex}"))
+}
+
+fn search_goals(m: &Manifest) -> Goals {
+    let kinds = m
+        .goals
+        .iter()
+        .map(|g| match g.kind {
+            manifest::GoalKind::Branch => GoalKind::Branch,
+            manifest::GoalKind::Line => GoalKind::Line,
+            manifest::GoalKind::Function => GoalKind::Function,
+        })
+        .collect();
+    Goals::new(kinds, m.goals.iter().map(|g| g.parent).collect())
+}
+
+fn goal_counts(
+    m: &Manifest,
+    covered: &std::collections::BTreeSet<u32>,
+) -> BTreeMap<String, GoalCount> {
+    let mut out: BTreeMap<String, GoalCount> = BTreeMap::new();
+    for g in &m.goals {
+        let e = out
+            .entry(format!("{:?}", g.kind).to_lowercase())
+            .or_default();
+        e.total += 1;
+        if covered.contains(&g.id) {
+            e.covered += 1;
+        }
+    }
+    out
+}
+
+fn support(model: &crate::model::ApiModel, reg: &Registry) -> CallableSupport {
+    let supported = reg
+        .ops
+        .iter()
+        .filter(|o| matches!(o.code, harness::registry::OpCode::Call(_)))
+        .count();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for u in model.unsupported.iter().chain(&reg.dropped) {
+        *reasons.entry(u.reason.clone()).or_default() += 1;
+    }
+    CallableSupport {
+        supported,
+        total: supported + model.unsupported.len() + reg.dropped.len(),
+        reasons,
+    }
+}
