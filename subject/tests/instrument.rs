@@ -304,3 +304,29 @@ fn walk_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Instruments and builds the crate at `$FRUGAL_INSTRUMENT_CRATE` and prints what it got, for
+/// trying the instrumenter on real crates: `FRUGAL_INSTRUMENT_CRATE=~/src/foo cargo test -p
+/// frugal-subject --test instrument any_crate -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn any_crate() {
+    let Some(dir) = std::env::var_os("FRUGAL_INSTRUMENT_CRATE") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let out = tempfile::tempdir().unwrap();
+    let inst = instrument_and_build(&dir, out.path(), &target_dir(), &Options::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    assert_lines_kept(&dir, &inst);
+    assert_parents_are_consistent(&inst.manifest);
+    eprintln!("{}", summary(&dir.display().to_string(), &inst.manifest));
+    for s in inst
+        .manifest
+        .skipped
+        .iter()
+        .filter(|s| s.reason == COMPILE_ERROR)
+    {
+        eprintln!("  excluded {}:{}", s.file, s.line);
+    }
+}

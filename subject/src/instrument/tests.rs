@@ -416,3 +416,37 @@ fn methods_are_named_by_their_impl() {
     let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["S::a", "<S as Clone>::clone", "T::d", "m::inner"]);
 }
+
+/// A statement with an outer attribute gets no line probe: `cfg` may remove it, and a probe
+/// left behind would stop the kept block from being the value.
+#[test]
+fn attributed_statements() {
+    check(
+        r#"fn f(x: u32) -> usize {
+    #[cfg(unix)]
+    {
+        x as usize
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
+}
+"#,
+        r#"fn f(x: u32) -> usize {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); #[cfg(unix)]
+    {
+        ::frugal_probe::line(1); x as usize
+    }
+    #[cfg(not(unix))]
+    {
+        ::frugal_probe::line(2); 0
+    }
+}
+----
+0 Function parent=- line=1 fn entry
+1 Line parent=0 line=4 line
+2 Line parent=0 line=8 line
+"#,
+    );
+}

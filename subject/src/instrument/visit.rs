@@ -273,9 +273,17 @@ impl<'a> FileInstrumenter<'a> {
         let depth = self.parents.len();
         let mut last_line_goal = None;
         for stmt in &b.stmts {
-            if self.active() && self.line_goals_enabled && !matches!(stmt, Stmt::Item(_)) {
-                let node = self.range(stmt);
-                let g = self.line_goal(line(stmt.span()));
+            let node = self.range(stmt);
+            // A statement with an outer attribute may be a `#[cfg(..)] { .. }` that decides
+            // which block is the value: a probe before it would outlive a removed one and
+            // turn the kept one into a non-tail statement.
+            let attributed = self.source(node).starts_with('#');
+            if self.active()
+                && self.line_goals_enabled
+                && !attributed
+                && !matches!(stmt, Stmt::Item(_))
+            {
+                let g = self.line_goal(stmt_line(stmt));
                 if last_line_goal != Some(g) {
                     self.open(node, format!("::frugal_probe::line({g}); "));
                 }
@@ -654,6 +662,15 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
 
 pub(super) fn line(span: Span) -> usize {
     span.start().line
+}
+
+/// The line a statement starts on, not counting outer attributes where that is cheap.
+fn stmt_line(stmt: &Stmt) -> usize {
+    match stmt {
+        Stmt::Local(l) => line(l.let_token.span),
+        Stmt::Macro(m) => line(m.mac.path.span()),
+        other => line(other.span()),
+    }
 }
 
 /// Whether a condition holds a `let` (if-let, while-let, let chains).
