@@ -34,7 +34,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub workers: Option<usize>,
     /// Wall-clock limit per test execution, in milliseconds.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 1000)]
     pub timeout_ms: u64,
     /// Scratch directory for the instrumented copy and build cache (default: ~/.cache/frugal).
     #[arg(long)]

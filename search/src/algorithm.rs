@@ -93,7 +93,13 @@ pub struct Context<'a> {
     pub params: SearchParams,
     generation: u64,
     observer: &'a mut dyn Observer,
+    /// Per operation: executions that crashed or hung with it in the test, and that ran it.
+    crashed_with: Vec<u32>,
+    ran_ok: Vec<u32>,
 }
+
+/// Crashes or hangs, with no clean run, after which an operation is no longer inserted.
+const QUARANTINE_AFTER: u32 = 3;
 
 impl Context<'_> {
     /// Runs tests (cut to the remaining execution budget), updating archive and clock.
@@ -107,8 +113,26 @@ impl Context<'_> {
         self.clock.executions += results.len() as u64;
         for (t, r) in tests.iter().zip(&results) {
             self.archive.update(t, r);
+            self.tally(t, r);
         }
         tests.into_iter().zip(results).collect()
+    }
+
+    /// Quarantines calls that take the harness down every time: each crash costs a process
+    /// restart (or a whole timeout), and hostile code must not eat the budget.
+    fn tally(&mut self, t: &TestCase, r: &ExecResult) {
+        let calls = |upto: usize| t.stmts[..upto.min(t.len())].iter().map(|s| s.op as usize);
+        match r.status {
+            crate::Status::Crashed { .. } | crate::Status::Timeout => {
+                for op in calls(t.len()) {
+                    self.crashed_with[op] += 1;
+                    if self.crashed_with[op] >= QUARANTINE_AFTER && self.ran_ok[op] == 0 {
+                        self.builder.banned[op] = true;
+                    }
+                }
+            }
+            _ => calls(r.completed).for_each(|op| self.ran_ok[op] += 1),
+        }
     }
 
     /// Every goal is covered: nothing left to search for.
@@ -156,6 +180,8 @@ pub fn run_search(
         params: params.clone(),
         generation: 0,
         observer,
+        crashed_with: vec![0; schema.ops.len()],
+        ran_ok: vec![0; schema.ops.len()],
     };
     if !schema.calls().is_empty() {
         let mut algorithm: Box<dyn Algorithm> = match params.algorithm {

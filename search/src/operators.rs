@@ -44,6 +44,8 @@ impl Default for OperatorParams {
 pub struct Builder<'s> {
     pub schema: &'s Schema,
     pub params: OperatorParams,
+    /// Operations never to insert again: they crashed or hung every time they ran.
+    pub banned: Vec<bool>,
 }
 
 impl<'s> Builder<'s> {
@@ -51,6 +53,7 @@ impl<'s> Builder<'s> {
         Builder {
             schema,
             params: OperatorParams::default(),
+            banned: vec![false; schema.ops.len()],
         }
     }
 
@@ -124,10 +127,19 @@ impl<'s> Builder<'s> {
         let on_existing = self.call_on_existing(t, rng);
         let op = match on_existing {
             Some(op) => op,
-            None => match self.schema.calls().choose(rng) {
-                Some(&op) => op,
-                None => return,
-            },
+            None => {
+                let allowed: Vec<u32> = self
+                    .schema
+                    .calls()
+                    .iter()
+                    .copied()
+                    .filter(|&o| self.allowed(o))
+                    .collect();
+                match allowed.choose(rng) {
+                    Some(&op) => op,
+                    None => return,
+                }
+            }
         };
         // Calls go after a random existing statement, biased to the end where state is richest.
         let pos = if t.is_empty() || rng.random_bool(0.5) {
@@ -144,7 +156,18 @@ impl<'s> Builder<'s> {
         }
         let i = rng.random_range(0..t.len());
         let ty = self.schema.op(t.stmts[i].op).ret?;
-        self.schema.consumers(ty).choose(rng).copied()
+        let allowed: Vec<u32> = self
+            .schema
+            .consumers(ty)
+            .iter()
+            .copied()
+            .filter(|&o| self.allowed(o))
+            .collect();
+        allowed.choose(rng).copied()
+    }
+
+    fn allowed(&self, op: u32) -> bool {
+        !self.banned.get(op as usize).copied().unwrap_or(false)
     }
 
     /// Inserts `op` at `pos` with arguments built or reused before it; returns the index the
@@ -203,8 +226,13 @@ impl<'s> Builder<'s> {
         depth: usize,
         rng: &mut impl Rng,
     ) -> Option<(u32, usize)> {
-        let producers = self.schema.producers(ty);
-        // Prefer literals and builders over calls for plain values: cheaper and direct.
+        let producers: Vec<u32> = self
+            .schema
+            .producers(ty)
+            .iter()
+            .copied()
+            .filter(|&o| self.allowed(o))
+            .collect();
         let op = *producers.choose(rng)?;
         let before = t.len();
         let at = self.add_op(t, pos, op, depth, rng)?;
@@ -323,7 +351,7 @@ impl<'s> Builder<'s> {
                 let code = (c as i64 + delta(rng)).clamp(0, 0x10FFFF) as u32;
                 Value::Char(char::from_u32(code).unwrap_or(c))
             }
-            (Value::Str(s), _) => Value::Str(mutate_string(&s, rng)),
+            (Value::Str(s), _) => Value::Str(mutate_string(&s, &self.schema.constants, rng)),
             (other, _) => other,
         }
     }
@@ -481,8 +509,10 @@ fn random_string(rng: &mut impl Rng) -> String {
     (0..n).map(|_| random_char(rng)).collect()
 }
 
-/// Deletes, replaces and inserts characters, each with probability 1/len (EvoSuite).
-fn mutate_string(s: &str, rng: &mut impl Rng) -> String {
+/// Deletes, replaces and inserts characters, each with probability 1/len (EvoSuite); insertions
+/// sometimes splice in a constant of the crate, so formats like `key=value` assemble from the
+/// literals the parser compares against.
+fn mutate_string(s: &str, constants: &crate::Constants, rng: &mut impl Rng) -> String {
     let mut chars: Vec<char> = s.chars().collect();
     let p = 1.0 / chars.len().max(1) as f64;
     let mut changed = false;
@@ -504,7 +534,16 @@ fn mutate_string(s: &str, rng: &mut impl Rng) -> String {
     }
     if rng.random_bool(1.0 / 3.0) || !changed {
         let at = rng.random_range(0..=chars.len());
-        chars.insert(at, random_char(rng));
+        let splice = match rng.random_range(0..4) {
+            0 => constants
+                .strings
+                .choose(rng)
+                .map(|s| s.chars().collect::<Vec<char>>()),
+            1 => constants.chars.choose(rng).map(|c| vec![*c]),
+            _ => None,
+        };
+        let piece = splice.unwrap_or_else(|| vec![random_char(rng)]);
+        chars.splice(at..at, piece);
     }
     chars.into_iter().collect()
 }

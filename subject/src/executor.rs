@@ -41,7 +41,7 @@ impl Default for ExecConfig {
     fn default() -> Self {
         ExecConfig {
             workers: thread::available_parallelism().map_or(1, |n| n.get()),
-            timeout: Duration::from_secs(2),
+            timeout: Duration::from_secs(1),
             fuel: 2_000_000,
             depth: 1_000,
             heap_bytes: 1 << 30,

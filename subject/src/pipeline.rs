@@ -183,6 +183,15 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         });
     }
     let goals = search_goals(&inst.manifest);
+    // Kept for whoever wonders what the engine saw; cheap next to the build.
+    let _ = std::fs::write(
+        work.join("model.json"),
+        serde_json::to_string_pretty(&model).unwrap_or_default(),
+    );
+    let _ = std::fs::write(
+        work.join("manifest.json"),
+        serde_json::to_string_pretty(&inst.manifest).unwrap_or_default(),
+    );
 
     progress.phase(Phase::Search);
     let t = Instant::now();
@@ -242,6 +251,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .flatten()
         .copied()
         .collect();
+    write_uncovered(&opts.out_dir, &inst.manifest, &covered)?;
     let summary = RunSummary {
         krate: model.crate_name.clone(),
         algorithm: opts.search.algorithm.name().to_string(),
@@ -271,6 +281,23 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
     std::fs::write(&json, text).map_err(io(&json))?;
     Ok(summary)
+}
+
+/// `uncovered.txt`: one line per goal the suite misses, where to look first.
+fn write_uncovered(
+    out: &Path,
+    m: &Manifest,
+    covered: &std::collections::BTreeSet<u32>,
+) -> Result<(), RunError> {
+    let mut text = String::new();
+    for g in m.goals.iter().filter(|g| !covered.contains(&g.id)) {
+        text.push_str(&format!(
+            "{}:{}\t{:?}\t{}\n",
+            g.file, g.line, g.kind, g.label
+        ));
+    }
+    let path = out.join("uncovered.txt");
+    std::fs::write(&path, text).map_err(io(&path))
 }
 
 fn header(krate: &str, opts: &RunOptions) -> String {
