@@ -1,0 +1,122 @@
+//! The best-suite rule (CTG-style replacement), a pure function over two suite records.
+//!
+//! In order:
+//! 1. the new suite covers a goal the old one missed: replace (more testing wins, even when the
+//!    new suite also misses some of the old one's goals: those were usually deleted code);
+//! 2. the new suite misses a goal the old one covers (and gains none): keep;
+//! 3. same goal set: when both have a measured cost on the same basis, replace only if the new one
+//!    is strictly cheaper; otherwise (no profile on either side, or incomparable bases) replace
+//!    only if its proxy cost is strictly lower. Ties keep the old suite, so equal suites do not
+//!    churn the pointer.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::records::SuiteRecord;
+
+/// Why a suite did or did not become the best one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum BestReason {
+    /// No best suite existed for the repo and crate.
+    First,
+    /// Set explicitly with [`crate::Store::set_best`].
+    Forced,
+    /// Replaced: covers goals the old one missed.
+    GainsGoals { gained: usize, lost: usize },
+    /// Replaced: same goals, lower measured cost.
+    CheaperMeasured { basis: String, old: f64, new: f64 },
+    /// Replaced: same goals, lower proxy cost (no comparable profile).
+    CheaperProxy { old: f64, new: f64 },
+    /// Kept: the new suite misses goals the old one covers.
+    MissesGoals { lost: usize },
+    /// Kept: same goals, not cheaper by measured cost.
+    NotCheaperMeasured { basis: String, old: f64, new: f64 },
+    /// Kept: same goals, not cheaper by proxy cost.
+    NotCheaperProxy { old: f64, new: f64 },
+}
+
+impl BestReason {
+    /// Whether this reason means the new suite became the best one.
+    pub fn replaces(&self) -> bool {
+        matches!(
+            self,
+            BestReason::First
+                | BestReason::Forced
+                | BestReason::GainsGoals { .. }
+                | BestReason::CheaperMeasured { .. }
+                | BestReason::CheaperProxy { .. }
+        )
+    }
+}
+
+impl fmt::Display for BestReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BestReason::First => write!(f, "first suite for this crate"),
+            BestReason::Forced => write!(f, "set as best explicitly"),
+            BestReason::GainsGoals { gained, lost } => {
+                write!(f, "covers {gained} goal(s) the old best missed")?;
+                if *lost > 0 {
+                    write!(f, " (and misses {lost} it covered)")?;
+                }
+                Ok(())
+            }
+            BestReason::CheaperMeasured { basis, old, new } => {
+                write!(
+                    f,
+                    "same goals, cheaper measured cost ({new} < {old} {basis})"
+                )
+            }
+            BestReason::CheaperProxy { old, new } => write!(
+                f,
+                "same goals, no comparable profile, cheaper proxy cost ({new} < {old})"
+            ),
+            BestReason::MissesGoals { lost } => {
+                write!(
+                    f,
+                    "kept old best: new suite misses {lost} goal(s) it covers"
+                )
+            }
+            BestReason::NotCheaperMeasured { basis, old, new } => write!(
+                f,
+                "kept old best: same goals, measured cost not lower ({new} >= {old} {basis})"
+            ),
+            BestReason::NotCheaperProxy { old, new } => write!(
+                f,
+                "kept old best: same goals, proxy cost not lower ({new} >= {old})"
+            ),
+        }
+    }
+}
+
+/// Applies the best-suite rule: should `new` replace `old`?
+pub fn judge(old: &SuiteRecord, new: &SuiteRecord) -> BestReason {
+    let gained = new.goals_covered.count_missing_from(&old.goals_covered);
+    let lost = old.goals_covered.count_missing_from(&new.goals_covered);
+    if gained > 0 {
+        return BestReason::GainsGoals { gained, lost };
+    }
+    if lost > 0 {
+        return BestReason::MissesGoals { lost };
+    }
+    match (&old.total_cost, &new.total_cost) {
+        (Some(o), Some(n)) if o.basis == n.basis => {
+            let (basis, old, new) = (n.basis.clone(), o.value, n.value);
+            if new < old {
+                BestReason::CheaperMeasured { basis, old, new }
+            } else {
+                BestReason::NotCheaperMeasured { basis, old, new }
+            }
+        }
+        _ => {
+            let (old, new) = (old.proxy_cost, new.proxy_cost);
+            if new < old {
+                BestReason::CheaperProxy { old, new }
+            } else {
+                BestReason::NotCheaperProxy { old, new }
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Export and import of the whole store as JSON lines, one record per line, tagged by `kind`.
+//! The first line carries the schema version; import refuses another version (open the store
+//! with the frugal that wrote it, which migrates, and export again).
+
+use std::io::{BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    JobRecord, RepoId, RepoRecord, Result, RunRecord, SCHEMA_VERSION, Store, StoreError, SuiteId,
+    SuiteRecord, TestRecord, best_key, encode, goal_prefix, key,
+};
+
+/// One line of an export.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ExportLine {
+    Meta {
+        schema_version: u32,
+    },
+    Repo(RepoRecord),
+    Run(RunRecord),
+    Suite(SuiteRecord),
+    Test(TestRecord),
+    Best {
+        repo: RepoId,
+        krate: String,
+        suite: SuiteId,
+    },
+    Job(JobRecord),
+    Goal {
+        repo: RepoId,
+        krate: String,
+        key: String,
+        id: u32,
+    },
+}
+
+fn split_krate(k: &[u8]) -> (RepoId, String, &[u8]) {
+    let repo = RepoId(u64::from_be_bytes(k[..8].try_into().expect("8 bytes")));
+    let rest = &k[8..];
+    let end = rest.iter().position(|b| *b == 0).unwrap_or(rest.len());
+    let krate = String::from_utf8_lossy(&rest[..end]).into_owned();
+    (repo, krate, rest.get(end + 1..).unwrap_or(&[]))
+}
+
+impl Store {
+    /// Writes every record as JSON lines; returns the number of lines.
+    pub fn export_jsonl(&self, mut w: impl Write) -> Result<usize> {
+        let mut n = 0;
+        let mut line = |l: &ExportLine| -> Result<()> {
+            serde_json::to_writer(&mut w, l).map_err(std::io::Error::other)?;
+            w.write_all(b"\n")?;
+            n += 1;
+            Ok(())
+        };
+        line(&ExportLine::Meta {
+            schema_version: self.schema_version()?.unwrap_or(SCHEMA_VERSION),
+        })?;
+        for r in self.repos()? {
+            line(&ExportLine::Repo(r))?;
+        }
+        for r in self.all::<RunRecord>(&self.runs, "runs")? {
+            line(&ExportLine::Run(r))?;
+        }
+        for r in self.all::<SuiteRecord>(&self.suites, "suites")? {
+            line(&ExportLine::Suite(r))?;
+        }
+        for r in self.all::<TestRecord>(&self.tests, "tests")? {
+            line(&ExportLine::Test(r))?;
+        }
+        for kv in self.best.iter() {
+            let (k, v) = kv?;
+            let (repo, krate, _) = split_krate(&k);
+            let suite = SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes")));
+            line(&ExportLine::Best { repo, krate, suite })?;
+        }
+        for r in self.jobs()? {
+            line(&ExportLine::Job(r))?;
+        }
+        for kv in self.goals.iter() {
+            let (k, v) = kv?;
+            // Goal keys are "<repo><krate>\0<goal>"; best_key has no \0, so split at the first.
+            let (repo, krate, goal) = split_krate(&k);
+            let id = u32::from_be_bytes(v[..4].try_into().expect("4 bytes"));
+            let key = String::from_utf8_lossy(goal).into_owned();
+            line(&ExportLine::Goal {
+                repo,
+                krate,
+                key,
+                id,
+            })?;
+        }
+        w.flush()?;
+        Ok(n)
+    }
+
+    /// Reads an export into this store, which must be empty. Flushed once at the end; returns
+    /// the number of records read.
+    pub fn import_jsonl(&self, r: impl BufRead) -> Result<usize> {
+        if !self.is_empty() {
+            return Err(StoreError::Invalid(
+                "import into the store: it already holds records; import into a new state_dir"
+                    .to_string(),
+            ));
+        }
+        let mut n = 0;
+        let mut max_id = 0u64;
+        for (i, text) in r.lines().enumerate() {
+            let text = text?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let bad = |message: String| StoreError::Import {
+                line: i + 1,
+                message,
+            };
+            let l: ExportLine = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+            match l {
+                ExportLine::Meta { schema_version } if schema_version != SCHEMA_VERSION => {
+                    return Err(bad(format!(
+                        "export has schema version {schema_version}, this frugal writes \
+                         {SCHEMA_VERSION}"
+                    )));
+                }
+                ExportLine::Meta { .. } => {}
+                ExportLine::Repo(rec) => {
+                    max_id = max_id.max(rec.id.0);
+                    self.repos.insert(key(rec.id.0), encode(&rec))?;
+                }
+                ExportLine::Run(rec) => {
+                    max_id = max_id.max(rec.id.0);
+                    self.runs.insert(key(rec.id.0), encode(&rec))?;
+                }
+                ExportLine::Suite(rec) => {
+                    max_id = max_id.max(rec.id.0);
+                    self.suites.insert(key(rec.id.0), encode(&rec))?;
+                }
+                ExportLine::Test(rec) => {
+                    max_id = max_id.max(rec.id.0);
+                    self.tests.insert(key(rec.id.0), encode(&rec))?;
+                }
+                ExportLine::Best { repo, krate, suite } => {
+                    self.best.insert(best_key(repo, &krate), &key(suite.0))?;
+                }
+                ExportLine::Job(rec) => {
+                    max_id = max_id.max(rec.id.0);
+                    self.jobs.insert(key(rec.id.0), encode(&rec))?;
+                }
+                ExportLine::Goal {
+                    repo,
+                    krate,
+                    key: goal,
+                    id,
+                } => {
+                    let prefix = goal_prefix(repo, &krate);
+                    let mut k = prefix.clone();
+                    k.extend_from_slice(goal.as_bytes());
+                    self.goals.insert(k, &id.to_be_bytes())?;
+                    let mut seq_key = b"goalseq/".to_vec();
+                    seq_key.extend_from_slice(&prefix);
+                    let next = match self.meta.get(&seq_key)? {
+                        Some(v) => u32::from_be_bytes(v[..4].try_into().expect("4 bytes")),
+                        None => 0,
+                    };
+                    self.meta.insert(seq_key, &next.max(id + 1).to_be_bytes())?;
+                }
+            }
+            n += 1;
+        }
+        // New ids must not collide with imported ones.
+        while self.db.generate_id()? < max_id {}
+        self.flush()?;
+        Ok(n)
+    }
+}

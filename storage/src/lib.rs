@@ -1,0 +1,591 @@
+//! frugal-storage: the sled store behind `frugald`.
+//!
+//! Owns the on-disk state of a CI host: registered repositories, regeneration runs, stored suites
+//! with per-test cost and goal sets, the best-suite pointer per repository and crate, the job
+//! queue's records, and the schema version with its migrations. Must not know HTTP, the search,
+//! the profiler or what a job means: records are storage's own serde types (`records`), the
+//! daemon converts at the boundary, and the scheduler interprets job records.
+//!
+//! Decision: records are JSON (serde_json), not a binary encoding. JSON is self-describing, so a
+//! field added with `#[serde(default)]` reads old records without a migration; the export format
+//! (JSON lines) is the stored bytes; and `sled` dumps are readable when something goes wrong.
+//! The cost (a few times the bytes of bincode, a little CPU) is noise next to a test generation
+//! run. Writes a caller is told succeeded are flushed to disk first (`sled::Db::flush`), so a
+//! `kill -9` loses nothing acknowledged; writes that belong together (a suite, its tests and the
+//! best pointer) are one sled transaction.
+
+mod best;
+mod error;
+mod export;
+mod migrate;
+mod records;
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sled::Transactional;
+use sled::transaction::{ConflictableTransactionError, TransactionError};
+
+pub use best::{BestReason, judge};
+pub use error::StoreError;
+pub use export::ExportLine;
+pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
+pub use records::{
+    Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,
+    RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord, TestRecordId,
+};
+
+/// Result of the store.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What [`Store::store_suite`] did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StoreOutcome {
+    pub suite: SuiteId,
+    pub tests: Vec<TestRecordId>,
+    /// Whether the new suite is now the best one of its repository and crate.
+    pub replaced_best: bool,
+    /// The best suite before this one was stored.
+    pub previous_best: Option<SuiteId>,
+    pub reason: BestReason,
+}
+
+/// Unix time in milliseconds (0 if the clock is before 1970).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The store: one sled database with typed trees. Cheap to clone (sled handles are shared).
+#[derive(Clone)]
+pub struct Store {
+    path: PathBuf,
+    db: sled::Db,
+    repos: sled::Tree,
+    runs: sled::Tree,
+    suites: sled::Tree,
+    tests: sled::Tree,
+    best: sled::Tree,
+    jobs: sled::Tree,
+    goals: sled::Tree,
+    meta: sled::Tree,
+}
+
+const SCHEMA_KEY: &[u8] = b"schema_version";
+
+fn key(id: u64) -> [u8; 8] {
+    id.to_be_bytes()
+}
+
+fn best_key(repo: RepoId, krate: &str) -> Vec<u8> {
+    let mut k = key(repo.0).to_vec();
+    k.extend_from_slice(krate.as_bytes());
+    k
+}
+
+fn goal_prefix(repo: RepoId, krate: &str) -> Vec<u8> {
+    let mut k = best_key(repo, krate);
+    k.push(0);
+    k
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec(v).expect("storage records always serialize")
+}
+
+fn decode<T: DeserializeOwned>(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|source| StoreError::Corrupt {
+        tree,
+        key: describe_key(key),
+        source,
+    })
+}
+
+fn describe_key(key: &[u8]) -> String {
+    if key.len() == 8 {
+        u64::from_be_bytes(key.try_into().expect("8 bytes")).to_string()
+    } else {
+        String::from_utf8_lossy(key).into_owned()
+    }
+}
+
+fn flatten<T>(r: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(TransactionError::Abort(e)) => Err(e),
+        Err(TransactionError::Storage(e)) => Err(StoreError::Sled(e)),
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir`, migrating an older schema with [`MIGRATIONS`] and
+    /// refusing a newer one.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Store> {
+        Self::open_with_migrations(dir, SCHEMA_VERSION, MIGRATIONS)
+    }
+
+    /// [`Store::open`] with an explicit target version and migration table (for tests and tools).
+    pub fn open_with_migrations(
+        dir: impl AsRef<Path>,
+        target: u32,
+        migrations: &[Migration],
+    ) -> Result<Store> {
+        let path = dir.as_ref().to_path_buf();
+        let db = sled::Config::new()
+            .path(&path)
+            .open()
+            .map_err(|source| StoreError::Open {
+                path: path.clone(),
+                source,
+            })?;
+        let store = Store {
+            repos: db.open_tree("repos")?,
+            runs: db.open_tree("runs")?,
+            suites: db.open_tree("suites")?,
+            tests: db.open_tree("tests")?,
+            best: db.open_tree("best")?,
+            jobs: db.open_tree("jobs")?,
+            goals: db.open_tree("goals")?,
+            meta: db.open_tree("meta")?,
+            path,
+            db,
+        };
+        migrate::run(&store, target, migrations)?;
+        Ok(store)
+    }
+
+    /// Directory of the store.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Schema version recorded in the store.
+    pub fn schema_version(&self) -> Result<Option<u32>> {
+        Ok(self.meta.get(SCHEMA_KEY)?.map(|v| {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(&v[..4]);
+            u32::from_be_bytes(b)
+        }))
+    }
+
+    fn set_schema_version(&self, v: u32) -> Result<()> {
+        self.meta.insert(SCHEMA_KEY, &v.to_be_bytes())?;
+        self.flush()
+    }
+
+    fn is_empty(&self) -> bool {
+        [
+            &self.repos,
+            &self.runs,
+            &self.suites,
+            &self.tests,
+            &self.best,
+            &self.jobs,
+            &self.goals,
+        ]
+        .iter()
+        .all(|t| t.is_empty())
+    }
+
+    /// Makes every write so far durable. Every mutating method calls it before returning, except
+    /// [`Store::update_run_progress`] (progress is not acknowledged state).
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    fn next_id(&self) -> Result<u64> {
+        // sled ids are unique and increase across restarts; 0 is avoided so ids read naturally.
+        Ok(self.db.generate_id()? + 1)
+    }
+
+    fn get<T: DeserializeOwned>(
+        &self,
+        tree: &sled::Tree,
+        name: &'static str,
+        k: &[u8],
+    ) -> Result<Option<T>> {
+        match tree.get(k)? {
+            Some(v) => decode(name, k, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn all<T: DeserializeOwned>(&self, tree: &sled::Tree, name: &'static str) -> Result<Vec<T>> {
+        tree.iter()
+            .map(|kv| {
+                let (k, v) = kv?;
+                decode(name, &k, &v)
+            })
+            .collect()
+    }
+
+    fn put<T: Serialize>(&self, tree: &sled::Tree, k: &[u8], v: &T) -> Result<()> {
+        tree.insert(k, encode(v))?;
+        self.flush()
+    }
+
+    // ---- repos ----------------------------------------------------------------------------
+
+    /// Registers a repository; refuses a path that is already registered.
+    pub fn add_repo(
+        &self,
+        path: &str,
+        crates: Vec<CrateEntry>,
+        schedule: Option<String>,
+    ) -> Result<RepoRecord> {
+        if let Some(r) = self.repo_by_path(path)? {
+            return Err(StoreError::Invalid(format!(
+                "register repository {path}: already registered as repo {}",
+                r.id
+            )));
+        }
+        let rec = RepoRecord {
+            id: RepoId(self.next_id()?),
+            path: path.to_string(),
+            crates,
+            schedule,
+            hooks_installed: false,
+            added_at: now_ms(),
+            last_seen_commit: None,
+        };
+        self.put_repo(&rec)?;
+        Ok(rec)
+    }
+
+    /// Inserts or replaces a repository record.
+    pub fn put_repo(&self, rec: &RepoRecord) -> Result<()> {
+        self.put(&self.repos, &key(rec.id.0), rec)
+    }
+
+    pub fn repo(&self, id: RepoId) -> Result<Option<RepoRecord>> {
+        self.get(&self.repos, "repos", &key(id.0))
+    }
+
+    pub fn repo_by_path(&self, path: &str) -> Result<Option<RepoRecord>> {
+        Ok(self.repos()?.into_iter().find(|r| r.path == path))
+    }
+
+    pub fn repos(&self) -> Result<Vec<RepoRecord>> {
+        self.all(&self.repos, "repos")
+    }
+
+    /// Removes a repository record (its runs and suites stay, for history).
+    pub fn remove_repo(&self, id: RepoId) -> Result<bool> {
+        let existed = self.repos.remove(key(id.0))?.is_some();
+        self.flush()?;
+        Ok(existed)
+    }
+
+    // ---- runs -----------------------------------------------------------------------------
+
+    /// Records the start of a run.
+    pub fn create_run(
+        &self,
+        repo: RepoId,
+        krate: &str,
+        commit: Option<&str>,
+        job: Option<JobId>,
+    ) -> Result<RunRecord> {
+        let rec = RunRecord {
+            id: RunId(self.next_id()?),
+            repo,
+            krate: krate.to_string(),
+            commit: commit.map(str::to_string),
+            status: RunStatus::Running,
+            started: now_ms(),
+            finished: None,
+            progress: RunProgress::default(),
+            summary_json: None,
+            job,
+            suite: None,
+        };
+        self.put_run(&rec)?;
+        Ok(rec)
+    }
+
+    /// Inserts or replaces a run record (flushed).
+    pub fn put_run(&self, rec: &RunRecord) -> Result<()> {
+        self.put(&self.runs, &key(rec.id.0), rec)
+    }
+
+    /// Updates a run's progress without flushing: progress may be lost by a crash, which is fine.
+    pub fn update_run_progress(&self, id: RunId, progress: RunProgress) -> Result<RunRecord> {
+        let mut rec = self.run(id)?.ok_or_else(|| StoreError::NotFound {
+            what: "run",
+            id: id.to_string(),
+        })?;
+        rec.progress = progress;
+        self.runs.insert(key(id.0), encode(&rec))?;
+        Ok(rec)
+    }
+
+    /// Marks a run finished with its status and summary.
+    pub fn finish_run(
+        &self,
+        id: RunId,
+        status: RunStatus,
+        summary_json: Option<serde_json::Value>,
+        suite: Option<SuiteId>,
+    ) -> Result<RunRecord> {
+        let mut rec = self.run(id)?.ok_or_else(|| StoreError::NotFound {
+            what: "run",
+            id: id.to_string(),
+        })?;
+        rec.status = status;
+        rec.finished = Some(now_ms());
+        rec.summary_json = summary_json;
+        rec.suite = suite.or(rec.suite);
+        self.put_run(&rec)?;
+        Ok(rec)
+    }
+
+    pub fn run(&self, id: RunId) -> Result<Option<RunRecord>> {
+        self.get(&self.runs, "runs", &key(id.0))
+    }
+
+    /// Runs of a repository (optionally of one crate), oldest first.
+    pub fn runs(&self, repo: RepoId, krate: Option<&str>) -> Result<Vec<RunRecord>> {
+        let mut v: Vec<RunRecord> = self.all(&self.runs, "runs")?;
+        v.retain(|r| r.repo == repo && krate.is_none_or(|k| r.krate == k));
+        Ok(v)
+    }
+
+    // ---- goals ----------------------------------------------------------------------------
+
+    /// Maps goal keys (stable names such as `src/lib.rs:42:if-true`) to ids that stay the same
+    /// across commits of one repository and crate, so goal sets of suites from different commits
+    /// compare. New keys get the next free id.
+    pub fn intern_goals(&self, repo: RepoId, krate: &str, keys: &[&str]) -> Result<Vec<u32>> {
+        let prefix = goal_prefix(repo, krate);
+        let mut seq_key = b"goalseq/".to_vec();
+        seq_key.extend_from_slice(&prefix);
+        let ids = flatten((&self.goals, &self.meta).transaction(|(goals, meta)| {
+            let mut next = match meta.get(&seq_key)? {
+                Some(v) => u32::from_be_bytes(v[..4].try_into().expect("4 bytes")),
+                None => 0,
+            };
+            let mut ids = Vec::with_capacity(keys.len());
+            for g in keys {
+                let mut k = prefix.clone();
+                k.extend_from_slice(g.as_bytes());
+                match goals.get(&k)? {
+                    Some(v) => ids.push(u32::from_be_bytes(v[..4].try_into().expect("4 bytes"))),
+                    None => {
+                        goals.insert(k, &next.to_be_bytes())?;
+                        ids.push(next);
+                        next += 1;
+                    }
+                }
+            }
+            meta.insert(seq_key.as_slice(), &next.to_be_bytes())?;
+            Ok(ids)
+        }))?;
+        self.flush()?;
+        Ok(ids)
+    }
+
+    // ---- suites ---------------------------------------------------------------------------
+
+    /// Stores a suite and its tests and applies the best-suite rule ([`judge`]), all in one
+    /// transaction; flushed before it returns.
+    pub fn store_suite(&self, new: NewSuite) -> Result<StoreOutcome> {
+        self.store_suite_inner(new, false)
+    }
+
+    /// Stores a suite and makes it the best one whatever the rule says (e.g. the old best no
+    /// longer builds at the new commit).
+    pub fn store_suite_as_best(&self, new: NewSuite) -> Result<StoreOutcome> {
+        self.store_suite_inner(new, true)
+    }
+
+    fn store_suite_inner(&self, new: NewSuite, force: bool) -> Result<StoreOutcome> {
+        let mut names = std::collections::HashSet::new();
+        for t in &new.tests {
+            if !names.insert(t.name.as_str()) {
+                return Err(StoreError::Invalid(format!(
+                    "store suite for {}: test name `{}` appears twice",
+                    new.krate, t.name
+                )));
+            }
+        }
+        // Ids come from outside the transaction: a retried transaction must write the same keys.
+        let suite_id = SuiteId(self.next_id()?);
+        let test_ids = new
+            .tests
+            .iter()
+            .map(|_| self.next_id().map(TestRecordId))
+            .collect::<Result<Vec<_>>>()?;
+        let tests: Vec<TestRecord> = new
+            .tests
+            .iter()
+            .zip(&test_ids)
+            .map(|(t, id)| TestRecord {
+                id: *id,
+                suite: suite_id,
+                name: t.name.clone(),
+                goals: t.goals.clone(),
+                cost: t.cost.clone(),
+                proxies: t.proxies.clone(),
+            })
+            .collect();
+        let goals_covered = tests
+            .iter()
+            .fold(GoalSet::new(), |acc, t| acc.union(&t.goals));
+        let suite = SuiteRecord {
+            id: suite_id,
+            repo: new.repo,
+            krate: new.krate,
+            commit: new.commit,
+            created: now_ms(),
+            source: new.source,
+            goals_total: new.goals_total,
+            goals_covered,
+            total_cost: new.total_cost,
+            proxy_cost: new.proxy_cost,
+            tests: test_ids.clone(),
+            run: new.run,
+        };
+        let bkey = best_key(suite.repo, &suite.krate);
+        let suite_bytes = encode(&suite);
+        let outcome = flatten((&self.suites, &self.tests, &self.best).transaction(
+            |(suites, tests_t, best)| {
+                for t in &tests {
+                    tests_t.insert(&key(t.id.0), encode(t))?;
+                }
+                suites.insert(&key(suite_id.0), suite_bytes.clone())?;
+                let previous = best
+                    .get(&bkey)?
+                    .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes"))));
+                let reason = match previous {
+                    _ if force => BestReason::Forced,
+                    None => BestReason::First,
+                    Some(old_id) => {
+                        let k = key(old_id.0);
+                        let old: SuiteRecord = match suites.get(k)? {
+                            Some(bytes) => decode("suites", &k, &bytes)
+                                .map_err(ConflictableTransactionError::Abort)?,
+                            None => {
+                                return Err(ConflictableTransactionError::Abort(
+                                    StoreError::NotFound {
+                                        what: "best suite",
+                                        id: old_id.to_string(),
+                                    },
+                                ));
+                            }
+                        };
+                        judge(&old, &suite)
+                    }
+                };
+                let replaced_best = reason.replaces();
+                if replaced_best {
+                    best.insert(bkey.as_slice(), &key(suite_id.0))?;
+                }
+                Ok(StoreOutcome {
+                    suite: suite_id,
+                    tests: test_ids.clone(),
+                    replaced_best,
+                    previous_best: previous,
+                    reason,
+                })
+            },
+        ))?;
+        self.flush()?;
+        Ok(outcome)
+    }
+
+    /// Points the best suite of `repo`/`krate` at `suite` (which must exist and match).
+    pub fn set_best(&self, repo: RepoId, krate: &str, suite: SuiteId) -> Result<()> {
+        let rec = self.suite(suite)?.ok_or_else(|| StoreError::NotFound {
+            what: "suite",
+            id: suite.to_string(),
+        })?;
+        if rec.repo != repo || rec.krate != krate {
+            return Err(StoreError::Invalid(format!(
+                "set best suite of repo {repo} crate {krate}: suite {suite} belongs to repo {} crate {}",
+                rec.repo, rec.krate
+            )));
+        }
+        self.best.insert(best_key(repo, krate), &key(suite.0))?;
+        self.flush()
+    }
+
+    pub fn suite(&self, id: SuiteId) -> Result<Option<SuiteRecord>> {
+        self.get(&self.suites, "suites", &key(id.0))
+    }
+
+    pub fn test(&self, id: TestRecordId) -> Result<Option<TestRecord>> {
+        self.get(&self.tests, "tests", &key(id.0))
+    }
+
+    /// The tests of a suite, in the suite's order.
+    pub fn suite_tests(&self, suite: &SuiteRecord) -> Result<Vec<TestRecord>> {
+        suite
+            .tests
+            .iter()
+            .map(|id| {
+                self.test(*id)?.ok_or_else(|| StoreError::NotFound {
+                    what: "test",
+                    id: id.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Suites of a repository (optionally of one crate), oldest first.
+    pub fn suites(&self, repo: RepoId, krate: Option<&str>) -> Result<Vec<SuiteRecord>> {
+        let mut v: Vec<SuiteRecord> = self.all(&self.suites, "suites")?;
+        v.retain(|s| s.repo == repo && krate.is_none_or(|k| s.krate == k));
+        Ok(v)
+    }
+
+    /// Id of the best suite of a repository and crate.
+    pub fn best_id(&self, repo: RepoId, krate: &str) -> Result<Option<SuiteId>> {
+        Ok(self
+            .best
+            .get(best_key(repo, krate))?
+            .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes")))))
+    }
+
+    /// The best suite of a repository and crate.
+    pub fn best(&self, repo: RepoId, krate: &str) -> Result<Option<SuiteRecord>> {
+        match self.best_id(repo, krate)? {
+            Some(id) => self.suite(id),
+            None => Ok(None),
+        }
+    }
+
+    // ---- jobs -----------------------------------------------------------------------------
+
+    /// A fresh job id.
+    pub fn next_job_id(&self) -> Result<JobId> {
+        self.next_id().map(JobId)
+    }
+
+    /// Inserts or replaces a job record (flushed).
+    pub fn put_job(&self, rec: &JobRecord) -> Result<()> {
+        self.put(&self.jobs, &key(rec.id.0), rec)
+    }
+
+    pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
+        self.get(&self.jobs, "jobs", &key(id.0))
+    }
+
+    /// All job records, oldest id first.
+    pub fn jobs(&self) -> Result<Vec<JobRecord>> {
+        self.all(&self.jobs, "jobs")
+    }
+
+    pub fn remove_job(&self, id: JobId) -> Result<bool> {
+        let existed = self.jobs.remove(key(id.0))?.is_some();
+        self.flush()?;
+        Ok(existed)
+    }
+}
+
+#[cfg(test)]
+mod tests;

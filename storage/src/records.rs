@@ -1,0 +1,313 @@
+//! The stored record types. They are storage's own copies, not the search's or the profiler's
+//! types: the daemon converts at the boundary, so a change in the engine never changes what is on
+//! disk by accident. Adding a field needs `#[serde(default)]`; removing or re-purposing one needs a
+//! schema bump and a migration (see `crate::migrate`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map($name)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A registered repository.
+    RepoId
+);
+id_type!(
+    /// One regeneration run.
+    RunId
+);
+id_type!(
+    /// A stored suite.
+    SuiteId
+);
+id_type!(
+    /// One test of a stored suite.
+    TestRecordId
+);
+id_type!(
+    /// A job of the persisted queue.
+    JobId
+);
+
+/// A crate of a repository: its package name and its directory relative to the repository root
+/// (`""` for a crate at the root). The directory decides which changed files belong to it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrateEntry {
+    pub name: String,
+    pub dir: String,
+}
+
+/// A registered repository.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepoRecord {
+    pub id: RepoId,
+    /// Absolute path of the work tree (or bare repository).
+    pub path: String,
+    pub crates: Vec<CrateEntry>,
+    /// Cron expression (5, 6 or 7 fields) forcing regeneration of unchanged crates, if any.
+    pub schedule: Option<String>,
+    pub hooks_installed: bool,
+    /// Unix time in milliseconds.
+    pub added_at: u64,
+    /// The last commit the poller or a hook saw, to tell a new commit from an old one.
+    #[serde(default)]
+    pub last_seen_commit: Option<String>,
+}
+
+/// Where a run stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum RunStatus {
+    Running,
+    Succeeded,
+    Failed { error: String },
+    Cancelled,
+}
+
+/// Live progress of a run (what the API shows while it runs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunProgress {
+    /// Pipeline phase name (`analyze`, `instrument`, `search`, `emit`, `profile`, ...).
+    pub phase: String,
+    pub executions: u64,
+    pub covered: u32,
+    pub goals: u32,
+}
+
+/// One regeneration run of one crate at one commit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub id: RunId,
+    pub repo: RepoId,
+    pub krate: String,
+    pub commit: Option<String>,
+    pub status: RunStatus,
+    /// Unix time in milliseconds.
+    pub started: u64,
+    pub finished: Option<u64>,
+    pub progress: RunProgress,
+    /// The run's summary as the pipeline wrote it (opaque to storage).
+    pub summary_json: Option<serde_json::Value>,
+    /// The job that started this run, if any.
+    #[serde(default)]
+    pub job: Option<JobId>,
+    /// The suite this run stored, if any.
+    #[serde(default)]
+    pub suite: Option<SuiteId>,
+}
+
+/// A measured cost on a named basis (e.g. `task-clock-ns/software-perf` or
+/// `instructions/cachegrind`). Two costs compare only when their bases are equal: a wall time is
+/// never weighed against an instruction count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    pub basis: String,
+    pub value: f64,
+}
+
+impl Cost {
+    pub fn new(basis: impl Into<String>, value: f64) -> Self {
+        Cost {
+            basis: basis.into(),
+            value,
+        }
+    }
+}
+
+/// A set of goal ids, kept sorted and without duplicates.
+///
+/// Sorted ids rather than a bitmap: suites cover a few hundred to a few thousand goals out of a
+/// sparse id space (ids are interned per crate and keep growing as code changes, see
+/// [`crate::Store::intern_goals`]), the JSON stays readable, and set operations are linear merges.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "Vec<u32>", into = "Vec<u32>")]
+pub struct GoalSet(Vec<u32>);
+
+impl GoalSet {
+    pub fn new() -> Self {
+        GoalSet(Vec::new())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn contains(&self, goal: u32) -> bool {
+        self.0.binary_search(&goal).is_ok()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().copied()
+    }
+
+    pub fn as_slice(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// How many goals of `self` are not in `other`.
+    pub fn count_missing_from(&self, other: &GoalSet) -> usize {
+        self.0.iter().filter(|g| !other.contains(**g)).count()
+    }
+
+    /// The union of both sets.
+    pub fn union(&self, other: &GoalSet) -> GoalSet {
+        self.iter().chain(other.iter()).collect()
+    }
+}
+
+impl From<Vec<u32>> for GoalSet {
+    fn from(mut v: Vec<u32>) -> Self {
+        v.sort_unstable();
+        v.dedup();
+        GoalSet(v)
+    }
+}
+
+impl From<GoalSet> for Vec<u32> {
+    fn from(g: GoalSet) -> Self {
+        g.0
+    }
+}
+
+impl FromIterator<u32> for GoalSet {
+    fn from_iter<I: IntoIterator<Item = u32>>(iter: I) -> Self {
+        GoalSet::from(iter.into_iter().collect::<Vec<_>>())
+    }
+}
+
+/// A stored suite: the emitted Rust file plus what it covers and costs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    pub id: SuiteId,
+    pub repo: RepoId,
+    pub krate: String,
+    pub commit: Option<String>,
+    /// Unix time in milliseconds.
+    pub created: u64,
+    /// The Rust test file.
+    pub source: String,
+    /// Goals of the crate at that commit (the denominator of coverage).
+    pub goals_total: u32,
+    /// Union of the tests' goals.
+    pub goals_covered: GoalSet,
+    /// Measured cost of the whole suite, `None` when it was not profiled.
+    pub total_cost: Option<Cost>,
+    /// The search's proxy estimate of the suite's cost (lower is cheaper).
+    pub proxy_cost: f64,
+    pub tests: Vec<TestRecordId>,
+    /// The run that produced the suite.
+    #[serde(default)]
+    pub run: Option<RunId>,
+}
+
+/// One test of a stored suite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestRecord {
+    pub id: TestRecordId,
+    pub suite: SuiteId,
+    /// The `#[test]` fn name.
+    pub name: String,
+    pub goals: GoalSet,
+    /// Measured cost, `None` when not profiled (never 0 for "unknown").
+    pub cost: Option<Cost>,
+    /// Proxy figures by name (`I1`..`I7` or longer names), as the search reported them.
+    pub proxies: BTreeMap<String, f64>,
+}
+
+/// A test as the caller hands it to [`crate::Store::store_suite`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewTest {
+    pub name: String,
+    pub goals: GoalSet,
+    pub cost: Option<Cost>,
+    pub proxies: BTreeMap<String, f64>,
+}
+
+/// A suite as the caller hands it to [`crate::Store::store_suite`]; storage assigns ids and
+/// computes the covered goals as the union of the tests' goals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewSuite {
+    pub repo: RepoId,
+    pub krate: String,
+    pub commit: Option<String>,
+    pub source: String,
+    pub goals_total: u32,
+    pub total_cost: Option<Cost>,
+    pub proxy_cost: f64,
+    pub tests: Vec<NewTest>,
+    pub run: Option<RunId>,
+}
+
+/// State of a queued job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobState {
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl JobState {
+    /// Queued or running.
+    pub fn is_active(self) -> bool {
+        matches!(self, JobState::Queued | JobState::Running)
+    }
+}
+
+/// A job of the persisted queue. Storage only keeps it; the scheduler gives it meaning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub id: JobId,
+    pub repo: RepoId,
+    pub krate: String,
+    /// Why the job exists (`hook`, `cron`, `poll`, `api`, ...); the latest trigger wins.
+    pub reason: String,
+    /// Commit to build; the latest trigger wins.
+    pub commit: Option<String>,
+    /// Higher runs first.
+    pub priority: u8,
+    /// Multiplier of the configured search budget (change-aware budgets).
+    pub budget_factor: f64,
+    pub state: JobState,
+    /// Unix time in milliseconds.
+    pub enqueued_at: u64,
+    /// Triggers merged into this job (1 for a fresh job).
+    pub triggers: u32,
+    /// Times the job was claimed.
+    pub attempts: u32,
+    pub started: Option<u64>,
+    /// A running job whose lease ran out is presumed dead.
+    pub lease_until: Option<u64>,
+    pub finished: Option<u64>,
+    /// Error text of a failed job, or a note on a finished one.
+    pub outcome: Option<String>,
+    pub run: Option<RunId>,
+}
