@@ -1,0 +1,340 @@
+//! Config loading: defaults, environment, validation errors naming file, line and key.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use frugal_config::*;
+
+fn no_env() -> Vec<(String, String)> {
+    Vec::new()
+}
+
+/// Writes `text` to `frugal.toml` in a temp dir and loads it.
+fn load(text: &str) -> (tempfile::TempDir, PathBuf, Result<Config, ConfigError>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("frugal.toml");
+    std::fs::write(&path, text).unwrap();
+    let r = Config::load_with_env(&path, no_env());
+    (dir, path, r)
+}
+
+/// Asserts the error names the file, the line and the key.
+fn assert_names(text: &str, line: usize, key: &str, also: &str) {
+    let (_dir, path, r) = load(text);
+    let err = r.expect_err("config must be rejected");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("{}:{line}:", path.display())),
+        "file and line {line} missing: {msg}"
+    );
+    assert!(
+        msg.contains(&format!("key `{key}`")),
+        "key `{key}` missing: {msg}"
+    );
+    assert!(msg.contains(also), "`{also}` missing: {msg}");
+    assert_eq!(err.line(), Some(line));
+    assert_eq!(err.key(), Some(key));
+}
+
+#[test]
+fn an_empty_file_gives_the_defaults() {
+    let (_dir, _path, r) = load("");
+    let c = r.unwrap();
+    assert_eq!(c.daemon.listen.to_string(), "127.0.0.1:7878");
+    assert_eq!(c.daemon.state_dir, Path::new("/var/lib/frugal"));
+    assert_eq!(c.daemon.token_file, Path::new("/var/lib/frugal/token"));
+    assert_eq!(c.daemon.unix_socket, None);
+    assert_eq!(c.daemon.log_format, LogFormat::Text);
+    assert_eq!(c.search.budget, Budget::Time(Duration::from_secs(300)));
+    assert_eq!(c.search.algorithm, "dynamosa");
+    assert_eq!(c.search.seed, 1);
+    assert_eq!(c.executor.timeout, Duration::from_millis(1000));
+    assert!(c.executor.workers >= 1);
+    assert_eq!(c.scheduler.max_concurrent_jobs, 1);
+    assert_eq!(c.scheduler.poll_interval, Some(Duration::from_secs(60)));
+    assert_eq!(c.scheduler.default_schedule, None);
+    assert!(c.repos.is_empty());
+    assert_eq!(c.origin("daemon.listen"), Origin::Default);
+    assert_eq!(Config::default().daemon, c.daemon);
+}
+
+#[test]
+fn values_from_the_file_resolve() {
+    let (dir, path, r) = load(
+        r#"
+[daemon]
+listen = "0.0.0.0:9000"
+state_dir = "state"
+unix_socket = "/run/frugal.sock"
+log_format = "json"
+
+[search]
+budget = 20000
+algorithm = "random"
+
+[scheduler]
+poll_interval = "off"
+default_schedule = "0 3 * * 1-5"
+
+[[repo]]
+path = "/srv/git/a"
+crates = ["a", { name = "b", dir = "./crates/b/" }]
+schedule = "0 0 4 * * * *"
+budget = "10m"
+
+[[repo]]
+path = "/srv/git/b"
+"#,
+    );
+    let c = r.unwrap();
+    assert_eq!(c.daemon.listen.port(), 9000);
+    assert_eq!(c.daemon.state_dir, dir.path().join("state"));
+    assert_eq!(c.daemon.token_file, dir.path().join("state/token"));
+    assert_eq!(c.daemon.log_format, LogFormat::Json);
+    assert_eq!(c.search.budget, Budget::Executions(20000));
+    assert_eq!(c.scheduler.poll_interval, None);
+    assert_eq!(
+        c.scheduler.default_schedule.as_ref().unwrap().normalized(),
+        "0 0 3 * * MON,TUE,WED,THU,FRI"
+    );
+    assert_eq!(c.repos.len(), 2);
+    assert_eq!(
+        c.repos[0].crates,
+        vec![
+            CrateConfig {
+                name: "a".into(),
+                dir: None
+            },
+            CrateConfig {
+                name: "b".into(),
+                dir: Some("crates/b".into())
+            }
+        ]
+    );
+    assert_eq!(
+        c.repos[0].budget,
+        Some(Budget::Time(Duration::from_secs(600)))
+    );
+    assert!(c.repos[1].crates.is_empty());
+    assert_eq!(
+        c.origin("daemon.listen"),
+        Origin::File {
+            path,
+            line: 3,
+            column: 10
+        }
+    );
+}
+
+#[test]
+fn environment_overrides_the_file_and_is_named_in_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("frugal.toml");
+    std::fs::write(&path, "[daemon]\nlisten = \"127.0.0.1:1\"\n").unwrap();
+    let env = vec![
+        (
+            "FRUGAL_DAEMON_LISTEN".to_string(),
+            "127.0.0.1:7000".to_string(),
+        ),
+        (
+            "FRUGAL_SCHEDULER_MAX_CONCURRENT_JOBS".to_string(),
+            "3".to_string(),
+        ),
+        ("FRUGAL_SEARCH_BUDGET".to_string(), "90s".to_string()),
+        ("PATH".to_string(), "/bin".to_string()),
+        ("FRUGAL_CONFIG".to_string(), "ignored".to_string()),
+    ];
+    let c = Config::load_with_env(&path, env).unwrap();
+    assert_eq!(c.daemon.listen.port(), 7000);
+    assert_eq!(c.scheduler.max_concurrent_jobs, 3);
+    assert_eq!(c.search.budget, Budget::Time(Duration::from_secs(90)));
+    assert_eq!(
+        c.origin("daemon.listen"),
+        Origin::Env {
+            var: "FRUGAL_DAEMON_LISTEN".into()
+        }
+    );
+
+    let bad = vec![("FRUGAL_EXECUTOR_TIMEOUT_MS".to_string(), "soon".to_string())];
+    let msg = Config::load_with_env(&path, bad).unwrap_err().to_string();
+    assert!(
+        msg.contains("environment variable FRUGAL_EXECUTOR_TIMEOUT_MS"),
+        "{msg}"
+    );
+    assert!(msg.contains("key `executor.timeout_ms`"), "{msg}");
+
+    let typo = vec![("FRUGAL_DAEMON_LISTN".to_string(), "x".to_string())];
+    let msg = Config::load_with_env(&path, typo).unwrap_err().to_string();
+    assert!(
+        msg.contains("FRUGAL_DAEMON_LISTN") && msg.contains("FRUGAL_DAEMON_LISTEN"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_unknown_key_names_file_line_and_key() {
+    assert_names(
+        "[daemon]\nlisten = \"127.0.0.1:7878\"\nlisen = 3\n",
+        3,
+        "daemon.lisen",
+        "unknown field `lisen`",
+    );
+}
+
+#[test]
+fn an_unknown_table_names_file_line_and_key() {
+    assert_names(
+        "\n[deamon]\nlisten = \"x\"\n",
+        2,
+        "deamon",
+        "unknown field `deamon`",
+    );
+}
+
+#[test]
+fn a_bad_socket_address_names_file_line_and_key() {
+    assert_names(
+        "# comment\n[daemon]\nworkers = 2\nlisten = \"localhost\"\n",
+        4,
+        "daemon.listen",
+        "is not a socket address",
+    );
+}
+
+#[test]
+fn a_bad_cron_expression_names_file_line_and_key() {
+    assert_names(
+        "[scheduler]\ndefault_schedule = \"61 * * * *\"\n",
+        2,
+        "scheduler.default_schedule",
+        "not a valid cron expression",
+    );
+    assert_names(
+        "[[repo]]\npath = \"/a\"\n\n[[repo]]\npath = \"/b\"\nschedule = \"* * *\"\n",
+        6,
+        "repo[1].schedule",
+        "has 3 field(s)",
+    );
+}
+
+#[test]
+fn a_wrong_type_names_file_line_and_key() {
+    assert_names(
+        "[executor]\ntimeout_ms = \"fast\"\n",
+        2,
+        "executor.timeout_ms",
+        "invalid type",
+    );
+}
+
+#[test]
+fn out_of_range_and_unknown_values_name_file_line_and_key() {
+    assert_names(
+        "[scheduler]\nmax_concurrent_jobs = 0\n",
+        2,
+        "scheduler.max_concurrent_jobs",
+        "too small",
+    );
+    assert_names(
+        "[search]\nalgorithm = \"genetic\"\n",
+        2,
+        "search.algorithm",
+        "dynamosa",
+    );
+    assert_names(
+        "[search]\nbudget = \"5 fortnights\"\n",
+        2,
+        "search.budget",
+        "unit",
+    );
+    assert_names(
+        "[scheduler]\npoll_interval = \"10\"\n",
+        2,
+        "scheduler.poll_interval",
+        "needs a unit",
+    );
+    assert_names(
+        "[[repo]]\npath = \"/a\"\n[[repo]]\npath = \"/a\"\n",
+        4,
+        "repo[1].path",
+        "already configured",
+    );
+    assert_names(
+        "[[repo]]\npath = \"/a\"\ncolour = \"red\"\n",
+        3,
+        "repo[0].colour",
+        "unknown field",
+    );
+}
+
+#[test]
+fn a_syntax_error_names_file_and_line() {
+    let (_dir, path, r) = load("[daemon]\nlisten = \"127.0.0.1:7878\n");
+    let msg = r.unwrap_err().to_string();
+    assert!(msg.contains(&format!("{}:2:", path.display())), "{msg}");
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let err = Config::load_with_env("/nonexistent/frugal.toml", no_env()).unwrap_err();
+    assert!(
+        err.to_string().contains("/nonexistent/frugal.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_example_file_parses_and_documents_every_key() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("frugal.example.toml");
+    let c = Config::load_with_env(&path, no_env()).unwrap();
+    assert_eq!(c.daemon, Config::default().daemon);
+    assert_eq!(c.search, Config::default().search);
+    let text = std::fs::read_to_string(&path).unwrap();
+    for key in KEYS {
+        let leaf = key.rsplit('.').next().unwrap();
+        assert!(
+            text.contains(&format!("{leaf} = ")),
+            "{key} is not documented"
+        );
+    }
+    // The commented-out repo block is valid too.
+    let uncommented: String = text
+        .lines()
+        .map(|l| {
+            l.strip_prefix("# ")
+                .filter(|r| r.starts_with("[[repo]]") || r.contains(" = ") && !r.starts_with('#'))
+                .unwrap_or(l)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let c = Config::from_toml(&uncommented, Some(&path), no_env())
+        .unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+    assert_eq!(c.repos.len(), 1);
+    assert_eq!(c.repos[0].crates.len(), 2);
+    assert!(c.scheduler.default_schedule.is_some());
+}
+
+#[test]
+fn cron_accepts_five_six_and_seven_fields() {
+    assert_eq!(
+        CronExpr::parse("*/5 * * * *").unwrap().normalized(),
+        "0 */5 * * * *"
+    );
+    assert_eq!(
+        CronExpr::parse("0 0 3 * * *").unwrap().normalized(),
+        "0 0 3 * * *"
+    );
+    assert!(CronExpr::parse("0 0 3 * * * 2030").is_ok());
+    assert!(CronExpr::parse("@daily").is_ok());
+    // crontab Sunday is 0 or 7; the cron crate's 1 is Sunday: names keep the meaning.
+    assert_eq!(
+        CronExpr::parse("0 3 * * 0").unwrap().normalized(),
+        "0 0 3 * * SUN"
+    );
+    assert_eq!(
+        CronExpr::parse("0 3 * * 5-7").unwrap().normalized(),
+        "0 0 3 * * FRI,SAT,SUN"
+    );
+    assert!(CronExpr::parse("0 3 * * 8").is_err());
+    assert!(CronExpr::parse("* * * *").is_err());
+}
