@@ -68,7 +68,7 @@ fn acknowledged_suites_survive_kill_9() {
     let mut acked = Vec::new();
     while acked.len() < 25 {
         let line = lines.next().expect("child ended early").unwrap();
-        if let Some(rest) = line.strip_prefix("ACK ") {
+        if let Some((_, rest)) = line.split_once("ACK ") {
             let (id, n) = rest.split_once(' ').unwrap();
             acked.push((SuiteId(id.parse().unwrap()), n.parse::<u64>().unwrap()));
         }
@@ -78,7 +78,7 @@ fn acknowledged_suites_survive_kill_9() {
     // Lines the child printed before it died were acknowledged too.
     for line in lines {
         let line = line.unwrap();
-        if let Some(rest) = line.strip_prefix("ACK ") {
+        if let Some((_, rest)) = line.split_once("ACK ") {
             let (id, n) = rest.split_once(' ').unwrap();
             acked.push((SuiteId(id.parse().unwrap()), n.parse::<u64>().unwrap()));
         }

@@ -1,0 +1,26 @@
+//! Errors of the scheduler.
+
+use std::path::PathBuf;
+
+use frugal_storage::{JobId, JobState, StoreError};
+
+/// What went wrong. Messages fit after "failed to ...".
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("run `git {args}` in {}: {message}", repo.display())]
+    Git {
+        repo: PathBuf,
+        args: String,
+        message: String,
+    },
+    #[error("parse schedule: {0}")]
+    Cron(String),
+    #[error("find job {0}: not in the queue")]
+    NoSuchJob(JobId),
+    #[error("finish job {id}: it is {state:?}, not running (was it recovered after a restart?)")]
+    NotRunning { id: JobId, state: JobState },
+    #[error("find repository {0}: not registered")]
+    NoSuchRepo(frugal_storage::RepoId),
+}
