@@ -21,7 +21,7 @@ pub mod wire;
 pub use distance::{Mag, Probe};
 pub use tables::{
     FnGuard, Snapshot, Tried, branch, close_and, close_or, cmp, cmp_goal, enter, hit, init, iter,
-    leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot,
+    leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot, str_arms,
 };
 
 /// Why a test was stopped by the runtime rather than by the code under test.

@@ -367,6 +367,18 @@ pub fn close_or(c: bool) -> bool {
     c
 }
 
+/// The scrutinee of a `match` on string literals: records, for each literal arm's goal, the
+/// left-alignment distance between the scrutinee and the literal (0 when it matches).
+#[inline]
+pub fn str_arms<'a>(arms: &[(u32, &str)], s: &'a str) -> &'a str {
+    if let Some(t) = TABLES.get() {
+        for &(goal, lit) in arms {
+            record(t, goal, crate::distance::left_align(s, lit));
+        }
+    }
+    s
+}
+
 /// Things `?` applies to on stable Rust.
 pub trait Tried {
     fn went_ok(&self) -> bool;

@@ -327,6 +327,7 @@ impl<'s> Builder<'s> {
             },
             Some(ValueKind::Str) | None => match c.strings.choose(rng) {
                 Some(v) if pooled => Value::Str(v.clone()),
+                _ if rng.random_bool(0.3) => Value::Str(compose(c, rng)),
                 _ => Value::Str(random_string(rng)),
             },
         }
@@ -502,6 +503,21 @@ fn random_char(rng: &mut impl Rng) -> char {
         2 => char::from(rng.random_range(b' '..=b'~')),
         _ => char::from_u32(rng.random_range(0xA0..0x3000)).unwrap_or('é'),
     }
+}
+
+/// Two to four pieces from the constant pool (strings, chars, small numbers) joined: inputs
+/// like `key=value` or `5m` are built from the very literals the parser compares against.
+fn compose(c: &crate::Constants, rng: &mut impl Rng) -> String {
+    let n = rng.random_range(2..=4);
+    let mut out = String::new();
+    for _ in 0..n {
+        match rng.random_range(0..3) {
+            0 => out.push_str(c.strings.choose(rng).map_or("", String::as_str)),
+            1 => out.extend(c.chars.choose(rng)),
+            _ => out.push_str(&rng.random_range(0..100).to_string()),
+        }
+    }
+    out
 }
 
 fn random_string(rng: &mut impl Rng) -> String {

@@ -151,6 +151,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .clone()
         .unwrap_or_else(|| default_work_dir(&opts.crate_dir, &model.crate_name));
     std::fs::create_dir_all(&work).map_err(io(&work))?;
+    let work = work.canonicalize().map_err(io(&work))?;
     progress.phase(Phase::Instrument);
     let t = Instant::now();
     let target = work.join("target");

@@ -190,11 +190,15 @@ impl<'a> Renderer<'a> {
                     _ => format!("{}({})", c.path, args.join(", ")),
                 }
             }
+            OpCode::Display(_) => format!("{}.to_string()", self.receiver(s.args[0] as usize)),
             OpCode::VecOf(_) => format!("vec![{}]", args.join(", ")),
             OpCode::Some(_) => format!("Some({})", args[0]),
             OpCode::None(t) => format!("None::<{}>", crate::harness::render::ty(t, k)),
-            OpCode::UnwrapOk(_) => format!("{}.unwrap()", args[0]),
-            OpCode::UnwrapSome(_) => format!("{}.unwrap()", args[0]),
+            OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
+                let chain =
+                    crate::harness::registry::unwrap_chain(&op.code, &op.params[0].0, self.model);
+                format!("{}{chain}", self.receiver(s.args[0] as usize))
+            }
             OpCode::StructLit {
                 path,
                 fields,
@@ -241,7 +245,7 @@ impl<'a> Renderer<'a> {
 }
 
 fn is_call(op: &Op) -> bool {
-    matches!(op.code, OpCode::Call(_))
+    matches!(op.code, OpCode::Call(_) | OpCode::Display(_))
 }
 
 fn is_receiver(op: &Op, args: &[u32], i: usize, model: &ApiModel) -> bool {
@@ -356,12 +360,17 @@ fn test_name(test: &TestCase, result: &ExecResult, reg: &Registry, model: &ApiMo
             .iter()
             .enumerate()
             .rev()
-            .find_map(|(i, s)| match reg.ops[s.op as usize].code {
-                OpCode::Call(c) => Some((i, c)),
+            .find_map(|(i, s)| match &reg.ops[s.op as usize].code {
+                OpCode::Call(c) => Some((i, Some(*c), None)),
+                OpCode::Display(t) => Some((i, None, Some(t))),
                 _ => None,
             });
-    let Some((i, c)) = last_call else {
+    let Some((i, c, shown)) = last_call else {
         return "builds_values".into();
+    };
+    let Some(c) = c else {
+        let base = shown.map_or_else(|| "value".to_string(), |t| var_base(t, model));
+        return format!("{base}_displays");
     };
     let callable = &model.callables[c];
     let mut name = match &callable.kind {

@@ -24,8 +24,10 @@ pub enum OpCode {
     Some(Ty),
     /// `None::<T>`.
     None(Ty),
-    /// `let Ok(v) = r else { panic!() }` on a `Result<T, E>`.
+    /// `r.unwrap()` on a `Result<T, E>` (`r.ok().unwrap()` when `E` may lack `Debug`).
     UnwrapOk(Ty),
+    /// `r.unwrap_err()` on a `Result<T, E>`, producing the error.
+    UnwrapErr(Ty),
     /// `let Some(v) = o else { panic!() }` on an `Option<T>`.
     UnwrapSome(Ty),
     /// `Path { field: a, ... }` or `Path(a, ...)` for a struct whose fields are all public.
@@ -40,6 +42,9 @@ pub enum OpCode {
         fields: Vec<String>,
         tuple: bool,
     },
+    /// `x.to_string()` for a type implementing `Display`: reaches `fmt` bodies, which take a
+    /// `Formatter` no test can build.
+    Display(Ty),
 }
 
 /// Pool type, passing mode and source type of one parameter.
@@ -182,7 +187,12 @@ impl Registry {
         self.types.push(ty.clone());
         match ty {
             Ty::Vec(t) | Ty::Option(t) => self.add_type_tree(t, model),
-            Ty::Result(t, _) => self.add_type_tree(t, model),
+            Ty::Result(t, e) => {
+                self.add_type_tree(t, model);
+                if storable(e) {
+                    self.add_type_tree(e, model);
+                }
+            }
             Ty::Tuple(ts) => ts.iter().for_each(|t| self.add_type_tree(t, model)),
             Ty::Adt { path, .. } => {
                 for f in adt_field_types(model, path) {
@@ -259,7 +269,7 @@ impl Registry {
                 name: o.name.clone(),
                 kind: match o.code {
                     OpCode::Literal(_) => OpKind::Literal,
-                    OpCode::Call(_) => OpKind::Call,
+                    OpCode::Call(_) | OpCode::Display(_) => OpKind::Call,
                     _ => OpKind::Build,
                 },
                 params: o.params.iter().map(|(t, p, _)| (id(t), *p)).collect(),
@@ -328,6 +338,34 @@ fn adt_field_types(model: &ApiModel, path: &str) -> Vec<Ty> {
     }
 }
 
+/// The method chain that unwraps operation `code`'s argument, identical in the harness and in
+/// emitted tests so that panic messages agree. `.unwrap()` needs the other side to be `Debug`;
+/// when that is not known, go through `Option`, whose `unwrap` needs nothing.
+pub fn unwrap_chain(code: &OpCode, arg: &Ty, model: &ApiModel) -> &'static str {
+    match (code, arg) {
+        (OpCode::UnwrapOk(_), Ty::Result(_, e)) if is_debug(e, model) => ".unwrap()",
+        (OpCode::UnwrapOk(_), _) => ".ok().unwrap()",
+        (OpCode::UnwrapErr(_), Ty::Result(t, _)) if is_debug(t, model) => ".unwrap_err()",
+        (OpCode::UnwrapErr(_), _) => ".err().unwrap()",
+        _ => ".unwrap()",
+    }
+}
+
+fn is_debug(ty: &Ty, model: &ApiModel) -> bool {
+    match ty {
+        Ty::Unit | Ty::Prim(_) | Ty::String | Ty::Str => true,
+        Ty::Vec(t) | Ty::Option(t) | Ty::Slice(t) => is_debug(t, model),
+        Ty::Ref { inner, .. } => is_debug(inner, model),
+        Ty::Result(a, b) => is_debug(a, model) && is_debug(b, model),
+        Ty::Tuple(ts) => ts.iter().all(|t| is_debug(t, model)),
+        Ty::Adt { path, args } => {
+            find_type(model, path).is_some_and(|d| d.traits.iter().any(|t| t == "Debug"))
+                && args.iter().all(|t| is_debug(t, model))
+        }
+        Ty::Other(_) => false,
+    }
+}
+
 pub(crate) fn is_copy(ty: &Ty, model: &ApiModel) -> bool {
     match ty {
         Ty::Prim(_) => true,
@@ -389,13 +427,25 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 name: format!("unwrap: {name}"),
             },
         ],
-        Ty::Result(t, _) => vec![Op {
-            code: OpCode::UnwrapOk((**t).clone()),
-            params: vec![moved(ty)],
-            ret: Some((**t).clone()),
-            ret_source: Some((**t).clone()),
-            name: format!("unwrap: {name}"),
-        }],
+        Ty::Result(t, e) => {
+            let mut ops = vec![Op {
+                code: OpCode::UnwrapOk((**t).clone()),
+                params: vec![moved(ty)],
+                ret: Some((**t).clone()),
+                ret_source: Some((**t).clone()),
+                name: format!("unwrap: {name}"),
+            }];
+            if storable(e) {
+                ops.push(Op {
+                    code: OpCode::UnwrapErr((**e).clone()),
+                    params: vec![moved(ty)],
+                    ret: Some((**e).clone()),
+                    ret_source: Some((**e).clone()),
+                    name: format!("unwrap_err: {name}"),
+                });
+            }
+            ops
+        }
         Ty::Adt { path, args } if args.is_empty() => adt_builders(ty, path, model),
         _ => Vec::new(),
     }
@@ -408,6 +458,28 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
     if def.generic {
         return Vec::new();
     }
+    let mut ops = constructors(ty, path, def);
+    if def.traits.iter().any(|t| t == "Display") {
+        ops.push(Op {
+            code: OpCode::Display(ty.clone()),
+            params: vec![(
+                ty.clone(),
+                Pass::Ref,
+                Ty::Ref {
+                    mutable: false,
+                    inner: Box::new(ty.clone()),
+                },
+            )],
+            ret: Some(Ty::String),
+            ret_source: Some(Ty::String),
+            name: format!("{path}::to_string"),
+        });
+    }
+    ops
+}
+
+/// Struct literals and enum variants, when every part is something the pool can hold.
+fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
     let all_storable = |ts: &[Ty]| ts.iter().all(storable);
     match &def.kind {
         TypeKind::Struct {

@@ -130,16 +130,16 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
                 ty_in(t, k)
             )
         }
+        OpCode::Display(_) => format!("::std::string::ToString::to_string({})", args[0]),
         OpCode::Some(_) => format!("Some({})", args[0]),
         OpCode::None(t) => format!("None::<{}>", ty_in(t, k)),
-        OpCode::UnwrapOk(_) => format!(
-            "{{ let Ok(x) = {} else {{ panic!(\"expected Ok\") }}; x }}",
-            args[0]
-        ),
-        OpCode::UnwrapSome(_) => format!(
-            "{{ let Some(x) = {} else {{ panic!(\"expected Some\") }}; x }}",
-            args[0]
-        ),
+        OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
+            format!(
+                "{}{}",
+                args[0],
+                super::registry::unwrap_chain(&op.code, &op.params[0].0, model)
+            )
+        }
         OpCode::StructLit {
             path,
             fields,

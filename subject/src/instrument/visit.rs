@@ -618,8 +618,20 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_expr_match(&mut self, m: &'ast ExprMatch) {
+        // Matches on string literals report how far the scrutinee is from each literal arm
+        // (seed 001): the wrapper must enclose the scrutinee's own probes, so it is opened
+        // now and its arm list filled in once the arms have goals.
+        let literals = string_arms(m);
+        let wrapper = literals.as_ref().map(|_| {
+            let scrutinee = self.range(&*m.expr);
+            self.open(scrutinee, String::new());
+            let at = self.edits.len() - 1;
+            self.close(scrutinee, ")");
+            at
+        });
+        let mut pairs: Vec<String> = Vec::new();
         self.visit_expr(&m.expr);
-        for arm in &m.arms {
+        for (i, arm) in m.arms.iter().enumerate() {
             let (pat, guard) = match &arm.pat {
                 Pat::Guard(g) => (&*g.pat, Some(&*g.guard)),
                 p => (p, None),
@@ -645,7 +657,17 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
                 Some(t) => self.with_parent(t, |s| s.branch_goal(arm_line, label)),
                 None => self.branch_goal(arm_line, label),
             };
+            if let Some(lits) = literals
+                .as_ref()
+                .and_then(|l| l.get(i))
+                .filter(|_| guard.is_none())
+            {
+                pairs.extend(lits.iter().map(|l| format!("({g}, {l})")));
+            }
             self.with_parent(g, |s| s.arm_body(&arm.body, g));
+        }
+        if let Some(at) = wrapper {
+            self.edits[at].text = format!("::frugal_probe::str_arms(&[{}], ", pairs.join(", "));
         }
     }
 
@@ -658,6 +680,40 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         self.close(node, ")");
         self.visit_expr(&e.expr);
     }
+}
+
+/// The string-literal source text of each arm, when every arm is a string literal, an
+/// or-pattern of them, a wildcard or a plain binding (and at least one literal exists).
+fn string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
+    fn literals(p: &Pat, out: &mut Vec<String>) -> bool {
+        match p {
+            Pat::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => {
+                    out.push(s.token().to_string());
+                    true
+                }
+                _ => false,
+            },
+            Pat::Or(o) => o.cases.iter().all(|c| literals(c, out)),
+            Pat::Wild(_) => true,
+            Pat::Ident(i) => i.subpat.is_none(),
+            Pat::Paren(p) => literals(&p.pat, out),
+            _ => false,
+        }
+    }
+    let mut arms = Vec::with_capacity(m.arms.len());
+    for arm in &m.arms {
+        let pat = match &arm.pat {
+            Pat::Guard(g) => &*g.pat,
+            p => p,
+        };
+        let mut lits = Vec::new();
+        if !literals(pat, &mut lits) {
+            return None;
+        }
+        arms.push(lits);
+    }
+    arms.iter().any(|l| !l.is_empty()).then_some(arms)
 }
 
 pub(super) fn line(span: Span) -> usize {
