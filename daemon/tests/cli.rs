@@ -1,0 +1,216 @@
+//! The `frugal` binary as a user runs it: exit codes, JSON output, and the messages of the
+//! common mistakes (a bad budget, a directory that is not a crate, a crate that does not build).
+
+#[path = "../../subject/tests/common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn frugal() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_frugal"));
+    cmd.current_dir(common::workspace());
+    cmd
+}
+
+/// A fresh directory under cargo's scratch space for integration tests, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("frugal-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
+    let out = Scratch::new("json");
+    let work = common::work_dir("cli-numeric");
+    let result = frugal()
+        .args(["run", "examples/numeric", "--budget", "20000", "--json"])
+        .arg("--out")
+        .arg(&out.0)
+        .arg("--work-dir")
+        .arg(&work.path)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+    // Nothing but the JSON on stdout: the progress bar is hidden with --json.
+    let json: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{stdout}"));
+    let branch = &json["goals"]["branch"];
+    let covered = branch["covered"].as_u64().expect("goals.branch.covered");
+    let total = branch["total"].as_u64().expect("goals.branch.total");
+    assert!(covered > 0 && covered <= total, "{branch}");
+    assert_eq!(json["krate"], "numeric");
+    assert_eq!(json["seed"], 1);
+    assert_eq!(json["executions"], 20000);
+    assert_eq!(json["budget"], "20000 executions");
+    assert!(json["tests_emitted"].as_u64().unwrap() > 0);
+    let suite = out.0.join("frugal_generated.rs");
+    assert_eq!(json["output"].as_str(), suite.to_str());
+    assert!(suite.is_file());
+    assert!(out.0.join("summary.json").is_file());
+}
+
+#[test]
+fn a_relative_work_dir_is_taken_from_the_current_directory() {
+    let out = Scratch::new("relative");
+    // Held so that no other test uses the same cache; the path given is relative.
+    let _work = common::work_dir("cli-relative");
+    let result = frugal()
+        .args(["run", "examples/statemachine", "--budget", "500", "--json"])
+        .args(["--work-dir", "target/frugal-tests/cli-relative"])
+        .arg("--out")
+        .arg(&out.0)
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+    assert!(
+        common::workspace()
+            .join("target/frugal-tests/cli-relative/harness")
+            .is_dir()
+    );
+}
+
+#[test]
+fn a_budget_with_an_unknown_unit_is_rejected_with_a_message_about_the_budget() {
+    let result = frugal()
+        .args(["run", "examples/numeric", "--budget", "5x"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&result);
+    assert!(!result.status.success());
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("--budget"), "{stderr}");
+    assert!(
+        stderr.contains("unknown budget unit `x` in `5x`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_directory_without_a_cargo_toml_is_rejected_with_a_clear_message() {
+    let dir = Scratch::new("not-a-crate");
+    std::fs::write(dir.0.join("README.md"), "no crate here\n").unwrap();
+    let result = frugal().arg("run").arg(&dir.0).output().unwrap();
+    let (_, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} has no Cargo.toml", dir.0.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("directory of a Rust crate"), "{stderr}");
+    // Nothing was written next to the non-crate.
+    assert!(!dir.0.join("frugal.out").exists());
+}
+
+#[test]
+fn a_crate_that_does_not_compile_fails_with_exit_code_2_and_the_compiler_error() {
+    let dir = Scratch::new("broken");
+    let krate = dir.0.join("broken_widget");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"broken_widget\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "pub fn widen(x: i32) -> i64 {\n    x + \"one\"\n}\n",
+    )
+    .unwrap();
+    let work = common::work_dir("cli-broken");
+    let result = frugal()
+        .arg("run")
+        .arg(&krate)
+        .args(["--budget", "100", "--json"])
+        .arg("--out")
+        .arg(dir.0.join("out"))
+        .arg("--work-dir")
+        .arg(&work.path)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&result);
+    assert_eq!(
+        result.status.code(),
+        Some(2),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("broken_widget"), "{stderr}");
+    assert!(stderr.contains("does not build"), "{stderr}");
+    // The compiler's own words, with the user's line.
+    assert!(stderr.contains("cannot add `&str` to `i32`"), "{stderr}");
+    assert!(stderr.contains("src/lib.rs:2"), "{stderr}");
+}
+
+#[test]
+fn help_for_run_documents_every_flag() {
+    let result = frugal().args(["run", "--help"]).output().unwrap();
+    let (help, stderr) = text(&result);
+    assert!(result.status.success(), "{stderr}");
+    for flag in [
+        "--budget",
+        "--seed",
+        "--algorithm",
+        "--out",
+        "--write",
+        "--workers",
+        "--timeout-ms",
+        "--work-dir",
+        "--features",
+        "--all-features",
+        "--json",
+        "--help",
+    ] {
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().split([' ', ',']).any(|w| w == flag)),
+            "{flag} missing from:\n{help}"
+        );
+    }
+    assert!(help.contains("<KRATE>"), "{help}");
+    // Every option line, and the positional argument, carries a description: either after
+    // the flag on the same line, or on the next, more indented line.
+    let lines: Vec<&str> = help.lines().collect();
+    let mut options = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        if !(trimmed.starts_with('-') || trimmed.starts_with("<KRATE>")) {
+            continue;
+        }
+        options += 1;
+        let indent = line.len() - trimmed.len();
+        let same_line = trimmed
+            .split_once("  ")
+            .is_some_and(|(_, d)| !d.trim().is_empty());
+        let next_line = lines.get(i + 1).is_some_and(|n| {
+            let t = n.trim_start();
+            !t.is_empty() && !t.starts_with('-') && n.len() - t.len() > indent
+        });
+        assert!(same_line || next_line, "undocumented: {line:?} in\n{help}");
+    }
+    assert!(options >= 13, "found only {options} arguments in\n{help}");
+}

@@ -1,0 +1,253 @@
+//! End-to-end runs of the whole pipeline (analyse, instrument, build the harness, search,
+//! minimise, emit, verify) on the example crates, with execution budgets so that every figure
+//! is a deterministic function of the seed.
+//!
+//! Work directories live under `target/frugal-tests/pipeline-<crate>` so that repeated runs
+//! reuse cargo's caches; each is locked while a run uses it. Output goes to temp directories.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use frugal_search::{Budget, Generation, SearchParams};
+use frugal_subject::executor::ExecConfig;
+use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
+
+/// Records the phases a run went through and how many generations it reported.
+#[derive(Default)]
+struct Recorder {
+    phases: Vec<Phase>,
+    generations: u64,
+}
+
+impl Progress for Recorder {
+    fn phase(&mut self, phase: Phase) {
+        self.phases.push(phase);
+    }
+    fn generation(&mut self, _: &Generation) {
+        self.generations += 1;
+    }
+}
+
+/// Runs the pipeline on `examples/<krate>` with seed 1 and an execution budget.
+fn run(krate: &str, executions: u64, workers: usize, out: &Path) -> RunSummary {
+    run_with(krate, executions, workers, out, Duration::from_secs(1))
+}
+
+fn run_with(
+    krate: &str,
+    executions: u64,
+    workers: usize,
+    out: &Path,
+    timeout: Duration,
+) -> RunSummary {
+    let work = common::work_dir(&format!("pipeline-{krate}"));
+    let opts = RunOptions {
+        crate_dir: common::example(krate),
+        out_dir: out.to_path_buf(),
+        write: false,
+        search: SearchParams {
+            seed: 1,
+            budget: Budget::Executions(executions),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers,
+            timeout,
+            ..ExecConfig::default()
+        },
+        work_dir: Some(work.path.clone()),
+        analyze: Default::default(),
+    };
+    let mut progress = Recorder::default();
+    let started = Instant::now();
+    let summary = pipeline::run(&opts, &mut progress)
+        .unwrap_or_else(|e| panic!("frugal run {krate} failed: {e}"));
+    let t = &summary.seconds;
+    eprintln!(
+        "{krate}: {executions} executions on {workers} worker(s) in {:.1?}: search {:.1}s \
+         ({:.0} executions/s), instrument {:.1}s, harness {:.1}s, verify {:.1}s; goals {:?}; \
+         {} tests emitted, {} dropped {:?}; {} crashes, {} timeouts",
+        started.elapsed(),
+        t.search,
+        summary.executions_per_second,
+        t.instrument,
+        t.build_harness,
+        t.verify,
+        summary
+            .goals
+            .iter()
+            .map(|(k, c)| format!("{k} {}/{}", c.covered, c.total))
+            .collect::<Vec<_>>(),
+        summary.tests_emitted,
+        summary.tests_dropped.len(),
+        summary
+            .tests_dropped
+            .iter()
+            .map(|d| format!("{}: {}", d.name, d.reason))
+            .collect::<Vec<_>>(),
+        summary.crashes,
+        summary.timeouts,
+    );
+    assert_eq!(
+        progress.phases,
+        [
+            Phase::Analyse,
+            Phase::Instrument,
+            Phase::BuildHarness,
+            Phase::Search,
+            Phase::Minimise,
+            Phase::Verify
+        ]
+    );
+    assert!(progress.generations > 0, "no generation reported");
+    assert_eq!(summary.executions, executions);
+    assert_eq!(summary.seed, 1);
+    assert!(summary.written_to_crate.is_none());
+    assert_outputs_agree(&summary, out);
+    summary
+}
+
+/// The files in the out directory say what the summary says.
+fn assert_outputs_agree(s: &RunSummary, out: &Path) {
+    assert_eq!(s.output, out.join("frugal_generated.rs"));
+    let suite = std::fs::read_to_string(&s.output).expect("the suite was written");
+    assert!(s.tests_emitted > 0, "no test emitted");
+    assert_eq!(
+        suite.matches("#[test]").count(),
+        s.tests_emitted,
+        "tests in {} vs the summary",
+        s.output.display()
+    );
+    assert!(suite.contains("seed 1"), "header lacks the seed:\n{suite}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["tests_emitted"], s.tests_emitted);
+    assert_eq!(json["krate"], s.krate.as_str());
+    let uncovered = std::fs::read_to_string(out.join("uncovered.txt")).unwrap();
+    let missing: usize = s.goals.values().map(|c| c.total - c.covered).sum();
+    assert_eq!(
+        uncovered.lines().count(),
+        missing,
+        "uncovered.txt:\n{uncovered}"
+    );
+    let dropped = std::fs::read_to_string(out.join("dropped.rs")).unwrap();
+    assert_eq!(
+        dropped.matches("#[test]").count(),
+        s.tests_dropped.len(),
+        "dropped.rs:\n{dropped}"
+    );
+}
+
+/// Covered share of branch goals, in percent.
+fn branch_percent(s: &RunSummary) -> f64 {
+    let b = &s.goals["branch"];
+    assert!(b.total > 0, "no branch goals in {}", s.krate);
+    100.0 * b.covered as f64 / b.total as f64
+}
+
+fn temp_out() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("frugal-pipeline-")
+        .tempdir()
+        .unwrap()
+}
+
+#[test]
+fn numeric_reaches_ninety_percent_branch_coverage_with_a_verified_suite() {
+    let out = temp_out();
+    let s = run("numeric", 20_000, 2, out.path());
+    // Observed at seed 1: 128/136 branches (94.1%), 46 tests, one dropped (a failed
+    // `Option` unwrap whose emitted panic message differs from the harness's).
+    let pct = branch_percent(&s);
+    assert!(pct >= 90.0, "numeric branch coverage {pct:.1}%");
+    assert_eq!(s.goals["function"].covered, s.goals["function"].total);
+    assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
+    assert_eq!(s.crashes, 0);
+}
+
+#[test]
+fn textparse_keeps_its_current_branch_coverage() {
+    let out = temp_out();
+    let s = run("textparse", 20_000, 2, out.path());
+    // Observed at seed 1: 81 or 82 of 115 branches (70.4%, 71.3%) while the engine was being
+    // edited; string handling is being improved, so this is a floor against regressions.
+    let pct = branch_percent(&s);
+    assert!(pct >= 65.0, "textparse branch coverage {pct:.1}%");
+    assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
+    assert_eq!(s.crashes, 0);
+}
+
+#[test]
+fn statemachine_reaches_ninety_percent_branch_coverage_with_a_verified_suite() {
+    let out = temp_out();
+    // Reaching `Delivered` takes pay-to-total, ship and deliver in one test. With the engine
+    // of commit a3f3cb4, seed 1 got there between 40 000 (84.8%) and 50 000 executions
+    // (97.0%, 64/66); later search changes reach 62/66 at 10 000 already.
+    let s = run("statemachine", 50_000, 2, out.path());
+    let pct = branch_percent(&s);
+    assert!(pct >= 90.0, "statemachine branch coverage {pct:.1}%");
+    assert_eq!(s.goals["function"].covered, s.goals["function"].total);
+    assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
+    assert_eq!(s.crashes, 0);
+}
+
+#[test]
+fn the_same_seed_and_execution_budget_give_byte_identical_suites_whatever_the_workers() {
+    let runs: Vec<(usize, tempfile::TempDir)> = [1, 1, 2].map(|w| (w, temp_out())).into();
+    let mut texts = Vec::new();
+    let mut goals = Vec::new();
+    for (workers, out) in &runs {
+        let s = run("statemachine", 10_000, *workers, out.path());
+        texts.push(std::fs::read_to_string(&s.output).unwrap());
+        goals.push(format!("{:?}", s.goals));
+    }
+    assert!(
+        texts[0] == texts[1],
+        "two runs on one worker differ:\n--- first\n{}\n--- second\n{}",
+        texts[0],
+        texts[1]
+    );
+    assert!(
+        texts[0] == texts[2],
+        "one worker and two workers differ:\n--- one\n{}\n--- two\n{}",
+        texts[0],
+        texts[2]
+    );
+    assert_eq!(goals[0], goals[1]);
+    assert_eq!(goals[0], goals[2]);
+}
+
+#[test]
+fn the_hostile_crate_yields_a_passing_suite_despite_hangs_and_crashes() {
+    let out = temp_out();
+    let s = run_with("hostile", 2_000, 2, out.path(), Duration::from_millis(300));
+    // Observed: 12 to 16 crashes, 4 or 5 wall-clock timeouts, 6 tests emitted, none dropped. The
+    // search must have met the hostile functions, and verification (which ran the suite
+    // twice) must have kept only passing tests.
+    assert!(s.crashes > 0, "the search never crashed the harness");
+    assert!(s.timeouts > 0, "the search never hit the wall clock");
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    for hostile in [
+        "spin_forever(",
+        "abort_now(",
+        "exit_now(",
+        "memory_bomb(",
+        "sleep_forever(",
+        "recurse_forever(",
+        "spin_if(7)",
+    ] {
+        assert!(
+            !suite.contains(hostile),
+            "the suite calls {hostile}..) :\n{suite}"
+        );
+    }
+    assert!(
+        ["double(", "safe_div(", "sign("]
+            .iter()
+            .any(|f| suite.contains(&format!("hostile::{f}"))),
+        "no well-behaved call in the suite:\n{suite}"
+    );
+    assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
+}
