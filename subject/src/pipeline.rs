@@ -91,6 +91,16 @@ pub struct RunSummary {
     pub seconds: Timings,
     pub output: PathBuf,
     pub written_to_crate: Option<PathBuf>,
+    /// Goals each emitted test covers, in the suite's order (ids index `manifest.json` in the work
+    /// dir): the daemon stores them per test.
+    pub tests: Vec<TestGoals>,
+}
+
+/// The goals one emitted test covers.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestGoals {
+    pub name: String,
+    pub goals: Vec<u32>,
 }
 
 /// A test verification dropped.
@@ -277,6 +287,14 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         seconds: times,
         output,
         written_to_crate,
+        tests: verified
+            .kept
+            .iter()
+            .map(|n| TestGoals {
+                name: n.clone(),
+                goals: goals_by_name.get(n).cloned().unwrap_or_default(),
+            })
+            .collect(),
     };
     let json = opts.out_dir.join("summary.json");
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
