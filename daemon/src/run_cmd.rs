@@ -21,8 +21,8 @@ pub struct RunArgs {
     /// Seed of the search; the same seed and an execution budget give the same suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Search algorithm: random or dynamosa.
-    #[arg(long, default_value = "dynamosa")]
+    /// Search algorithm: random, mosa, dynamosa or adynamosa.
+    #[arg(long, default_value = "adynamosa")]
     pub algorithm: AlgorithmKind,
     /// Directory for the generated file and summary.json.
     #[arg(long, default_value = "frugal.out")]
@@ -177,6 +177,10 @@ fn print_summary(s: &RunSummary) {
     for d in &s.tests_dropped {
         println!("  dropped {}: {}", d.name, d.reason);
     }
+    println!(
+        "suite cost estimate (sum of proxies I1..I7): {} {:?}",
+        s.suite_proxy_total, s.suite_proxies
+    );
     println!(
         "search: {} executions, {:.0} executions/s, {} crashes, {} timeouts",
         s.executions, s.executions_per_second, s.crashes, s.timeouts

@@ -3,6 +3,8 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::archive::ArchivePolicy;
+use crate::dynamosa::ManyObjective;
 use crate::operators::OperatorParams;
 use crate::{Archive, Budget, BudgetClock, Builder, ExecResult, Executor, Goals, Schema, TestCase};
 
@@ -10,7 +12,9 @@ use crate::{Archive, Budget, BudgetClock, Builder, ExecResult, Executor, Goals, 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AlgorithmKind {
     Random,
+    Mosa,
     DynaMosa,
+    ADynaMosa,
 }
 
 impl std::str::FromStr for AlgorithmKind {
@@ -27,10 +31,26 @@ impl std::str::FromStr for AlgorithmKind {
 }
 
 impl AlgorithmKind {
+    pub const ALL: [AlgorithmKind; 4] = [
+        AlgorithmKind::Random,
+        AlgorithmKind::Mosa,
+        AlgorithmKind::DynaMosa,
+        AlgorithmKind::ADynaMosa,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             AlgorithmKind::Random => "random",
+            AlgorithmKind::Mosa => "mosa",
             AlgorithmKind::DynaMosa => "dynamosa",
+            AlgorithmKind::ADynaMosa => "adynamosa",
+        }
+    }
+
+    fn archive_policy(self) -> ArchivePolicy {
+        match self {
+            AlgorithmKind::ADynaMosa => ArchivePolicy::Cheaper,
+            _ => ArchivePolicy::Shorter,
         }
     }
 }
@@ -50,7 +70,7 @@ pub struct SearchParams {
 impl Default for SearchParams {
     fn default() -> Self {
         SearchParams {
-            algorithm: AlgorithmKind::DynaMosa,
+            algorithm: AlgorithmKind::ADynaMosa,
             seed: 0,
             budget: Budget::Executions(10_000),
             population: 50,
@@ -81,6 +101,13 @@ impl Observer for () {
     fn generation(&mut self, _: &Generation) {}
 }
 
+/// An executed test with its performance proxies.
+pub struct Evaluated {
+    pub test: TestCase,
+    pub result: ExecResult,
+    pub proxies: frugal_proxies::Proxies,
+}
+
 /// What an algorithm needs from the run: the executor, the archive and the budget.
 pub struct Context<'a> {
     pub schema: &'a Schema,
@@ -103,7 +130,7 @@ const QUARANTINE_AFTER: u32 = 3;
 
 impl Context<'_> {
     /// Runs tests (cut to the remaining execution budget), updating archive and clock.
-    pub fn evaluate(&mut self, tests: Vec<TestCase>) -> Vec<(TestCase, ExecResult)> {
+    pub fn evaluate(&mut self, tests: Vec<TestCase>) -> Vec<Evaluated> {
         let allowed = self.clock.remaining_executions().min(tests.len() as u64) as usize;
         let tests: Vec<TestCase> = tests.into_iter().take(allowed).collect();
         if tests.is_empty() {
@@ -111,11 +138,18 @@ impl Context<'_> {
         }
         let results = self.executor.execute(&tests);
         self.clock.executions += results.len() as u64;
-        for (t, r) in tests.iter().zip(&results) {
-            self.archive.update(t, r);
-            self.tally(t, r);
+        let mut out = Vec::with_capacity(tests.len());
+        for (test, result) in tests.into_iter().zip(results) {
+            let proxies = crate::perf::proxies(&test, &result, self.schema);
+            self.archive.update(&test, &result, &proxies);
+            self.tally(&test, &result);
+            out.push(Evaluated {
+                test,
+                result,
+                proxies,
+            });
         }
-        tests.into_iter().zip(results).collect()
+        out
     }
 
     /// Quarantines calls that take the harness down every time: each crash costs a process
@@ -174,7 +208,7 @@ pub fn run_search(
         goals,
         builder,
         executor,
-        archive: Archive::default(),
+        archive: Archive::new(params.algorithm.archive_policy()),
         clock: BudgetClock::start(params.budget),
         rng: ChaCha8Rng::seed_from_u64(params.seed),
         params: params.clone(),
@@ -186,7 +220,9 @@ pub fn run_search(
     if !schema.calls().is_empty() {
         let mut algorithm: Box<dyn Algorithm> = match params.algorithm {
             AlgorithmKind::Random => Box::new(crate::random::RandomSearch),
-            AlgorithmKind::DynaMosa => Box::new(crate::dynamosa::DynaMosa),
+            AlgorithmKind::Mosa => Box::new(ManyObjective::new(false, false)),
+            AlgorithmKind::DynaMosa => Box::new(ManyObjective::new(true, false)),
+            AlgorithmKind::ADynaMosa => Box::new(ManyObjective::new(true, true)),
         };
         algorithm.run(&mut cx);
     }

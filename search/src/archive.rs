@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use frugal_proxies::{Proxies, archive_replaces};
+
 use crate::{ExecResult, Status, TestCase};
 
 /// An archived test and what its execution reported.
@@ -9,18 +11,36 @@ use crate::{ExecResult, Status, TestCase};
 pub struct Entry {
     pub test: TestCase,
     pub result: ExecResult,
+    pub proxies: Proxies,
 }
 
-/// Best test per covered goal. Among tests covering a goal, the shorter one wins; on equal
-/// length the incumbent stays, which keeps runs reproducible.
+/// Which test keeps a goal when two cover it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArchivePolicy {
+    /// The shorter test (MOSA, DynaMOSA).
+    #[default]
+    Shorter,
+    /// The test with the lower performance score, Eq. 1 of seed 004 (aDynaMOSA).
+    Cheaper,
+}
+
+/// Best test per covered goal. On a tie the incumbent stays, which keeps runs reproducible.
 #[derive(Debug, Clone, Default)]
 pub struct Archive {
     best: BTreeMap<u32, Entry>,
+    pub policy: ArchivePolicy,
 }
 
 impl Archive {
+    pub fn new(policy: ArchivePolicy) -> Self {
+        Archive {
+            best: BTreeMap::new(),
+            policy,
+        }
+    }
+
     /// Offers an executed test; returns how many goals it newly covered.
-    pub fn update(&mut self, test: &TestCase, result: &ExecResult) -> usize {
+    pub fn update(&mut self, test: &TestCase, result: &ExecResult, proxies: &Proxies) -> usize {
         if !archivable(&result.status) {
             return 0;
         }
@@ -28,18 +48,24 @@ impl Archive {
         for g in result.covered() {
             match self.best.get(&g) {
                 None => newly += 1,
-                Some(old) if test.len() < old.test.len() => {}
+                Some(old) if self.prefers(test, proxies, old) => {}
                 Some(_) => continue,
             }
-            self.best.insert(
-                g,
-                Entry {
-                    test: test.clone(),
-                    result: result.clone(),
-                },
-            );
+            let entry = Entry {
+                test: test.clone(),
+                result: result.clone(),
+                proxies: *proxies,
+            };
+            self.best.insert(g, entry);
         }
         newly
+    }
+
+    fn prefers(&self, test: &TestCase, proxies: &Proxies, old: &Entry) -> bool {
+        match self.policy {
+            ArchivePolicy::Shorter => test.len() < old.test.len(),
+            ArchivePolicy::Cheaper => archive_replaces(proxies, &old.proxies),
+        }
     }
 
     pub fn covers(&self, goal: u32) -> bool {

@@ -1,53 +1,124 @@
-//! DynaMOSA (Panichella et al., TSE 2018): many-objective search with one objective per
-//! uncovered goal, preference sorting, and targets activated along the control dependencies.
+//! The many-objective family: MOSA (Panichella et al., ICST 2015), DynaMOSA (TSE 2018), and
+//! aDynaMOSA (Grano et al., seed 004). One objective per uncovered goal, preference sorting,
+//! fronts; DynaMOSA activates targets along the control dependencies; aDynaMOSA archives the
+//! cheaper test (Eq. 1) and picks survivors within a front by the performance heuristic (Eq. 2)
+//! or the crowding distance, switched on stagnation (Algorithm 2).
 
+use frugal_proxies::{Proxies, Secondary, Switch, performance_heuristic};
 use rand::RngExt;
 
-use crate::algorithm::{Algorithm, Context};
+use crate::algorithm::{Algorithm, Context, Evaluated};
 use crate::{ExecResult, Goals, TestCase};
 
-pub struct DynaMosa;
+/// MOSA (`dynamic = false`), DynaMOSA, and aDynaMOSA (`adaptive = true`).
+pub struct ManyObjective {
+    dynamic: bool,
+    adaptive: bool,
+    switch: Switch,
+    /// Best objective value per target in the last population, to detect stagnation.
+    best: std::collections::BTreeMap<u32, f64>,
+}
+
+impl ManyObjective {
+    pub fn new(dynamic: bool, adaptive: bool) -> Self {
+        ManyObjective {
+            dynamic,
+            adaptive,
+            switch: Switch::new(),
+            best: Default::default(),
+        }
+    }
+
+    fn targets(&self, cx: &Context<'_>) -> Vec<u32> {
+        if self.dynamic {
+            targets(cx.goals, &cx.archive)
+        } else {
+            (0..cx.goals.len() as u32)
+                .filter(|&g| !cx.archive.covers(g))
+                .collect()
+        }
+    }
+
+    /// The secondary criterion for the next selection: crowding unless aDynaMOSA's switch
+    /// says performance.
+    fn secondary(&self) -> Secondary {
+        if self.adaptive {
+            self.switch.current()
+        } else {
+            Secondary::Crowding
+        }
+    }
+
+    /// Whether this generation improved: a goal got covered, or some target got closer.
+    fn improved(
+        &mut self,
+        pop: &[Ind],
+        targets: &[u32],
+        goals: &Goals,
+        newly_covered: bool,
+    ) -> bool {
+        let mut better = newly_covered;
+        for &t in targets {
+            let now = pop
+                .iter()
+                .map(|i| fitness(&i.result, t, goals))
+                .fold(f64::INFINITY, f64::min);
+            let before = self.best.insert(t, now).unwrap_or(f64::INFINITY);
+            better |= now < before;
+        }
+        better
+    }
+}
 
 /// An evaluated test with its place in the last ranking.
 #[derive(Clone)]
 struct Ind {
     test: TestCase,
     result: ExecResult,
+    proxies: Proxies,
     rank: usize,
+    /// The active secondary score (crowding or performance heuristic); higher is better.
     crowding: f64,
 }
 
-impl Algorithm for DynaMosa {
+impl Algorithm for ManyObjective {
     fn run(&mut self, cx: &mut Context<'_>) {
         let m = cx.params.population.max(2);
         let first: Vec<TestCase> = (0..m)
             .map(|_| cx.builder.random_test(&mut cx.rng))
             .collect();
         let mut pop = into_inds(cx.evaluate(first));
+        if self.adaptive {
+            self.switch.observe(true);
+        }
         cx.report();
         while !cx.done() && !pop.is_empty() {
-            let targets = targets(cx.goals, &cx.archive);
-            rank(&mut pop, &targets, cx.goals, m);
+            let targets = self.targets(cx);
+            let secondary = self.secondary();
+            rank(&mut pop, &targets, cx.goals, m, secondary);
             let offspring = breed(cx, &pop, m);
+            let covered_before = cx.archive.len();
             let mut union = pop;
             union.extend(into_inds(cx.evaluate(offspring)));
-            let targets = targets_after(cx);
-            pop = select(union, &targets, cx.goals, m);
+            let targets = self.targets(cx);
+            pop = select(union, &targets, cx.goals, m, secondary);
+            if self.adaptive {
+                let newly = cx.archive.len() > covered_before;
+                let improved = self.improved(&pop, &targets, cx.goals, newly);
+                self.switch.observe(improved);
+            }
             cx.report();
         }
     }
 }
 
-fn targets_after(cx: &Context<'_>) -> Vec<u32> {
-    targets(cx.goals, &cx.archive)
-}
-
-fn into_inds(evaluated: Vec<(TestCase, ExecResult)>) -> Vec<Ind> {
+fn into_inds(evaluated: Vec<Evaluated>) -> Vec<Ind> {
     evaluated
         .into_iter()
-        .map(|(test, result)| Ind {
-            test,
-            result,
+        .map(|e| Ind {
+            test: e.test,
+            result: e.result,
+            proxies: e.proxies,
             rank: 0,
             crowding: 0.0,
         })
@@ -60,6 +131,22 @@ pub(crate) fn targets(goals: &Goals, archive: &crate::Archive) -> Vec<u32> {
         .filter(|&g| !archive.covers(g))
         .filter(|&g| goals.parents[g as usize].is_none_or(|p| archive.covers(p)))
         .collect()
+}
+
+/// Secondary scores of a front's members (higher is better).
+fn secondary_scores(
+    f: &[Vec<f64>],
+    front: &[usize],
+    proxies: &[Proxies],
+    secondary: Secondary,
+) -> Vec<f64> {
+    match secondary {
+        Secondary::Crowding => subvector_dominance(f, front),
+        Secondary::Performance => {
+            let members: Vec<Proxies> = front.iter().map(|&i| proxies[i]).collect();
+            performance_heuristic(&members)
+        }
+    }
 }
 
 /// Objective value of a test for a goal: the normalised distance if the test reached the
@@ -91,12 +178,13 @@ fn objectives(pop: &[Ind], targets: &[u32], goals: &Goals) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// Assigns rank and crowding distance for tournament selection.
-fn rank(pop: &mut [Ind], targets: &[u32], goals: &Goals, m: usize) {
+/// Assigns rank and secondary score for tournament selection.
+fn rank(pop: &mut [Ind], targets: &[u32], goals: &Goals, m: usize, secondary: Secondary) {
     let f = objectives(pop, targets, goals);
     let lens: Vec<usize> = pop.iter().map(|i| i.test.len()).collect();
+    let proxies: Vec<Proxies> = pop.iter().map(|i| i.proxies).collect();
     for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
-        let crowd = subvector_dominance(&f, &front);
+        let crowd = secondary_scores(&f, &front, &proxies, secondary);
         for (k, &i) in front.iter().enumerate() {
             pop[i].rank = r;
             pop[i].crowding = crowd[k];
@@ -105,13 +193,20 @@ fn rank(pop: &mut [Ind], targets: &[u32], goals: &Goals, m: usize) {
 }
 
 /// Fills the next population front by front; the last front that fits only partly is cut by
-/// crowding distance.
-fn select(union: Vec<Ind>, targets: &[u32], goals: &Goals, m: usize) -> Vec<Ind> {
+/// the secondary score.
+fn select(
+    union: Vec<Ind>,
+    targets: &[u32],
+    goals: &Goals,
+    m: usize,
+    secondary: Secondary,
+) -> Vec<Ind> {
     let f = objectives(&union, targets, goals);
     let lens: Vec<usize> = union.iter().map(|i| i.test.len()).collect();
+    let proxies: Vec<Proxies> = union.iter().map(|i| i.proxies).collect();
     let mut chosen: Vec<(usize, usize, f64)> = Vec::with_capacity(m);
     for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
-        let crowd = subvector_dominance(&f, &front);
+        let crowd = secondary_scores(&f, &front, &proxies, secondary);
         let mut members: Vec<(usize, f64)> = front.into_iter().zip(crowd).collect();
         if chosen.len() + members.len() > m {
             members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -20,16 +20,21 @@ mod exec;
 mod goals;
 mod model;
 mod operators;
+mod perf;
 mod random;
 mod schema;
 
-pub use algorithm::{Algorithm, AlgorithmKind, Generation, Observer, SearchParams, run_search};
-pub use archive::Archive;
+pub use algorithm::{
+    Algorithm, AlgorithmKind, Evaluated, Generation, Observer, SearchParams, run_search,
+};
+pub use archive::{Archive, ArchivePolicy, Entry};
 pub use budget::{Budget, BudgetClock};
 pub use exec::{Counters, ExecResult, Executor, Status};
+pub use frugal_proxies::Proxies;
 pub use goals::{GoalKind, Goals};
 pub use model::{Stmt, TestCase, Value};
 pub use operators::Builder;
+pub use perf::{proxies, suite_total};
 pub use schema::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
 
 #[cfg(test)]

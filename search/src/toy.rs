@@ -119,14 +119,12 @@ mod tests {
     }
 
     #[test]
-    fn dynamosa_solves_nested_numeric_conditions() {
-        let archive = search(AlgorithmKind::DynaMosa, 1, 20_000);
-        assert_eq!(
-            archive.len(),
-            5,
-            "covered {:?}",
-            archive.covered().collect::<Vec<_>>()
-        );
+    fn many_objective_algorithms_solve_nested_numeric_conditions() {
+        for kind in [AlgorithmKind::Mosa, AlgorithmKind::DynaMosa, AlgorithmKind::ADynaMosa] {
+            let archive = search(kind, 1, 20_000);
+            let covered: Vec<_> = archive.covered().collect();
+            assert_eq!(archive.len(), 5, "{} covered {covered:?}", kind.name());
+        }
     }
 
     #[test]
@@ -136,12 +134,14 @@ mod tests {
     }
 
     #[test]
-    fn same_seed_and_budget_give_the_same_archive() {
-        let a = search(AlgorithmKind::DynaMosa, 7, 3_000);
-        let b = search(AlgorithmKind::DynaMosa, 7, 3_000);
-        let ta: Vec<_> = a.tests().into_iter().map(|e| e.test.clone()).collect();
-        let tb: Vec<_> = b.tests().into_iter().map(|e| e.test.clone()).collect();
-        assert_eq!(ta, tb);
+    fn same_seed_and_budget_give_the_same_archive_for_every_algorithm() {
+        for kind in AlgorithmKind::ALL {
+            let a = search(kind, 7, 3_000);
+            let b = search(kind, 7, 3_000);
+            let ta: Vec<_> = a.tests().into_iter().map(|e| e.test.clone()).collect();
+            let tb: Vec<_> = b.tests().into_iter().map(|e| e.test.clone()).collect();
+            assert_eq!(ta, tb, "{}", kind.name());
+        }
     }
 
     #[test]

@@ -86,6 +86,11 @@ pub struct RunSummary {
     pub crashes: u64,
     pub timeouts: u64,
     pub tests_emitted: usize,
+    /// Sums over the emitted tests of the proxies I1..I7 (loop cycles, covered calls, test
+    /// calls, allocations, covered statements, test statements, test length).
+    pub suite_proxies: [u64; 7],
+    /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises.
+    pub suite_proxy_total: u64,
     pub tests_dropped: Vec<DroppedTest>,
     pub uninstrumented: usize,
     pub seconds: Timings,
@@ -230,6 +235,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let t = Instant::now();
     let header = header(&model.crate_name, opts);
     let (_, rendered) = emit::file(&kept, &harness.registry, &model, &header);
+    let proxies_by_name: BTreeMap<String, frugal_search::Proxies> = rendered
+        .iter()
+        .zip(&kept)
+        .map(|(r, k)| (r.name.clone(), frugal_search::proxies(&k.test, &k.result, &schema)))
+        .collect();
     let goals_by_name: BTreeMap<String, Vec<u32>> = rendered
         .iter()
         .zip(&kept)
@@ -263,6 +273,14 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .copied()
         .collect();
     write_uncovered(&opts.out_dir, &inst.manifest, &covered)?;
+    let suite_proxies: Vec<frugal_search::Proxies> =
+        verified.kept.iter().filter_map(|n| proxies_by_name.get(n)).copied().collect();
+    let mut proxy_sums = [0u64; 7];
+    for p in &suite_proxies {
+        for (sum, v) in proxy_sums.iter_mut().zip(p.values()) {
+            *sum += v;
+        }
+    }
     let summary = RunSummary {
         krate: model.crate_name.clone(),
         algorithm: opts.search.algorithm.name().to_string(),
@@ -275,6 +293,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         crashes: stats.crashes,
         timeouts: stats.timeouts,
         tests_emitted: verified.kept.len(),
+        suite_proxies: proxy_sums,
+        suite_proxy_total: frugal_search::suite_total(&suite_proxies),
         tests_dropped: verified
             .dropped
             .iter()
