@@ -133,7 +133,10 @@ fn a_crate_that_does_not_compile_fails_with_exit_code_2_and_the_compiler_error()
     std::fs::create_dir_all(krate.join("src")).unwrap();
     std::fs::write(
         krate.join("Cargo.toml"),
-        "[package]\nname = \"broken_widget\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        concat!(
+            "[package]\nname = \"broken_widget\"\nversion = \"0.1.0\"\n",
+            "edition = \"2021\"\n\n[workspace]\n",
+        ),
     )
     .unwrap();
     std::fs::write(

@@ -449,3 +449,22 @@ fn a_batch_of_200_tests_on_two_workers_returns_200_results_in_order() {
         200.0 / elapsed.as_secs_f64()
     );
 }
+
+/// Fails as of commit ecc2520: the same test reports fewer allocations when it runs again in
+/// the same harness (`safe_div(7, 2)` first in a fresh harness: 12, then 8; after a panic: 10,
+/// then 8), because the harness charges a test for its own first-use allocations (probe
+/// snapshot buffers, panic machinery). The allocation proxy then depends on how a batch is
+/// split between workers.
+#[test]
+#[ignore = "allocation counters depend on the harness process's history (see the doc comment)"]
+fn a_tests_counters_do_not_depend_on_what_ran_before_it_in_the_same_harness() {
+    let mut pool = pool(patient());
+    let twice = |t: TestCase| [t.clone(), t];
+    for pair in [
+        twice(call("safe_div", &[Arg::Int("i32", 7), Arg::Int("i32", 2)])),
+        twice(call("panic_with", &[Arg::Str("x")])),
+    ] {
+        let results = pool.execute(&pair);
+        assert_eq!(results[0].counters, results[1].counters, "{:?}", pair[0]);
+    }
+}
