@@ -1,0 +1,56 @@
+//! `frugald`: the frugal daemon. Parses its few flags, loads the configuration, and hands over
+//! to `frugal_daemon::daemon`. Exit codes: 0 after a clean stop, 2 on an error (one message on
+//! stderr naming what failed, e.g. the config file, line and key).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+use frugal_daemon::daemon::{self, DaemonOptions};
+
+/// The frugal daemon: watches repositories, regenerates test suites, serves them over HTTP.
+#[derive(Debug, Parser)]
+#[command(name = "frugald", version, about, long_about = None)]
+struct Args {
+    /// Configuration file (default: $FRUGAL_CONFIG, else /etc/frugal/frugal.toml if present).
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Check the configuration, print it resolved, and exit.
+    #[arg(long)]
+    check_config: bool,
+    /// Seconds from SIGTERM to exit: jobs in flight get what is left, then are checkpointed.
+    #[arg(long, default_value_t = 10)]
+    shutdown_timeout: u64,
+    /// Log JSON lines whatever daemon.log_format says.
+    #[arg(long)]
+    log_json: bool,
+    /// Runs per test when profiling a new suite.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    profile_repeat: u32,
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(args) {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let cfg = daemon::load_config(args.config.as_deref())?;
+    daemon::init_logging(cfg.daemon.log_format, args.log_json);
+    daemon::check(&cfg)?;
+    if args.check_config {
+        println!("{cfg:#?}");
+        return Ok(());
+    }
+    daemon::run(
+        cfg,
+        DaemonOptions {
+            shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+            log_json: args.log_json,
+            profile_repeat: args.profile_repeat,
+        },
+    )
+}

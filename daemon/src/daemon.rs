@@ -1,0 +1,373 @@
+//! `frugald`'s life: load and check the configuration, open the store, recover from the last
+//! run, serve the API on loopback (and optionally a unix socket), run jobs, tell systemd (READY,
+//! WATCHDOG, STATUS, STOPPING), and shut down in order on SIGTERM or SIGINT.
+//!
+//! Shutdown order: stop accepting connections and drain the open ones (briefly), stop claiming
+//! jobs, give jobs in flight what is left of the timeout, checkpoint the rest (see `runner`),
+//! flush the store, exit. Each step is bounded, so the whole stays within the timeout systemd
+//! allows (`TimeoutStopSec`).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use frugal_config::{Config, LogFormat};
+use frugal_scheduler::{CronSchedule, Scheduler, SchedulerOptions};
+use frugal_search::AlgorithmKind;
+use frugal_storage::Store;
+use tokio::sync::watch;
+
+use crate::job::JobEnv;
+use crate::live::Live;
+use crate::metrics::Metrics;
+use crate::runner::{self, RunnerCtx};
+use crate::server::{self, AppState};
+use crate::token;
+
+/// Name of the file in the state dir holding the address the API listens on (for clients when
+/// the configured port is 0, and for people).
+pub const ADDR_FILE: &str = "frugald.addr";
+
+/// Default system-wide configuration file.
+pub const SYSTEM_CONFIG: &str = "/etc/frugal/frugal.toml";
+
+/// Options of one daemon process beyond the config file.
+#[derive(Clone, Debug)]
+pub struct DaemonOptions {
+    /// Whole shutdown budget, from the signal to exit.
+    pub shutdown_timeout: Duration,
+    /// Force JSON logs whatever `daemon.log_format` says.
+    pub log_json: bool,
+    /// Repetitions per test when profiling a new suite.
+    pub profile_repeat: u32,
+}
+
+/// Loads the configuration the way both binaries do: `--config`, else `$FRUGAL_CONFIG`, else
+/// [`SYSTEM_CONFIG`] when it exists, else defaults; `FRUGAL_*` overrides apply in every case.
+pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<Config> {
+    let path = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("FRUGAL_CONFIG").map(PathBuf::from))
+        .or_else(|| Some(PathBuf::from(SYSTEM_CONFIG)).filter(|p| p.is_file()));
+    let cfg = match path {
+        Some(p) => Config::load(&p),
+        None => Config::from_env(std::env::vars()),
+    };
+    cfg.map_err(|e| anyhow::anyhow!("failed to load the configuration: {e}"))
+}
+
+/// Sets up tracing: text or JSON lines on stderr (journald keeps them), `RUST_LOG` filters.
+pub fn init_logging(format: LogFormat, force_json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if force_json || format == LogFormat::Json {
+        builder.json().with_current_span(false).try_init()
+    } else {
+        builder.with_ansi(false).try_init()
+    };
+}
+
+fn job_env(cfg: &Config, profile_repeat: u32) -> anyhow::Result<JobEnv> {
+    let algorithm = AlgorithmKind::from_str(&cfg.search.algorithm).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: key `search.algorithm`: `{}` is valid but this build's search does not implement it ({e})",
+            cfg.origin("search.algorithm"),
+            cfg.search.algorithm
+        )
+    })?;
+    Ok(JobEnv {
+        state_dir: cfg.daemon.state_dir.clone(),
+        algorithm,
+        seed: cfg.search.seed,
+        budget: cfg.search.budget,
+        repo_budgets: cfg
+            .repos
+            .iter()
+            .filter_map(|r| Some((r.path.to_string_lossy().into_owned(), r.budget?)))
+            .collect(),
+        exec_timeout: cfg.executor.timeout,
+        exec_workers: cfg.executor.workers,
+        profile_repeat,
+    })
+}
+
+/// Jobs hand paths to git, cargo and child processes: make the config's paths absolute once.
+fn absolute_paths(cfg: &mut Config) -> anyhow::Result<()> {
+    let d = &mut cfg.daemon;
+    std::fs::create_dir_all(&d.state_dir)
+        .with_context(|| format!("create the state directory {}", d.state_dir.display()))?;
+    d.state_dir = d
+        .state_dir
+        .canonicalize()
+        .with_context(|| format!("find the state directory {}", d.state_dir.display()))?;
+    d.token_file = std::path::absolute(&d.token_file)
+        .with_context(|| format!("find the token file {}", d.token_file.display()))?;
+    Ok(())
+}
+
+fn open_store(state_dir: &Path) -> anyhow::Result<Store> {
+    std::fs::create_dir_all(state_dir)
+        .with_context(|| format!("create the state directory {}", state_dir.display()))?;
+    let db = state_dir.join("store");
+    Store::open(&db).with_context(|| {
+        format!(
+            "open the store {} (is another frugald using this state directory?)",
+            db.display()
+        )
+    })
+}
+
+/// Registers the config file's `[[repo]]` tables that the store does not know yet.
+fn register_config_repos(sched: &Scheduler, cfg: &Config) {
+    for r in &cfg.repos {
+        let path = r.path.to_string_lossy().into_owned();
+        if matches!(sched.store().repo_by_path(&path), Ok(Some(_))) {
+            continue;
+        }
+        let req = crate::v1::AddRepo {
+            path: path.clone(),
+            crates: r
+                .crates
+                .iter()
+                .map(|c| crate::v1::CrateSpec {
+                    name: c.name.clone(),
+                    dir: c.dir.clone().unwrap_or_default(),
+                })
+                .collect(),
+            schedule: r.schedule.as_ref().map(|s| s.source().to_string()),
+            hooks_installed: false,
+        };
+        match server::register(sched, req) {
+            Ok(rec) => {
+                tracing::info!(repo = %rec.id, path, "registered a repository from the config")
+            }
+            Err(e) => {
+                tracing::error!(path, error = ?e, "could not register a repository from the config")
+            }
+        }
+    }
+}
+
+/// Startup work on the store before any job runs.
+fn recover(sched: &Scheduler) -> anyhow::Result<()> {
+    let marked = runner::mark_interrupted_runs(sched.store())?;
+    let rec = sched.recover().context("recover the job queue")?;
+    if !marked.is_empty() || !rec.requeued.is_empty() || !rec.failed.is_empty() {
+        tracing::warn!(runs = ?marked, requeued = ?rec.requeued, merged = ?rec.merged,
+            failed = ?rec.failed, "recovered jobs interrupted by the last stop");
+    }
+    Ok(())
+}
+
+/// Runs the daemon until a signal stops it.
+pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
+    absolute_paths(&mut cfg)?;
+    let env = job_env(&cfg, opts.profile_repeat)?;
+    let default_schedule = match &cfg.scheduler.default_schedule {
+        Some(c) => Some(CronSchedule::parse(c.source()).context("scheduler.default_schedule")?),
+        None => None,
+    };
+    let store = open_store(&cfg.daemon.state_dir)?;
+    let token = token::load_or_create(&cfg.daemon.token_file)?;
+    let sched = Arc::new(Scheduler::new(
+        store,
+        SchedulerOptions {
+            max_concurrent: cfg.scheduler.max_concurrent_jobs,
+            lease: Duration::from_secs(120),
+            max_attempts: 3,
+        },
+    ));
+    recover(&sched)?;
+    register_config_repos(&sched, &cfg);
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.daemon.workers.max(1))
+        .thread_name("frugald-http")
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
+    let stopping = Arc::new(AtomicBool::new(false));
+    let live = Live::default();
+    let metrics = Arc::new(Metrics::default());
+    let (wake_tx, wake_rx) = std::sync::mpsc::sync_channel(16);
+    let ctx = Arc::new(RunnerCtx {
+        sched: sched.clone(),
+        env,
+        live: live.clone(),
+        metrics: metrics.clone(),
+        poll_interval: cfg.scheduler.poll_interval,
+        default_schedule,
+        stopping: stopping.clone(),
+    });
+    let state = Arc::new(AppState {
+        sched: sched.clone(),
+        token,
+        live,
+        metrics,
+        wake: wake_tx.clone(),
+        stopping: stopping.clone(),
+    });
+    let started_stop: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
+    let stop_at = started_stop.clone();
+    let budget = opts.shutdown_timeout;
+    let runner = std::thread::Builder::new()
+        .name("frugald-runner".into())
+        .spawn(move || {
+            runner::run(ctx, wake_rx, || {
+                // What is left of the shutdown budget, minus a margin for the final flush.
+                let since = stop_at
+                    .lock()
+                    .ok()
+                    .and_then(|g| *g)
+                    .map(|t| t.elapsed())
+                    .unwrap_or_default();
+                budget
+                    .saturating_sub(since)
+                    .saturating_sub(Duration::from_millis(500))
+            })
+        })
+        .context("start the runner thread")?;
+
+    rt.block_on(serve(&cfg, state, stopping.clone(), started_stop.clone()))?;
+    // The runner sleeps between ticks: wake it to see `stopping` now.
+    let _ = wake_tx.try_send(());
+    let checkpointed = runner
+        .join()
+        .map_err(|_| anyhow::anyhow!("the runner thread panicked"))?;
+    let _ = std::fs::remove_file(cfg.daemon.state_dir.join(ADDR_FILE));
+    if let Some(sock) = &cfg.daemon.unix_socket {
+        let _ = std::fs::remove_file(sock);
+    }
+    tracing::info!(checkpointed, "frugald stopped");
+    Ok(())
+}
+
+async fn serve(
+    cfg: &Config,
+    state: Arc<AppState>,
+    stopping: Arc<AtomicBool>,
+    started_stop: Arc<std::sync::Mutex<Option<Instant>>>,
+) -> anyhow::Result<()> {
+    let app = server::router(state);
+    let tcp = tokio::net::TcpListener::bind(cfg.daemon.listen)
+        .await
+        .with_context(|| format!("listen on {} (daemon.listen)", cfg.daemon.listen))?;
+    let addr: SocketAddr = tcp.local_addr().context("read the bound address")?;
+    write_addr_file(&cfg.daemon.state_dir, addr)?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut servers = tokio::task::JoinSet::new();
+    servers.spawn(
+        axum::serve(tcp, app.clone())
+            .with_graceful_shutdown(wait_stop(stop_rx.clone()))
+            .into_future(),
+    );
+    if let Some(sock) = &cfg.daemon.unix_socket {
+        let _ = std::fs::remove_file(sock);
+        let uds = tokio::net::UnixListener::bind(sock).with_context(|| {
+            format!(
+                "listen on the unix socket {} (daemon.unix_socket)",
+                sock.display()
+            )
+        })?;
+        servers.spawn(
+            axum::serve(uds, app)
+                .with_graceful_shutdown(wait_stop(stop_rx.clone()))
+                .into_future(),
+        );
+    }
+    tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
+        "frugald listening");
+    let _ = sd_notify::notify(&[
+        sd_notify::NotifyState::Ready,
+        sd_notify::NotifyState::Status(&format!("serving on {addr}")),
+    ]);
+    // Detached: the runtime's workers keep pinging while the runner drains after `serve` returns.
+    let _watchdog = tokio::spawn(watchdog());
+    shutdown_signal().await;
+    if let Ok(mut g) = started_stop.lock() {
+        *g = Some(Instant::now());
+    }
+    tracing::info!("stopping: no new connections or jobs; checkpointing the job in flight");
+    let _ = sd_notify::notify(&[
+        sd_notify::NotifyState::Stopping,
+        sd_notify::NotifyState::Status("stopping"),
+    ]);
+    stopping.store(true, Ordering::SeqCst);
+    let _ = stop_tx.send(true);
+    // Open connections get a moment; a client that keeps one open does not hold up the exit.
+    let drained = tokio::time::timeout(Duration::from_secs(2), async {
+        while servers.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        servers.abort_all();
+    }
+    Ok(())
+}
+
+async fn wait_stop(mut rx: watch::Receiver<bool>) {
+    while !*rx.borrow() {
+        if rx.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Pings systemd's watchdog at half its interval, when it asked for one.
+async fn watchdog() {
+    let Some(every) = sd_notify::watchdog_enabled() else {
+        return;
+    };
+    let mut tick = tokio::time::interval(every / 2);
+    loop {
+        tick.tick().await;
+        let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+    }
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot install signal handlers; stop frugald with SIGKILL");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM"),
+        _ = int.recv() => tracing::info!("SIGINT"),
+    }
+}
+
+fn write_addr_file(state_dir: &Path, addr: SocketAddr) -> anyhow::Result<()> {
+    let path = state_dir.join(ADDR_FILE);
+    let tmp = state_dir.join(format!("{ADDR_FILE}.tmp"));
+    std::fs::write(&tmp, format!("{addr}\n"))
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .with_context(|| format!("write {}", path.display()))
+}
+
+/// Checks that the config is usable by this build, for `frugald --check-config`.
+pub fn check(cfg: &Config) -> anyhow::Result<()> {
+    job_env(cfg, 1)?;
+    if let Some(c) = &cfg.scheduler.default_schedule {
+        CronSchedule::parse(c.source()).context("scheduler.default_schedule")?;
+    }
+    if cfg.daemon.listen.ip().is_unspecified() {
+        tracing::warn!(
+            "daemon.listen is a wildcard address: the API is reachable from other hosts"
+        );
+    }
+    if cfg.executor.workers == 0 {
+        bail!("executor.workers resolved to 0");
+    }
+    Ok(())
+}

@@ -1,0 +1,522 @@
+//! One regeneration job: snapshot the commit, run the whole pipeline (analyse, instrument,
+//! search, emit, verify), profile the emitted suite, and store it with per-test figures and
+//! per-test goal coverage.
+//!
+//! Owns the job's directories under the state dir (`work/repo-<id>/<crate>/` for the snapshot
+//! and build caches, `runs/<run>/` for the run's outputs), the mapping from engine results to
+//! storage records, and the budget arithmetic. Knows nothing of HTTP or of the queue: the runner
+//! hands it a claimed job and records how it ended.
+//!
+//! Decisions:
+//! - The pipeline runs on a `git archive` snapshot of the job's commit, never on the user's work
+//!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
+//!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
+//! - Goals are interned by `file:line:kind:label` (from the run's `manifest.json`), not by the
+//!   manifest's dense ids, which shift whenever a goal is added above another: keys keep goal sets
+//!   of suites from nearby commits comparable, which is what the best-suite rule needs.
+//! - A suite that cannot be profiled (no `frugal-launch`, a profiler error) is still stored,
+//!   without measured cost: it was verified, and the proxy cost still ranks it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use frugal_config::Budget as ConfigBudget;
+use frugal_profiler::report::Report;
+use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
+use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
+use frugal_storage::{
+    Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
+    StoreOutcome,
+};
+use frugal_subject::analyze::AnalyzeOptions;
+use frugal_subject::executor::ExecConfig;
+use frugal_subject::manifest::Manifest;
+use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
+use serde_json::json;
+
+use crate::live::Live;
+
+/// What every job shares: resolved settings and where things go.
+#[derive(Clone, Debug)]
+pub struct JobEnv {
+    pub state_dir: PathBuf,
+    pub algorithm: AlgorithmKind,
+    pub seed: u64,
+    /// The configured budget of one crate, before the job's factor.
+    pub budget: ConfigBudget,
+    /// Per-repository budgets from the config, by path.
+    pub repo_budgets: HashMap<String, ConfigBudget>,
+    pub exec_timeout: Duration,
+    pub exec_workers: usize,
+    /// Repetitions per test when profiling.
+    pub profile_repeat: u32,
+}
+
+/// How a job that ran to the end went.
+#[derive(Debug)]
+pub struct Finished {
+    pub outcome: StoreOutcome,
+    pub summary_json: serde_json::Value,
+}
+
+/// Scales a configured budget by a job's factor (change-aware budgets).
+pub fn scaled_budget(b: ConfigBudget, factor: f64) -> Budget {
+    let f = if factor.is_finite() && factor > 0.0 {
+        factor
+    } else {
+        1.0
+    };
+    match b {
+        ConfigBudget::Executions(n) => Budget::Executions(((n as f64 * f).round() as u64).max(1)),
+        ConfigBudget::Time(d) => Budget::Time(d.mul_f64(f).max(Duration::from_millis(1))),
+    }
+}
+
+/// Directories of one crate of one repository.
+struct Dirs {
+    snapshot: PathBuf,
+    work: PathBuf,
+    profile_target: PathBuf,
+    out: PathBuf,
+}
+
+impl Dirs {
+    fn new(env: &JobEnv, job: &JobRecord, run: RunId) -> Dirs {
+        let base = env
+            .state_dir
+            .join("work")
+            .join(format!("repo-{}", job.repo))
+            .join(safe_name(&job.krate));
+        Dirs {
+            snapshot: base.join("src"),
+            work: base.join("pipeline"),
+            profile_target: base.join("profile-target"),
+            out: env.state_dir.join("runs").join(run.to_string()),
+        }
+    }
+}
+
+fn safe_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Extracts `commit` of the repository at `repo` into `dest` (emptied first).
+pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).with_context(|| format!("empty {}", dest.display()))?;
+    }
+    std::fs::create_dir_all(dest).with_context(|| format!("create {}", dest.display()))?;
+    let mut archive = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["archive", "--format=tar", commit])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("run git archive (is git installed?)")?;
+    let stdout = archive.stdout.take().context("git archive has no stdout")?;
+    let tar = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(dest)
+        .stdin(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .context("run tar (is it installed?)")?;
+    let git = archive.wait_with_output().context("wait for git archive")?;
+    if !git.status.success() {
+        bail!(
+            "git archive {commit} in {} failed: {}",
+            repo.display(),
+            String::from_utf8_lossy(&git.stderr).trim()
+        );
+    }
+    if !tar.status.success() {
+        bail!(
+            "extracting {commit} into {} failed: {}",
+            dest.display(),
+            String::from_utf8_lossy(&tar.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Runs one claimed job to the end. `abandoned` is checked (and held) around the final writes,
+/// so a job the daemon gave up on at shutdown never stores anything afterwards.
+pub fn run(
+    env: &JobEnv,
+    store: &Store,
+    live: &Live,
+    job: &JobRecord,
+    run: RunId,
+    abandoned: &Mutex<bool>,
+) -> anyhow::Result<Option<Finished>> {
+    let repo = store
+        .repo(job.repo)?
+        .with_context(|| format!("repository {} is no longer registered", job.repo))?;
+    let commit = job
+        .commit
+        .clone()
+        .context("the job has no commit (the scheduler always resolves one)")?;
+    let krate = repo
+        .crates
+        .iter()
+        .find(|c| c.name == job.krate)
+        .with_context(|| {
+            format!(
+                "crate `{}` is not registered in repository {}",
+                job.krate, repo.id
+            )
+        })?
+        .clone();
+    let dirs = Dirs::new(env, job, run);
+    set_phase(store, live, run, "snapshot");
+    snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
+    let crate_dir = dirs.snapshot.join(&krate.dir);
+    let opts = run_options(env, &repo, job, &crate_dir, &dirs);
+    let mut progress = JobProgress::new(store, live, run);
+    let summary = pipeline::run(&opts, &mut progress)
+        .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
+    set_phase(store, live, run, "profile");
+    let profile = profile_suite(env, &crate_dir, &dirs);
+    set_phase(store, live, run, "store");
+    let source = std::fs::read_to_string(&summary.output)
+        .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
+    let keys = goal_keys(&dirs.work.join("manifest.json"));
+    let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
+    if *guard {
+        return Ok(None);
+    }
+    let new = new_suite(
+        store,
+        job,
+        &summary,
+        source,
+        &keys,
+        profile.as_ref().ok(),
+        run,
+    )?;
+    let outcome = store.store_suite(new)?;
+    let summary_json = json!({
+        "pipeline": summary,
+        "profile": profile_digest(&profile),
+        "best": { "replaced": outcome.replaced_best, "reason": outcome.reason.to_string(),
+                  "previous": outcome.previous_best.map(|s| s.0) },
+        "outputs": dirs.out,
+    });
+    if let Ok(r) = &profile {
+        let _ = std::fs::write(
+            dirs.out.join("profile.json"),
+            serde_json::to_string_pretty(r).unwrap_or_default(),
+        );
+    }
+    Ok(Some(Finished {
+        outcome,
+        summary_json,
+    }))
+}
+
+fn run_options(
+    env: &JobEnv,
+    repo: &RepoRecord,
+    job: &JobRecord,
+    crate_dir: &Path,
+    dirs: &Dirs,
+) -> RunOptions {
+    let base = env
+        .repo_budgets
+        .get(&repo.path)
+        .copied()
+        .unwrap_or(env.budget);
+    RunOptions {
+        crate_dir: crate_dir.to_path_buf(),
+        out_dir: dirs.out.clone(),
+        // Into the snapshot, which is ours: the profiler measures `tests/frugal_generated.rs`.
+        write: true,
+        search: SearchParams {
+            algorithm: env.algorithm,
+            seed: env.seed,
+            budget: scaled_budget(base, job.budget_factor),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers: env.exec_workers.max(1),
+            timeout: env.exec_timeout,
+            ..ExecConfig::default()
+        },
+        work_dir: Some(dirs.work.clone()),
+        analyze: AnalyzeOptions::default(),
+    }
+}
+
+/// Profiles the generated suite in the snapshot; an error says why there is no measured cost.
+fn profile_suite(env: &JobEnv, crate_dir: &Path, dirs: &Dirs) -> anyhow::Result<Report> {
+    let launcher = frugal_profiler::find_launcher(
+        None,
+        std::env::var_os(frugal_profiler::LAUNCHER_ENV),
+        std::env::current_exe().ok(),
+    );
+    let launcher = match launcher {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(error = %e, "storing the suite without measured cost: no frugal-launch");
+            return Err(e.into());
+        }
+    };
+    let mut cfg = ProfileConfig::new(crate_dir);
+    cfg.suite = ProfiledSuite::Generated;
+    cfg.repeat = env.profile_repeat.max(1);
+    cfg.launcher = Some(launcher);
+    cfg.target_dir = Some(dirs.profile_target.clone());
+    frugal_profiler::profile(&cfg).map_err(|e| {
+        tracing::warn!(error = %e, "storing the suite without measured cost: profiling failed");
+        anyhow::Error::from(e).context("profile the generated suite")
+    })
+}
+
+fn profile_digest(p: &anyhow::Result<Report>) -> serde_json::Value {
+    match p {
+        Ok(r) => json!({
+            "cost_basis": r.cost_basis,
+            "hardware_unavailable": r.hardware_unavailable,
+            "tests": r.tests.len(),
+            "not_profiled": r.not_profiled,
+            "notes": r.notes,
+        }),
+        Err(e) => json!({ "error": format!("{e:#}") }),
+    }
+}
+
+/// A stable key of every manifest goal by id: `file:line:kind:label`, with `#n` appended for the
+/// n-th repeat of the same key (two `if`s on one line). Empty when the manifest is unreadable
+/// (goals are then interned by id, which still works within one commit).
+fn goal_keys(manifest: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(m) = serde_json::from_str::<Manifest>(&text) else {
+        return Vec::new();
+    };
+    let mut keys = vec![String::new(); m.goals.len()];
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for g in &m.goals {
+        let base = format!("{}:{}:{:?}:{}", g.file, g.line, g.kind, g.label);
+        let n = seen.entry(base.clone()).or_default();
+        let key = if *n == 0 { base } else { format!("{base}#{n}") };
+        *n += 1;
+        if let Some(k) = keys.get_mut(g.id as usize) {
+            *k = key;
+        }
+    }
+    keys
+}
+
+fn key_of(keys: &[String], id: u32) -> String {
+    match keys.get(id as usize) {
+        Some(k) if !k.is_empty() => k.clone(),
+        _ => format!("goal#{id}"),
+    }
+}
+
+/// Basis name of a cost: `metric/source` in the report's kebab-case names.
+fn basis(r: &Report) -> String {
+    let name = |v: serde_json::Value| v.as_str().unwrap_or("unknown").to_string();
+    format!(
+        "{}/{}",
+        name(serde_json::to_value(r.cost_basis.metric).unwrap_or_default()),
+        name(serde_json::to_value(r.cost_basis.source).unwrap_or_default())
+    )
+}
+
+/// Measured cost of one test: the baseline-subtracted median on the report's basis, from passing
+/// runs only; `None` when unmeasured (never 0 for unknown).
+fn test_cost(r: &Report, name: &str) -> Option<Cost> {
+    let t = r
+        .tests
+        .iter()
+        .find(|t| t.name == name || t.name.ends_with(&format!("::{name}")))?;
+    if t.passes() == 0 {
+        return None;
+    }
+    let v = t
+        .figure(r.cost_basis.metric, r.cost_basis.source)?
+        .net_or_raw_median()?;
+    // A net figure below the noise can dip under zero; it still means "about nothing".
+    Some(Cost::new(basis(r), v.max(0.0)))
+}
+
+fn new_suite(
+    store: &Store,
+    job: &JobRecord,
+    summary: &RunSummary,
+    source: String,
+    keys: &[String],
+    profile: Option<&Report>,
+    run: RunId,
+) -> anyhow::Result<NewSuite> {
+    let mut all_ids: Vec<u32> = summary
+        .tests
+        .iter()
+        .flat_map(|t| t.goals.iter().copied())
+        .collect();
+    all_ids.sort_unstable();
+    all_ids.dedup();
+    let all_keys: Vec<String> = all_ids.iter().map(|id| key_of(keys, *id)).collect();
+    let refs: Vec<&str> = all_keys.iter().map(String::as_str).collect();
+    let interned = store.intern_goals(job.repo, &job.krate, &refs)?;
+    let map: BTreeMap<u32, u32> = all_ids.iter().copied().zip(interned).collect();
+    let tests: Vec<NewTest> = summary
+        .tests
+        .iter()
+        .map(|t| NewTest {
+            name: t.name.clone(),
+            goals: t
+                .goals
+                .iter()
+                .filter_map(|g| map.get(g).copied())
+                .collect::<GoalSet>(),
+            cost: profile.and_then(|r| test_cost(r, &t.name)),
+            proxies: BTreeMap::new(),
+        })
+        .collect();
+    let total_cost = match profile {
+        Some(r) if !tests.is_empty() && tests.iter().all(|t| t.cost.is_some()) => Some(Cost::new(
+            basis(r),
+            tests
+                .iter()
+                .filter_map(|t| t.cost.as_ref())
+                .map(|c| c.value)
+                .sum(),
+        )),
+        _ => None,
+    };
+    let goals_total = summary.goals.values().map(|g| g.total as u32).sum();
+    Ok(NewSuite {
+        repo: job.repo,
+        krate: job.krate.clone(),
+        commit: job.commit.clone(),
+        source,
+        goals_total,
+        total_cost,
+        // aDynaMOSA's estimate (sum of the proxies I1..I7 over the tests): ranks suites covering
+        // the same goals when they have no comparable measured cost.
+        proxy_cost: summary.suite_proxy_total as f64,
+        tests,
+        run: Some(run),
+    })
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Analyse => "analyse",
+        Phase::Instrument => "instrument",
+        Phase::BuildHarness => "build-harness",
+        Phase::Search => "search",
+        Phase::Minimise => "minimise",
+        Phase::Verify => "verify",
+    }
+}
+
+fn set_phase(store: &Store, live: &Live, run: RunId, phase: &str) {
+    live.update(run, |l| l.phase = phase.to_string());
+    let p = RunProgress {
+        phase: phase.to_string(),
+        ..RunProgress::default()
+    };
+    if let Err(e) = store.update_run_progress(run, p) {
+        tracing::warn!(error = %e, run = %run, "could not record progress");
+    }
+}
+
+/// Pipeline progress into the live map (every generation) and the store (at most once a second).
+struct JobProgress<'a> {
+    store: &'a Store,
+    live: &'a Live,
+    run: RunId,
+    last_stored: Instant,
+    phase: String,
+}
+
+impl<'a> JobProgress<'a> {
+    fn new(store: &'a Store, live: &'a Live, run: RunId) -> Self {
+        JobProgress {
+            store,
+            live,
+            run,
+            last_stored: Instant::now(),
+            phase: String::new(),
+        }
+    }
+}
+
+impl pipeline::Progress for JobProgress<'_> {
+    fn phase(&mut self, phase: Phase) {
+        self.phase = phase_name(phase).to_string();
+        set_phase(self.store, self.live, self.run, &self.phase);
+        self.last_stored = Instant::now();
+    }
+
+    fn generation(&mut self, g: &Generation) {
+        self.live.update(self.run, |l| {
+            l.generation = g.number;
+            l.executions = g.executions;
+            l.covered = g.covered as u32;
+            l.goals = g.goals as u32;
+            l.search_fraction = g.progress;
+        });
+        if self.last_stored.elapsed() >= Duration::from_secs(1) {
+            self.last_stored = Instant::now();
+            let p = RunProgress {
+                phase: self.phase.clone(),
+                executions: g.executions,
+                covered: g.covered as u32,
+                goals: g.goals as u32,
+            };
+            let _ = self.store.update_run_progress(self.run, p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_scale_by_the_job_factor() {
+        assert_eq!(
+            scaled_budget(ConfigBudget::Executions(3000), 1.5),
+            Budget::Executions(4500)
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Executions(1), 0.1),
+            Budget::Executions(1)
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Time(Duration::from_secs(60)), 0.5),
+            Budget::Time(Duration::from_secs(30))
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Executions(10), f64::NAN),
+            Budget::Executions(10)
+        );
+    }
+
+    #[test]
+    fn unknown_goal_ids_get_a_stable_fallback_key() {
+        let keys = vec!["src/lib.rs:3:if true".to_string()];
+        assert_eq!(key_of(&keys, 0), "src/lib.rs:3:if true");
+        assert_eq!(key_of(&keys, 7), "goal#7");
+    }
+}

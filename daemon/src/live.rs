@@ -1,0 +1,97 @@
+//! In-memory live progress of the runs in flight, shared by the job threads (writers) and the
+//! HTTP handlers (readers).
+//!
+//! Decision: live progress lives in memory and only a coarse copy goes to storage
+//! (`update_run_progress`, unflushed, at most once a second): the API shows every generation
+//! without a disk write per generation, and a crash loses nothing anyone was promised.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use frugal_storage::RunId;
+
+use crate::v1;
+
+/// One run's live state.
+#[derive(Clone, Debug)]
+pub struct LiveRun {
+    pub started: Instant,
+    pub phase: String,
+    pub generation: u64,
+    pub executions: u64,
+    pub covered: u32,
+    pub goals: u32,
+    pub search_fraction: f64,
+}
+
+impl LiveRun {
+    pub fn new() -> LiveRun {
+        LiveRun {
+            started: Instant::now(),
+            phase: "queued".to_string(),
+            generation: 0,
+            executions: 0,
+            covered: 0,
+            goals: 0,
+            search_fraction: 0.0,
+        }
+    }
+
+    /// The API view.
+    pub fn view(&self) -> v1::Progress {
+        v1::Progress {
+            phase: self.phase.clone(),
+            generation: self.generation,
+            executions: self.executions,
+            covered: self.covered,
+            goals: self.goals,
+            search_fraction: self.search_fraction,
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+            live: true,
+        }
+    }
+}
+
+impl Default for LiveRun {
+    fn default() -> Self {
+        LiveRun::new()
+    }
+}
+
+/// Live state of every run in flight. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Live(Arc<Mutex<HashMap<RunId, LiveRun>>>);
+
+impl Live {
+    fn lock(&self) -> MutexGuard<'_, HashMap<RunId, LiveRun>> {
+        // A job thread that panicked mid-update leaves plain data behind: keep serving it.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn start(&self, run: RunId) {
+        self.lock().insert(run, LiveRun::new());
+    }
+
+    /// Applies `f` to the run's state (no-op when the run is not live).
+    pub fn update(&self, run: RunId, f: impl FnOnce(&mut LiveRun)) {
+        if let Some(r) = self.lock().get_mut(&run) {
+            f(r);
+        }
+    }
+
+    pub fn get(&self, run: RunId) -> Option<LiveRun> {
+        self.lock().get(&run).cloned()
+    }
+
+    pub fn finish(&self, run: RunId) {
+        self.lock().remove(&run);
+    }
+
+    /// Ids of the runs in flight.
+    pub fn runs(&self) -> Vec<RunId> {
+        let mut v: Vec<RunId> = self.lock().keys().copied().collect();
+        v.sort();
+        v
+    }
+}

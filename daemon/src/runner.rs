@@ -1,0 +1,370 @@
+//! The job runner: one thread that owns the scheduler's clock. Each tick it renews the leases of
+//! jobs in flight, requeues expired ones, fires cron schedules, polls repositories, and claims
+//! queued jobs, each of which runs on its own thread (the pipeline is blocking and CPU-heavy).
+//!
+//! Shutdown (SIGTERM): no job is claimed any more; jobs in flight get the grace period to end;
+//! the rest are checkpointed: their run is marked interrupted and their job stays `running` in
+//! the store, so `Scheduler::recover` at the next start queues it again. A `kill -9` leaves the
+//! same state behind, minus the note on the run, which the next start adds.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use frugal_scheduler::{CronSchedule, JobOutcome, Scheduler};
+use frugal_storage::{JobId, JobRecord, RunId, RunStatus, Store, now_ms};
+
+use crate::job::{self, JobEnv};
+use crate::live::Live;
+use crate::metrics::Metrics;
+
+/// How often the loop wakes without being asked.
+const TICK: Duration = Duration::from_secs(1);
+/// How often expired leases are looked for.
+const EXPIRY_CHECK: Duration = Duration::from_secs(30);
+
+/// What the runner needs.
+pub struct RunnerCtx {
+    pub sched: Arc<Scheduler>,
+    pub env: JobEnv,
+    pub live: Live,
+    pub metrics: Arc<Metrics>,
+    pub poll_interval: Option<Duration>,
+    pub default_schedule: Option<CronSchedule>,
+    /// Set once on SIGTERM: claim nothing more.
+    pub stopping: Arc<AtomicBool>,
+}
+
+/// A job running on its own thread.
+struct InFlight {
+    job: JobId,
+    run: RunId,
+    /// Set by the checkpoint; the job thread checks it before its final writes.
+    abandoned: Arc<Mutex<bool>>,
+    handle: JoinHandle<()>,
+}
+
+/// Runs the loop until `stopping` is set, then drains: waits up to `grace` for jobs in flight
+/// and checkpoints the rest. Returns the number of jobs checkpointed.
+pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration) -> usize {
+    let mut flights: Vec<InFlight> = Vec::new();
+    let mut last_expiry = Instant::now();
+    let mut last_cron = now_ms();
+    let mut last_poll: Option<Instant> = None;
+    while !ctx.stopping.load(Ordering::SeqCst) {
+        reap(&mut flights);
+        renew(&ctx, &flights);
+        if last_expiry.elapsed() >= EXPIRY_CHECK {
+            last_expiry = Instant::now();
+            requeue_expired(&ctx);
+        }
+        last_cron = fire_cron(&ctx, last_cron);
+        if let Some(every) = ctx.poll_interval
+            && last_poll.is_none_or(|t| t.elapsed() >= every)
+        {
+            last_poll = Some(Instant::now());
+            poll_all(&ctx);
+        }
+        claim(&ctx, &mut flights);
+        match wake.recv_timeout(TICK) {
+            Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+            // Every sender is gone: the daemon is going away.
+            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(TICK),
+        }
+    }
+    drain(&ctx, flights, grace())
+}
+
+fn reap(flights: &mut Vec<InFlight>) {
+    let (done, running): (Vec<_>, Vec<_>) = flights.drain(..).partition(|f| f.handle.is_finished());
+    *flights = running;
+    for f in done {
+        if f.handle.join().is_err() {
+            tracing::error!(job = %f.job, run = %f.run, "job thread panicked");
+        }
+    }
+}
+
+fn renew(ctx: &RunnerCtx, flights: &[InFlight]) {
+    for f in flights {
+        if let Err(e) = ctx.sched.renew(f.job) {
+            tracing::warn!(job = %f.job, error = %e, "could not renew the job's lease");
+        }
+    }
+}
+
+fn requeue_expired(ctx: &RunnerCtx) {
+    match ctx.sched.requeue_expired(now_ms()) {
+        Ok(r) if !r.requeued.is_empty() || !r.failed.is_empty() || !r.merged.is_empty() => {
+            tracing::warn!(requeued = ?r.requeued, failed = ?r.failed, merged = ?r.merged,
+                "jobs whose lease expired");
+        }
+        Ok(_) => {}
+        Err(e) => tracing::error!(error = %e, "could not requeue expired jobs"),
+    }
+}
+
+fn fire_cron(ctx: &RunnerCtx, last: u64) -> u64 {
+    let now = now_ms();
+    match ctx
+        .sched
+        .due_repos(ctx.default_schedule.as_ref(), last, now)
+    {
+        Ok(due) => {
+            for repo in due {
+                match ctx.sched.on_cron(repo) {
+                    Ok(r) => tracing::info!(repo = %repo, jobs = r.jobs.len(), "schedule fired"),
+                    Err(e) => tracing::warn!(repo = %repo, error = %e, "scheduled trigger failed"),
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "could not evaluate schedules"),
+    }
+    now
+}
+
+fn poll_all(ctx: &RunnerCtx) {
+    let repos = match ctx.sched.store().repos() {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(error = %e, "could not list repositories to poll");
+            return;
+        }
+    };
+    for r in repos {
+        match ctx.sched.poll_repo(r.id) {
+            Ok(t) if t.new_commit => {
+                tracing::info!(repo = %r.id, commit = ?t.commit, jobs = t.jobs.len(), "poll saw a new commit");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::debug!(repo = %r.id, error = %e, "poll failed"),
+        }
+    }
+}
+
+fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>) {
+    loop {
+        let job = match ctx.sched.claim() {
+            Ok(Some(j)) => j,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!(error = %e, "could not claim a job");
+                return;
+            }
+        };
+        match start(ctx, job) {
+            Some(f) => flights.push(f),
+            None => return,
+        }
+    }
+}
+
+/// Creates the run and starts the job's thread.
+fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
+    let store = ctx.sched.store();
+    let run = match store.create_run(job.repo, &job.krate, job.commit.as_deref(), Some(job.id)) {
+        Ok(r) => r.id,
+        Err(e) => {
+            tracing::error!(job = %job.id, error = %e, "could not record the run; failing the job");
+            let _ = ctx.sched.finish(
+                job.id,
+                JobOutcome::Failed {
+                    error: format!("could not record the run: {e}"),
+                    run: None,
+                },
+            );
+            return None;
+        }
+    };
+    ctx.live.start(run);
+    tracing::info!(job = %job.id, run = %run, repo = %job.repo, krate = %job.krate,
+        commit = ?job.commit, reason = %job.reason, attempt = job.attempts, "job started");
+    let abandoned = Arc::new(Mutex::new(false));
+    let (c, a, id) = (ctx.clone(), abandoned.clone(), job.id);
+    let spawned = std::thread::Builder::new()
+        .name(format!("job-{}", job.id))
+        .spawn(move || execute(&c, &job, run, &a));
+    match spawned {
+        Ok(handle) => Some(InFlight {
+            job: id,
+            run,
+            abandoned,
+            handle,
+        }),
+        Err(e) => {
+            tracing::error!(job = %id, error = %e, "could not start a job thread");
+            finish(
+                ctx,
+                id,
+                run,
+                Err(anyhow::anyhow!("could not start a thread: {e}")),
+            );
+            None
+        }
+    }
+}
+
+/// The job thread's body.
+fn execute(ctx: &RunnerCtx, job: &JobRecord, run: RunId, abandoned: &Mutex<bool>) {
+    let t = Instant::now();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        job::run(&ctx.env, ctx.sched.store(), &ctx.live, job, run, abandoned)
+    }))
+    .unwrap_or_else(|p| Err(anyhow::anyhow!("the job panicked: {}", panic_text(&p))));
+    // Hold the lock across the final writes, so a checkpoint sees either nothing or all of them.
+    let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
+    if *guard {
+        return;
+    }
+    match result {
+        Ok(None) => {}
+        Ok(Some(done)) => {
+            ctx.metrics.suite_stored(done.outcome.replaced_best);
+            tracing::info!(job = %job.id, run = %run, suite = %done.outcome.suite,
+                best = done.outcome.replaced_best, reason = %done.outcome.reason,
+                secs = t.elapsed().as_secs_f64(), "job succeeded");
+            finish(
+                ctx,
+                job.id,
+                run,
+                Ok((done.summary_json, done.outcome.suite)),
+            );
+        }
+        Err(e) => {
+            tracing::error!(job = %job.id, run = %run, error = %format!("{e:#}"), "job failed");
+            finish(ctx, job.id, run, Err(e));
+        }
+    }
+    drop(guard);
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string())
+}
+
+type Result2 = anyhow::Result<(serde_json::Value, frugal_storage::SuiteId)>;
+
+/// Records how a job ended in the run and the queue.
+fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2) {
+    let store = ctx.sched.store();
+    let (status, summary, suite, outcome, label) = match result {
+        Ok((summary, suite)) => (
+            RunStatus::Succeeded,
+            Some(summary),
+            Some(suite),
+            JobOutcome::Succeeded { run: Some(run) },
+            "succeeded",
+        ),
+        Err(e) => {
+            let error = format!("{e:#}");
+            (
+                RunStatus::Failed {
+                    error: error.clone(),
+                },
+                None,
+                None,
+                JobOutcome::Failed {
+                    error,
+                    run: Some(run),
+                },
+                "failed",
+            )
+        }
+    };
+    if let Err(e) = store.finish_run(run, status, summary, suite) {
+        tracing::error!(run = %run, error = %e, "could not record the end of the run");
+    }
+    if let Err(e) = ctx.sched.finish(job, outcome) {
+        tracing::error!(job = %job, error = %e, "could not record the end of the job");
+    }
+    ctx.live.finish(run);
+    ctx.metrics.job_finished(label);
+}
+
+/// Waits for jobs in flight up to `grace`, then checkpoints what is left.
+fn drain(ctx: &RunnerCtx, mut flights: Vec<InFlight>, grace: Duration) -> usize {
+    let deadline = Instant::now() + grace;
+    while !flights.is_empty() && Instant::now() < deadline {
+        reap(&mut flights);
+        renew(ctx, &flights);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    reap(&mut flights);
+    let n = flights.len();
+    for f in flights {
+        checkpoint(ctx, &f);
+    }
+    if let Err(e) = ctx.sched.store().flush() {
+        tracing::error!(error = %e, "could not flush the store at shutdown");
+    }
+    n
+}
+
+/// Gives up on a job in flight: its thread will store nothing, its run is marked interrupted,
+/// and its job stays `running` so the next start requeues it.
+fn checkpoint(ctx: &RunnerCtx, f: &InFlight) {
+    let mut abandoned = f.abandoned.lock().unwrap_or_else(|e| e.into_inner());
+    *abandoned = true;
+    let note = "interrupted by a daemon shutdown; the job runs again at the next start";
+    if let Err(e) = ctx.sched.store().finish_run(
+        f.run,
+        RunStatus::Failed {
+            error: note.to_string(),
+        },
+        None,
+        None,
+    ) {
+        tracing::error!(run = %f.run, error = %e, "could not checkpoint the run");
+    }
+    ctx.live.finish(f.run);
+    ctx.metrics.job_finished("interrupted");
+    tracing::warn!(job = %f.job, run = %f.run, "{note}");
+}
+
+/// At startup: runs the store still marks running belonged to a process that is gone (crash,
+/// `kill -9`, power loss); say so on each. Their jobs are requeued by `Scheduler::recover`.
+pub fn mark_interrupted_runs(store: &Store) -> anyhow::Result<Vec<RunId>> {
+    let mut repos: Vec<_> = store.repos()?.into_iter().map(|r| r.id).collect();
+    repos.extend(store.jobs()?.into_iter().map(|j| j.repo));
+    repos.sort();
+    repos.dedup();
+    let mut marked = Vec::new();
+    for repo in repos {
+        for r in store.runs(repo, None)? {
+            if r.status == RunStatus::Running {
+                store.finish_run(
+                    r.id,
+                    RunStatus::Failed {
+                        error: "interrupted: the daemon stopped while it ran (crash or kill); its job was queued again".to_string(),
+                    },
+                    None,
+                    None,
+                )?;
+                marked.push(r.id);
+            }
+        }
+    }
+    Ok(marked)
+}
+
+/// Jobs by state, for status and metrics.
+pub fn job_counts(store: &Store) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    if let Ok(jobs) = store.jobs() {
+        for j in jobs {
+            let k = match j.state {
+                frugal_storage::JobState::Queued => "queued",
+                frugal_storage::JobState::Running => "running",
+                _ => continue,
+            };
+            *m.entry(k).or_default() += 1;
+        }
+    }
+    m
+}

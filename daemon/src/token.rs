@@ -1,0 +1,96 @@
+//! The bearer token that guards every state-changing request: read from `daemon.token_file`,
+//! generated at the daemon's first start when missing (32 random bytes, hex, mode 0600).
+//!
+//! Decision: the daemon never rewrites an existing token file, so an administrator can manage
+//! it (and its permissions, e.g. group-readable for the users whose git hooks call
+//! `frugal trigger`) without the daemon undoing it.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+/// Environment variable the CLI reads the token from before trying the token file.
+pub const TOKEN_ENV: &str = "FRUGAL_TOKEN";
+
+/// Reads the token file, or creates it with a fresh token when it does not exist.
+pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
+    if path.exists() {
+        return read(path);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("create the directory of the token file {}", dir.display()))?;
+    }
+    let token = fresh()?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("create the token file {}", path.display()))?;
+    f.write_all(format!("{token}\n").as_bytes())
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("write the token file {}", path.display()))?;
+    tracing::info!(path = %path.display(), "generated a new API token");
+    Ok(token)
+}
+
+/// Reads a token file (surrounding whitespace ignored); an empty one is an error.
+pub fn read(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("read the token file {}", path.display()))?;
+    let token = text.trim();
+    if token.is_empty() {
+        bail!(
+            "the token file {} is empty: delete it to have frugald generate one",
+            path.display()
+        );
+    }
+    Ok(token.to_string())
+}
+
+fn fresh() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("read /dev/urandom for a new token")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Compares without an early exit, so response times do not leak how much of a guess matched.
+pub fn matches(expected: &str, given: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), given.as_bytes());
+    let mut diff = a.len() ^ b.len();
+    for (i, x) in a.iter().enumerate() {
+        diff |= usize::from(x ^ b.get(i).copied().unwrap_or(0));
+    }
+    diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_new_token_file_is_private_and_stable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/token");
+        let t1 = load_or_create(&path).unwrap();
+        assert_eq!(t1.len(), 64);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(load_or_create(&path).unwrap(), t1);
+    }
+
+    #[test]
+    fn matches_needs_the_whole_token() {
+        assert!(matches("abc", "abc"));
+        assert!(!matches("abc", "ab"));
+        assert!(!matches("abc", "abcd"));
+        assert!(!matches("abc", "abd"));
+        assert!(!matches("abc", ""));
+    }
+}

@@ -1,0 +1,367 @@
+//! The `/v1` HTTP API's wire types: what `frugald` answers and what the `frugal` CLI reads.
+//!
+//! Owns the JSON shapes of API version 1 and their conversion from storage records. They are
+//! copies, not the records themselves: a change in `frugal-storage` must not change the API by
+//! accident (STYLE.md: the boundary owns its types). Adding an optional field is compatible;
+//! renaming or removing one needs `/v2`.
+
+use frugal_storage::{
+    CrateEntry, JobRecord, RepoRecord, RunProgress, RunRecord, RunStatus, SuiteRecord, TestRecord,
+};
+use serde::{Deserialize, Serialize};
+
+/// Prefix of every versioned route.
+pub const PREFIX: &str = "/v1";
+
+/// Body of every error answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+/// `POST /v1/repos`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddRepo {
+    /// Absolute path of the repository's work tree (or bare repository).
+    pub path: String,
+    /// Crates to generate suites for; empty: the daemon asks cargo for the library crates.
+    #[serde(default)]
+    pub crates: Vec<CrateSpec>,
+    /// Cron schedule forcing regeneration, if any.
+    #[serde(default)]
+    pub schedule: Option<String>,
+    /// Whether the client installed the git hooks.
+    #[serde(default)]
+    pub hooks_installed: bool,
+}
+
+/// A crate of a repository: package name and directory relative to the repository root.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrateSpec {
+    pub name: String,
+    /// `""` (or absent) for a crate at the repository root.
+    #[serde(default)]
+    pub dir: String,
+}
+
+/// `POST /v1/repos/{id}/trigger`; every field is optional, and an empty body is fine.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trigger {
+    /// Commit to build; absent: the repository's HEAD.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// `api` (default: every crate regenerates) or `hook` (only crates the commit changed).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// What a trigger queued.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Triggered {
+    pub repo: u64,
+    pub commit: Option<String>,
+    pub jobs: Vec<TriggeredJob>,
+    /// Crates the trigger left alone (unchanged and not forced).
+    pub skipped: Vec<String>,
+}
+
+/// One job a trigger queued or merged into.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TriggeredJob {
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub job: u64,
+    /// Merged into a job already queued for the crate.
+    pub deduped: bool,
+    pub budget_factor: f64,
+}
+
+/// A registered repository.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Repo {
+    pub id: u64,
+    pub path: String,
+    pub crates: Vec<CrateSpec>,
+    pub schedule: Option<String>,
+    pub hooks_installed: bool,
+    pub added_ms: u64,
+    pub last_seen_commit: Option<String>,
+}
+
+impl From<&RepoRecord> for Repo {
+    fn from(r: &RepoRecord) -> Self {
+        Repo {
+            id: r.id.0,
+            path: r.path.clone(),
+            crates: r.crates.iter().map(CrateSpec::from).collect(),
+            schedule: r.schedule.clone(),
+            hooks_installed: r.hooks_installed,
+            added_ms: r.added_at,
+            last_seen_commit: r.last_seen_commit.clone(),
+        }
+    }
+}
+
+impl From<&CrateEntry> for CrateSpec {
+    fn from(c: &CrateEntry) -> Self {
+        CrateSpec {
+            name: c.name.clone(),
+            dir: c.dir.clone(),
+        }
+    }
+}
+
+/// `GET /v1/repos/{id}`: the repository with, per crate, its best suite and active jobs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RepoDetail {
+    #[serde(flatten)]
+    pub repo: Repo,
+    pub best: Vec<CrateBest>,
+    pub jobs: Vec<Job>,
+}
+
+/// The best suite of one crate, if any.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CrateBest {
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub suite: Option<Suite>,
+}
+
+/// A job of the queue.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Job {
+    pub id: u64,
+    pub repo: u64,
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub state: String,
+    pub reason: String,
+    pub commit: Option<String>,
+    pub priority: u8,
+    pub budget_factor: f64,
+    pub attempts: u32,
+    pub triggers: u32,
+    pub enqueued_ms: u64,
+    pub outcome: Option<String>,
+    pub run: Option<u64>,
+}
+
+impl From<&JobRecord> for Job {
+    fn from(j: &JobRecord) -> Self {
+        Job {
+            id: j.id.0,
+            repo: j.repo.0,
+            krate: j.krate.clone(),
+            state: serde_json::to_value(j.state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            reason: j.reason.clone(),
+            commit: j.commit.clone(),
+            priority: j.priority,
+            budget_factor: j.budget_factor,
+            attempts: j.attempts,
+            triggers: j.triggers,
+            enqueued_ms: j.enqueued_at,
+            outcome: j.outcome.clone(),
+            run: j.run.map(|r| r.0),
+        }
+    }
+}
+
+/// Live progress of a running run (from memory), or the last one stored.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Progress {
+    /// `queued`, `snapshot`, `analyse`, `instrument`, `build-harness`, `search`, `minimise`,
+    /// `verify`, `profile`, `store`.
+    pub phase: String,
+    /// Search generation, when searching.
+    pub generation: u64,
+    pub executions: u64,
+    pub covered: u32,
+    pub goals: u32,
+    /// Share of the search budget spent, 0..1.
+    pub search_fraction: f64,
+    /// Seconds since the run started.
+    pub elapsed_s: f64,
+    /// Whether this is the in-memory live state (false: the last state stored).
+    pub live: bool,
+}
+
+impl From<&RunProgress> for Progress {
+    fn from(p: &RunProgress) -> Self {
+        Progress {
+            phase: p.phase.clone(),
+            executions: p.executions,
+            covered: p.covered,
+            goals: p.goals,
+            ..Progress::default()
+        }
+    }
+}
+
+/// A regeneration run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Run {
+    pub id: u64,
+    pub repo: u64,
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub commit: Option<String>,
+    /// `running`, `succeeded`, `failed` or `cancelled`.
+    pub status: String,
+    pub error: Option<String>,
+    pub started_ms: u64,
+    pub finished_ms: Option<u64>,
+    pub job: Option<u64>,
+    pub suite: Option<u64>,
+    pub progress: Progress,
+    /// The pipeline's summary, the profile digest and the best-suite verdict (`show` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<serde_json::Value>,
+}
+
+impl Run {
+    /// The view of a stored run; `detail` includes the summary.
+    pub fn from_record(r: &RunRecord, detail: bool) -> Run {
+        let (status, error) = match &r.status {
+            RunStatus::Running => ("running", None),
+            RunStatus::Succeeded => ("succeeded", None),
+            RunStatus::Failed { error } => ("failed", Some(error.clone())),
+            RunStatus::Cancelled => ("cancelled", None),
+        };
+        Run {
+            id: r.id.0,
+            repo: r.repo.0,
+            krate: r.krate.clone(),
+            commit: r.commit.clone(),
+            status: status.to_string(),
+            error,
+            started_ms: r.started,
+            finished_ms: r.finished,
+            job: r.job.map(|j| j.0),
+            suite: r.suite.map(|s| s.0),
+            progress: Progress::from(&r.progress),
+            summary: if detail { r.summary_json.clone() } else { None },
+        }
+    }
+}
+
+/// A measured cost on a named basis.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Cost {
+    pub basis: String,
+    pub value: f64,
+}
+
+/// A stored suite (its source is a separate download).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Suite {
+    pub id: u64,
+    pub repo: u64,
+    #[serde(rename = "crate")]
+    pub krate: String,
+    pub commit: Option<String>,
+    pub created_ms: u64,
+    pub goals_total: u32,
+    pub goals_covered: usize,
+    pub total_cost: Option<Cost>,
+    pub proxy_cost: f64,
+    pub test_count: usize,
+    pub run: Option<u64>,
+    pub is_best: bool,
+    /// Per-test figures (`show` and `best` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<Vec<Test>>,
+}
+
+impl Suite {
+    pub fn from_record(s: &SuiteRecord, is_best: bool, tests: Option<&[TestRecord]>) -> Suite {
+        Suite {
+            id: s.id.0,
+            repo: s.repo.0,
+            krate: s.krate.clone(),
+            commit: s.commit.clone(),
+            created_ms: s.created,
+            goals_total: s.goals_total,
+            goals_covered: s.goals_covered.len(),
+            total_cost: s.total_cost.as_ref().map(cost),
+            proxy_cost: s.proxy_cost,
+            test_count: s.tests.len(),
+            run: s.run.map(|r| r.0),
+            is_best,
+            tests: tests.map(|ts| ts.iter().map(Test::from).collect()),
+        }
+    }
+}
+
+fn cost(c: &frugal_storage::Cost) -> Cost {
+    Cost {
+        basis: c.basis.clone(),
+        value: c.value,
+    }
+}
+
+/// One test of a stored suite.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Test {
+    pub name: String,
+    /// Interned goal ids the test covers.
+    pub goals: Vec<u32>,
+    pub cost: Option<Cost>,
+}
+
+impl From<&TestRecord> for Test {
+    fn from(t: &TestRecord) -> Self {
+        Test {
+            name: t.name.clone(),
+            goals: t.goals.as_slice().to_vec(),
+            cost: t.cost.as_ref().map(cost),
+        }
+    }
+}
+
+/// `GET /v1/status`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Status {
+    pub version: String,
+    pub uptime_s: f64,
+    pub repos: usize,
+    pub jobs_queued: usize,
+    pub jobs_running: usize,
+    /// Runs in flight, with live progress.
+    pub running: Vec<Run>,
+    /// Whether the daemon is shutting down (no new jobs start).
+    pub stopping: bool,
+}
+
+/// `GET /healthz`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_repo_reads_crates_with_and_without_dir() {
+        let a: AddRepo =
+            serde_json::from_str(r#"{"path":"/r","crates":[{"name":"a"},{"name":"b","dir":"x"}]}"#)
+                .unwrap();
+        assert_eq!(a.crates[0].dir, "");
+        assert_eq!(a.crates[1].dir, "x");
+    }
+
+    #[test]
+    fn add_repo_rejects_unknown_fields_so_typos_are_reported() {
+        let e = serde_json::from_str::<AddRepo>(r#"{"path":"/r","crate":"a"}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `crate`"), "{e}");
+    }
+}

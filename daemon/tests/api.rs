@@ -1,0 +1,200 @@
+//! `frugald`'s API as a client sees it, without running jobs: health and metrics, auth on state
+//! changes, the error answers (400 with the parser's reason, 404, 409), repository
+//! registration and removal, the unix socket, a clean SIGTERM, and a bad config naming the
+//! file, line and key.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use frugal_e2e::{Daemon, example_repo};
+
+fn frugald() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_frugald"))
+}
+
+fn config(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("frugal.toml");
+    let text = format!(
+        "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n{extra}\n\
+         [scheduler]\npoll_interval = \"off\"\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn start(dir: &Path, extra: &str) -> Daemon {
+    let cfg = config(dir, extra);
+    Daemon::start(frugald(), &cfg, &dir.join("state")).unwrap()
+}
+
+#[test]
+fn health_and_metrics_answer_without_a_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let h = d.get("/healthz").unwrap();
+    assert_eq!(h.status, 200);
+    assert_eq!(h.json()["status"], "ok");
+    let _ = d.get("/v1/repos").unwrap();
+    let m = d.get("/metrics").unwrap();
+    assert_eq!(m.status, 200);
+    assert!(
+        m.body.contains("# TYPE frugal_http_requests_total counter"),
+        "{}",
+        m.body
+    );
+    assert!(
+        m.body.contains(
+            "frugal_http_requests_total{route=\"/v1/repos\",method=\"GET\",status=\"200\"} 1"
+        ),
+        "{}",
+        m.body
+    );
+    assert!(m.body.contains("frugal_jobs{state=\"queued\"} 0"));
+}
+
+#[test]
+fn state_changes_need_the_token_and_errors_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let body = format!("{{\"path\": \"{}\"}}", repo.display());
+
+    let r = d.post("/v1/repos", None, &body).unwrap();
+    assert_eq!(r.status, 401);
+    let r = d.delete("/v1/repos/1", Some("not-the-token")).unwrap();
+    assert_eq!(r.status, 401);
+
+    let r = d
+        .post("/v1/repos", Some(&d.token), "{\"path\": 3}")
+        .unwrap();
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("invalid type"),
+        "{}",
+        r.body
+    );
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            "{\"path\": \"/\", \"crate\": \"x\"}",
+        )
+        .unwrap();
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("unknown field `crate`"), "{}", r.body);
+    let r = d
+        .post("/v1/repos", Some(&d.token), "{\"path\": \"relative\"}")
+        .unwrap();
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("must be absolute"), "{}", r.body);
+    let not_git = tmp.path().join("plain");
+    std::fs::create_dir_all(&not_git).unwrap();
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            &format!("{{\"path\": \"{}\"}}", not_git.display()),
+        )
+        .unwrap();
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("not a git repository"), "{}", r.body);
+
+    // Registration finds the crate with cargo; a second one is a conflict.
+    let r = d.post("/v1/repos", Some(&d.token), &body).unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    assert_eq!(r.json()["crates"][0]["name"], "numeric");
+    let r = d.post("/v1/repos", Some(&d.token), &body).unwrap();
+    assert_eq!(r.status, 409, "{}", r.body);
+
+    let r = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["best"][0]["suite"], serde_json::Value::Null);
+    let r = d.get(&format!("/v1/repos/{id}/suites/best")).unwrap();
+    assert_eq!(r.status, 404);
+    assert!(
+        r.body.contains("no suite for crate `numeric` yet"),
+        "{}",
+        r.body
+    );
+    let r = d
+        .get(&format!("/v1/repos/{id}/suites/best?crate=nope"))
+        .unwrap();
+    assert_eq!(r.status, 404);
+    let r = d.get("/v1/repos/abc").unwrap();
+    assert_eq!(r.status, 400);
+    let r = d.get("/v1/runs/77").unwrap();
+    assert_eq!(r.status, 404);
+    let r = d
+        .post(
+            &format!("/v1/repos/{id}/trigger"),
+            Some(&d.token),
+            "{\"reason\": \"cron\"}",
+        )
+        .unwrap();
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = d.get("/v1/nothing-here").unwrap();
+    assert_eq!(r.status, 404);
+
+    let r = d
+        .delete(&format!("/v1/repos/{id}"), Some(&d.token))
+        .unwrap();
+    assert_eq!(r.status, 204);
+    let r = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(r.status, 404);
+}
+
+#[test]
+fn the_api_also_answers_on_a_unix_socket_and_sigterm_stops_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sock = tmp.path().join("frugald.sock");
+    let mut d = start(tmp.path(), &format!("unix_socket = \"{}\"", sock.display()));
+    let mut s = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: frugald\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"status\":\"ok\""), "{answer}");
+
+    let (code, took) = d.terminate(Duration::from_secs(15)).unwrap();
+    assert_eq!(code, Some(0), "{}", d.log_text());
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(!tmp.path().join("state/frugald.addr").exists());
+    assert!(!sock.exists());
+}
+
+#[test]
+fn a_bad_config_names_the_file_line_and_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("frugal.toml");
+    std::fs::write(
+        &cfg,
+        "[daemon]\nstate_dir = \"state\"\nlisten = \"nowhere\"\n",
+    )
+    .unwrap();
+    let out = Command::new(frugald())
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}:3:", cfg.display())), "{err}");
+    assert!(err.contains("key `daemon.listen`"), "{err}");
+
+    std::fs::write(&cfg, "[search]\nbudget = \"5m\"\nbugdet = 3\n").unwrap();
+    let out = Command::new(frugald())
+        .arg("--config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}:3:", cfg.display())), "{err}");
+    assert!(err.contains("bugdet"), "{err}");
+}

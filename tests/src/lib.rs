@@ -1,0 +1,315 @@
+//! frugal-e2e: helpers for end-to-end tests of the whole system. A test owns a temporary
+//! directory holding a config, a state dir and git repositories, starts the real `frugald` on
+//! 127.0.0.1 (port 0, read back from `frugald.addr`), and talks to it over HTTP or through the
+//! real `frugal` CLI. Also the bounded, fixed-rate load generator of the read endpoints.
+//!
+//! Must not know the daemon's internals: only binaries, files, HTTP and git, as a user would.
+//! Binaries are built once per test process with the same cargo and target dir as the test, so
+//! a plain `cargo test -p frugal-e2e` never runs stale ones.
+
+pub mod load;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// The binaries under test.
+#[derive(Clone, Debug)]
+pub struct Bins {
+    pub frugald: PathBuf,
+    pub frugal: PathBuf,
+    pub launcher: PathBuf,
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// Builds (if needed) and returns `frugald`, `frugal` and `frugal-launch`, from the target dir
+/// and profile of the running test.
+pub fn binaries() -> &'static Bins {
+    static BINS: OnceLock<Bins> = OnceLock::new();
+    BINS.get_or_init(|| build_binaries().unwrap_or_else(|e| panic!("{e:#}")))
+}
+
+fn build_binaries() -> anyhow::Result<Bins> {
+    let exe = std::env::current_exe().context("find the test executable")?;
+    // <target>/<profile>/deps/<test>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .context("the test executable is not in <target>/<profile>/deps")?
+        .to_path_buf();
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let target = profile_dir.parent().context("no target dir")?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace())
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "frugal",
+            "-p",
+            "frugal-profiler",
+            "--bins",
+        ])
+        .env("CARGO_TARGET_DIR", target);
+    if release {
+        cmd.arg("--release");
+    }
+    let status = cmd.status().context("run cargo build for the binaries")?;
+    if !status.success() {
+        bail!("cargo build of frugal's binaries failed");
+    }
+    let bins = Bins {
+        frugald: profile_dir.join("frugald"),
+        frugal: profile_dir.join("frugal"),
+        launcher: profile_dir.join("frugal-launch"),
+    };
+    for b in [&bins.frugald, &bins.frugal, &bins.launcher] {
+        if !b.is_file() {
+            bail!("{} is missing after the build", b.display());
+        }
+    }
+    Ok(bins)
+}
+
+/// A running `frugald`, killed (SIGKILL) on drop if still running.
+pub struct Daemon {
+    pub child: Child,
+    pub base: String,
+    pub token: String,
+    pub log: PathBuf,
+    agent: ureq::Agent,
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// An HTTP agent that returns every status as an answer.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+impl Daemon {
+    /// Starts `frugald --config <config>`, waits for its address file and health check.
+    pub fn start(frugald: &Path, config: &Path, state_dir: &Path) -> anyhow::Result<Daemon> {
+        let addr_file = state_dir.join("frugald.addr");
+        let _ = std::fs::remove_file(&addr_file);
+        let log = state_dir.parent().unwrap_or(state_dir).join(format!(
+            "frugald-{}.log",
+            std::time::UNIX_EPOCH.elapsed()?.as_millis()
+        ));
+        let log_file = std::fs::File::create(&log).context("create the daemon log")?;
+        let child = Command::new(frugald)
+            .arg("--config")
+            .arg(config)
+            .arg("--profile-repeat")
+            .arg("1")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone()?)
+            .stderr(log_file)
+            .spawn()
+            .context("start frugald")?;
+        let mut d = Daemon {
+            child,
+            base: String::new(),
+            token: String::new(),
+            log,
+            agent: agent(),
+        };
+        let t = Instant::now();
+        loop {
+            if let Ok(a) = std::fs::read_to_string(&addr_file)
+                && !a.trim().is_empty()
+            {
+                d.base = format!("http://{}", a.trim());
+                if d.get("/healthz").is_ok_and(|r| r.status == 200) {
+                    break;
+                }
+            }
+            if let Some(st) = d.child.try_wait()? {
+                bail!("frugald exited with {st} at start:\n{}", d.log_text());
+            }
+            if t.elapsed() > Duration::from_secs(30) {
+                bail!("frugald did not come up in 30 s:\n{}", d.log_text());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        d.token = std::fs::read_to_string(state_dir.join("token"))
+            .context("read the generated token")?
+            .trim()
+            .to_string();
+        Ok(d)
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> anyhow::Result<Answer> {
+        let mut r = r?;
+        Ok(Answer {
+            status: r.status().as_u16(),
+            body: r.body_mut().read_to_string()?,
+        })
+    }
+
+    pub fn get(&self, path: &str) -> anyhow::Result<Answer> {
+        Self::answer(self.agent.get(format!("{}{path}", self.base)).call())
+    }
+
+    /// POST with an optional bearer token and a raw body.
+    pub fn post(&self, path: &str, token: Option<&str>, body: &str) -> anyhow::Result<Answer> {
+        let mut req = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .header("Content-Type", "application/json");
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        Self::answer(req.send(body))
+    }
+
+    pub fn delete(&self, path: &str, token: Option<&str>) -> anyhow::Result<Answer> {
+        let mut req = self.agent.delete(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.header("Authorization", format!("Bearer {t}"));
+        }
+        Self::answer(req.call())
+    }
+
+    /// SIGKILL, and wait for the process to be gone.
+    pub fn kill9(&mut self) -> anyhow::Result<()> {
+        self.child.kill()?;
+        self.child.wait()?;
+        Ok(())
+    }
+
+    /// SIGTERM, and wait up to `limit` for the exit; returns the exit code.
+    pub fn terminate(&mut self, limit: Duration) -> anyhow::Result<(Option<i32>, Duration)> {
+        let t = Instant::now();
+        // SAFETY: kill(2) on our own child's pid; no memory is involved.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        loop {
+            if let Some(st) = self.child.try_wait()? {
+                return Ok((st.code(), t.elapsed()));
+            }
+            if t.elapsed() > limit {
+                bail!(
+                    "frugald still running {limit:?} after SIGTERM:\n{}",
+                    self.log_text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Runs a command, failing with its output when it fails.
+pub fn run(cmd: &mut Command) -> anyhow::Result<String> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("run {cmd:?}"))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        bail!("{cmd:?} failed with {}:\n{text}", out.status);
+    }
+    Ok(text)
+}
+
+/// `git` with an identity, so commits work on a machine without one.
+pub fn git(repo: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(repo)
+        .env("GIT_AUTHOR_NAME", "frugal e2e")
+        .env("GIT_AUTHOR_EMAIL", "e2e@frugal.invalid")
+        .env("GIT_COMMITTER_NAME", "frugal e2e")
+        .env("GIT_COMMITTER_EMAIL", "e2e@frugal.invalid");
+    c
+}
+
+/// Copies an example crate (without build output) into a fresh git repository with one commit.
+pub fn example_repo(example: &str, dest: &Path) -> anyhow::Result<()> {
+    copy_dir(&workspace().join("examples").join(example), dest)?;
+    run(git(dest).args(["init", "-q", "-b", "main"]))?;
+    run(git(dest).args(["add", "-A"]))?;
+    run(git(dest).args(["commit", "-q", "-m", "initial"]))?;
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let name = e.file_name();
+        if name == "target" || name == "frugal.out" {
+            continue;
+        }
+        let (src, dst) = (e.path(), to.join(&name));
+        if e.file_type()?.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst)
+                .with_context(|| format!("copy {} to {}", src.display(), dst.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Polls `f` every `every` until it returns `Some`, or fails after `limit` with `what`.
+pub fn wait_for<T>(
+    what: &str,
+    limit: Duration,
+    every: Duration,
+    mut f: impl FnMut() -> anyhow::Result<Option<T>>,
+) -> anyhow::Result<T> {
+    let t = Instant::now();
+    loop {
+        if let Some(v) = f()? {
+            return Ok(v);
+        }
+        if t.elapsed() > limit {
+            bail!("timed out after {limit:?} waiting for {what}");
+        }
+        std::thread::sleep(every);
+    }
+}
