@@ -198,3 +198,38 @@ fn a_bad_config_names_the_file_line_and_key() {
     assert!(err.contains(&format!("{}:3:", cfg.display())), "{err}");
     assert!(err.contains("bugdet"), "{err}");
 }
+
+#[test]
+fn systemd_hears_ready_watchdog_pings_and_stopping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sock_path = tmp.path().join("notify.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&sock_path).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let cfg = config(tmp.path(), "");
+    let notify = sock_path.to_string_lossy().into_owned();
+    let mut d = Daemon::start_with(
+        frugald(),
+        &cfg,
+        &tmp.path().join("state"),
+        &[],
+        // A 200 ms watchdog: frugald must ping every 100 ms.
+        &[("NOTIFY_SOCKET", &notify), ("WATCHDOG_USEC", "200000")],
+    )
+    .unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    while seen.matches("WATCHDOG=1").count() < 3 {
+        let n = sock.recv(&mut buf).expect("frugald stopped notifying");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert!(seen.contains("READY=1"), "{seen}");
+    let (code, _) = d.terminate(Duration::from_secs(15)).unwrap();
+    assert_eq!(code, Some(0));
+    loop {
+        let n = sock.recv(&mut buf).expect("no STOPPING=1 before the exit");
+        if String::from_utf8_lossy(&buf[..n]).contains("STOPPING=1") {
+            break;
+        }
+    }
+}

@@ -116,6 +116,17 @@ pub fn agent() -> ureq::Agent {
 impl Daemon {
     /// Starts `frugald --config <config>`, waits for its address file and health check.
     pub fn start(frugald: &Path, config: &Path, state_dir: &Path) -> anyhow::Result<Daemon> {
+        Self::start_with(frugald, config, state_dir, &[], &[])
+    }
+
+    /// [`Daemon::start`] with extra arguments and environment variables.
+    pub fn start_with(
+        frugald: &Path,
+        config: &Path,
+        state_dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Daemon> {
         let addr_file = state_dir.join("frugald.addr");
         let _ = std::fs::remove_file(&addr_file);
         let log = state_dir.parent().unwrap_or(state_dir).join(format!(
@@ -128,7 +139,9 @@ impl Daemon {
             .arg(config)
             .arg("--profile-repeat")
             .arg("1")
+            .args(args)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)

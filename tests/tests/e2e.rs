@@ -169,7 +169,7 @@ fn a_commit_hook_yields_a_suite_that_passes_and_a_kill_9_loses_nothing() {
     )
     .unwrap();
     d.kill9().unwrap();
-    let mut d = Daemon::start(&bins.frugald, &cfg, &state).unwrap();
+    let d = Daemon::start(&bins.frugald, &cfg, &state).unwrap();
     let rerun = wait_for(
         "the re-run to succeed",
         JOB_LIMIT,
@@ -197,10 +197,54 @@ fn a_commit_hook_yields_a_suite_that_passes_and_a_kill_9_loses_nothing() {
         );
     }
     assert!(after.len() > before.len(), "the re-run stored a suite");
+    drop(d);
 
-    // SIGTERM: a clean exit within the timeout.
+    // SIGTERM while a job runs: a clean exit within the timeout (1 s here), the job checkpointed
+    // and run again at the next start.
+    let mut d = Daemon::start_with(
+        &bins.frugald,
+        &cfg,
+        &state,
+        &["--shutdown-timeout", "1"],
+        &[],
+    )
+    .unwrap();
+    let third = commit_change(&repo, "third change");
+    let stopped = wait_for(
+        "the third run to start",
+        JOB_LIMIT,
+        Duration::from_millis(50),
+        || run_of(&d, &third, &["running"]),
+    )
+    .unwrap();
     let (code, took) = d.terminate(Duration::from_secs(15)).unwrap();
-    eprintln!("--- daemon log after the restart ---\n{}", d.log_text());
-    assert_eq!(code, Some(0), "{}", d.log_text());
-    assert!(took < Duration::from_secs(12), "{took:?}");
+    let log = d.log_text();
+    assert_eq!(code, Some(0), "{log}");
+    assert!(took < Duration::from_secs(3), "{took:?}\n{log}");
+    let d = Daemon::start(&bins.frugald, &cfg, &state).unwrap();
+    let old = d
+        .get(&format!("/v1/runs/{}", stopped["id"]))
+        .unwrap()
+        .json();
+    if old["status"] == "failed" {
+        let e = old["error"].as_str().unwrap();
+        assert!(
+            e.starts_with("interrupted by a daemon shutdown"),
+            "{old}\n{log}"
+        );
+    } else {
+        // It may have finished within the grace period; then it must have stored its suite.
+        assert_eq!(old["status"], "succeeded", "{old}\n{log}");
+    }
+    wait_for(
+        "the third commit's suite",
+        JOB_LIMIT,
+        Duration::from_millis(500),
+        || run_of(&d, &third, &["succeeded"]),
+    )
+    .unwrap();
+    eprintln!(
+        "--- daemon log of the SIGTERM ---\n{log}\n--- after the restart ---\n{}",
+        d.log_text()
+    );
 }
