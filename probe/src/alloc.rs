@@ -3,12 +3,14 @@
 //! allocation failure instead of the machine's OOM killer.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static CEILING: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// Off while the harness itself works (summaries, bookkeeping), so counts are the test's own.
+static COUNTING: AtomicBool = AtomicBool::new(true);
 
 /// Wraps the system allocator. Install it with `#[global_allocator]` in the harness binary.
 pub struct CountingAlloc;
@@ -56,9 +58,21 @@ fn admit(size: usize) -> bool {
         LIVE.fetch_sub(size, Relaxed);
         return false;
     }
-    ALLOCS.fetch_add(1, Relaxed);
-    BYTES.fetch_add(size as u64, Relaxed);
+    if COUNTING.load(Relaxed) {
+        ALLOCS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(size as u64, Relaxed);
+    }
     true
+}
+
+/// Stops counting allocations (the ceiling still applies) until [`resume`].
+pub fn pause() {
+    COUNTING.store(false, Relaxed);
+}
+
+/// Counts allocations again.
+pub fn resume() {
+    COUNTING.store(true, Relaxed);
 }
 
 /// Allocation counts since the last [`reset`].

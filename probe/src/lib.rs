@@ -15,7 +15,7 @@
 pub mod alloc;
 mod distance;
 pub mod harness;
-mod tables;
+pub mod tables;
 pub mod wire;
 
 pub use distance::{Mag, Probe};

@@ -22,9 +22,11 @@ impl std::str::FromStr for AlgorithmKind {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "random" => Ok(AlgorithmKind::Random),
+            "mosa" => Ok(AlgorithmKind::Mosa),
             "dynamosa" => Ok(AlgorithmKind::DynaMosa),
+            "adynamosa" => Ok(AlgorithmKind::ADynaMosa),
             other => Err(format!(
-                "unknown algorithm `{other}`: expected one of random, dynamosa"
+                "unknown algorithm `{other}`: expected one of random, mosa, dynamosa, adynamosa"
             )),
         }
     }

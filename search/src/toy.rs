@@ -120,7 +120,11 @@ mod tests {
 
     #[test]
     fn many_objective_algorithms_solve_nested_numeric_conditions() {
-        for kind in [AlgorithmKind::Mosa, AlgorithmKind::DynaMosa, AlgorithmKind::ADynaMosa] {
+        for kind in [
+            AlgorithmKind::Mosa,
+            AlgorithmKind::DynaMosa,
+            AlgorithmKind::ADynaMosa,
+        ] {
             let archive = search(kind, 1, 20_000);
             let covered: Vec<_> = archive.covered().collect();
             assert_eq!(archive.len(), 5, "{} covered {covered:?}", kind.name());

@@ -214,6 +214,8 @@ impl Worker {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .process_group(0);
+        // Crash reasons come from the last line of stderr; a backtrace would bury them.
+        cmd.env("RUST_BACKTRACE", "0");
         let (r, w) = (req_read.as_raw_fd(), out_write.as_raw_fd());
         let limit = config.address_space;
         // SAFETY: only async-signal-safe calls (fcntl, dup2, setrlimit) between fork and exec.
@@ -302,7 +304,7 @@ impl Worker {
         let text = String::from_utf8_lossy(&buf);
         text.lines()
             .rev()
-            .find(|l| !l.trim().is_empty())
+            .find(|l| !l.trim().is_empty() && !l.starts_with("note:"))
             .map(|l| format!(": {}", l.trim()))
             .unwrap_or_default()
     }

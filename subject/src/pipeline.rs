@@ -238,7 +238,12 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let proxies_by_name: BTreeMap<String, frugal_search::Proxies> = rendered
         .iter()
         .zip(&kept)
-        .map(|(r, k)| (r.name.clone(), frugal_search::proxies(&k.test, &k.result, &schema)))
+        .map(|(r, k)| {
+            (
+                r.name.clone(),
+                frugal_search::proxies(&k.test, &k.result, &schema),
+            )
+        })
         .collect();
     let goals_by_name: BTreeMap<String, Vec<u32>> = rendered
         .iter()
@@ -273,8 +278,12 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .copied()
         .collect();
     write_uncovered(&opts.out_dir, &inst.manifest, &covered)?;
-    let suite_proxies: Vec<frugal_search::Proxies> =
-        verified.kept.iter().filter_map(|n| proxies_by_name.get(n)).copied().collect();
+    let suite_proxies: Vec<frugal_search::Proxies> = verified
+        .kept
+        .iter()
+        .filter_map(|n| proxies_by_name.get(n))
+        .copied()
+        .collect();
     let mut proxy_sums = [0u64; 7];
     for p in &suite_proxies {
         for (sum, v) in proxy_sums.iter_mut().zip(p.values()) {

@@ -450,13 +450,10 @@ fn a_batch_of_200_tests_on_two_workers_returns_200_results_in_order() {
     );
 }
 
-/// Fails as of commit ecc2520: the same test reports fewer allocations when it runs again in
-/// the same harness (`safe_div(7, 2)` first in a fresh harness: 12, then 8; after a panic: 10,
-/// then 8), because the harness charges a test for its own first-use allocations (probe
-/// snapshot buffers, panic machinery). The allocation proxy then depends on how a batch is
-/// split between workers.
+/// The harness counts only allocations made while the crate's code runs, and pays its
+/// one-off costs (panic machinery, condition stack) before the first test, so a test's
+/// counters do not depend on what ran before it in the same process.
 #[test]
-#[ignore = "allocation counters depend on the harness process's history (see the doc comment)"]
 fn a_tests_counters_do_not_depend_on_what_ran_before_it_in_the_same_harness() {
     let mut pool = pool(patient());
     let twice = |t: TestCase| [t.clone(), t];

@@ -248,12 +248,10 @@ fn dynamosa_gives_byte_identical_suites_on_one_and_two_workers() {
     assert_identical_suites(&[dynamosa(1), dynamosa(2)]);
 }
 
-/// Fails as of commit ecc2520: aDynaMOSA ranks tests by the allocation counter, and the harness
-/// charges a test for lazy one-off allocations (the first panic in a process, first growth of
-/// the probe snapshot buffers), so the counter depends on what ran before in the same process,
-/// and the split of a batch between workers changes the suite.
+/// aDynaMOSA ranks tests by the allocation counter, so the counter must not depend on what ran
+/// before in the same harness process, or the split of a batch between workers would change
+/// the suite.
 #[test]
-#[ignore = "allocation counters depend on the harness process's history (see the doc comment)"]
 fn the_default_algorithm_gives_byte_identical_suites_on_one_and_two_workers() {
     assert_identical_suites(&[on(1), on(2)]);
 }

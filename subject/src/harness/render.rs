@@ -151,7 +151,12 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
             tuple,
         } => construct(&in_crate(path, k), fields, *tuple, &args),
     };
-    let _ = writeln!(b, "    let out = {expr};");
+    // Closures would change how `?` and borrows in `expr` behave; the counting calls go
+    // around the statement instead.
+    let _ = writeln!(
+        b,
+        "    ::frugal_probe::alloc::resume();\n    let out = {expr};\n    ::frugal_probe::alloc::pause();"
+    );
     b.push_str("    let s = (&&h::Summ(&out)).summ();\n");
     if op.ret.is_some() {
         put_back(op, &mut b);
