@@ -295,6 +295,10 @@ fn test_env(info: &build::CrateInfo, executable: &Path) -> Vec<(OsString, OsStri
             "CARGO_CRATE_NAME".into(),
             info.name.replace('-', "_").into(),
         ),
+        // A backtrace costs a panicking test ~100 ms of symbolisation: with the caller's
+        // `RUST_BACKTRACE=1` inherited, the cost of `#[should_panic]` tests would measure the
+        // environment, not the test.
+        ("RUST_BACKTRACE".into(), "0".into()),
     ];
     // Dylib dependencies (`prefer-dynamic`, proc-macro test helpers) live next to the binary.
     if let Some(deps) = executable.parent() {
