@@ -30,9 +30,9 @@ CRATES = ["numeric", "textparse", "statemachine"]
 BASELINE = "dynamosa"
 
 
-def frugal_bin():
+def frugal_bin(explicit=None):
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    path = os.path.join(target, "release", "frugal")
+    path = explicit or os.path.join(target, "release", "frugal")
     if not os.path.exists(path):
         sys.exit(f"{path} is missing: run `cargo build --release -p frugal -p frugal-profiler --bins` first")
     return path
@@ -143,11 +143,12 @@ def main():
     ap.add_argument("--profile", action="store_true", help="also measure each suite with frugal profile")
     ap.add_argument("--smoke", action="store_true", help="tiny run for CI")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "ALGORITHMS.md"))
+    ap.add_argument("--frugal", help="path of the frugal binary (default: target/release/frugal)")
     args = ap.parse_args()
     algorithms, crates, seeds, budget = ALGORITHMS, CRATES, args.seeds, args.budget
     if args.smoke:
         algorithms, crates, seeds, budget = ["dynamosa", "adynamosa"], ["numeric"], 1, 2000
-    frugal = frugal_bin()
+    frugal = frugal_bin(args.frugal)
     work_root = os.path.join(ROOT, "target", "bench-work")
     results = {}
     for krate in crates:
@@ -163,6 +164,9 @@ def main():
     text = table(results, algorithms, crates, seeds, budget, command.strip(), machine)
     if args.smoke:
         print(text)
+        bad = [k for k, runs in results.items() for r in runs if r["tests_emitted"] == 0]
+        if bad:
+            sys.exit(f"smoke: no tests emitted for {bad}")
     else:
         with open(args.out, "w") as f:
             f.write(text)
