@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
 use frugal_subject::analyze::AnalyzeOptions;
+use frugal_subject::criteria::Criteria;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -45,6 +46,10 @@ pub struct RunArgs {
     /// Enable every feature.
     #[arg(long)]
     pub all_features: bool,
+    /// Coverage criteria, comma separated: branch, line, function, function-no-panic, panic,
+    /// output, input (or `all`).
+    #[arg(long, default_value = "all")]
+    pub criteria: Criteria,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -82,6 +87,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             all_features: args.all_features,
             ..AnalyzeOptions::default()
         },
+        criteria: args.criteria.clone(),
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)
@@ -163,7 +169,7 @@ fn print_summary(s: &RunSummary) {
     println!("goals covered by the emitted suite:");
     for (kind, c) in &s.goals {
         println!(
-            "  {kind:<9} {:>5}/{:<5} {:5.1}%",
+            "  {kind:<17} {:>5}/{:<5} {:5.1}%",
             c.covered,
             c.total,
             pct(c.covered, c.total)

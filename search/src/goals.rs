@@ -6,6 +6,15 @@ pub enum GoalKind {
     Branch,
     Line,
     Function,
+    /// A callable returned normally at least once (EvoSuite's method-no-exception).
+    FunctionNoPanic,
+    /// A callable panicked at one location (EvoSuite's exception coverage); discovered at run
+    /// time, so the executor fills pre-allocated slots.
+    Panic,
+    /// A callable returned a value of one class (EvoSuite's output coverage).
+    Output,
+    /// A callable received an argument of one class (EvoSuite's input coverage).
+    Input,
 }
 
 /// All goals of a subject; ids are indices.

@@ -7,6 +7,7 @@
 pub mod analyze;
 pub mod cargo;
 pub mod copy;
+pub mod criteria;
 pub mod emit;
 pub mod executor;
 pub mod harness;

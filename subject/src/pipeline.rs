@@ -5,15 +5,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use frugal_search::{Generation, GoalKind, Goals, Observer, SearchParams, run_search};
+use frugal_search::{Generation, Observer, SearchParams, run_search};
 use serde::Serialize;
 
 use crate::analyze::{self, AnalyzeOptions};
+use crate::criteria::{self, Criteria, Discovered, Plan};
 use crate::emit::{self, verify};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
-use crate::manifest::{self, Manifest};
 
 /// What to run and where to put the result.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct RunOptions {
     /// Scratch space (instrumented copy, harness, build cache); defaults to the user cache.
     pub work_dir: Option<PathBuf>,
     pub analyze: AnalyzeOptions,
+    /// Coverage criteria to search for (default: all).
+    pub criteria: Criteria,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -96,7 +98,7 @@ pub struct RunSummary {
     pub seconds: Timings,
     pub output: PathBuf,
     pub written_to_crate: Option<PathBuf>,
-    /// Goals each emitted test covers, in the suite's order (ids index `manifest.json` in the work
+    /// Goals each emitted test covers, in the suite's order (ids index `goals.json` in the work
     /// dir): the daemon stores them per test.
     pub tests: Vec<TestGoals>,
 }
@@ -198,7 +200,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             reasons,
         });
     }
-    let goals = search_goals(&inst.manifest);
+    let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
+    let goals = plan.search_goals();
     // Kept for whoever wonders what the engine saw; cheap next to the build.
     let _ = std::fs::write(
         work.join("model.json"),
@@ -212,10 +215,12 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     progress.phase(Phase::Search);
     let t = Instant::now();
     let mut pool = ExecutorPool::new(harness.binary.clone(), opts.exec.clone());
+    // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
+    let mut exec = criteria::Derive::new(&mut pool, &plan);
     let (archive, executions) = run_search(
         &schema,
         &goals,
-        &mut pool,
+        &mut exec,
         &opts.search,
         &mut SearchObserver(progress),
     );
@@ -226,8 +231,17 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let t = Instant::now();
     let mut builder = frugal_search::Builder::new(&schema);
     builder.params = opts.search.operators.clone();
-    let kept = emit::minimise::minimise(&archive, &builder, &mut pool);
+    exec.freeze();
+    let kept = emit::minimise::minimise(&archive, &builder, &mut exec);
+    let found = exec.discovered().clone();
+    drop(exec);
     times.minimise = t.elapsed().as_secs_f64();
+    // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
+    // manifest goals when every criterion is on).
+    let _ = std::fs::write(
+        work.join("goals.json"),
+        serde_json::to_string_pretty(&labelled(&plan, &found)).unwrap_or_default(),
+    );
     let stats = pool.stats.clone();
     drop(pool);
 
@@ -277,7 +291,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .flatten()
         .copied()
         .collect();
-    write_uncovered(&opts.out_dir, &inst.manifest, &covered)?;
+    write_uncovered(&opts.out_dir, &plan, &found, &covered)?;
     let suite_proxies: Vec<frugal_search::Proxies> = verified
         .kept
         .iter()
@@ -295,7 +309,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         algorithm: opts.search.algorithm.name().to_string(),
         seed: opts.search.seed,
         budget: opts.search.budget.to_string(),
-        goals: goal_counts(&inst.manifest, &covered),
+        goals: goal_counts(&plan, &opts.criteria, &found, &covered),
         callables,
         executions,
         executions_per_second: executions as f64 / search_secs.max(1e-9),
@@ -334,18 +348,31 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
 /// `uncovered.txt`: one line per goal the suite misses, where to look first.
 fn write_uncovered(
     out: &Path,
-    m: &Manifest,
+    plan: &Plan,
+    found: &Discovered,
     covered: &std::collections::BTreeSet<u32>,
 ) -> Result<(), RunError> {
     let mut text = String::new();
-    for g in m.goals.iter().filter(|g| !covered.contains(&g.id)) {
+    for g in plan.counted(found).filter(|g| !covered.contains(&g.id)) {
         text.push_str(&format!(
-            "{}:{}\t{:?}\t{}\n",
-            g.file, g.line, g.kind, g.label
+            "{}:{}\t{}\t{}\n",
+            g.file,
+            g.line,
+            criteria::name(g.kind),
+            plan.label(g.id, found)
         ));
     }
     let path = out.join("uncovered.txt");
     std::fs::write(&path, text).map_err(io(&path))
+}
+
+/// Every goal with the label of what was found for it (panic slots).
+fn labelled(plan: &Plan, found: &Discovered) -> Vec<criteria::GoalInfo> {
+    let mut goals = plan.goals.clone();
+    for g in &mut goals {
+        g.label = plan.label(g.id, found);
+    }
+    goals
 }
 
 fn header(krate: &str, opts: &RunOptions) -> String {
@@ -375,34 +402,16 @@ fn default_work_dir(crate_dir: &Path, krate: &str) -> PathBuf {
     base.join("frugal").join(format!("{krate}-{hex}"))
 }
 
-fn search_goals(m: &Manifest) -> Goals {
-    let kinds = m
-        .goals
-        .iter()
-        .map(|g| match g.kind {
-            manifest::GoalKind::Branch => GoalKind::Branch,
-            manifest::GoalKind::Line => GoalKind::Line,
-            manifest::GoalKind::Function => GoalKind::Function,
-        })
-        .collect();
-    Goals::new(kinds, m.goals.iter().map(|g| g.parent).collect())
-}
-
 fn goal_counts(
-    m: &Manifest,
+    plan: &Plan,
+    criteria: &Criteria,
+    found: &Discovered,
     covered: &std::collections::BTreeSet<u32>,
 ) -> BTreeMap<String, GoalCount> {
-    let mut out: BTreeMap<String, GoalCount> = BTreeMap::new();
-    for g in &m.goals {
-        let e = out
-            .entry(format!("{:?}", g.kind).to_lowercase())
-            .or_default();
-        e.total += 1;
-        if covered.contains(&g.id) {
-            e.covered += 1;
-        }
-    }
-    out
+    plan.counts(criteria, found, covered)
+        .into_iter()
+        .map(|(k, (covered, total))| (k, GoalCount { covered, total }))
+        .collect()
 }
 
 fn support(model: &crate::model::ApiModel, reg: &Registry) -> CallableSupport {

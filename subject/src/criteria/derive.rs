@@ -1,0 +1,201 @@
+//! [`Derive`]: the executor wrapper that renumbers the probes' goals for the search and appends
+//! the derived goals (function-no-panic, panic, output, input) to every result, in one place, so
+//! the search, the archive and the minimiser all see the same goals.
+
+use std::collections::BTreeMap;
+
+use frugal_search::{ExecResult, Executor, Status, TestCase};
+
+use super::classes::literal_text;
+use super::{OpGoals, Plan};
+
+/// Distance of a callable that was called but panicked, for its function-no-panic goal.
+const PANICKED: f64 = 0.5;
+
+/// Panic locations found so far and the slots they took.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    /// (operation, `file:line`) -> slot goal.
+    slots: BTreeMap<(u32, String), u32>,
+    /// Slot goal -> label naming the location and the first message seen there.
+    labels: BTreeMap<u32, String>,
+    /// Slots taken per operation.
+    used: BTreeMap<u32, usize>,
+}
+
+impl Discovered {
+    /// Whether a panic slot holds a location.
+    pub fn has(&self, goal: u32) -> bool {
+        self.labels.contains_key(&goal)
+    }
+
+    pub fn label(&self, goal: u32) -> Option<&str> {
+        self.labels.get(&goal).map(String::as_str)
+    }
+
+    /// Number of locations found.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+}
+
+/// Wraps an executor: the search and the minimiser run tests through it.
+pub struct Derive<'a> {
+    inner: &'a mut dyn Executor,
+    plan: &'a Plan,
+    found: Discovered,
+    frozen: bool,
+}
+
+impl<'a> Derive<'a> {
+    pub fn new(inner: &'a mut dyn Executor, plan: &'a Plan) -> Self {
+        Derive {
+            inner,
+            plan,
+            found: Discovered::default(),
+            frozen: false,
+        }
+    }
+
+    /// Stops assigning panic slots: after the search nothing could archive a new location, and
+    /// counting it would report a goal the suite was never asked to cover.
+    pub fn freeze(&mut self) {
+        self.frozen = true;
+    }
+
+    pub fn discovered(&self) -> &Discovered {
+        &self.found
+    }
+
+    /// The probes' goals under search ids, then the derived goals, sorted by id.
+    fn augment(&mut self, t: &TestCase, mut r: ExecResult) -> ExecResult {
+        let map = &self.plan.from_manifest;
+        let mut goals: Vec<(u32, f64)> = r
+            .goals
+            .iter()
+            .filter_map(|&(g, d)| map.get(g as usize).copied().flatten().map(|id| (id, d)))
+            .collect();
+        let mut derived = BTreeMap::new();
+        self.derive(t, &r, &mut derived);
+        goals.extend(derived);
+        goals.sort_by_key(|&(g, _)| g);
+        r.goals = goals;
+        r
+    }
+
+    fn derive(&mut self, t: &TestCase, r: &ExecResult, out: &mut BTreeMap<u32, f64>) {
+        // Statements that were entered: the completed ones, plus the one that stopped the test.
+        let entered = match r.status {
+            Status::Completed => r.completed,
+            Status::Panicked { .. } | Status::Timeout => r.completed + 1,
+            Status::Crashed { .. } | Status::Invalid { .. } => return,
+        };
+        let plan = self.plan;
+        for (i, s) in t.stmts.iter().enumerate().take(entered) {
+            let Some(og) = plan.by_op.get(&s.op) else {
+                continue;
+            };
+            for (k, scheme, ids) in &og.inputs {
+                let text = s.args.get(*k).and_then(|&a| arg_text(t, r, a as usize));
+                put(out, ids, scheme.distances(text.as_deref()));
+            }
+            let returned = i < r.completed;
+            if let Some(g) = og.returns {
+                keep_min(out, g, if returned { 0.0 } else { PANICKED });
+            }
+            if returned {
+                if let Some((scheme, ids)) = &og.output {
+                    let text = r.summaries.get(i).and_then(|s| s.as_deref());
+                    put(out, ids, scheme.distances(text));
+                }
+            } else if let Status::Panicked { message, location } = &r.status
+                && let Some(g) = self.slot(s.op, og, location, message)
+            {
+                keep_min(out, g, 0.0);
+            }
+        }
+    }
+
+    /// The slot of a panic location reached through operation `op`, taking a free one for a
+    /// location not seen before.
+    fn slot(&mut self, op: u32, og: &OpGoals, location: &str, message: &str) -> Option<u32> {
+        let at = relative(file_line(location), &self.plan.files);
+        if let Some(&g) = self.found.slots.get(&(op, at.clone())) {
+            return Some(g);
+        }
+        if self.frozen {
+            return None;
+        }
+        let used = self.found.used.entry(op).or_default();
+        let g = *og.panic_slots.get(*used)?;
+        *used += 1;
+        let label = format!("{} panics at {at}: {}", og.name, brief(message));
+        self.found.labels.insert(g, label);
+        self.found.slots.insert((op, at), g);
+        Some(g)
+    }
+}
+
+impl Executor for Derive<'_> {
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        let results = self.inner.execute(tests);
+        // In input order: slot assignment depends on it, and input order is reproducible.
+        tests
+            .iter()
+            .zip(results)
+            .map(|(t, r)| self.augment(t, r))
+            .collect()
+    }
+}
+
+/// The value of argument `a` as `Debug` text: its literal, or its statement's summary.
+fn arg_text(t: &TestCase, r: &ExecResult, a: usize) -> Option<String> {
+    let lit = t.stmts.get(a)?.value.as_ref().map(literal_text);
+    lit.or_else(|| r.summaries.get(a).cloned().flatten())
+}
+
+/// Records distances to class goals, keeping the closest value per goal.
+fn put(out: &mut BTreeMap<u32, f64>, ids: &[u32], distances: Option<Vec<f64>>) {
+    for (&g, d) in ids.iter().zip(distances.unwrap_or_default()) {
+        keep_min(out, g, d);
+    }
+}
+
+fn keep_min(out: &mut BTreeMap<u32, f64>, g: u32, d: f64) {
+    let e = out.entry(g).or_insert(d);
+    *e = e.min(d);
+}
+
+/// `file:line:col` -> `file:line`: one goal per line, as for the other criteria.
+pub(crate) fn file_line(location: &str) -> &str {
+    match location.rsplit_once(':') {
+        Some((head, col)) if col.bytes().all(|b| b.is_ascii_digit()) && head.contains(':') => head,
+        _ => location,
+    }
+}
+
+/// A location in the instrumented copy, relative to the crate root like every other goal's file;
+/// locations elsewhere (the standard library) stay as they are.
+pub(crate) fn relative(location: &str, files: &std::collections::BTreeSet<String>) -> String {
+    let Some((path, line)) = location.rsplit_once(':') else {
+        return location.to_string();
+    };
+    files
+        .iter()
+        .filter(|f| path == f.as_str() || path.ends_with(&format!("/{f}")))
+        .max_by_key(|f| f.len())
+        .map_or_else(|| location.to_string(), |f| format!("{f}:{line}"))
+}
+
+/// First line of a panic message, cut to a readable length.
+fn brief(message: &str) -> String {
+    let line = message.lines().next().unwrap_or("");
+    match line.char_indices().nth(80) {
+        Some((at, _)) => format!("{}...", &line[..at]),
+        None => line.to_string(),
+    }
+}
