@@ -160,7 +160,9 @@ def main():
                       f"tests {r['tests_emitted']:3} proxies {r['suite_proxy_total']:6} "
                       f"exec/s {r['executions_per_second']:8.0f} measured {r['measured_ns']}", flush=True)
     command = "python3 bench/algorithms.py " + " ".join(sys.argv[1:])
-    machine = f"{os.cpu_count()} cores, {os.uname().sysname} {os.uname().release}"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    machine = f"{os.cpu_count()} cores, {os.uname().sysname} {os.uname().release}; commit {commit}"
     text = table(results, algorithms, crates, seeds, budget, command.strip(), machine)
     if args.smoke:
         print(text)
