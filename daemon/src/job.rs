@@ -11,7 +11,7 @@
 //! - The pipeline runs on a `git archive` snapshot of the job's commit, never on the user's work
 //!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
 //!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
-//! - Goals are interned by `file:line:kind:label` (from the run's `manifest.json`), not by the
+//! - Goals are interned by `file:line:kind:label` (from the run's `goals.json`), not by the
 //!   manifest's dense ids, which shift whenever a goal is added above another: keys keep goal sets
 //!   of suites from nearby commits comparable, which is what the best-suite rule needs.
 //! - A suite that cannot be profiled (no `frugal-launch`, a profiler error) is still stored,
@@ -34,7 +34,6 @@ use frugal_storage::{
 };
 use frugal_subject::analyze::AnalyzeOptions;
 use frugal_subject::executor::ExecConfig;
-use frugal_subject::manifest::Manifest;
 use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
 use serde_json::json;
 
@@ -194,7 +193,7 @@ pub fn run(
     set_phase(store, live, run, "store");
     let source = std::fs::read_to_string(&summary.output)
         .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
-    let keys = goal_keys(&dirs.work.join("manifest.json"));
+    let keys = goal_keys(&dirs.work.join("goals.json"));
     let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
     if *guard {
         return Ok(None);
@@ -300,20 +299,31 @@ fn profile_digest(p: &anyhow::Result<Report>) -> serde_json::Value {
     }
 }
 
-/// A stable key of every manifest goal by id: `file:line:kind:label`, with `#n` appended for the
-/// n-th repeat of the same key (two `if`s on one line). Empty when the manifest is unreadable
-/// (goals are then interned by id, which still works within one commit).
-fn goal_keys(manifest: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(manifest) else {
+/// One goal of the run's `goals.json` (the search's numbering, derived criteria included).
+#[derive(serde::Deserialize)]
+struct GoalEntry {
+    id: u32,
+    kind: String,
+    file: String,
+    line: usize,
+    label: String,
+}
+
+/// A stable key of every goal by id: `file:line:kind:label`, with `#n` appended for the n-th
+/// repeat of the same key (two `if`s on one line). Derived goals (input, output, panic, ...)
+/// carry the callable in their label, so they stay stable across commits too. Empty when the
+/// file is unreadable (goals are then interned by id, which still works within one commit).
+fn goal_keys(goals: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(goals) else {
         return Vec::new();
     };
-    let Ok(m) = serde_json::from_str::<Manifest>(&text) else {
+    let Ok(entries) = serde_json::from_str::<Vec<GoalEntry>>(&text) else {
         return Vec::new();
     };
-    let mut keys = vec![String::new(); m.goals.len()];
+    let mut keys = vec![String::new(); entries.len()];
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for g in &m.goals {
-        let base = format!("{}:{}:{:?}:{}", g.file, g.line, g.kind, g.label);
+    for g in &entries {
+        let base = format!("{}:{}:{}:{}", g.file, g.line, g.kind, g.label);
         let n = seen.entry(base.clone()).or_default();
         let key = if *n == 0 { base } else { format!("{base}#{n}") };
         *n += 1;
@@ -389,7 +399,11 @@ fn new_suite(
                 .filter_map(|g| map.get(g).copied())
                 .collect::<GoalSet>(),
             cost: profile.and_then(|r| test_cost(r, &t.name)),
-            proxies: BTreeMap::new(),
+            proxies: t
+                .proxies
+                .iter()
+                .map(|(k, v)| (k.clone(), *v as f64))
+                .collect(),
         })
         .collect();
     let total_cost = match profile {

@@ -108,7 +108,20 @@ pub struct RunSummary {
 pub struct TestGoals {
     pub name: String,
     pub goals: Vec<u32>,
+    /// The test's performance proxies I1..I7, by name.
+    pub proxies: BTreeMap<String, u64>,
 }
+
+/// Names of the proxies I1..I7, in order.
+pub const PROXY_NAMES: [&str; 7] = [
+    "loop_cycles",
+    "covered_calls",
+    "test_calls",
+    "allocations",
+    "covered_statements",
+    "test_statements",
+    "test_length",
+];
 
 /// A test verification dropped.
 #[derive(Debug, Clone, Serialize)]
@@ -336,6 +349,16 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             .map(|n| TestGoals {
                 name: n.clone(),
                 goals: goals_by_name.get(n).cloned().unwrap_or_default(),
+                proxies: proxies_by_name
+                    .get(n)
+                    .map(|p| {
+                        PROXY_NAMES
+                            .iter()
+                            .map(|k| k.to_string())
+                            .zip(p.values())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             })
             .collect(),
     };
