@@ -6,7 +6,6 @@
 
 pub mod analyze;
 pub mod cargo;
-pub mod copy;
 pub mod criteria;
 pub mod emit;
 pub mod executor;

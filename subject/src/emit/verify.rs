@@ -24,6 +24,11 @@ pub struct Verified {
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    #[error("failed to copy the crate into {path}: {source}")]
+    Copy {
+        path: PathBuf,
+        source: crate::instrument::InstrumentError,
+    },
     #[error("failed to prepare the verification copy in {path}: {source}")]
     Io {
         path: PathBuf,
@@ -50,7 +55,7 @@ pub fn verify(
     mut tests: Vec<RenderedTest>,
 ) -> Result<Verified, VerifyError> {
     let copy = work.join("verify");
-    crate::copy::copy_crate(crate_dir, &copy).map_err(|source| VerifyError::Io {
+    crate::instrument::standalone_copy(crate_dir, &copy).map_err(|source| VerifyError::Copy {
         path: copy.clone(),
         source,
     })?;

@@ -39,8 +39,11 @@ struct Workspace {
 }
 
 /// Reads `crate_dir/Cargo.toml` and rewrites it for a copy depending on the probe crate at
-/// `probe_dir` (absolute).
-pub(crate) fn prepare(crate_dir: &Path, probe_dir: &Path) -> Result<Package, InstrumentError> {
+/// `probe_dir` (absolute), or for a plain standalone copy when `probe_dir` is `None`.
+pub(crate) fn prepare(
+    crate_dir: &Path,
+    probe_dir: Option<&Path>,
+) -> Result<Package, InstrumentError> {
     let path = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| super::copy::io_err(&path, e))?;
     let err = |message: String| InstrumentError::Manifest {
@@ -78,7 +81,9 @@ pub(crate) fn prepare(crate_dir: &Path, probe_dir: &Path) -> Result<Package, Ins
     if !doc.contains_key("workspace") {
         doc.insert("workspace", Item::Table(Table::new()));
     }
-    add_probe(&mut doc, probe_dir);
+    if let Some(probe_dir) = probe_dir {
+        add_probe(&mut doc, probe_dir);
+    }
     let lib = doc
         .get("lib")
         .and_then(|l| l.get("path"))
@@ -375,7 +380,7 @@ mod tests {
             "Cargo.toml",
             "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhelper = { path = \"../helper\" }\nserde = \"1\"\n",
         );
-        let pkg = prepare(&dir, Path::new("/abs/frugal-probe")).unwrap();
+        let pkg = prepare(&dir, Some(Path::new("/abs/frugal-probe"))).unwrap();
         let doc: DocumentMut = pkg.manifest.parse().unwrap();
         assert!(doc.contains_key("workspace"));
         let helper = doc["dependencies"]["helper"]["path"].as_str().unwrap();
@@ -404,7 +409,7 @@ mod tests {
             "m/Cargo.toml",
             "[package]\nname = \"m\"\nversion.workspace = true\nedition.workspace = true\n\n[lib]\npath = \"lib.rs\"\n\n[dependencies]\nlocal = { workspace = true, features = [\"b\"] }\nregex.workspace = true\n\n[lints]\nworkspace = true\n",
         );
-        let pkg = prepare(&root.join("m"), Path::new("/p")).unwrap();
+        let pkg = prepare(&root.join("m"), Some(Path::new("/p"))).unwrap();
         let doc: DocumentMut = pkg.manifest.parse().unwrap();
         assert_eq!(doc["package"]["version"].as_str(), Some("1.2.3"));
         assert_eq!(pkg.edition, "2024");
@@ -435,7 +440,9 @@ mod tests {
             "Cargo.toml",
             "[package]\nname = \"x\"\nversion.workspace = true\n",
         );
-        let err = prepare(&dir, Path::new("/p")).unwrap_err().to_string();
+        let err = prepare(&dir, Some(Path::new("/p")))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no enclosing workspace"), "{err}");
     }
 }

@@ -118,7 +118,7 @@ pub fn instrument(
     let probe_dir = out_dir.join("frugal-probe");
     probe_src::write_probe_crate(&probe_dir).map_err(|e| copy::io_err(&probe_dir, e))?;
 
-    let package = cargo_toml::prepare(&crate_dir, &probe_dir)?;
+    let package = cargo_toml::prepare(&crate_dir, Some(&probe_dir))?;
     if !crate_dir.join(&package.lib).is_file() {
         return Err(InstrumentError::NoLibrary(crate_dir));
     }
@@ -156,6 +156,24 @@ pub fn instrument(
         manifest: walked.manifest,
         regions: walked.regions,
     })
+}
+
+/// Copies `crate_dir` to `dest` unchanged but for its manifest, which is made standalone the
+/// same way as for the instrumented copy (own workspace, inherited keys resolved, path
+/// dependencies absolute): what emitted tests are verified against.
+pub fn standalone_copy(crate_dir: &Path, dest: &Path) -> Result<(), InstrumentError> {
+    let crate_dir = crate_dir
+        .canonicalize()
+        .map_err(|e| copy::io_err(crate_dir, e))?;
+    let package = cargo_toml::prepare(&crate_dir, None)?;
+    let mut overrides: HashMap<PathBuf, Vec<u8>> = HashMap::new();
+    overrides.insert(PathBuf::from("Cargo.toml"), package.manifest.into_bytes());
+    if let Some(lock) = &package.workspace_lock
+        && let Ok(bytes) = std::fs::read(lock)
+    {
+        overrides.insert(PathBuf::from("Cargo.lock"), bytes);
+    }
+    copy::copy_tree(&crate_dir, dest, dest, &overrides)
 }
 
 /// [`instrument`], then `cargo build --lib` of the copy in `target_dir`. Each compile error is
