@@ -22,7 +22,7 @@ pub struct RunArgs {
     /// Seed of the search; the same seed and an execution budget give the same suite.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Search algorithm: random, mosa, dynamosa or adynamosa.
+    /// Search algorithm: random, mosa, dynamosa, adynamosa, wholesuite or mio.
     #[arg(long, default_value = "adynamosa")]
     pub algorithm: AlgorithmKind,
     /// Directory for the generated file and summary.json.

@@ -5,7 +5,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::archive::ArchivePolicy;
 use crate::dynamosa::ManyObjective;
+use crate::mio::MioParams;
 use crate::operators::OperatorParams;
+use crate::wholesuite::WholeSuiteParams;
 use crate::{Archive, Budget, BudgetClock, Builder, ExecResult, Executor, Goals, Schema, TestCase};
 
 /// Algorithms selectable by name.
@@ -15,6 +17,10 @@ pub enum AlgorithmKind {
     Mosa,
     DynaMosa,
     ADynaMosa,
+    /// Whole test suite generation with memetic local search (seed 003).
+    WholeSuite,
+    /// MIO with adaptive weight-based hypermutation (seed 000).
+    Mio,
 }
 
 impl std::str::FromStr for AlgorithmKind {
@@ -25,19 +31,24 @@ impl std::str::FromStr for AlgorithmKind {
             "mosa" => Ok(AlgorithmKind::Mosa),
             "dynamosa" => Ok(AlgorithmKind::DynaMosa),
             "adynamosa" => Ok(AlgorithmKind::ADynaMosa),
+            "wholesuite" => Ok(AlgorithmKind::WholeSuite),
+            "mio" => Ok(AlgorithmKind::Mio),
             other => Err(format!(
-                "unknown algorithm `{other}`: expected one of random, mosa, dynamosa, adynamosa"
+                "unknown algorithm `{other}`: expected one of random, mosa, dynamosa, adynamosa, \
+                 wholesuite, mio"
             )),
         }
     }
 }
 
 impl AlgorithmKind {
-    pub const ALL: [AlgorithmKind; 4] = [
+    pub const ALL: [AlgorithmKind; 6] = [
         AlgorithmKind::Random,
         AlgorithmKind::Mosa,
         AlgorithmKind::DynaMosa,
         AlgorithmKind::ADynaMosa,
+        AlgorithmKind::WholeSuite,
+        AlgorithmKind::Mio,
     ];
 
     pub fn name(self) -> &'static str {
@@ -46,6 +57,8 @@ impl AlgorithmKind {
             AlgorithmKind::Mosa => "mosa",
             AlgorithmKind::DynaMosa => "dynamosa",
             AlgorithmKind::ADynaMosa => "adynamosa",
+            AlgorithmKind::WholeSuite => "wholesuite",
+            AlgorithmKind::Mio => "mio",
         }
     }
 
@@ -67,6 +80,10 @@ pub struct SearchParams {
     pub crossover_rate: f64,
     pub tournament: usize,
     pub operators: OperatorParams,
+    /// Whole-suite GA and memetic local search (`wholesuite`).
+    pub wholesuite: WholeSuiteParams,
+    /// MIO and its hypermutation (`mio`).
+    pub mio: MioParams,
 }
 
 impl Default for SearchParams {
@@ -79,6 +96,8 @@ impl Default for SearchParams {
             crossover_rate: 0.75,
             tournament: 10,
             operators: OperatorParams::default(),
+            wholesuite: WholeSuiteParams::default(),
+            mio: MioParams::default(),
         }
     }
 }
@@ -225,6 +244,8 @@ pub fn run_search(
             AlgorithmKind::Mosa => Box::new(ManyObjective::new(false, false)),
             AlgorithmKind::DynaMosa => Box::new(ManyObjective::new(true, false)),
             AlgorithmKind::ADynaMosa => Box::new(ManyObjective::new(true, true)),
+            AlgorithmKind::WholeSuite => Box::new(crate::wholesuite::WholeSuite::new()),
+            AlgorithmKind::Mio => Box::new(crate::mio::Mio::new()),
         };
         algorithm.run(&mut cx);
     }

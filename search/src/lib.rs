@@ -18,11 +18,15 @@ mod budget;
 mod dynamosa;
 mod exec;
 mod goals;
+mod hypermutation;
+mod local_search;
+mod mio;
 mod model;
 mod operators;
 mod perf;
 mod random;
 mod schema;
+mod wholesuite;
 
 pub use algorithm::{
     Algorithm, AlgorithmKind, Evaluated, Generation, Observer, SearchParams, run_search,
@@ -32,10 +36,12 @@ pub use budget::{Budget, BudgetClock};
 pub use exec::{Counters, ExecResult, Executor, Status};
 pub use frugal_proxies::Proxies;
 pub use goals::{GoalKind, Goals};
+pub use mio::MioParams;
 pub use model::{Stmt, TestCase, Value};
 pub use operators::Builder;
 pub use perf::{proxies, suite_total};
 pub use schema::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
+pub use wholesuite::WholeSuiteParams;
 
 #[cfg(test)]
 mod toy;

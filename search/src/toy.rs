@@ -132,6 +132,104 @@ mod tests {
     }
 
     #[test]
+    fn wholesuite_and_mio_solve_nested_numeric_conditions() {
+        for kind in [AlgorithmKind::WholeSuite, AlgorithmKind::Mio] {
+            for seed in 1..=3 {
+                let archive = search(kind, seed, 20_000);
+                let covered: Vec<_> = archive.covered().collect();
+                assert_eq!(
+                    archive.len(),
+                    5,
+                    "{} seed {seed} covered {covered:?}",
+                    kind.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_mio_solves_them_too() {
+        // `batch = 1` is the paper's one-decision-at-a-time loop.
+        let mut params = SearchParams {
+            algorithm: AlgorithmKind::Mio,
+            seed: 4,
+            budget: Budget::Executions(20_000),
+            ..Default::default()
+        };
+        params.mio.batch = 1;
+        let (archive, _) = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        assert_eq!(archive.len(), 5);
+        let again = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).0;
+        let tests = |a: &crate::Archive| -> Vec<TestCase> {
+            a.tests().into_iter().map(|e| e.test.clone()).collect()
+        };
+        assert_eq!(tests(&archive), tests(&again));
+    }
+
+    #[test]
+    fn wholesuite_without_local_search_is_the_plain_ga() {
+        // ls_rate 0 turns the memetic part off; the GA alone still covers the easy goals.
+        let mut params = SearchParams {
+            algorithm: AlgorithmKind::WholeSuite,
+            seed: 2,
+            budget: Budget::Executions(3_000),
+            ..Default::default()
+        };
+        params.wholesuite.ls_rate = 0;
+        let (archive, used) = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        assert!(used <= 3_000);
+        assert!(
+            archive.covers(0) && archive.covers(2),
+            "{:?}",
+            archive.covered().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn local_search_drives_a_literal_to_the_needle() {
+        use crate::{Stmt, Value};
+        let lit = |v| Stmt {
+            op: 0,
+            args: vec![],
+            value: Some(Value::Int(v)),
+        };
+        let call = Stmt {
+            op: 1,
+            args: vec![0, 1],
+            value: None,
+        };
+        let mut t = TestCase {
+            stmts: vec![lit(0), lit(0), call, lit(9)],
+        };
+        // Fitness: distance to `x == 4242`, then to `y < -777` (goal 3) once inside.
+        let fitness = |r: &ExecResult| r.distance(1).unwrap_or(1.0) + r.distance(3).unwrap_or(1.0);
+        let mut executions = 0;
+        let mut eval = |c: &TestCase| {
+            executions += 1;
+            let r = run(c);
+            Some((fitness(&r), ()))
+        };
+        let mut fit = fitness(&run(&t));
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+        let improved = crate::local_search::search_test(
+            &schema(),
+            &mut t,
+            &mut fit,
+            &mut (),
+            4,
+            10,
+            &mut rng,
+            &mut eval,
+        );
+        assert!(improved);
+        // The unused literal 9 is never touched; y (statement 1) is searched before x, when
+        // it cannot matter yet, so only x reaches its target: 4242 after a few dozen probes.
+        assert_eq!(t.stmts[0].value, Some(Value::Int(4242)));
+        assert_eq!(t.stmts[3].value, Some(Value::Int(9)));
+        assert!(executions < 60, "{executions}");
+    }
+
+    #[test]
     fn random_search_rarely_finds_a_needle() {
         let archive = search(AlgorithmKind::Random, 1, 2_000);
         assert!(!archive.covers(1));
