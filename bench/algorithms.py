@@ -25,7 +25,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALGORITHMS = ["random", "mosa", "dynamosa", "adynamosa"]
+ALGORITHMS = ["random", "wholesuite", "mio", "mosa", "dynamosa", "adynamosa"]
 CRATES = ["numeric", "textparse", "statemachine"]
 BASELINE = "dynamosa"
 
