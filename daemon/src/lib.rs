@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod job;
 pub mod live;
 pub mod metrics;
+pub mod replacement;
 pub mod runner;
 pub mod server;
 pub mod token;

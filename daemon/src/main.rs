@@ -4,6 +4,7 @@
 
 mod client_cmd;
 mod profile_cmd;
+mod replace_cmd;
 mod run_cmd;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +25,9 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Measure what a crate's tests cost to run, one process per test.
     Profile(profile_cmd::ProfileArgs),
+    /// Find the cheapest mix of a crate's own tests and generated tests covering what its own
+    /// suite covers, with measured cost before and after (locally, or from frugald with --repo).
+    Replace(replace_cmd::ReplaceArgs),
     /// Manage the repositories frugald watches.
     #[command(subcommand)]
     Repo(client_cmd::RepoCmd),
@@ -44,6 +48,7 @@ fn main() {
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Profile(args) => profile_cmd::run(args),
+        Command::Replace(args) => replace_cmd::run(&cli.conn, args),
         Command::Repo(cmd) => client_cmd::repo(&cli.conn, cmd),
         Command::Trigger(args) => client_cmd::trigger(&cli.conn, args),
         Command::Status(args) => client_cmd::status(&cli.conn, args),

@@ -125,6 +125,10 @@ pub fn router(state: Shared) -> Router {
         .route("/repos/{id}/suites", get(suite_history))
         .route("/repos/{id}/suites/best", get(best_suite))
         .route("/repos/{id}/suites/best/source", get(best_source))
+        .route(
+            "/repos/{id}/replacement",
+            get(crate::replacement::get_replacement),
+        )
         .route("/runs", get(list_runs))
         .route("/runs/{id}", get(show_run))
         .route("/suites/{id}", get(show_suite))

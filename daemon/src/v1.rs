@@ -325,6 +325,28 @@ impl From<&TestRecord> for Test {
     }
 }
 
+/// `GET /v1/repos/{id}/replacement[?crate=&metric=cpu|instructions|wall|memory&cover=own|all]`:
+/// the cheapest mix of the crate's own tests and its best suite's tests covering every goal the
+/// own suite covers. Computed on the first request for a suite (202, `computing`), then stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReplacementAnswer {
+    /// `computing`, `ready` or `failed`.
+    pub status: String,
+    #[serde(rename = "crate")]
+    pub krate: String,
+    /// The generated suite the replacement draws from (the crate's best).
+    pub suite: u64,
+    pub metric: String,
+    pub cover: String,
+    /// The stored `frugal_replace::Replacement` JSON when ready (passed through as stored, so
+    /// the engine's report and the API do not change each other by accident).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<serde_json::Value>,
+    /// Why it failed (a goal of the own suite lost on verification is a failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// `GET /v1/status`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Status {

@@ -10,18 +10,20 @@
 //! Decision: tables are process-global arrays of atomics sized once by [`init`], and every
 //! probe is a no-op until then. A harness runs one test at a time, so a whole-table reset per test
 //! costs a memset while the probes stay lock-free; code under test that spawns threads still
-//! reports. The instrumented copy also runs the crate's own tests, where nobody calls `init`.
+//! reports. The instrumented copy also runs the crate's own tests, where nobody calls `init`;
+//! there the coverage environment ([`dump`]) may initialise the tables and dump them at exit.
 
 pub mod alloc;
 mod distance;
+pub mod dump;
 pub mod harness;
 pub mod tables;
 pub mod wire;
 
 pub use distance::{Mag, Probe};
 pub use tables::{
-    FnGuard, Snapshot, Tried, branch, close_and, close_or, cmp, cmp_goal, enter, hit, init, iter,
-    leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot, str_arms,
+    FnGuard, Snapshot, Tried, branch, close_and, close_or, cmp, cmp_goal, covered_goals, enter,
+    hit, init, iter, leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot, str_arms,
 };
 
 /// Why a test was stopped by the runtime rather than by the code under test.

@@ -28,6 +28,43 @@ struct Tables {
 
 static TABLES: OnceLock<Tables> = OnceLock::new();
 
+/// Set once the coverage environment was looked at (see [`crate::dump`]).
+static ENV_CHECKED: OnceLock<()> = OnceLock::new();
+
+/// The tables, initialising them from the coverage environment on first use. When the tables
+/// are unset and the environment was already checked, this costs one extra atomic load.
+#[inline]
+fn tables() -> Option<&'static Tables> {
+    match TABLES.get() {
+        Some(t) => Some(t),
+        None => from_env(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn from_env() -> Option<&'static Tables> {
+    if ENV_CHECKED.get().is_some() {
+        return None;
+    }
+    // `get_or_init` makes racing threads wait for the one reading the environment.
+    ENV_CHECKED.get_or_init(crate::dump::init_from_env);
+    TABLES.get()
+}
+
+/// Ids of the goals covered (distance 0) so far, in increasing order.
+pub fn covered_goals() -> Vec<u32> {
+    let Some(t) = TABLES.get() else {
+        return Vec::new();
+    };
+    t.goals
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.load(Relaxed) == 0)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
 thread_local! {
     static CONDS: RefCell<Vec<(f64, f64)>> = const { RefCell::new(Vec::new()) };
     static DEPTH: Cell<u32> = const { Cell::new(0) };
@@ -167,7 +204,7 @@ impl Drop for FnGuard {
 /// Function entry: covers `goal`, counts the call, burns fuel and tracks nesting depth.
 #[inline]
 pub fn enter(function: u32, goal: u32) -> FnGuard {
-    let Some(t) = TABLES.get() else {
+    let Some(t) = tables() else {
         return FnGuard(false);
     };
     mark_hit(t, goal);
@@ -190,7 +227,7 @@ pub fn enter(function: u32, goal: u32) -> FnGuard {
 /// Covers `goal` (match arms, `if let` outcomes, loop bodies, ...).
 #[inline]
 pub fn hit(goal: u32) {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         mark_hit(t, goal);
     }
 }
@@ -198,7 +235,7 @@ pub fn hit(goal: u32) {
 /// A statement ran: covers its line goal and counts it.
 #[inline]
 pub fn line(goal: u32) {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         mark_hit(t, goal);
         let s = &t.statements;
         s.store(s.load(Relaxed).wrapping_add(1), Relaxed);
@@ -208,7 +245,7 @@ pub fn line(goal: u32) {
 /// A loop body starts an iteration: covers `goal`, counts the iteration, burns fuel.
 #[inline]
 pub fn iter(loop_id: u32, goal: u32) {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         mark_hit(t, goal);
         if let Some(c) = t.loops.get(loop_id as usize) {
             bump(c);
@@ -250,7 +287,7 @@ fn comparison(opcode: u8, c: bool, k: f64) -> (f64, f64) {
 }
 
 fn record_pair(t_goal: u32, f_goal: u32, (dt, df): (f64, f64)) {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         record(t, t_goal, dt);
         record(t, f_goal, df);
     }
@@ -259,7 +296,7 @@ fn record_pair(t_goal: u32, f_goal: u32, (dt, df): (f64, f64)) {
 /// Root of a condition: pops the distance its leaves pushed and records both outcomes.
 #[inline]
 pub fn branch(t_goal: u32, f_goal: u32, c: bool) -> bool {
-    if TABLES.get().is_none() {
+    if tables().is_none() {
         return c;
     }
     let pair = match pop() {
@@ -273,7 +310,7 @@ pub fn branch(t_goal: u32, f_goal: u32, c: bool) -> bool {
 /// A comparison leaf: pushes its distance pair. `mag` is `None` for types without a measure.
 #[inline]
 pub fn cmp(opcode: u8, c: bool, mag: Option<f64>) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         push(mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k)));
     }
     c
@@ -282,7 +319,7 @@ pub fn cmp(opcode: u8, c: bool, mag: Option<f64>) -> bool {
 /// A comparison that is also an operand of `&&`/`||`, with goals of its own.
 #[inline]
 pub fn cmp_goal(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         let pair = mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k));
         record_pair(t_goal, f_goal, pair);
         push(pair);
@@ -293,7 +330,7 @@ pub fn cmp_goal(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>)
 /// Any other boolean leaf.
 #[inline]
 pub fn leaf(c: bool) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         push(flag(c));
     }
     c
@@ -302,7 +339,7 @@ pub fn leaf(c: bool) -> bool {
 /// A boolean operand of `&&`/`||` with goals of its own.
 #[inline]
 pub fn leaf_goal(t_goal: u32, f_goal: u32, c: bool) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         record_pair(t_goal, f_goal, flag(c));
         push(flag(c));
     }
@@ -312,7 +349,7 @@ pub fn leaf_goal(t_goal: u32, f_goal: u32, c: bool) -> bool {
 /// Negation: swaps the distances of the operand.
 #[inline]
 pub fn not(c: bool) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         let (dt, df) = pop().filter(|p| *p != MARK).unwrap_or_else(|| flag(!c));
         push((df, dt));
     }
@@ -322,7 +359,7 @@ pub fn not(c: bool) -> bool {
 /// Opens a short-circuit expression; always true so that `open() && a && b` keeps its meaning.
 #[inline]
 pub fn open() -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         push(MARK);
     }
     true
@@ -350,7 +387,7 @@ fn operands() -> (usize, [(f64, f64); 2]) {
 /// needs either.
 #[inline]
 pub fn close_and(c: bool) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         let (n, ops) = operands();
         let missing = (2 - n) as f64;
         let dt = ops[..n].iter().map(|p| normalise(p.0)).sum::<f64>() + missing;
@@ -363,7 +400,7 @@ pub fn close_and(c: bool) -> bool {
 /// Closes `a || b`: the dual of [`close_and`].
 #[inline]
 pub fn close_or(c: bool) -> bool {
-    if TABLES.get().is_some() {
+    if tables().is_some() {
         let (n, ops) = operands();
         let missing = (2 - n) as f64;
         let dt = ops[..n].iter().map(|p| p.0).fold(f64::MAX, f64::min);
@@ -377,7 +414,7 @@ pub fn close_or(c: bool) -> bool {
 /// left-alignment distance between the scrutinee and the literal (0 when it matches).
 #[inline]
 pub fn str_arms<'a>(arms: &[(u32, &str)], s: &'a str) -> &'a str {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         for &(goal, lit) in arms {
             record(t, goal, crate::distance::left_align(s, lit));
         }
@@ -423,7 +460,7 @@ impl<B, C> Tried for std::ops::ControlFlow<B, C> {
 /// The operand of `?`: covers the ok or the error goal and passes the value through.
 #[inline]
 pub fn q<T: Tried>(ok_goal: u32, err_goal: u32, v: T) -> T {
-    if let Some(t) = TABLES.get() {
+    if let Some(t) = tables() {
         mark_hit(t, if v.went_ok() { ok_goal } else { err_goal });
     }
     v

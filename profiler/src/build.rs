@@ -110,6 +110,7 @@ pub(crate) struct BuildOptions<'a> {
     pub suite: Suite,
     pub release: bool,
     pub target_dir: Option<&'a Path>,
+    pub cargo_args: &'a [String],
 }
 
 /// `cargo test --no-run --message-format json`, returning the test binaries of the suite.
@@ -141,6 +142,7 @@ pub(crate) fn build_tests(
     if let Some(dir) = options.target_dir {
         command.arg("--target-dir").arg(dir);
     }
+    command.args(options.cargo_args);
     // Own process group, like every child of frugal (see STYLE.md).
     command.process_group(0);
     let output = command.output().map_err(|e| ProfileError::Spawn {

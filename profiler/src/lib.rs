@@ -44,6 +44,7 @@ mod counters;
 mod error;
 mod launch;
 mod list;
+mod single;
 mod stats;
 mod table;
 mod valgrind;
@@ -57,6 +58,7 @@ pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEve
 pub use error::ProfileError;
 pub use launch::{LAUNCHER_NAME, find_launcher};
 pub use report::{Report, Suite};
+pub use single::{SingleRun, TestRunner, TestUnit};
 pub use table::render_table;
 pub use valgrind::{VALGRIND_ENV, resolve_valgrind};
 
@@ -94,6 +96,8 @@ pub struct ProfileConfig {
     pub release: bool,
     /// Only tests whose name contains this.
     pub filter: Option<String>,
+    /// Extra arguments for `cargo test --no-run`, such as `--features x` or `--all-features`.
+    pub cargo_args: Vec<String>,
 }
 
 impl ProfileConfig {
@@ -111,6 +115,7 @@ impl ProfileConfig {
             target_dir: None,
             release: false,
             filter: None,
+            cargo_args: Vec::new(),
         }
     }
 }
@@ -165,6 +170,7 @@ pub fn profile_with(
             suite: config.suite,
             release: config.release,
             target_dir: config.target_dir.as_deref(),
+            cargo_args: &config.cargo_args,
         },
     )?;
     let (units, not_profiled) = collect_units(config, &info, &binaries)?;

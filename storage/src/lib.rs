@@ -19,6 +19,7 @@ mod error;
 mod export;
 mod migrate;
 mod records;
+mod replacements;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -36,6 +37,7 @@ pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,
     RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord, TestRecordId,
 };
+pub use replacements::ReplacementRecord;
 
 /// Result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -73,6 +75,7 @@ pub struct Store {
     jobs: sled::Tree,
     goals: sled::Tree,
     meta: sled::Tree,
+    replacements: sled::Tree,
 }
 
 const SCHEMA_KEY: &[u8] = b"schema_version";
@@ -151,6 +154,7 @@ impl Store {
             jobs: db.open_tree("jobs")?,
             goals: db.open_tree("goals")?,
             meta: db.open_tree("meta")?,
+            replacements: db.open_tree("replacements")?,
             path,
             db,
         };

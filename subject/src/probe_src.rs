@@ -11,6 +11,7 @@ const FILES: &[(&str, &str)] = &[
         "src/distance.rs",
         include_str!("../../probe/src/distance.rs"),
     ),
+    ("src/dump.rs", include_str!("../../probe/src/dump.rs")),
     ("src/harness.rs", include_str!("../../probe/src/harness.rs")),
     ("src/tables.rs", include_str!("../../probe/src/tables.rs")),
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),

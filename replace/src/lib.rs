@@ -1,0 +1,825 @@
+//! frugal-replace: cheaper replacement suites. Given a crate's own tests and a generated test
+//! file, find the cheapest combination of both that covers every goal the own suite covers (or
+//! every goal either covers), measure cost before and after, and prove the result on the
+//! instrumented build.
+//!
+//! It owns the flow of one replacement ([`replace`]): costs from profiling an uninstrumented
+//! standalone copy (own tests and the generated file, one process per test, `frugal-profiler`);
+//! per-test goal sets from running every test of an instrumented copy alone with the probe
+//! runtime's coverage dump (`coverage`); the weighted set cover (`cover`); the outputs (a cut
+//! generated file, a nextest filterset, a plain list; `generated`, `filter`); and the
+//! verification run. It must know nothing about HTTP, storage or the daemon: callers hand it
+//! directories and get a [`Replacement`] back.
+//!
+//! Decisions:
+//! - Goals are the instrumenter's manifest goals (branch, line, function) of one instrumented
+//!   copy that runs own and generated tests alike, so both goal sets share one id space.
+//! - A test's cost is its baseline-subtracted median on the chosen metric, clamped at 0; the
+//!   solver charges at least one unit per test, so a free test is never kept without need.
+//!   Tests that did not pass (profile or coverage run) are not candidates and are listed.
+//! - Verification always runs: the kept own tests and the cut generated file are run again on
+//!   the instrumented build; a goal of the required set that they miss is an error.
+
+pub mod cover;
+pub mod coverage;
+pub mod filter;
+pub mod generated;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use frugal_profiler::report::{Metric, Report, Source, TestReport};
+use frugal_profiler::{ProfileConfig, ProfileError, Suite};
+use frugal_subject::instrument::{self, InstrumentError};
+use frugal_subject::manifest::Manifest;
+use serde::{Deserialize, Serialize};
+
+use coverage::TestCoverage;
+use generated::GeneratedFile;
+
+/// Target name of the generated suite the replacement is cut from.
+pub const GENERATED_TARGET: &str = frugal_profiler::GENERATED_TARGET;
+/// Target name (file `tests/<name>.rs`) of the cut generated file.
+pub const REPLACEMENT_TARGET: &str = "frugal_replacement";
+
+/// Which measured figure a test's cost is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CostMetric {
+    /// CPU time: task-clock, else user + system time from `wait4`.
+    Cpu,
+    /// Retired instructions: hardware counter, else cachegrind (valgrind runs for this metric).
+    Instructions,
+    /// Wall time of the test process.
+    Wall,
+    /// Peak RSS of the test process (a peak: not baseline-subtracted).
+    Memory,
+}
+
+impl CostMetric {
+    pub fn name(self) -> &'static str {
+        match self {
+            CostMetric::Cpu => "cpu",
+            CostMetric::Instructions => "instructions",
+            CostMetric::Wall => "wall",
+            CostMetric::Memory => "memory",
+        }
+    }
+}
+
+impl std::str::FromStr for CostMetric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cpu" => Ok(CostMetric::Cpu),
+            "instructions" => Ok(CostMetric::Instructions),
+            "wall" => Ok(CostMetric::Wall),
+            "memory" => Ok(CostMetric::Memory),
+            _ => Err(format!(
+                "unknown metric `{s}`: cpu, instructions, wall or memory"
+            )),
+        }
+    }
+}
+
+/// Which goals the replacement must cover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoverTarget {
+    /// Every goal the own suite covers.
+    Own,
+    /// Every goal the own suite or the generated tests cover.
+    All,
+}
+
+impl std::str::FromStr for CoverTarget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "own" => Ok(CoverTarget::Own),
+            "all" => Ok(CoverTarget::All),
+            _ => Err(format!("unknown cover target `{s}`: own or all")),
+        }
+    }
+}
+
+/// What to replace and how.
+#[derive(Clone, Debug)]
+pub struct ReplaceConfig {
+    /// The crate (never written).
+    pub crate_dir: PathBuf,
+    /// Scratch space: `plain/` and `inst/` copies, their target dirs, coverage dumps.
+    pub work_dir: PathBuf,
+    /// Receives `frugal_replacement.rs`, `replacement.json`, `kept_tests.txt`, `filter.txt`.
+    pub out_dir: PathBuf,
+    /// A generated test file (`frugal_generated.rs`); `None`: own tests only.
+    pub generated: Option<PathBuf>,
+    pub metric: CostMetric,
+    pub cover: CoverTarget,
+    /// Profile repetitions per test.
+    pub repeat: u32,
+    /// A test running longer is killed.
+    pub timeout: Duration,
+    /// `frugal-launch`; `None`: the profiler's search.
+    pub launcher: Option<PathBuf>,
+    /// Extra cargo arguments for every build (`--features x`, `--all-features`).
+    pub cargo_args: Vec<String>,
+    pub limits: cover::Limits,
+}
+
+impl ReplaceConfig {
+    /// Defaults: cpu, cover own, 3 repetitions, 60 s per test.
+    pub fn new(crate_dir: impl Into<PathBuf>, work_dir: impl Into<PathBuf>) -> ReplaceConfig {
+        let work_dir = work_dir.into();
+        ReplaceConfig {
+            crate_dir: crate_dir.into(),
+            out_dir: work_dir.join("out"),
+            work_dir,
+            generated: None,
+            metric: CostMetric::Cpu,
+            cover: CoverTarget::Own,
+            repeat: 3,
+            timeout: Duration::from_secs(60),
+            launcher: None,
+            cargo_args: Vec::new(),
+            limits: cover::Limits::default(),
+        }
+    }
+}
+
+/// Where a replacement is, for progress displays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Profile,
+    Instrument,
+    Coverage { done: usize, total: usize },
+    Solve,
+    Verify { done: usize, total: usize },
+}
+
+/// Why a replacement failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplaceError {
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the coverage dump of `{test}` ({}) is cut short: did the test exit abnormally?", file.display())]
+    Dump { test: String, file: PathBuf },
+    #[error("{metric} is not measured on this machine: {reason}")]
+    NotMeasured { metric: String, reason: String },
+    #[error("`{krate}` has no own test that passes (nothing to replace)")]
+    NoOwnTests { krate: String },
+    #[error(
+        "the replacement loses {} goal(s) of the own suite on the instrumented build: {}",
+        lost.len(),
+        lost.join(", ")
+    )]
+    LostGoals { lost: Vec<String> },
+    #[error("tests of the replacement fail on the instrumented build: {}", .0.join(", "))]
+    ReplacementFails(Vec<String>),
+}
+
+impl ReplaceError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ReplaceError {
+        ReplaceError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Cost and goals of one suite.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SuiteFigures {
+    pub tests: usize,
+    /// Sum of the tests' costs, in [`Replacement::unit`].
+    pub cost: f64,
+    /// Manifest goals covered.
+    pub goals: usize,
+    /// Goals covered by kind (`branch`, `line`, `function`).
+    pub by_kind: BTreeMap<String, usize>,
+}
+
+/// One candidate test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestEntry {
+    /// nextest binary id.
+    pub binary_id: String,
+    /// `kind:target`.
+    pub binary: String,
+    pub name: String,
+    /// `own` or `generated`.
+    pub origin: String,
+    /// Measured cost; `None` when it did not pass.
+    pub cost: Option<f64>,
+    /// Manifest goal ids it covers.
+    pub goals: Vec<u32>,
+    pub kept: bool,
+    /// Why it is not a candidate, if it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+}
+
+/// How the cover was found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverFigures {
+    pub method: cover::Method,
+    pub candidates: usize,
+    pub greedy_cost: f64,
+    pub cost: f64,
+    pub lower_bound: f64,
+    /// `(cost - lower_bound) / cost`.
+    pub gap: f64,
+}
+
+/// What the verification run saw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub tests_run: usize,
+    pub goals_required: usize,
+    pub goals_reached: usize,
+    /// Always empty in a returned replacement (a lost goal is an error).
+    pub lost: Vec<String>,
+}
+
+/// The answer: a cheaper suite that covers what the own suite covers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Replacement {
+    pub krate: String,
+    pub metric: CostMetric,
+    /// `metric/source` of the figures summed (`+` joins two).
+    pub basis: String,
+    pub unit: String,
+    pub cover: CoverTarget,
+    /// Manifest goals of the crate.
+    pub goals_total: usize,
+    /// The own suite (passing tests).
+    pub before: SuiteFigures,
+    /// The replacement.
+    pub after: SuiteFigures,
+    /// Every generated test (for comparison).
+    pub generated: SuiteFigures,
+    /// `after.cost / before.cost`.
+    pub cost_ratio: f64,
+    /// Goals the replacement must cover.
+    pub goals_required: usize,
+    /// Goals the generated tests cover that the own suite does not.
+    pub generated_only_goals: usize,
+    /// Of those, covered by the replacement.
+    pub added_goals: usize,
+    /// `cargo nextest run -E '<filter>'` selects exactly the kept own tests.
+    pub filter: String,
+    /// The kept own tests plus the cut generated file's binary.
+    pub filter_with_generated: String,
+    /// Kept own tests, `binary_id test_name`.
+    pub kept_own: Vec<String>,
+    /// Generated tests the replacement needs (in `frugal_replacement.rs`).
+    pub generated_needed: Vec<String>,
+    /// The cut generated file, when one is needed.
+    pub generated_file: Option<PathBuf>,
+    pub solver: SolverFigures,
+    pub verification: Verification,
+    /// Every test seen, kept or not, with goals and cost.
+    pub tests: Vec<TestEntry>,
+    /// `file:line kind label` of every goal some test covers, by id.
+    pub goal_keys: BTreeMap<u32, String>,
+    pub notes: Vec<String>,
+}
+
+/// Computes, writes and verifies the replacement of the crate's own suite.
+pub fn replace(
+    cfg: &ReplaceConfig,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Replacement, ReplaceError> {
+    let work = absolute(&cfg.work_dir)?;
+    let generated_text = match &cfg.generated {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| ReplaceError::io(p, e))?),
+        None => None,
+    };
+
+    progress(Stage::Profile);
+    let plain = work.join("plain");
+    fresh_dir(&plain)?;
+    instrument::standalone_copy(&cfg.crate_dir, &plain)?;
+    place_generated(&plain, generated_text.as_deref())?;
+    let report = frugal_profiler::profile(&profile_config(cfg, &plain, &work, "target-plain"))?;
+    let basis = Basis::choose(&report, cfg.metric)?;
+
+    progress(Stage::Instrument);
+    let inst_dir = work.join("inst");
+    fresh_dir(&inst_dir.join("crate"))?;
+    let opts = instrument::Options {
+        cargo_args: cfg.cargo_args.clone(),
+        ..instrument::Options::default()
+    };
+    let inst = instrument::instrument_and_build(
+        &cfg.crate_dir,
+        &inst_dir,
+        &work.join("target-inst"),
+        &opts,
+    )?;
+    place_generated(&inst.root, generated_text.as_deref())?;
+    let inst_cfg = profile_config(cfg, &inst.root, &work, "target-inst");
+    let coverage = coverage::collect(
+        &inst_cfg,
+        &inst.manifest,
+        &work.join("dumps"),
+        &|_| true,
+        &mut |done, total| progress(Stage::Coverage { done, total }),
+    )?;
+
+    progress(Stage::Solve);
+    let mut plan = Plan::new(&report, &basis, coverage, cfg.cover);
+    if plan.own_goals_tests == 0 {
+        return Err(ReplaceError::NoOwnTests {
+            krate: report.crate_name.clone(),
+        });
+    }
+    let solution = plan.solve(cfg.limits);
+    let file = GeneratedFile::parse(generated_text.as_deref().unwrap_or_default());
+    let needed: Vec<String> = plan
+        .kept()
+        .filter(|t| t.origin == "generated")
+        .map(|t| t.name.clone())
+        .collect();
+    std::fs::create_dir_all(&cfg.out_dir).map_err(|e| ReplaceError::io(&cfg.out_dir, e))?;
+    let replacement_text = (!needed.is_empty()).then(|| {
+        file.render(
+            &needed,
+            &format!(
+                "Generated tests a cheaper replacement of `{}`'s own suite needs (frugal replace).\n\
+                 Run them with the kept own tests: see replacement.json.",
+                report.crate_name
+            ),
+        )
+    });
+
+    progress(Stage::Verify { done: 0, total: 0 });
+    let verification = verify(
+        cfg,
+        &inst.root,
+        &inst.manifest,
+        &work,
+        &plan,
+        replacement_text.as_deref(),
+        progress,
+    )?;
+    let out = assemble(
+        cfg,
+        &report,
+        &basis,
+        &inst.manifest,
+        &mut plan,
+        &solution,
+        verification,
+        replacement_text.is_some(),
+    );
+    write_outputs(cfg, &out, replacement_text.as_deref())?;
+    Ok(out)
+}
+
+fn absolute(dir: &Path) -> Result<PathBuf, ReplaceError> {
+    std::fs::create_dir_all(dir).map_err(|e| ReplaceError::io(dir, e))?;
+    dir.canonicalize().map_err(|e| ReplaceError::io(dir, e))
+}
+
+/// Empties `dir`: copies are rebuilt from the crate, so no stale test file survives.
+fn fresh_dir(dir: &Path) -> Result<(), ReplaceError> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| ReplaceError::io(dir, e))?;
+    }
+    Ok(())
+}
+
+/// Writes the generated file as `tests/frugal_generated.rs` of a copy.
+fn place_generated(copy: &Path, text: Option<&str>) -> Result<(), ReplaceError> {
+    let Some(text) = text else { return Ok(()) };
+    let tests = copy.join("tests");
+    std::fs::create_dir_all(&tests).map_err(|e| ReplaceError::io(&tests, e))?;
+    let file = tests.join(format!("{GENERATED_TARGET}.rs"));
+    std::fs::write(&file, text).map_err(|e| ReplaceError::io(&file, e))
+}
+
+fn profile_config(cfg: &ReplaceConfig, dir: &Path, work: &Path, target: &str) -> ProfileConfig {
+    let mut p = ProfileConfig::new(dir);
+    p.suite = Suite::Both;
+    p.repeat = cfg.repeat.max(1);
+    p.timeout = cfg.timeout;
+    p.launcher = cfg.launcher.clone();
+    p.target_dir = Some(work.join(target));
+    p.cargo_args = cfg.cargo_args.clone();
+    // Instruction counts need valgrind where no PMU is exposed; cachegrind is deterministic.
+    p.valgrind = cfg.metric == CostMetric::Instructions;
+    p
+}
+
+/// The figures summed into a test's cost.
+struct Basis {
+    parts: Vec<(Metric, Source)>,
+    unit: &'static str,
+}
+
+impl Basis {
+    fn choose(report: &Report, metric: CostMetric) -> Result<Basis, ReplaceError> {
+        let measured = |m: Metric, s: Source| {
+            report
+                .tests
+                .iter()
+                .any(|t| t.figure(m, s).and_then(|f| f.stats()).is_some())
+        };
+        let (parts, unit) = match metric {
+            CostMetric::Cpu if measured(Metric::TaskClockNs, Source::SoftwarePerf) => {
+                (vec![(Metric::TaskClockNs, Source::SoftwarePerf)], "ns")
+            }
+            CostMetric::Cpu => (
+                vec![
+                    (Metric::UserCpuNs, Source::Wait4),
+                    (Metric::SystemCpuNs, Source::Wait4),
+                ],
+                "ns",
+            ),
+            CostMetric::Instructions if measured(Metric::Instructions, Source::HardwarePerf) => {
+                (vec![(Metric::Instructions, Source::HardwarePerf)], "count")
+            }
+            CostMetric::Instructions if measured(Metric::Instructions, Source::Cachegrind) => {
+                (vec![(Metric::Instructions, Source::Cachegrind)], "count")
+            }
+            CostMetric::Instructions => {
+                return Err(ReplaceError::NotMeasured {
+                    metric: "instructions".into(),
+                    reason: report.hardware_unavailable.clone().unwrap_or_else(|| {
+                        "neither the hardware counter nor cachegrind gave a figure".into()
+                    }),
+                });
+            }
+            CostMetric::Wall => (vec![(Metric::WallNs, Source::WallClock)], "ns"),
+            CostMetric::Memory => (vec![(Metric::MaxRssBytes, Source::Wait4)], "bytes"),
+        };
+        Ok(Basis { parts, unit })
+    }
+
+    fn name(&self) -> String {
+        let kebab = |v: serde_json::Value| v.as_str().unwrap_or("unknown").to_string();
+        self.parts
+            .iter()
+            .map(|(m, s)| {
+                format!(
+                    "{}/{}",
+                    kebab(serde_json::to_value(m).unwrap_or_default()),
+                    kebab(serde_json::to_value(s).unwrap_or_default())
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+
+    /// The test's cost, or `None` if it never passed or a figure is missing.
+    fn cost(&self, t: &TestReport) -> Option<f64> {
+        if t.passes() == 0 {
+            return None;
+        }
+        let mut sum = 0.0;
+        for (m, s) in &self.parts {
+            sum += t.figure(*m, *s)?.net_or_raw_median()?;
+        }
+        Some(sum.max(0.0))
+    }
+}
+
+/// Tests joined with their costs and goals, and the cover chosen over them.
+struct Plan {
+    package: String,
+    tests: Vec<TestEntry>,
+    required: BTreeSet<u32>,
+    own_goals: BTreeSet<u32>,
+    generated_goals: BTreeSet<u32>,
+    own_goals_tests: usize,
+}
+
+impl Plan {
+    fn new(
+        report: &Report,
+        basis: &Basis,
+        coverage: Vec<TestCoverage>,
+        target: CoverTarget,
+    ) -> Plan {
+        let package = report.crate_name.clone();
+        let mut tests = Vec::new();
+        for c in coverage {
+            let origin = if c.target == GENERATED_TARGET && c.kind == "test" {
+                "generated"
+            } else {
+                "own"
+            };
+            let profiled = report
+                .tests
+                .iter()
+                .find(|t| t.binary.label() == c.binary && t.name == c.name);
+            let cost = profiled.and_then(|t| basis.cost(t));
+            let excluded = if !c.outcome.is_pass() {
+                Some(format!("{} on the instrumented build", c.outcome.label()))
+            } else if profiled.is_none() {
+                Some("not profiled".into())
+            } else if cost.is_none() {
+                Some("no passing measured run".into())
+            } else {
+                None
+            };
+            tests.push(TestEntry {
+                binary_id: filter::binary_id(&package, &c.kind, &c.target),
+                binary: c.binary,
+                name: c.name,
+                origin: origin.into(),
+                cost,
+                goals: c.goals.into_iter().collect(),
+                kept: false,
+                excluded,
+            });
+        }
+        let union = |origin: &str| -> BTreeSet<u32> {
+            tests
+                .iter()
+                .filter(|t| t.origin == origin && t.excluded.is_none())
+                .flat_map(|t| t.goals.iter().copied())
+                .collect()
+        };
+        let own_goals = union("own");
+        let generated_goals = union("generated");
+        let required = match target {
+            CoverTarget::Own => own_goals.clone(),
+            CoverTarget::All => own_goals.union(&generated_goals).copied().collect(),
+        };
+        let own_goals_tests = tests
+            .iter()
+            .filter(|t| t.origin == "own" && t.excluded.is_none())
+            .count();
+        Plan {
+            package,
+            tests,
+            required,
+            own_goals,
+            generated_goals,
+            own_goals_tests,
+        }
+    }
+
+    fn candidates(&self) -> Vec<usize> {
+        (0..self.tests.len())
+            .filter(|&i| self.tests[i].excluded.is_none())
+            .collect()
+    }
+
+    fn solve(&mut self, limits: cover::Limits) -> cover::Solution {
+        let idx = self.candidates();
+        let cands: Vec<cover::Candidate> = idx
+            .iter()
+            .map(|&i| cover::Candidate {
+                // At least one unit: a free test is still a test to run.
+                cost: self.tests[i].cost.unwrap_or(0.0).max(1.0),
+                goals: self.tests[i].goals.clone(),
+            })
+            .collect();
+        let solution = cover::solve(&cands, &self.required, limits);
+        for &k in &solution.chosen {
+            self.tests[idx[k]].kept = true;
+        }
+        solution
+    }
+
+    fn kept(&self) -> impl Iterator<Item = &TestEntry> {
+        self.tests.iter().filter(|t| t.kept)
+    }
+
+    fn figures<'a>(
+        &self,
+        tests: impl Iterator<Item = &'a TestEntry>,
+        manifest: &Manifest,
+    ) -> SuiteFigures {
+        let mut n = 0;
+        let mut cost = 0.0;
+        let mut goals = BTreeSet::new();
+        for t in tests {
+            n += 1;
+            cost += t.cost.unwrap_or(0.0);
+            goals.extend(t.goals.iter().copied());
+        }
+        SuiteFigures {
+            tests: n,
+            cost,
+            goals: goals.len(),
+            by_kind: by_kind(&goals, manifest),
+        }
+    }
+}
+
+fn by_kind(goals: &BTreeSet<u32>, manifest: &Manifest) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for g in goals {
+        if let Some(goal) = manifest.goals.get(*g as usize) {
+            *out.entry(kind_name(goal.kind).to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+fn kind_name(kind: frugal_subject::manifest::GoalKind) -> &'static str {
+    use frugal_subject::manifest::GoalKind;
+    match kind {
+        GoalKind::Branch => "branch",
+        GoalKind::Line => "line",
+        GoalKind::Function => "function",
+    }
+}
+
+fn goal_key(manifest: &Manifest, id: u32) -> String {
+    match manifest.goals.get(id as usize) {
+        Some(g) => format!("{}:{} {} {}", g.file, g.line, kind_name(g.kind), g.label),
+        None => format!("goal#{id}"),
+    }
+}
+
+/// Runs the kept own tests and the cut generated file on the instrumented copy, each test
+/// alone, and checks their goals against the required set.
+fn verify(
+    cfg: &ReplaceConfig,
+    root: &Path,
+    manifest: &Manifest,
+    work: &Path,
+    plan: &Plan,
+    replacement: Option<&str>,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<Verification, ReplaceError> {
+    let tests_dir = root.join("tests");
+    let _ = std::fs::remove_file(tests_dir.join(format!("{GENERATED_TARGET}.rs")));
+    let file = tests_dir.join(format!("{REPLACEMENT_TARGET}.rs"));
+    let _ = std::fs::remove_file(&file);
+    if let Some(text) = replacement {
+        std::fs::create_dir_all(&tests_dir).map_err(|e| ReplaceError::io(&tests_dir, e))?;
+        std::fs::write(&file, text).map_err(|e| ReplaceError::io(&file, e))?;
+    }
+    let kept: BTreeSet<(String, String)> = plan
+        .kept()
+        .filter(|t| t.origin == "own")
+        .map(|t| (t.binary.clone(), t.name.clone()))
+        .collect();
+    let wanted = |t: &frugal_profiler::TestUnit| {
+        t.binary.target == REPLACEMENT_TARGET || kept.contains(&(t.binary.label(), t.name.clone()))
+    };
+    let mut config = profile_config(cfg, root, work, "target-inst");
+    config.suite = Suite::Existing;
+    let ran = coverage::collect(
+        &config,
+        manifest,
+        &work.join("verify-dumps"),
+        &wanted,
+        &mut |done, total| progress(Stage::Verify { done, total }),
+    )?;
+    let failing: Vec<String> = ran
+        .iter()
+        .filter(|t| !t.outcome.is_pass())
+        .map(|t| format!("{} {} ({})", t.binary, t.name, t.outcome.label()))
+        .collect();
+    if !failing.is_empty() {
+        return Err(ReplaceError::ReplacementFails(failing));
+    }
+    let reached: BTreeSet<u32> = ran.iter().flat_map(|t| t.goals.iter().copied()).collect();
+    let lost: Vec<String> = plan
+        .required
+        .difference(&reached)
+        .map(|&g| goal_key(manifest, g))
+        .collect();
+    if !lost.is_empty() {
+        return Err(ReplaceError::LostGoals { lost });
+    }
+    Ok(Verification {
+        tests_run: ran.len(),
+        goals_required: plan.required.len(),
+        goals_reached: reached.intersection(&plan.required).count(),
+        lost,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    cfg: &ReplaceConfig,
+    report: &Report,
+    basis: &Basis,
+    manifest: &Manifest,
+    plan: &mut Plan,
+    solution: &cover::Solution,
+    verification: Verification,
+    has_file: bool,
+) -> Replacement {
+    let usable =
+        |origin: &'static str| move |t: &&TestEntry| t.origin == origin && t.excluded.is_none();
+    let before = plan.figures(plan.tests.iter().filter(usable("own")), manifest);
+    let generated = plan.figures(plan.tests.iter().filter(usable("generated")), manifest);
+    let after = plan.figures(plan.kept(), manifest);
+    let kept_pairs: Vec<(String, String)> = plan
+        .kept()
+        .filter(|t| t.origin == "own")
+        .map(|t| (t.binary_id.clone(), t.name.clone()))
+        .collect();
+    let replacement_binary = vec![filter::binary_id(&plan.package, "test", REPLACEMENT_TARGET)];
+    let whole: &[String] = if has_file { &replacement_binary } else { &[] };
+    let after_goals: BTreeSet<u32> = plan.kept().flat_map(|t| t.goals.iter().copied()).collect();
+    let generated_only: BTreeSet<u32> = plan
+        .generated_goals
+        .difference(&plan.own_goals)
+        .copied()
+        .collect();
+    let mut goal_keys = BTreeMap::new();
+    for t in &plan.tests {
+        for &g in &t.goals {
+            goal_keys.entry(g).or_insert_with(|| goal_key(manifest, g));
+        }
+    }
+    let mut notes = vec![format!(
+        "costs are medians over {} run(s) per test, one process per test, minus the empty-test \
+         baseline of the test's binary ({})",
+        cfg.repeat.max(1),
+        basis.name()
+    )];
+    notes.extend(report.notes.iter().skip(2).cloned());
+    for np in &report.not_profiled {
+        notes.push(format!(
+            "not part of either suite: {} {} ({})",
+            np.binary,
+            np.name.as_deref().unwrap_or("*"),
+            np.reason
+        ));
+    }
+    Replacement {
+        krate: plan.package.clone(),
+        metric: cfg.metric,
+        basis: basis.name(),
+        unit: basis.unit.into(),
+        cover: cfg.cover,
+        goals_total: manifest.goals.len(),
+        cost_ratio: if before.cost > 0.0 {
+            after.cost / before.cost
+        } else {
+            1.0
+        },
+        before,
+        after,
+        generated,
+        goals_required: plan.required.len(),
+        generated_only_goals: generated_only.len(),
+        added_goals: generated_only.intersection(&after_goals).count(),
+        filter: filter::expression(&kept_pairs, &[]),
+        filter_with_generated: filter::expression(&kept_pairs, whole),
+        kept_own: kept_pairs.iter().map(|(b, n)| format!("{b} {n}")).collect(),
+        generated_needed: plan
+            .kept()
+            .filter(|t| t.origin == "generated")
+            .map(|t| t.name.clone())
+            .collect(),
+        generated_file: has_file.then(|| cfg.out_dir.join(format!("{REPLACEMENT_TARGET}.rs"))),
+        solver: SolverFigures {
+            method: solution.method,
+            candidates: plan.candidates().len(),
+            greedy_cost: solution.greedy_cost,
+            cost: solution.cost,
+            lower_bound: solution.lower_bound,
+            gap: solution.gap(),
+        },
+        verification,
+        tests: std::mem::take(&mut plan.tests),
+        goal_keys,
+        notes,
+    }
+}
+
+fn write_outputs(
+    cfg: &ReplaceConfig,
+    out: &Replacement,
+    replacement: Option<&str>,
+) -> Result<(), ReplaceError> {
+    let dir = &cfg.out_dir;
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| ReplaceError::io(&path, e))
+    };
+    let file = format!("{REPLACEMENT_TARGET}.rs");
+    match replacement {
+        Some(text) => write(&file, text)?,
+        None => {
+            let _ = std::fs::remove_file(dir.join(&file));
+        }
+    }
+    write("filter.txt", &format!("{}\n", out.filter_with_generated))?;
+    let list: String = out.kept_own.iter().map(|l| format!("{l}\n")).collect();
+    write("kept_tests.txt", &list)?;
+    write(
+        "replacement.json",
+        &serde_json::to_string_pretty(out).unwrap_or_default(),
+    )
+}
