@@ -258,6 +258,7 @@ fn run_options(
         work_dir: Some(dirs.work.clone()),
         analyze: AnalyzeOptions::default(),
         criteria: Default::default(),
+        goal_selection: Default::default(),
     }
 }
 

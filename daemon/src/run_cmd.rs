@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// output, input (or `all`).
     #[arg(long, default_value = "all")]
     pub criteria: Criteria,
+    /// Which goals to search for: `all`, or `smart` (seed 002: line goals subsumed by their
+    /// block's last line are left to the branch goals and only measured at the end).
+    #[arg(long, default_value = "all")]
+    pub goal_selection: frugal_search::GoalSelection,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -88,6 +92,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             ..AnalyzeOptions::default()
         },
         criteria: args.criteria.clone(),
+        goal_selection: args.goal_selection,
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)

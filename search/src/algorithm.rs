@@ -192,7 +192,7 @@ impl Context<'_> {
 
     /// Every goal is covered: nothing left to search for.
     pub fn done(&self) -> bool {
-        self.clock.spent() || self.archive.len() >= self.goals.len()
+        self.clock.spent() || self.archive.len() >= self.goals.searched_len()
     }
 
     /// Reports a finished generation.
@@ -229,7 +229,11 @@ pub fn run_search(
         goals,
         builder,
         executor,
-        archive: Archive::new(params.algorithm.archive_policy()),
+        archive: {
+            let mut a = Archive::new(params.algorithm.archive_policy());
+            a.ignore(goals.deferred());
+            a
+        },
         clock: BudgetClock::start(params.budget),
         rng: ChaCha8Rng::seed_from_u64(params.seed),
         params: params.clone(),
@@ -249,5 +253,6 @@ pub fn run_search(
         };
         algorithm.run(&mut cx);
     }
+    cx.archive.include_deferred();
     (cx.archive, cx.clock.executions)
 }

@@ -29,6 +29,8 @@ pub enum ArchivePolicy {
 pub struct Archive {
     best: BTreeMap<u32, Entry>,
     pub policy: ArchivePolicy,
+    /// Goals not archived while searching (smart selection); see [`Archive::include_deferred`].
+    ignored: Vec<bool>,
 }
 
 impl Archive {
@@ -36,6 +38,7 @@ impl Archive {
         Archive {
             best: BTreeMap::new(),
             policy,
+            ignored: Vec::new(),
         }
     }
 
@@ -46,6 +49,9 @@ impl Archive {
         }
         let mut newly = 0;
         for g in result.covered() {
+            if self.ignored.get(g as usize).copied().unwrap_or(false) {
+                continue;
+            }
             match self.best.get(&g) {
                 None => newly += 1,
                 Some(old) if self.prefers(test, proxies, old) => {}
@@ -59,6 +65,21 @@ impl Archive {
             self.best.insert(g, entry);
         }
         newly
+    }
+
+    /// Stops archiving the goals marked `true`.
+    pub fn ignore(&mut self, mask: &[bool]) {
+        self.ignored = mask.to_vec();
+    }
+
+    /// Archives the deferred goals the archived tests cover, as smart selection prescribes
+    /// once the search is over (seed 002, Sect. 3): they count and minimisation keeps them.
+    pub fn include_deferred(&mut self) {
+        self.ignored.clear();
+        let entries: Vec<Entry> = self.tests().into_iter().cloned().collect();
+        for e in entries {
+            self.update(&e.test, &e.result, &e.proxies);
+        }
     }
 
     fn prefers(&self, test: &TestCase, proxies: &Proxies, old: &Entry) -> bool {

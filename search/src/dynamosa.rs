@@ -128,8 +128,8 @@ fn into_inds(evaluated: Vec<Evaluated>) -> Vec<Ind> {
 /// DynaMOSA's current objectives: uncovered goals whose controlling goal is covered.
 pub(crate) fn targets(goals: &Goals, archive: &crate::Archive) -> Vec<u32> {
     (0..goals.len() as u32)
-        .filter(|&g| !archive.covers(g))
-        .filter(|&g| goals.parents[g as usize].is_none_or(|p| archive.covers(p)))
+        .filter(|&g| goals.searched(g) && !archive.covers(g))
+        .filter(|&g| controlling(goals, g).is_none_or(|p| archive.covers(p)))
         .collect()
 }
 
@@ -147,6 +147,19 @@ fn secondary_scores(
             performance_heuristic(&members)
         }
     }
+}
+
+/// The nearest ancestor the search pursues: deferred goals are never archived, so they cannot
+/// be what activates their descendants.
+fn controlling(goals: &Goals, g: u32) -> Option<u32> {
+    let mut p = goals.parents[g as usize];
+    while let Some(q) = p {
+        if goals.searched(q) {
+            return Some(q);
+        }
+        p = goals.parents[q as usize];
+    }
+    None
 }
 
 /// Objective value of a test for a goal: the normalised distance if the test reached the

@@ -17,6 +17,29 @@ pub enum GoalKind {
     Input,
 }
 
+/// Which goals the search pursues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GoalSelection {
+    /// Every goal of every selected criterion.
+    #[default]
+    All,
+    /// Smart selection (seed 002): goals subsumed by another criterion's are deferred.
+    Smart,
+}
+
+impl std::str::FromStr for GoalSelection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "all" => Ok(GoalSelection::All),
+            "smart" => Ok(GoalSelection::Smart),
+            other => Err(format!(
+                "unknown goal selection `{other}`: expected all or smart"
+            )),
+        }
+    }
+}
+
 /// All goals of a subject; ids are indices.
 #[derive(Debug, Clone, Default)]
 pub struct Goals {
@@ -24,6 +47,9 @@ pub struct Goals {
     /// Innermost controlling goal; `None` for roots (function entries).
     pub parents: Vec<Option<u32>>,
     children: Vec<Vec<u32>>,
+    /// Goals left out of the search by smart selection (seed 002): never targets, never
+    /// archived while searching, measured and kept by minimisation afterwards.
+    deferred: Vec<bool>,
 }
 
 impl Goals {
@@ -34,11 +60,36 @@ impl Goals {
                 children[p as usize].push(g as u32);
             }
         }
+        let deferred = vec![false; kinds.len()];
         Goals {
             kinds,
             parents,
             children,
+            deferred,
         }
+    }
+
+    /// Defers the goals marked `true` (smart goal selection).
+    pub fn with_deferred(mut self, deferred: Vec<bool>) -> Self {
+        if deferred.len() == self.kinds.len() {
+            self.deferred = deferred;
+        }
+        self
+    }
+
+    /// Whether the search pursues this goal.
+    pub fn searched(&self, g: u32) -> bool {
+        !self.deferred.get(g as usize).copied().unwrap_or(false)
+    }
+
+    /// The deferred-goal mask.
+    pub fn deferred(&self) -> &[bool] {
+        &self.deferred
+    }
+
+    /// Number of goals the search pursues.
+    pub fn searched_len(&self) -> usize {
+        self.deferred.iter().filter(|d| !**d).count()
     }
 
     pub fn len(&self) -> usize {

@@ -35,7 +35,7 @@ pub use archive::{Archive, ArchivePolicy, Entry};
 pub use budget::{Budget, BudgetClock};
 pub use exec::{Counters, ExecResult, Executor, Status};
 pub use frugal_proxies::Proxies;
-pub use goals::{GoalKind, Goals};
+pub use goals::{GoalKind, GoalSelection, Goals};
 pub use mio::MioParams;
 pub use model::{Stmt, TestCase, Value};
 pub use operators::Builder;

@@ -230,6 +230,25 @@ mod tests {
     }
 
     #[test]
+    fn deferred_goals_are_not_searched_but_counted_at_the_end() {
+        // Defer the innermost pair (3, 4): the search stops caring about `y < -777`, but the
+        // archive still reports whatever the kept tests cover there.
+        let goals = goals().with_deferred(vec![false, false, false, true, true]);
+        let params = SearchParams {
+            algorithm: AlgorithmKind::DynaMosa,
+            seed: 1,
+            budget: Budget::Executions(20_000),
+            ..Default::default()
+        };
+        let (archive, _) = run_search(&schema(), &goals, &mut ToyExecutor, &params, &mut ());
+        assert!(archive.covers(1) && archive.covers(2));
+        let deferred_covered = [3, 4].iter().filter(|&&g| archive.covers(g)).count();
+        // The test reaching `x == 4242` decides `y < -777` one way, so one of the pair is
+        // covered without being searched for.
+        assert!(deferred_covered >= 1);
+    }
+
+    #[test]
     fn random_search_rarely_finds_a_needle() {
         let archive = search(AlgorithmKind::Random, 1, 2_000);
         assert!(!archive.covers(1));

@@ -30,6 +30,8 @@ pub struct RunOptions {
     pub analyze: AnalyzeOptions,
     /// Coverage criteria to search for (default: all).
     pub criteria: Criteria,
+    /// Which of their goals the search pursues (smart selection defers subsumed line goals).
+    pub goal_selection: frugal_search::GoalSelection,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -214,7 +216,12 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         });
     }
     let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
-    let goals = plan.search_goals();
+    let goals = match opts.goal_selection {
+        frugal_search::GoalSelection::All => plan.search_goals(),
+        frugal_search::GoalSelection::Smart => {
+            plan.search_goals().with_deferred(plan.smart_deferred())
+        }
+    };
     // Kept for whoever wonders what the engine saw; cheap next to the build.
     let _ = std::fs::write(
         work.join("model.json"),

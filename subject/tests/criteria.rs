@@ -43,6 +43,7 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
         work_dir: Some(work.path.clone()),
         analyze: Default::default(),
         criteria: criteria.parse::<Criteria>().unwrap(),
+        goal_selection: Default::default(),
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

@@ -77,6 +77,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         work_dir: Some(work.path.clone()),
         analyze: Default::default(),
         criteria: Default::default(),
+        goal_selection: Default::default(),
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

@@ -123,6 +123,30 @@ impl std::fmt::Display for Criteria {
     }
 }
 
+/// The smart-selection mask over `goals` (see [`Plan::smart_deferred`]).
+pub fn deferred_lines(goals: &[GoalInfo]) -> Vec<bool> {
+    let mut blocks: BTreeMap<(Option<u32>, &str), (usize, usize)> = BTreeMap::new();
+    for g in goals.iter().filter(|g| g.kind == GoalKind::Line) {
+        let span = blocks.entry((g.parent, g.file.as_str())).or_insert((g.line, g.line));
+        span.0 = span.0.min(g.line);
+        span.1 = span.1.max(g.line);
+    }
+    goals
+        .iter()
+        .map(|g| {
+            if g.kind != GoalKind::Line {
+                return false;
+            }
+            let (first, last) = blocks[&(g.parent, g.file.as_str())];
+            !(g.line == last && last - first >= LINE_SPAN)
+        })
+        .collect()
+}
+
+/// Smallest span (last line minus first) of a block whose last line stays a goal under smart
+/// selection: `lineThreshold` of seed 002.
+pub const LINE_SPAN: usize = 8;
+
 /// One goal as the search numbers it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GoalInfo {
@@ -299,6 +323,31 @@ impl Plan {
             manifest: None,
         });
         id
+    }
+
+    /// Line goals smart selection defers (seed 002, Sect. 3 step 3): every line goal except the
+    /// last line of a block spanning at least [`LINE_SPAN`] lines, since the last line of a
+    /// block subsumes the others and branch goals already guide towards them. Lines are
+    /// grouped into blocks by their controlling goal.
+    pub fn smart_deferred(&self) -> Vec<bool> {
+        let mut blocks: BTreeMap<(Option<u32>, &str), (usize, usize)> = BTreeMap::new();
+        for g in self.goals.iter().filter(|g| g.kind == GoalKind::Line) {
+            let span = blocks
+                .entry((g.parent, g.file.as_str()))
+                .or_insert((g.line, g.line));
+            span.0 = span.0.min(g.line);
+            span.1 = span.1.max(g.line);
+        }
+        self.goals
+            .iter()
+            .map(|g| {
+                if g.kind != GoalKind::Line {
+                    return false;
+                }
+                let (first, last) = blocks[&(g.parent, g.file.as_str())];
+                !(g.line == last && last - first >= LINE_SPAN)
+            })
+            .collect()
     }
 
     /// The search's view of the goals.

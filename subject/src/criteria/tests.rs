@@ -371,3 +371,32 @@ fn locations_lose_their_column_and_work_dir() {
         "/rustc/x/library/core/src/num.rs:3"
     );
 }
+
+#[test]
+fn smart_selection_keeps_only_last_lines_of_long_blocks() {
+    let goal = |id: u32, kind: GoalKind, parent: Option<u32>, line: usize| GoalInfo {
+        id,
+        kind,
+        parent,
+        file: "src/lib.rs".into(),
+        line,
+        label: String::new(),
+        manifest: None,
+    };
+    // Block under goal 0 spans lines 2..=10 (span 8: its last line stays); block under goal 5
+    // spans 20..=23 (span 3: every line is deferred). Branches are never deferred.
+    let goals = vec![
+        goal(0, GoalKind::Function, None, 1),
+        goal(1, GoalKind::Line, Some(0), 2),
+        goal(2, GoalKind::Line, Some(0), 6),
+        goal(3, GoalKind::Line, Some(0), 10),
+        goal(4, GoalKind::Branch, Some(0), 10),
+        goal(5, GoalKind::Branch, Some(0), 19),
+        goal(6, GoalKind::Line, Some(5), 20),
+        goal(7, GoalKind::Line, Some(5), 23),
+    ];
+    assert_eq!(
+        deferred_lines(&goals),
+        vec![false, true, true, false, false, false, true, true]
+    );
+}
