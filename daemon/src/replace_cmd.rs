@@ -260,22 +260,25 @@ pub fn render(r: &Replacement) -> String {
         r.basis
     ));
     s.push_str(&format!(
-        "{:<16} {:>6} {:>14} {:>18}\n",
-        "", "tests", "cost", "goals"
+        "{:<16} {:>6} {:>14} {:>18}   {}\n",
+        "", "tests", "cost", "goals", "lines"
     ));
     for (label, f) in [
         ("own suite", &r.before),
         ("replacement", &r.after),
         ("generated", &r.generated),
     ] {
+        let lines = f.by_kind.get("line").copied().unwrap_or(0);
+        let all_lines = r.totals_by_kind.get("line").copied().unwrap_or(0);
         s.push_str(&format!(
-            "{:<16} {:>6} {:>14} {:>9}/{} {}\n",
+            "{:<16} {:>6} {:>14} {:>9}/{} {:>6}   lines {}\n",
             label,
             f.tests,
             amount(f.cost, &r.unit),
             f.goals,
             r.goals_total,
-            share(f.goals, r.goals_total)
+            share(f.goals, r.goals_total),
+            share(lines, all_lines)
         ));
     }
     s.push_str(&format!(

@@ -44,6 +44,8 @@ pub struct Solution {
     pub method: Method,
     /// Required goals no candidate covers (left out of the cover).
     pub uncoverable: Vec<u32>,
+    /// Candidates left after dropping useless and dominated ones.
+    pub reduced: usize,
 }
 
 impl Solution {
@@ -138,7 +140,7 @@ pub fn solve(candidates: &[Candidate], required: &BTreeSet<u32>, limits: Limits)
     let greedy = greedy(&inst, &Bits::new(inst.n), &all, &[]).unwrap_or_default();
     let greedy_cost = cost_of(&inst, &greedy);
     let mut best = local_search(&inst, greedy);
-    let mut lower_bound = share_bound(&inst, &Bits::new(inst.n)).min(cost_of(&inst, &best));
+    let mut lower_bound = root_bound(&inst).min(cost_of(&inst, &best));
     let mut method = Method::Heuristic;
     if inst.sets.len() <= limits.exact_candidates {
         let mut bb = BranchAndBound {
@@ -164,6 +166,7 @@ pub fn solve(candidates: &[Candidate], required: &BTreeSet<u32>, limits: Limits)
         lower_bound,
         method,
         uncoverable,
+        reduced: inst.sets.len(),
     }
 }
 
@@ -284,6 +287,19 @@ fn drop_redundant(inst: &Instance, chosen: &mut Vec<usize>, target: &Bits) {
             *chosen = rest;
         }
     }
+}
+
+/// Sets that are the only cover of some goal belong to every cover: their cost plus the share
+/// bound of what they leave.
+fn root_bound(inst: &Instance) -> f64 {
+    let forced: BTreeSet<usize> = inst
+        .covering
+        .iter()
+        .filter(|c| c.len() == 1)
+        .map(|c| c[0])
+        .collect();
+    let forced: Vec<usize> = forced.into_iter().collect();
+    cost_of(inst, &forced) + share_bound(inst, &covered_by(inst, &forced))
 }
 
 /// Σ over uncovered goals of the least cost per uncovered goal of a set covering it, or the

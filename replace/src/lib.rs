@@ -232,6 +232,9 @@ pub struct TestEntry {
 pub struct SolverFigures {
     pub method: cover::Method,
     pub candidates: usize,
+    /// Candidates left after dropping those covering no required goal and the dominated.
+    #[serde(default)]
+    pub reduced: usize,
     pub greedy_cost: f64,
     pub cost: f64,
     pub lower_bound: f64,
@@ -260,6 +263,9 @@ pub struct Replacement {
     pub cover: CoverTarget,
     /// Manifest goals of the crate.
     pub goals_total: usize,
+    /// Manifest goals by kind (`branch`, `line`, `function`).
+    #[serde(default)]
+    pub totals_by_kind: BTreeMap<String, usize>,
     /// The own suite (passing tests).
     pub before: SuiteFigures,
     /// The replacement.
@@ -763,6 +769,7 @@ fn assemble(
         unit: basis.unit.into(),
         cover: cfg.cover,
         goals_total: manifest.goals.len(),
+        totals_by_kind: by_kind(&(0..manifest.goals.len() as u32).collect(), manifest),
         cost_ratio: if before.cost > 0.0 {
             after.cost / before.cost
         } else {
@@ -786,6 +793,7 @@ fn assemble(
         solver: SolverFigures {
             method: solution.method,
             candidates: plan.candidates().len(),
+            reduced: solution.reduced,
             greedy_cost: solution.greedy_cost,
             cost: solution.cost,
             lower_bound: solution.lower_bound,
