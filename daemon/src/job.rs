@@ -259,6 +259,7 @@ fn run_options(
         analyze: AnalyzeOptions::default(),
         criteria: Default::default(),
         goal_selection: Default::default(),
+        placement: Default::default(),
     }
 }
 

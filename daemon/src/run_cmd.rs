@@ -54,6 +54,11 @@ pub struct RunArgs {
     /// block's last line are left to the branch goals and only measured at the end).
     #[arg(long, default_value = "all")]
     pub goal_selection: frugal_search::GoalSelection,
+    /// Where the suite goes: `tests` (tests/frugal_generated.rs, public API) or `in-crate` (a
+    /// `#[cfg(test)]` module declared at the crate root, which may call crate-private items;
+    /// needed for binary crates).
+    #[arg(long, default_value = "tests")]
+    pub placement: frugal_subject::emit::Placement,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +98,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         criteria: args.criteria.clone(),
         goal_selection: args.goal_selection,
+        placement: args.placement,
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)

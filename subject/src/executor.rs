@@ -35,6 +35,9 @@ pub struct ExecConfig {
     pub heap_bytes: u64,
     /// Address-space limit of a harness process (`RLIMIT_AS`).
     pub address_space: u64,
+    /// Working directory of the harness processes: code under test that writes relative paths
+    /// (a `save(path)` fed random strings) writes there, never where frugal was started.
+    pub cwd: Option<PathBuf>,
 }
 
 impl Default for ExecConfig {
@@ -46,6 +49,7 @@ impl Default for ExecConfig {
             depth: 1_000,
             heap_bytes: 1 << 30,
             address_space: 8 << 30,
+            cwd: None,
         }
     }
 }
@@ -216,6 +220,9 @@ impl Worker {
             .process_group(0);
         // Crash reasons come from the last line of stderr; a backtrace would bury them.
         cmd.env("RUST_BACKTRACE", "0");
+        if let Some(dir) = &config.cwd {
+            cmd.current_dir(dir);
+        }
         let (r, w) = (req_read.as_raw_fd(), out_write.as_raw_fd());
         let limit = config.address_space;
         // SAFETY: only async-signal-safe calls (fcntl, dup2, setrlimit) between fork and exec.

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::analyze::{self, AnalyzeOptions};
 use crate::criteria::{self, Criteria, Discovered, Plan};
-use crate::emit::{self, verify};
+use crate::emit::{self, Placement, verify};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub criteria: Criteria,
     /// Which of their goals the search pursues (smart selection defers subsumed line goals).
     pub goal_selection: frugal_search::GoalSelection,
+    /// Where the suite goes: an integration test, or a module inside the crate. In-crate
+    /// placement also analyses with [`AnalyzeOptions::in_crate`], whatever that field says.
+    pub placement: Placement,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -175,7 +178,10 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let mut times = Timings::default();
     progress.phase(Phase::Analyse);
     let t = Instant::now();
-    let model = analyze::analyze(&opts.crate_dir, &opts.analyze)?;
+    let mut analyze_opts = opts.analyze.clone();
+    analyze_opts.in_crate |= opts.placement == Placement::InCrate;
+    let model = analyze::analyze(&opts.crate_dir, &analyze_opts)?;
+    let cargo_args = cargo_feature_args(&opts.analyze);
     times.analyse = t.elapsed().as_secs_f64();
 
     let work = opts
@@ -191,7 +197,10 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         &opts.crate_dir,
         &work,
         &target,
-        &instrument::Options::default(),
+        &instrument::Options {
+            cargo_args: cargo_args.clone(),
+            ..instrument::Options::default()
+        },
     )?;
     times.instrument = t.elapsed().as_secs_f64();
 
@@ -199,7 +208,16 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let t = Instant::now();
     let registry = Registry::build(&model);
     let probe = work.join("frugal-probe");
-    let harness = harness::build(&work, &inst.root, &probe, &model, &inst.manifest, registry)?;
+    let features = enabled_features(&opts.crate_dir, &opts.analyze);
+    let harness = harness::build_with_features(
+        &work,
+        &inst.root,
+        &probe,
+        &model,
+        &inst.manifest,
+        registry,
+        &features,
+    )?;
     times.build_harness = t.elapsed().as_secs_f64();
     let callables = support(&model, &harness.registry);
     let schema = harness.registry.schema(&model);
@@ -227,6 +245,16 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         work.join("model.json"),
         serde_json::to_string_pretty(&model).unwrap_or_default(),
     );
+    // Every callable left out, with the detail behind its reason (the summary only counts).
+    let left_out: Vec<&crate::model::Unsupported> = model
+        .unsupported
+        .iter()
+        .chain(&harness.registry.dropped)
+        .collect();
+    let _ = std::fs::write(
+        work.join("unsupported.json"),
+        serde_json::to_string_pretty(&left_out).unwrap_or_default(),
+    );
     let _ = std::fs::write(
         work.join("manifest.json"),
         serde_json::to_string_pretty(&inst.manifest).unwrap_or_default(),
@@ -234,7 +262,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
 
     progress.phase(Phase::Search);
     let t = Instant::now();
-    let mut pool = ExecutorPool::new(harness.binary.clone(), opts.exec.clone());
+    // Tests run inside the instrumented copy, as verification runs them inside its clean copy:
+    // relative paths mean the same crate directory, and files the code writes stay in scratch.
+    let mut exec_config = opts.exec.clone();
+    exec_config.cwd.get_or_insert_with(|| inst.root.clone());
+    let mut pool = ExecutorPool::new(harness.binary.clone(), exec_config);
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
     let mut exec = criteria::Derive::new(&mut pool, &plan);
     let (archive, executions) = run_search(
@@ -284,7 +316,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .zip(&kept)
         .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
         .collect();
-    let verified = verify::verify(&opts.crate_dir, &work, &header, rendered)?;
+    let verify_opts = verify::VerifyOptions {
+        placement: opts.placement,
+        cargo_args,
+    };
+    let verified = verify::verify(&opts.crate_dir, &work, &header, rendered, &verify_opts)?;
     times.verify = t.elapsed().as_secs_f64();
 
     std::fs::create_dir_all(&opts.out_dir).map_err(io(&opts.out_dir))?;
@@ -293,13 +329,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let dropped = opts.out_dir.join("dropped.rs");
     std::fs::write(&dropped, &verified.dropped_text).map_err(io(&dropped))?;
     let written_to_crate = if opts.write {
-        let dest = opts
-            .crate_dir
-            .join("tests")
-            .join(format!("{}.rs", verify::TEST_TARGET));
-        std::fs::create_dir_all(opts.crate_dir.join("tests")).map_err(io(&dest))?;
-        std::fs::write(&dest, &verified.text).map_err(io(&dest))?;
-        Some(dest)
+        Some(verify::write_into(
+            &opts.crate_dir,
+            opts.placement,
+            &verified.text,
+        )?)
     } else {
         None
     };
@@ -406,15 +440,65 @@ fn labelled(plan: &Plan, found: &Discovered) -> Vec<criteria::GoalInfo> {
 }
 
 fn header(krate: &str, opts: &RunOptions) -> String {
+    let placement = match opts.placement {
+        Placement::Tests => "",
+        Placement::InCrate => " --placement in-crate",
+    };
     format!(
         "//! Regression tests for `{krate}`, generated by frugal {} ({} search, seed {}, budget {}).\n\
          //! Every test here compiled and passed twice against the crate when it was generated.\n\
-         //! Regenerate with `frugal run <crate> --write`; edits are overwritten.\n",
+         //! Regenerate with `frugal run <crate> --write{placement}`; edits are overwritten.\n{}",
         env!("CARGO_PKG_VERSION"),
         opts.search.algorithm.name(),
         opts.search.seed,
         opts.search.budget,
+        opts.placement.prelude(krate),
     )
+}
+
+/// `cargo build`/`cargo test` flags for the features analysis treats as enabled.
+fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
+    let mut args = Vec::new();
+    if a.all_features {
+        args.push("--all-features".to_string());
+    } else if !a.features.is_empty() {
+        args.push("--features".to_string());
+        args.push(a.features.iter().cloned().collect::<Vec<_>>().join(","));
+    }
+    if a.no_default_features {
+        args.push("--no-default-features".to_string());
+    }
+    args
+}
+
+/// Feature names for the harness's dependency on the crate: the requested ones, or with
+/// `all_features` every `[features]` key and every optional dependency not hidden by `dep:`.
+fn enabled_features(crate_dir: &Path, a: &AnalyzeOptions) -> Vec<String> {
+    if !a.all_features {
+        return a.features.iter().cloned().collect();
+    }
+    let Some(doc) = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
+    else {
+        return Vec::new();
+    };
+    let text = doc.to_string();
+    let mut names: Vec<String> = doc
+        .get("features")
+        .and_then(|f| f.as_table_like())
+        .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+        .unwrap_or_default();
+    if let Some(deps) = doc.get("dependencies").and_then(|d| d.as_table_like()) {
+        for (name, dep) in deps.iter() {
+            let optional = dep.get("optional").and_then(|o| o.as_bool()) == Some(true);
+            let hidden = text.contains(&format!("\"dep:{name}\""));
+            if optional && !hidden && !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
 }
 
 /// `$XDG_CACHE_HOME/frugal/<crate>-<hash of its path>`, so each crate keeps its build cache.

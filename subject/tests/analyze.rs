@@ -436,6 +436,87 @@ fn lifetime_carrying_types_block_receivers_and_params_only() {
 }
 
 #[test]
+fn std_value_types_lower_to_std_paths() {
+    let m = model("analyze_unsupported");
+    let wait = callable(&m, "analyze_unsupported::wait");
+    assert_eq!(wait.params[0].ty, adt("std::time::Duration"));
+}
+
+#[test]
+fn in_crate_analysis_sees_what_the_crate_root_can_name() {
+    let opts = AnalyzeOptions {
+        in_crate: true,
+        ..AnalyzeOptions::default()
+    };
+    let m = model_with(&fixture("analyze_reexports"), &opts);
+    let paths = callable_paths(&m);
+    // Private and restricted items reachable from the root; test-only code stays out.
+    for present in [
+        "analyze_reexports::crate_only",
+        "analyze_reexports::private",
+        "analyze_reexports::internal",
+        "analyze_reexports::hidden_stuff::secret",
+        "analyze_reexports::takes_private",
+    ] {
+        assert!(
+            paths.contains(present),
+            "{present} missing:\n{}",
+            summary(&m)
+        );
+    }
+    assert!(m.callables.iter().all(|c| c.name != "works"));
+    // The same crate seen from an integration test keeps them out.
+    assert!(!callable_paths(&model("analyze_reexports")).contains("analyze_reexports::crate_only"));
+}
+
+#[test]
+fn a_binary_crate_is_analysed_from_main_in_crate_only() {
+    let dir = fixture("bin_only");
+    assert!(matches!(
+        analyze(&dir, &AnalyzeOptions::default()),
+        Err(AnalyzeError::NoLibrary { .. })
+    ));
+    let opts = AnalyzeOptions {
+        in_crate: true,
+        ..AnalyzeOptions::default()
+    };
+    let m = model_with(&dir, &opts);
+    assert_eq!(m.crate_name, "bin_only");
+    let paths = callable_paths(&m);
+    for present in [
+        "bin_only::double",
+        "bin_only::render",
+        "bin_only::main",
+        "bin_only::util::triple",
+        "bin_only::util::halve",
+        "bin_only::util::wait_for",
+    ] {
+        assert!(
+            paths.contains(present),
+            "{present} missing:\n{}",
+            summary(&m)
+        );
+    }
+    // Private to `util`: the root cannot name it.
+    assert!(!paths.contains("bin_only::util::hidden"));
+    // A `Result` whose error type cannot be lowered keeps its `Ok` type.
+    let parse = callable(&m, "bin_only::util::parse_width");
+    assert_eq!(
+        parse.ret,
+        Some(Ty::Result(
+            Box::new(prim("u32")),
+            Box::new(Ty::Other("Box<dyn std::error::Error>".into()))
+        ))
+    );
+    // Private fields of a root struct are visible to a root child module: a literal builds it.
+    let config = type_def(&m, "bin_only::Config");
+    assert!(matches!(
+        &config.kind,
+        TypeKind::Struct { fields: Some(f), .. } if f.len() == 2
+    ));
+}
+
+#[test]
 fn every_unsupported_reason_is_reported() {
     let m = model("analyze_unsupported");
     let expected = [
@@ -446,7 +527,6 @@ fn every_unsupported_reason_is_reported() {
         ("later", "async fn", "async fn later"),
         ("fixed", "const generic", "const N: usize"),
         ("dep", "dependency type", "regex::Regex"),
-        ("wait", "std type not supported", "std::time::Duration"),
         ("lookup", "std type not supported", "HashMap<String, i32>"),
         ("raw", "raw pointer", "*mut i32"),
         ("callback", "fn pointer", "fn(i32) -> i32"),

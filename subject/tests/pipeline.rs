@@ -78,6 +78,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         analyze: Default::default(),
         criteria: Default::default(),
         goal_selection: Default::default(),
+        placement: Default::default(),
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::attrs::{self, CfgEval};
-use super::index::{ImplDecl, Ns, Resolved, Target, is_pub};
+use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{Callable, CallableKind, Param, Receiver, Ty, Unsupported};
@@ -96,7 +96,7 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         let syn::ImplItem::Fn(f) = item else { continue };
         let wanted = match wanted_trait_fn {
             Some(name) => f.sig.ident == name,
-            None => is_pub(&f.vis) && !attrs::is_doc_hidden(&f.attrs),
+            None => low.ix.visible(&f.vis, imp.module) && !attrs::is_doc_hidden(&f.attrs),
         };
         if !wanted || !cfg.keeps(&f.attrs) {
             continue;
@@ -386,6 +386,34 @@ fn lower_return(low: &Lowering<'_>, scope: Scope<'_>, output: &syn::ReturnType) 
     match low.lower(scope, ty, Pos::Other, &mut Vec::new()) {
         Ok(Ty::Unit) => None,
         Ok(t) => Some(t),
-        Err(_) => Some(Ty::Other(source_text(&**ty))),
+        Err(_) => {
+            Some(result_with_opaque_error(low, scope, ty).unwrap_or(Ty::Other(source_text(&**ty))))
+        }
     }
+}
+
+/// `Result<T, E>` whose `E` does not lower (`Infallible`, `Box<dyn Error>`, a dependency's
+/// error): the error is kept as text, so the harness can still keep the `T` (see
+/// `harness::registry::ok_converted`).
+fn result_with_opaque_error(low: &Lowering<'_>, scope: Scope<'_>, ty: &syn::Type) -> Option<Ty> {
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    let last = tp.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    let mut types = a.args.iter().filter_map(|g| match g {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let (ok, err) = (types.next()?, types.next()?);
+    let ok = low.lower(scope, ok, Pos::Other, &mut Vec::new()).ok()?;
+    Some(Ty::Result(
+        Box::new(ok),
+        Box::new(Ty::Other(source_text(err))),
+    ))
 }

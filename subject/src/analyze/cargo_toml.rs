@@ -18,7 +18,12 @@ pub(crate) struct LibTarget {
     pub features: BTreeMap<String, Vec<String>>,
 }
 
-pub(crate) fn read_lib_target(crate_dir: &Path) -> Result<LibTarget, AnalyzeError> {
+/// The library target; with `allow_bin`, a package without one yields its (first) binary's
+/// root instead, which in-crate placement treats as the crate root.
+pub(crate) fn read_lib_target(
+    crate_dir: &Path,
+    allow_bin: bool,
+) -> Result<LibTarget, AnalyzeError> {
     let path = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&path).map_err(|source| AnalyzeError::Read {
         path: path.clone(),
@@ -46,13 +51,28 @@ pub(crate) fn read_lib_target(crate_dir: &Path) -> Result<LibTarget, AnalyzeErro
     let root = match lib_str("path") {
         Some(p) => PathBuf::from(p),
         None if crate_dir.join("src/lib.rs").is_file() => PathBuf::from("src/lib.rs"),
-        None => return Err(AnalyzeError::NoLibrary { path }),
+        None => match bin_root(&doc, crate_dir).filter(|_| allow_bin) {
+            Some(root) => root,
+            None => return Err(AnalyzeError::NoLibrary { path }),
+        },
     };
     Ok(LibTarget {
         crate_name,
         root,
         features: feature_table(&doc),
     })
+}
+
+/// Root file of the package's first binary: `[[bin]] path`, else `src/main.rs`.
+pub(crate) fn bin_root(doc: &DocumentMut, crate_dir: &Path) -> Option<PathBuf> {
+    let declared = doc
+        .get("bin")
+        .and_then(|b| b.as_array_of_tables())
+        .and_then(|bins| bins.iter().find_map(|b| b.get("path")?.as_str()))
+        .map(PathBuf::from);
+    declared
+        .or_else(|| Some(PathBuf::from("src/main.rs")))
+        .filter(|p| crate_dir.join(p).is_file())
 }
 
 fn feature_table(doc: &DocumentMut) -> BTreeMap<String, Vec<String>> {

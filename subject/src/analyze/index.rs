@@ -134,6 +134,8 @@ pub(crate) struct Index {
     pub impls: Vec<ImplDecl>,
     pub defs: Vec<Vec<Def>>,
     pub uses: Vec<Vec<UseDecl>>,
+    /// Visibility as seen from a test module at the crate root, not from an integration test.
+    pub in_crate: bool,
 }
 
 /// Deep enough for real re-export chains, shallow enough to stop a runaway.
@@ -147,10 +149,11 @@ pub(crate) struct Guard {
 }
 
 impl Index {
-    pub(crate) fn build(modules: Vec<Module>) -> Self {
+    pub(crate) fn build(modules: Vec<Module>, in_crate: bool) -> Self {
         let mut ix = Index {
             defs: vec![Vec::new(); modules.len()],
             uses: vec![Vec::new(); modules.len()],
+            in_crate,
             ..Index::default()
         };
         for (id, module) in modules.iter().enumerate() {
@@ -159,16 +162,25 @@ impl Index {
                 ix.defs[id].push(Def {
                     name: name.clone(),
                     target: Target::Mod(child),
-                    public: child_mod.public,
+                    public: visible_in(&modules, in_crate, child_mod.vis, id),
                     hidden: child_mod.hidden,
                 });
             }
-            for item in &module.items {
-                ix.add_item(id, item);
-            }
         }
         ix.modules = modules;
+        for id in 0..ix.modules.len() {
+            let items = std::mem::take(&mut ix.modules[id].items);
+            for item in &items {
+                ix.add_item(id, item);
+            }
+            ix.modules[id].items = items;
+        }
         ix
+    }
+
+    /// Whether an item declared with `vis` in `module` can be named by the generated tests.
+    pub(crate) fn visible(&self, vis: &syn::Visibility, module: ModId) -> bool {
+        visible_in(&self.modules, self.in_crate, vis_of(vis), module)
     }
 
     fn add_item(&mut self, module: ModId, item: &syn::Item) {
@@ -214,7 +226,7 @@ impl Index {
                 return;
             }
             syn::Item::Use(u) => {
-                let public = is_pub(&u.vis);
+                let public = self.visible(&u.vis, module);
                 let mut out = Vec::new();
                 flatten_use(&u.tree, Vec::new(), &mut out);
                 for (path, name) in out {
@@ -230,10 +242,11 @@ impl Index {
             }
             _ => return,
         };
+        let public = self.visible(vis, module);
         self.defs[module].push(Def {
             name: name.to_string(),
             target,
-            public: is_pub(vis),
+            public,
             hidden,
         });
     }
@@ -381,8 +394,41 @@ impl Index {
     }
 }
 
-pub(crate) fn is_pub(vis: &syn::Visibility) -> bool {
-    matches!(vis, syn::Visibility::Public(_))
+/// A declared visibility, coarsened to what decides who can name the item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Vis {
+    Public,
+    /// `pub(crate)`, `pub(in crate::..)`.
+    Crate,
+    /// `pub(super)`, `pub(in super)`.
+    Super,
+    /// No `pub`, `pub(self)`.
+    Private,
+}
+
+pub(crate) fn vis_of(vis: &syn::Visibility) -> Vis {
+    match vis {
+        syn::Visibility::Public(_) => Vis::Public,
+        syn::Visibility::Inherited => Vis::Private,
+        syn::Visibility::Restricted(r) => match r.path.segments.first() {
+            Some(s) if s.ident == "crate" => Vis::Crate,
+            Some(s) if s.ident == "super" => Vis::Super,
+            _ => Vis::Private,
+        },
+    }
+}
+
+/// Whether an item declared with `vis` in module `module` can be named by the reader: with
+/// `in_crate` off, an integration test (plain `pub` only); with it on, a test module that is a
+/// child of the crate root (restricted visibilities reaching the root, private root items).
+pub(crate) fn visible_in(modules: &[Module], in_crate: bool, vis: Vis, module: ModId) -> bool {
+    match (in_crate, vis) {
+        (_, Vis::Public) => true,
+        (false, _) => false,
+        (true, Vis::Crate) => true,
+        (true, Vis::Super) => module == 0 || modules.get(module).and_then(|m| m.parent) == Some(0),
+        (true, Vis::Private) => module == 0,
+    }
 }
 
 /// Turns `a::{b, c as d, e::*}` into `(path, bound name)` pairs; globs bind `None`.

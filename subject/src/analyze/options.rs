@@ -14,6 +14,10 @@ pub struct AnalyzeOptions {
     pub all_features: bool,
     /// Leave out the manifest's `default` feature (cargo's `--no-default-features`).
     pub no_default_features: bool,
+    /// The tests live in a `#[cfg(test)]` module at the crate root (in-crate placement), so
+    /// crate-private items they can name count as callable, and a binary crate's `main.rs`
+    /// is analysed when there is no library.
+    pub in_crate: bool,
 }
 
 /// The resolved feature set a `cfg` predicate is evaluated against.

@@ -28,10 +28,10 @@ pub fn analyze(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<ApiModel, Anal
 
 /// Analyses the library crate in `crate_dir`, returning the warnings with the model.
 pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
-    let lib = cargo_toml::read_lib_target(crate_dir)?;
+    let lib = cargo_toml::read_lib_target(crate_dir, opts.in_crate)?;
     let cfg = CfgEval::new(EnabledFeatures::resolve(opts, &lib.features));
     let tree = walk::walk(crate_dir, &lib.root, &cfg)?;
-    let ix = Index::build(tree.modules);
+    let ix = Index::build(tree.modules, opts.in_crate);
     let public = PublicPaths::compute(&ix, &lib.crate_name);
 
     // Trait keys need lowering, and lowering `impl Trait` needs the candidates the keys make:

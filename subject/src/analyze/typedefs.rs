@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::attrs::{self, CfgEval};
-use super::index::{TypeItem, is_pub};
+use super::index::TypeItem;
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
 use crate::model::{Field, Ty, TypeDef, TypeKind, Variant, VariantShape};
 
@@ -120,7 +120,8 @@ fn struct_kind(
     s: &syn::ItemStruct,
 ) -> TypeKind {
     let fields: Vec<&syn::Field> = s.fields.iter().filter(|f| cfg.keeps(&f.attrs)).collect();
-    let buildable = fields.iter().all(|f| is_pub(&f.vis)) && !attrs::is_non_exhaustive(&s.attrs);
+    let buildable = fields.iter().all(|f| low.ix.visible(&f.vis, scope.module))
+        && (low.ix.in_crate || !attrs::is_non_exhaustive(&s.attrs));
     TypeKind::Struct {
         fields: buildable.then(|| lower_fields(low, scope, &fields)),
         tuple: matches!(s.fields, syn::Fields::Unnamed(_)),

@@ -381,6 +381,11 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
     let mut args = args.into_iter();
     match (last, args.len()) {
         ("Formatter", _) => Err(reason::FORMATTER),
+        // Std values the harness builds from integers or a string (`harness::registry`); a
+        // `&Path` is passed as a `&PathBuf`.
+        ("Duration", 0) if is_std => Ok(std_adt("std::time::Duration")),
+        ("SystemTime", 0) if is_std => Ok(std_adt("std::time::SystemTime")),
+        ("PathBuf" | "Path", 0) if is_std => Ok(std_adt("std::path::PathBuf")),
         ("String", 0) if std_like => Ok(Ty::String),
         ("Vec", 1) if std_like => Ok(Ty::Vec(Box::new(args.next().unwrap_or(Ty::Unit)))),
         ("Option", 1) if std_like => Ok(Ty::Option(Box::new(args.next().unwrap_or(Ty::Unit)))),
@@ -391,6 +396,13 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         }
         _ if is_std || (segs.len() == 1 && STD_NAMES.contains(&last)) => Err(reason::STD),
         _ => Err(reason::DEPENDENCY),
+    }
+}
+
+fn std_adt(path: &str) -> Ty {
+    Ty::Adt {
+        path: path.to_string(),
+        args: Vec::new(),
     }
 }
 

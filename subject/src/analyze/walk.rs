@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::attrs::{self, CfgEval};
 use super::error::{AnalyzeError, AnalyzeWarning};
+use super::index::{Vis, vis_of};
 
 /// Index of a module in [`ModuleTree::modules`]; the crate root is 0.
 pub(crate) type ModId = usize;
@@ -20,8 +21,8 @@ pub(crate) struct Module {
     pub parent: Option<ModId>,
     /// The file holding its items, relative to the crate directory, `/`-separated.
     pub file: String,
-    /// Declared `pub` (restricted visibilities are not).
-    pub public: bool,
+    /// Its declared visibility (the root counts as `pub`).
+    pub vis: Vis,
     pub hidden: bool,
     pub items: Vec<syn::Item>,
     pub children: BTreeMap<String, ModId>,
@@ -67,7 +68,7 @@ pub(crate) fn walk(
     let root_mod = Module {
         parent: None,
         file: slash_path(root),
-        public: true,
+        vis: Vis::Public,
         hidden: false,
         items: Vec::new(),
         children: BTreeMap::new(),
@@ -113,7 +114,7 @@ impl Walker<'_> {
         let mut module = Module {
             parent: Some(parent),
             file: parent_file.to_string(),
-            public: matches!(m.vis, syn::Visibility::Public(_)),
+            vis: vis_of(&m.vis),
             hidden: attrs::is_doc_hidden(&m.attrs),
             items: Vec::new(),
             children: BTreeMap::new(),

@@ -26,10 +26,54 @@ pub fn file(
     (assemble(header, &tests), tests)
 }
 
-/// The file text for a set of rendered tests.
+/// Where the emitted tests live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// An integration test, `tests/frugal_generated.rs`: public API only.
+    #[default]
+    Tests,
+    /// A `#[cfg(test)] mod frugal_generated` declared at the crate root (`src/lib.rs`, or
+    /// `src/main.rs` of a binary crate): crate-private items the root can name are callable.
+    InCrate,
+}
+
+impl Placement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Tests => "tests",
+            Placement::InCrate => "in-crate",
+        }
+    }
+
+    /// The lines after the doc header: lint allowances, and for in-crate placement the crate
+    /// under its own name, so the rendered `krate::path` paths resolve inside it as well.
+    pub fn prelude(self, krate: &str) -> String {
+        match self {
+            Placement::Tests => "#![allow(unused_mut, unused_variables, clippy::all)]\n".into(),
+            Placement::InCrate => format!(
+                "#![allow(unused, clippy::all, non_snake_case, unused_results, unused_qualifications, missing_docs)]\n\
+                 use crate as {krate};\n"
+            ),
+        }
+    }
+}
+
+impl std::str::FromStr for Placement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "tests" | "integration" => Ok(Placement::Tests),
+            "in-crate" | "incrate" | "unit" => Ok(Placement::InCrate),
+            other => Err(format!(
+                "unknown placement `{other}`: expected `tests` or `in-crate`"
+            )),
+        }
+    }
+}
+
+/// The file text for a set of rendered tests. `header` ends with the placement's prelude.
 pub fn assemble(header: &str, tests: &[render::RenderedTest]) -> String {
     let mut text = String::from(header);
-    text.push_str("#![allow(unused_mut, unused_variables, clippy::all)]\n");
     for t in tests {
         text.push('\n');
         text.push_str(&t.text);

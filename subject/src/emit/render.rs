@@ -100,6 +100,7 @@ impl<'a> Renderer<'a> {
                     | OpCode::None(_)
                     | OpCode::StructLit { .. }
                     | OpCode::Variant { .. }
+                    | OpCode::StdValue { .. }
             );
             let receiver = test
                 .stmts
@@ -182,15 +183,24 @@ impl<'a> Renderer<'a> {
             OpCode::Literal(t) => literal(t, s.value.as_ref()),
             OpCode::Call(c) => {
                 let c = &self.model.callables[*c];
+                let ok = if crate::harness::registry::ok_converted(op) {
+                    ".ok()"
+                } else {
+                    ""
+                };
                 match &c.kind {
                     CallableKind::Method { .. } => {
                         let recv = self.receiver(s.args[0] as usize);
-                        format!("{recv}.{}({})", c.name, args[1..].join(", "))
+                        format!("{recv}.{}({}){ok}", c.name, args[1..].join(", "))
                     }
-                    _ => format!("{}({})", c.path, args.join(", ")),
+                    _ => format!("{}({}){ok}", c.path, args.join(", ")),
                 }
             }
             OpCode::Display(_) => format!("{}.to_string()", self.receiver(s.args[0] as usize)),
+            OpCode::DebugFmt(_) => {
+                format!("format!(\"{{:?}}\", {})", self.receiver(s.args[0] as usize))
+            }
+            OpCode::StdValue { template, .. } => crate::harness::registry::fill(template, &args),
             OpCode::VecOf(_) => format!("vec![{}]", args.join(", ")),
             OpCode::Some(_) => format!("Some({})", args[0]),
             OpCode::None(t) => format!("None::<{}>", crate::harness::render::ty(t, k)),
@@ -245,7 +255,10 @@ impl<'a> Renderer<'a> {
 }
 
 fn is_call(op: &Op) -> bool {
-    matches!(op.code, OpCode::Call(_) | OpCode::Display(_))
+    matches!(
+        op.code,
+        OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_)
+    )
 }
 
 fn is_receiver(op: &Op, args: &[u32], i: usize, model: &ApiModel) -> bool {
@@ -362,7 +375,7 @@ fn test_name(test: &TestCase, result: &ExecResult, reg: &Registry, model: &ApiMo
             .rev()
             .find_map(|(i, s)| match &reg.ops[s.op as usize].code {
                 OpCode::Call(c) => Some((i, Some(*c), None)),
-                OpCode::Display(t) => Some((i, None, Some(t))),
+                OpCode::Display(t) | OpCode::DebugFmt(t) => Some((i, None, Some(t))),
                 _ => None,
             });
     let Some((i, c, shown)) = last_call else {

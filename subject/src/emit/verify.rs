@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::Placement;
 use super::render::RenderedTest;
 use crate::cargo;
 
@@ -47,23 +48,127 @@ pub const TEST_TARGET: &str = "frugal_generated";
 const ROUNDS: usize = 5;
 const RUN_LIMIT: Duration = Duration::from_secs(300);
 
+/// How the emitted file is built: where it goes and with which cargo flags.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    pub placement: Placement,
+    /// Extra `cargo test` arguments (`--all-features`, `--features a,b`).
+    pub cargo_args: Vec<String>,
+}
+
+/// The cargo target holding in-crate tests: the library, else the first binary.
+struct CrateRoot {
+    /// Root file relative to the crate directory.
+    file: PathBuf,
+    /// `--lib`, or `--bin <name>`.
+    select: Vec<String>,
+}
+
+fn crate_root(copy: &Path) -> Option<CrateRoot> {
+    let text = std::fs::read_to_string(copy.join("Cargo.toml")).ok()?;
+    let doc: toml_edit::DocumentMut = text.parse().ok()?;
+    let lib = doc
+        .get("lib")
+        .and_then(|l| l.get("path"))
+        .and_then(|p| p.as_str());
+    if let Some(p) = lib.map(PathBuf::from).or_else(|| {
+        copy.join("src/lib.rs")
+            .is_file()
+            .then(|| PathBuf::from("src/lib.rs"))
+    }) {
+        return Some(CrateRoot {
+            file: p,
+            select: vec!["--lib".into()],
+        });
+    }
+    let package = doc.get("package")?.get("name")?.as_str()?.to_string();
+    let bin = doc
+        .get("bin")
+        .and_then(|b| b.as_array_of_tables())
+        .and_then(|bins| bins.iter().next());
+    let name = bin
+        .and_then(|b| b.get("name")?.as_str())
+        .unwrap_or(&package)
+        .to_string();
+    let file = bin
+        .and_then(|b| b.get("path")?.as_str())
+        .unwrap_or("src/main.rs");
+    Some(CrateRoot {
+        file: PathBuf::from(file),
+        select: vec!["--bin".into(), name],
+    })
+}
+
+/// Where the emitted file goes in a copy of the crate, and the cargo target selection that
+/// builds it; for in-crate placement the module declaration is appended to the crate root.
+fn place(copy: &Path, placement: Placement) -> Result<(PathBuf, Vec<String>), VerifyError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| VerifyError::Io { path, source }
+    };
+    match placement {
+        Placement::Tests => {
+            std::fs::create_dir_all(copy.join("tests")).map_err(io(copy))?;
+            Ok((
+                copy.join("tests").join(format!("{TEST_TARGET}.rs")),
+                vec!["--test".into(), TEST_TARGET.into()],
+            ))
+        }
+        Placement::InCrate => {
+            let root = crate_root(copy).ok_or_else(|| {
+                VerifyError::CrateBroken("no library or binary target to hold the tests".into())
+            })?;
+            let root_file = copy.join(&root.file);
+            let text = std::fs::read_to_string(&root_file).map_err(io(&root_file))?;
+            let decl = module_decl();
+            if !text.contains(&decl) {
+                let sep = if text.ends_with('\n') { "" } else { "\n" };
+                std::fs::write(&root_file, format!("{text}{sep}{decl}")).map_err(io(&root_file))?;
+            }
+            let dir = root_file.parent().unwrap_or(copy).to_path_buf();
+            Ok((dir.join(format!("{TEST_TARGET}.rs")), root.select))
+        }
+    }
+}
+
+/// The declaration in-crate placement appends to the crate root (no user line moves).
+pub fn module_decl() -> String {
+    format!("#[cfg(test)]\n#[path = \"{TEST_TARGET}.rs\"]\nmod {TEST_TARGET};\n")
+}
+
+/// Writes `text` where `placement` puts the suite inside the crate at `crate_dir` (and for
+/// in-crate placement declares the module at the root); returns the file written.
+pub fn write_into(
+    crate_dir: &Path,
+    placement: Placement,
+    text: &str,
+) -> Result<PathBuf, VerifyError> {
+    let (file, _) = place(crate_dir, placement)?;
+    std::fs::write(&file, text).map_err(|source| VerifyError::Io {
+        path: file.clone(),
+        source,
+    })?;
+    Ok(file)
+}
+
 /// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file.
 pub fn verify(
     crate_dir: &Path,
     work: &Path,
     header: &str,
     mut tests: Vec<RenderedTest>,
+    opts: &VerifyOptions,
 ) -> Result<Verified, VerifyError> {
     let copy = work.join("verify");
     crate::instrument::standalone_copy(crate_dir, &copy).map_err(|source| VerifyError::Copy {
         path: copy.clone(),
         source,
     })?;
-    let file = copy.join("tests").join(format!("{TEST_TARGET}.rs"));
-    std::fs::create_dir_all(copy.join("tests")).map_err(|source| VerifyError::Io {
-        path: copy.clone(),
-        source,
-    })?;
+    let (file, select) = place(&copy, opts.placement)?;
+    let filter: Vec<String> = match opts.placement {
+        Placement::Tests => Vec::new(),
+        Placement::InCrate => vec![format!("{TEST_TARGET}::")],
+    };
     let target = work.join("target-verify");
     let mut v = Verified::default();
     for _ in 0..ROUNDS {
@@ -74,13 +179,10 @@ pub fn verify(
         })?;
         let started = Instant::now();
         let mut cmd = cargo::command(&copy, &target);
-        cmd.args([
-            "test",
-            "--test",
-            TEST_TARGET,
-            "--no-run",
-            "--message-format=json",
-        ]);
+        cmd.arg("test")
+            .args(&select)
+            .args(["--no-run", "--message-format=json"])
+            .args(&opts.cargo_args);
         let out = cargo::run_json(cmd).map_err(VerifyError::Cargo)?;
         v.build_time += started.elapsed();
         if !out.success {
@@ -91,14 +193,18 @@ pub fn verify(
             drop_tests(&mut tests, &bad, &mut v);
             continue;
         }
-        let Some((_, exe)) = out.executables.iter().find(|(n, _)| n == TEST_TARGET) else {
+        let exe = match opts.placement {
+            Placement::Tests => out.executables.iter().find(|(n, _)| n == TEST_TARGET),
+            Placement::InCrate => out.executables.last(),
+        };
+        let Some((_, exe)) = exe else {
             return Err(VerifyError::CrateBroken(
                 "cargo built no test executable".into(),
             ));
         };
         let started = Instant::now();
-        let first = run_tests(exe, &copy)?;
-        let second = run_tests(exe, &copy)?;
+        let first = run_tests(exe, &copy, &filter)?;
+        let second = run_tests(exe, &copy, &filter)?;
         v.run_time += started.elapsed();
         let failing: Vec<(String, String)> = tests
             .iter()
@@ -147,7 +253,7 @@ fn failing_tests(
 ) -> Vec<(String, String)> {
     // Line where each test starts in the assembled file.
     let mut starts = Vec::with_capacity(tests.len());
-    let mut line = header.lines().count() + 2;
+    let mut line = header.lines().count() + 1;
     for t in tests {
         starts.push(line + 1);
         line += 1 + t.text.lines().count();
@@ -177,8 +283,9 @@ fn failing_tests(
 }
 
 /// Runs the test binary and returns the names of the passing tests.
-fn run_tests(exe: &Path, dir: &Path) -> Result<Vec<String>, VerifyError> {
+fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, VerifyError> {
     let mut child = Command::new(exe)
+        .args(filter)
         .current_dir(dir)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
@@ -211,6 +318,9 @@ fn run_tests(exe: &Path, dir: &Path) -> Result<Vec<String>, VerifyError> {
         .lines()
         .filter_map(|l| {
             let name = l.strip_prefix("test ")?.strip_suffix(" ... ok")?;
+            let name = name
+                .strip_prefix(&format!("{TEST_TARGET}::"))
+                .unwrap_or(name);
             Some(
                 name.strip_suffix(" - should panic")
                     .unwrap_or(name)

@@ -47,12 +47,26 @@ pub fn build(
     probe: &Path,
     model: &ApiModel,
     manifest: &Manifest,
+    registry: Registry,
+) -> Result<Harness, HarnessError> {
+    build_with_features(work, copy, probe, model, manifest, registry, &[])
+}
+
+/// [`build`] with the crate's `features` enabled in the harness's dependency on it.
+pub fn build_with_features(
+    work: &Path,
+    copy: &Path,
+    probe: &Path,
+    model: &ApiModel,
+    manifest: &Manifest,
     mut registry: Registry,
+    features: &[String],
 ) -> Result<Harness, HarnessError> {
     let package = package_name(copy).unwrap_or_else(|| model.crate_name.clone());
-    inject_mod(copy)?;
+    let root = lib_root(copy);
+    inject_mod(&root)?;
     let dir = work.join("harness");
-    write_package(&dir, copy, probe, &package, &model.crate_name)?;
+    write_package(&dir, copy, probe, &package, &model.crate_name, features)?;
     let target = work.join("target");
     for _ in 0..MAX_ROUNDS {
         let dispatch = render::dispatch(
@@ -111,9 +125,19 @@ fn package_name(copy: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Appends the module declaration at the end of `lib.rs`, so no user line moves.
-fn inject_mod(copy: &Path) -> Result<(), HarnessError> {
-    let lib = copy.join("src").join("lib.rs");
+/// The copy's library root: `[lib] path` (a binary crate's copy has one, see
+/// `instrument::cargo_toml`), else `src/lib.rs`.
+fn lib_root(copy: &Path) -> PathBuf {
+    let declared = std::fs::read_to_string(copy.join("Cargo.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
+        .and_then(|doc| Some(doc.get("lib")?.get("path")?.as_str()?.to_string()));
+    copy.join(declared.unwrap_or_else(|| "src/lib.rs".into()))
+}
+
+/// Appends the module declaration at the end of the library root, so no user line moves.
+fn inject_mod(lib: &Path) -> Result<(), HarnessError> {
+    let lib = lib.to_path_buf();
     let text = std::fs::read_to_string(&lib).map_err(|source| HarnessError::Io {
         path: lib.clone(),
         source,
@@ -132,6 +156,7 @@ fn write_package(
     probe: &Path,
     package: &str,
     krate: &str,
+    features: &[String],
 ) -> Result<(), HarnessError> {
     std::fs::create_dir_all(dir.join("src")).map_err(|source| HarnessError::Io {
         path: dir.to_path_buf(),
@@ -139,7 +164,7 @@ fn write_package(
     })?;
     let manifest = format!(
         "[package]\nname = \"frugal-harness\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\n{krate} = {{ package = \"{package}\", path = {copy:?} }}\nfrugal-probe = {{ path = {probe:?} }}\n\n[workspace]\n",
+         [dependencies]\n{krate} = {{ package = \"{package}\", path = {copy:?}, features = {features:?} }}\nfrugal-probe = {{ path = {probe:?} }}\n\n[workspace]\n",
         copy = copy.display().to_string(),
         probe = probe.display().to_string(),
     );

@@ -45,7 +45,60 @@ pub enum OpCode {
     /// `x.to_string()` for a type implementing `Display`: reaches `fmt` bodies, which take a
     /// `Formatter` no test can build.
     Display(Ty),
+    /// `format!("{:?}", x)` for a type implementing `Debug`: the other `Formatter` method.
+    DebugFmt(Ty),
+    /// A std value built from integers or a string (`Duration::new(s, n)`, `UNIX_EPOCH +
+    /// Duration::from_secs(s)`, `PathBuf::from(s)`): `template` with `{0}`, `{1}`, ... standing
+    /// for the arguments, the same text in the harness and in emitted tests.
+    StdValue { ty: Ty, template: String },
 }
+
+/// `template` with `{i}` replaced by `args[i]`.
+pub fn fill(template: &str, args: &[String]) -> String {
+    let mut out = template.to_string();
+    for (i, a) in args.iter().enumerate() {
+        out = out.replace(&format!("{{{i}}}"), a);
+    }
+    out
+}
+
+/// Std value types the harness builds, by path: how, from which parameter types.
+fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
+    let prim = |p: &str| Ty::Prim(p.to_string());
+    match path {
+        STD_DURATION => vec![
+            ("std::time::Duration::from_millis({0})", vec![prim("u64")]),
+            (
+                "std::time::Duration::new({0}, {1})",
+                vec![prim("u64"), prim("u32")],
+            ),
+        ],
+        STD_SYSTEM_TIME => vec![(
+            "std::time::UNIX_EPOCH + std::time::Duration::new(<u64 as From<u32>>::from({0}), {1})",
+            vec![prim("u32"), prim("u32")],
+        )],
+        STD_PATH_BUF => vec![("std::path::PathBuf::from({0})", vec![Ty::String])],
+        _ => Vec::new(),
+    }
+}
+
+/// Reason for callables left out because their results differ run to run.
+pub const NONDETERMINISTIC: &str = "nondeterministic (reads the clock)";
+
+/// `now()`, `now_utc()`, `today()`, `x.elapsed()`: values that change between the search and
+/// verification, so every regression assertion over them fails and the test is dropped.
+fn reads_the_clock(c: &Callable) -> bool {
+    let clock = matches!(
+        c.name.as_str(),
+        "now" | "now_utc" | "now_local" | "today" | "elapsed"
+    );
+    clock && c.params.is_empty()
+}
+
+/// Paths analysis lowers std value types to (see `analyze::types`).
+pub const STD_DURATION: &str = "std::time::Duration";
+pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
+pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 
 /// Pool type, passing mode and source type of one parameter.
 pub type ParamSlot = (Ty, Pass, Ty);
@@ -145,6 +198,14 @@ impl Registry {
         let mut reg = Registry::default();
         let mut wanted: Vec<(usize, Vec<ParamSlot>)> = Vec::new();
         for (i, c) in model.callables.iter().enumerate() {
+            if reads_the_clock(c) {
+                reg.dropped.push(Unsupported {
+                    path: c.path.clone(),
+                    reason: NONDETERMINISTIC.into(),
+                    detail: c.name.clone(),
+                });
+                continue;
+            }
             match call_params(c) {
                 Ok(params) => wanted.push((i, params)),
                 Err(detail) => reg.dropped.push(Unsupported {
@@ -159,14 +220,14 @@ impl Registry {
             for (t, _, _) in params {
                 reg.add_type_tree(t, model);
             }
-            if let Some(r) = model.callables[*i].ret.as_ref().filter(|r| storable(r)) {
-                reg.add_type_tree(r, model);
+            if let Some(r) = pool_ret(model.callables[*i].ret.as_ref()) {
+                reg.add_type_tree(&r, model);
             }
         }
         reg.add_builders(model);
         for (i, params) in wanted {
             let c = &model.callables[i];
-            let ret = c.ret.clone().filter(storable);
+            let ret = pool_ret(c.ret.as_ref());
             reg.ops.push(Op {
                 code: OpCode::Call(i),
                 params,
@@ -214,6 +275,10 @@ impl Registry {
             for op in builders_for(&ty, model) {
                 for (t, _, _) in &op.params {
                     self.add_type_tree(t, model);
+                }
+                if let Some(r) = &op.ret {
+                    // `Display`/`Debug` give a `String` even where no callable mentions one.
+                    self.add_type_tree(r, model);
                 }
                 self.ops.push(op);
             }
@@ -269,7 +334,7 @@ impl Registry {
                 name: o.name.clone(),
                 kind: match o.code {
                     OpCode::Literal(_) => OpKind::Literal,
-                    OpCode::Call(_) | OpCode::Display(_) => OpKind::Call,
+                    OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_) => OpKind::Call,
                     _ => OpKind::Build,
                 },
                 params: o.params.iter().map(|(t, p, _)| (id(t), *p)).collect(),
@@ -286,6 +351,25 @@ impl Registry {
         };
         Schema::new(types, ops, constants)
     }
+}
+
+/// The pool type a call's result is kept as: the return type when the pool can hold it, else
+/// for a `Result<T, E>` whose error cannot be named (`Box<dyn Error>`, `io::Error`) an
+/// `Option<T>` taken with `.ok()` (see [`ok_converted`]).
+fn pool_ret(ret: Option<&Ty>) -> Option<Ty> {
+    match ret? {
+        r if storable(r) => Some(r.clone()),
+        Ty::Result(t, _) if storable(t) => Some(Ty::Option(t.clone())),
+        _ => None,
+    }
+}
+
+/// Whether a call's `Result` is kept as an `Option` (render `.ok()` after the call).
+pub fn ok_converted(op: &Op) -> bool {
+    matches!(
+        (&op.ret, &op.ret_source),
+        (Some(Ty::Option(a)), Some(Ty::Result(b, _))) if a == b
+    )
 }
 
 fn variadic(o: &Op) -> bool {
@@ -446,6 +530,22 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
             }
             ops
         }
+        Ty::Adt { path, args } if args.is_empty() && path.starts_with("std::") => {
+            std_constructors(path)
+                .into_iter()
+                .map(|(template, params)| {
+                    builder(
+                        OpCode::StdValue {
+                            ty: ty.clone(),
+                            template: template.to_string(),
+                        },
+                        params,
+                        ty,
+                        template.to_string(),
+                    )
+                })
+                .collect()
+        }
         Ty::Adt { path, args } if args.is_empty() => adt_builders(ty, path, model),
         _ => Vec::new(),
     }
@@ -473,6 +573,22 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
             ret: Some(Ty::String),
             ret_source: Some(Ty::String),
             name: format!("{path}::to_string"),
+        });
+    }
+    if def.traits.iter().any(|t| t == "Debug") {
+        ops.push(Op {
+            code: OpCode::DebugFmt(ty.clone()),
+            params: vec![(
+                ty.clone(),
+                Pass::Ref,
+                Ty::Ref {
+                    mutable: false,
+                    inner: Box::new(ty.clone()),
+                },
+            )],
+            ret: Some(Ty::String),
+            ret_source: Some(Ty::String),
+            name: format!("{path}::fmt (Debug)"),
         });
     }
     ops

@@ -118,6 +118,9 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
     let args = bind_args(op, model, &mut b);
     let expr = match &op.code {
         OpCode::Literal(t) => literal_from_value(t),
+        OpCode::Call(i) if super::registry::ok_converted(op) => {
+            format!("{}.ok()", call_expr(&model.callables[*i], &args, k))
+        }
         OpCode::Call(i) => call_expr(&model.callables[*i], &args, k),
         OpCode::VecOf(t) => {
             let take = if matches!(t, Ty::Prim(_)) {
@@ -131,6 +134,8 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
             )
         }
         OpCode::Display(_) => format!("::std::string::ToString::to_string({})", args[0]),
+        OpCode::DebugFmt(_) => format!("::std::format!(\"{{:?}}\", {})", args[0]),
+        OpCode::StdValue { template, .. } => super::registry::fill(template, &args),
         OpCode::Some(_) => format!("Some({})", args[0]),
         OpCode::None(t) => format!("None::<{}>", ty_in(t, k)),
         OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {

@@ -83,6 +83,7 @@ pub(crate) fn prepare(
     }
     if let Some(probe_dir) = probe_dir {
         add_probe(&mut doc, probe_dir);
+        bin_as_lib(&mut doc, crate_dir);
     }
     let lib = doc
         .get("lib")
@@ -104,6 +105,33 @@ pub(crate) fn prepare(
         manifest: doc.to_string(),
         workspace_lock,
     })
+}
+
+/// A package without a library gets its first binary's root as the library of the copy, and
+/// loses its binaries: the harness links the crate as a library, and in-crate tests reach its
+/// items with `crate::` paths either way (DESIGN section 4: the crate's `main` is set aside).
+fn bin_as_lib(doc: &mut DocumentMut, crate_dir: &Path) {
+    if doc.contains_key("lib") || crate_dir.join("src/lib.rs").is_file() {
+        return;
+    }
+    let declared = doc
+        .get("bin")
+        .and_then(Item::as_array_of_tables)
+        .and_then(|bins| bins.iter().find_map(|b| b.get("path")?.as_str()))
+        .map(PathBuf::from);
+    let Some(root) = declared
+        .or_else(|| Some(PathBuf::from("src/main.rs")))
+        .filter(|p| crate_dir.join(p).is_file())
+    else {
+        return;
+    };
+    let mut lib = Table::new();
+    lib.insert("path", toml_edit::value(root.to_string_lossy().as_ref()));
+    doc.insert("lib", Item::Table(lib));
+    doc.remove("bin");
+    if let Some(pkg) = doc.get_mut("package").and_then(Item::as_table_like_mut) {
+        pkg.insert("autobins", toml_edit::value(false));
+    }
 }
 
 /// The nearest ancestor manifest with a `[workspace]` table, or the one `package.workspace`

@@ -1,0 +1,121 @@
+//! In-crate placement end to end: a binary crate (no library) gets a `#[cfg(test)]` module at
+//! its root whose tests call crate-private functions, verified against the unmodified crate.
+
+mod common;
+
+use std::path::Path;
+
+use frugal_search::{Budget, Generation, SearchParams};
+use frugal_subject::emit::Placement;
+use frugal_subject::executor::ExecConfig;
+use frugal_subject::pipeline::{self, Phase, Progress, RunOptions};
+
+struct Quiet;
+
+impl Progress for Quiet {
+    fn phase(&mut self, _: Phase) {}
+    fn generation(&mut self, _: &Generation) {}
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn binary_crate_gets_a_verified_in_crate_module() {
+    let work = common::work_dir("placement-bin_only");
+    let out = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        crate_dir: fixture("bin_only"),
+        out_dir: out.path().to_path_buf(),
+        write: false,
+        search: SearchParams {
+            seed: 1,
+            budget: Budget::Executions(1500),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers: 1,
+            ..ExecConfig::default()
+        },
+        work_dir: Some(work.path.clone()),
+        analyze: Default::default(),
+        criteria: Default::default(),
+        goal_selection: Default::default(),
+        placement: Placement::InCrate,
+    };
+    let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    assert!(summary.tests_emitted > 0, "{summary:?}");
+    assert!(
+        summary.tests_dropped.is_empty(),
+        "{:?}",
+        summary.tests_dropped
+    );
+    let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
+    assert!(text.contains("use crate as bin_only;"), "{text}");
+    // Private functions of the root and `pub(crate)` ones of a private module are called.
+    assert!(text.contains("bin_only::double("), "{text}");
+    assert!(text.contains("bin_only::util::halve("), "{text}");
+    let branches = &summary.goals["branch"];
+    assert!(
+        branches.covered * 2 >= branches.total,
+        "{:?}",
+        summary.goals
+    );
+}
+
+#[test]
+fn placement_parses_and_names_itself() {
+    for p in [Placement::Tests, Placement::InCrate] {
+        assert_eq!(p.name().parse::<Placement>(), Ok(p));
+    }
+    assert!("elsewhere".parse::<Placement>().is_err());
+    assert!(Placement::InCrate.prelude("k").contains("use crate as k;"));
+}
+
+#[test]
+fn clock_readers_are_left_out_and_std_values_get_builders() {
+    use frugal_subject::harness::registry::{NONDETERMINISTIC, OpCode, Registry};
+    use frugal_subject::model::{ApiModel, Callable, CallableKind, Param, Ty};
+    let duration = Ty::Adt {
+        path: "std::time::Duration".into(),
+        args: Vec::new(),
+    };
+    let call = |name: &str, params: Vec<Param>| Callable {
+        path: format!("k::{name}"),
+        name: name.into(),
+        kind: CallableKind::Free,
+        params,
+        ret: Some(Ty::Prim("u64".into())),
+        file: "src/lib.rs".into(),
+        line: 1,
+        instantiation: Vec::new(),
+    };
+    let model = ApiModel {
+        crate_name: "k".into(),
+        callables: vec![
+            call("now", Vec::new()),
+            call(
+                "wait",
+                vec![Param {
+                    name: "d".into(),
+                    ty: duration.clone(),
+                }],
+            ),
+        ],
+        ..ApiModel::default()
+    };
+    let reg = Registry::build(&model);
+    assert!(
+        reg.dropped
+            .iter()
+            .any(|u| u.path == "k::now" && u.reason == NONDETERMINISTIC)
+    );
+    assert!(reg.ops.iter().any(|o| o.code == OpCode::Call(1)));
+    assert!(reg.ops.iter().any(|o| matches!(
+        &o.code,
+        OpCode::StdValue { ty, template } if *ty == duration && template.contains("{0}")
+    )));
+}
