@@ -17,10 +17,12 @@ pub mod alloc;
 mod distance;
 pub mod dump;
 pub mod harness;
+pub mod mutants;
 pub mod tables;
 pub mod wire;
 
 pub use distance::{Mag, Probe};
+pub use mutants::{Arith, Order, arith, ror};
 pub use tables::{
     FnGuard, Snapshot, Tried, branch, close_and, close_or, cmp, cmp_goal, covered_goals, enter,
     hit, init, iter, leaf, leaf_goal, line, not, open, q, reset, set_fuel, snapshot, str_arms,

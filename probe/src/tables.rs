@@ -164,6 +164,26 @@ fn record(t: &Tables, goal: u32, raw: f64) {
     }
 }
 
+/// Whether probes record anything (the tables are set up).
+#[inline]
+pub(crate) fn probes_on() -> bool {
+    tables().is_some()
+}
+
+/// Records a raw distance for `goal` (weak mutation), reading first: a mutant killed earlier
+/// in the test costs a load, not an atomic read-modify-write.
+#[inline]
+pub(crate) fn record_raw(goal: u32, raw: f64) {
+    if let Some(t) = tables()
+        && let Some(g) = t.goals.get(goal as usize)
+    {
+        let bits = normalise(raw).to_bits();
+        if g.load(Relaxed) > bits {
+            g.fetch_min(bits, Relaxed);
+        }
+    }
+}
+
 #[inline]
 fn mark_hit(t: &Tables, goal: u32) {
     if let Some(g) = t.goals.get(goal as usize)

@@ -641,6 +641,7 @@ fn kind_name(kind: frugal_subject::manifest::GoalKind) -> &'static str {
         GoalKind::Branch => "branch",
         GoalKind::Line => "line",
         GoalKind::Function => "function",
+        GoalKind::Mutant => "weak-mutation",
     }
 }
 

@@ -15,6 +15,9 @@ pub enum GoalKind {
     Output,
     /// A callable received an argument of one class (EvoSuite's input coverage).
     Input,
+    /// A mutant of a comparison or an arithmetic site was weakly killed: its state differed
+    /// from the original's at least once (EvoSuite's weak mutation).
+    WeakMutation,
 }
 
 /// Which goals the search pursues.

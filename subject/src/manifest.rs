@@ -29,7 +29,7 @@ pub struct Goal {
     /// The function the goal is in (index into [`Manifest::functions`]).
     pub function: Option<u32>,
     /// Human-readable: `if true`, `if false`, `match arm Some(_)`, `? ok`, `? err`, `loop body`,
-    /// `&& operand true`, `fn entry`, `line`.
+    /// `&& operand true`, `fn entry`, `line`, `ROR < -> <=`, `AOR + -> *`.
     pub label: String,
 }
 
@@ -39,6 +39,9 @@ pub enum GoalKind {
     Branch,
     Line,
     Function,
+    /// A weak mutant (ROR at a comparison, AOR at an arithmetic site), killed when its state
+    /// differs from the original's; only with `Options::mutants`.
+    Mutant,
 }
 
 /// An instrumented function.

@@ -199,6 +199,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         &target,
         &instrument::Options {
             cargo_args: cargo_args.clone(),
+            mutants: opts.criteria.mutants(),
             ..instrument::Options::default()
         },
     )?;

@@ -13,6 +13,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("src/dump.rs", include_str!("../../probe/src/dump.rs")),
     ("src/harness.rs", include_str!("../../probe/src/harness.rs")),
+    ("src/mutants.rs", include_str!("../../probe/src/mutants.rs")),
     ("src/tables.rs", include_str!("../../probe/src/tables.rs")),
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),
 ];

@@ -4,8 +4,11 @@
 //! goals after each execution from the test, the registry and the harness's outcome; the probes
 //! and the wire format do not change.
 //!
-//! Criteria (EvoSuite's many-criteria set, as DynaMOSA uses it; weak mutation is not here):
+//! Criteria (EvoSuite's many-criteria set, as DynaMOSA uses it):
 //! - `branch`, `line`, `function`: the instrumenter's goals (manifest), reported by the probes.
+//! - `weak-mutation` (opt-in, not in `all`): the instrumenter's mutant goals (ROR at
+//!   comparisons, AOR at arithmetic, `instrument/mutants.rs`), killed inside the probes. Only
+//!   instrumented when selected ([`Criteria::mutants`]).
 //! - `function-no-panic`: per callable, one goal: it returned normally at least once.
 //! - `panic`: per callable, one goal per distinct panic location (`file:line`) reached through
 //!   it, i.e. panicking in the statement calling it. Locations are found at run time; see
@@ -61,6 +64,11 @@ pub const ALL: [GoalKind; 7] = [
     GoalKind::Input,
 ];
 
+/// Criteria that exist but are not in `all` (the default): named one by one. Weak mutation
+/// adds two or three goals per comparison and arithmetic site and a probe per evaluation,
+/// for little coverage the branch goals do not already steer towards (see README).
+pub const OPT_IN: [GoalKind; 1] = [GoalKind::WeakMutation];
+
 /// The name of a criterion on the command line and in `summary.json`.
 pub fn name(kind: GoalKind) -> &'static str {
     match kind {
@@ -71,6 +79,7 @@ pub fn name(kind: GoalKind) -> &'static str {
         GoalKind::Panic => "panic",
         GoalKind::Output => "output",
         GoalKind::Input => "input",
+        GoalKind::WeakMutation => "weak-mutation",
     }
 }
 
@@ -88,6 +97,11 @@ impl Criteria {
     pub fn has(&self, kind: GoalKind) -> bool {
         self.0.contains(&kind)
     }
+
+    /// Whether the instrumenter must make mutant goals (`instrument::Options::mutants`).
+    pub fn mutants(&self) -> bool {
+        self.has(GoalKind::WeakMutation)
+    }
 }
 
 impl std::str::FromStr for Criteria {
@@ -100,8 +114,9 @@ impl std::str::FromStr for Criteria {
                 set.extend(ALL);
                 continue;
             }
-            let kind = ALL.into_iter().find(|&k| name(k) == word).ok_or_else(|| {
-                let names: Vec<&str> = ALL.into_iter().map(name).collect();
+            let known = || ALL.into_iter().chain(OPT_IN);
+            let kind = known().find(|&k| name(k) == word).ok_or_else(|| {
+                let names: Vec<&str> = known().map(name).collect();
                 format!(
                     "unknown criterion `{word}`: expected some of {}",
                     names.join(", ")
@@ -127,7 +142,9 @@ impl std::fmt::Display for Criteria {
 pub fn deferred_lines(goals: &[GoalInfo]) -> Vec<bool> {
     let mut blocks: BTreeMap<(Option<u32>, &str), (usize, usize)> = BTreeMap::new();
     for g in goals.iter().filter(|g| g.kind == GoalKind::Line) {
-        let span = blocks.entry((g.parent, g.file.as_str())).or_insert((g.line, g.line));
+        let span = blocks
+            .entry((g.parent, g.file.as_str()))
+            .or_insert((g.line, g.line));
         span.0 = span.0.min(g.line);
         span.1 = span.1.max(g.line);
     }
@@ -400,6 +417,7 @@ pub fn search_kind(k: manifest::GoalKind) -> GoalKind {
         manifest::GoalKind::Branch => GoalKind::Branch,
         manifest::GoalKind::Line => GoalKind::Line,
         manifest::GoalKind::Function => GoalKind::Function,
+        manifest::GoalKind::Mutant => GoalKind::WeakMutation,
     }
 }
 

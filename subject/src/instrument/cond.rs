@@ -65,7 +65,8 @@ impl FileInstrumenter<'_> {
         let op_range = self.range(&b.op);
         let op_text = self.source(op_range);
         let node = (left.0, right.1);
-        self.open(node, "{ use ::frugal_probe::Mag as _; match (&(");
+        let (uses, mag) = super::mutants::ror_call(self.ror_goals(b), op);
+        self.open(node, format!("{{ {uses} match (&("));
         self.replace(op_range, node, "), &(");
         let call = match goals {
             Some((t, f)) => format!("cmp_goal({t}, {f}, "),
@@ -75,8 +76,7 @@ impl FileInstrumenter<'_> {
             node,
             format!(
                 ")) {{ (__frugal_l, __frugal_r) => ::frugal_probe::{call}::frugal_probe::op::{op}, \
-                 *__frugal_l {op_text} *__frugal_r, \
-                 (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) }} }}"
+                 *__frugal_l {op_text} *__frugal_r, {mag}) }} }}"
             ),
         );
         self.visit_expr(&b.left);

@@ -17,6 +17,7 @@ mod cargo_toml;
 mod cond;
 mod copy;
 mod edits;
+mod mutants;
 mod skip;
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,8 @@ pub struct Options {
     pub exclude: Vec<Exclusion>,
     /// Whether statements get line goals.
     pub line_goals: bool,
+    /// Whether comparisons and arithmetic get weak-mutation goals (`mutants.rs`).
+    pub mutants: bool,
     /// Extra arguments for `cargo build`, such as `--features x` or `--all-features`.
     pub cargo_args: Vec<String>,
     /// How many builds [`instrument_and_build`] may try before giving up.
@@ -52,6 +55,7 @@ impl Default for Options {
         Options {
             exclude: Vec::new(),
             line_goals: true,
+            mutants: false,
             cargo_args: Vec::new(),
             max_builds: 8,
         }

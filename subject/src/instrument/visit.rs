@@ -64,6 +64,8 @@ pub(crate) struct FileInstrumenter<'a> {
     if_false: HashMap<usize, u32>,
     /// Set by a statement after which the rest of its block depends on a new goal (let-else).
     pending_parent: Option<u32>,
+    /// Whether weak-mutation goals are made (`mutants.rs`).
+    pub(super) mutants: bool,
 }
 
 impl<'a> FileInstrumenter<'a> {
@@ -97,6 +99,7 @@ impl<'a> FileInstrumenter<'a> {
             line_goals: HashMap::new(),
             if_false: HashMap::new(),
             pending_parent: None,
+            mutants: false,
         }
     }
 
@@ -143,7 +146,7 @@ impl<'a> FileInstrumenter<'a> {
 
     // ---- goals and stacks ----
 
-    fn active(&self) -> bool {
+    pub(super) fn active(&self) -> bool {
         !self.fns.is_empty()
     }
 
@@ -668,6 +671,12 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         }
         if let Some(at) = wrapper {
             self.edits[at].text = format!("::frugal_probe::str_arms(&[{}], ", pairs.join(", "));
+        }
+    }
+
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if !self.arith_site(e) {
+            visit::visit_expr_binary(self, e);
         }
     }
 

@@ -131,6 +131,7 @@ pub(crate) fn instrument_text(
         &opts.exclude,
         opts.line_goals,
     );
+    v.mutants = opts.mutants;
     for item in &ast.items {
         v.visit_item(item);
     }

@@ -1,0 +1,468 @@
+//! Weak mutation: mutants evaluated inside the probes as mutant schemata.
+//!
+//! The instrumented program always computes the original expression; a probe computes, from
+//! the same operand values, what each mutant would have computed and records per mutant goal
+//! whether the mutant's state differs (weakly killed, distance 0) or else how far the test is
+//! from making it differ (the infection distance of seed 002, Eq. 14).
+//!
+//! - ROR (relational operator replacement), at every instrumented comparison: only the
+//!   subsuming mutants of seed 002 ([`ror_mutants`]), two per comparison. Outcomes come from
+//!   one `partial_cmp` of the borrowed operands, chosen by autoref specialisation
+//!   ([`Order`]); operands without an order report nothing. The `true`/`false` mutants are
+//!   left out: their kill conditions are exactly the comparison's own branch goals.
+//! - AOR (arithmetic operator replacement), at binary `+ - * / %` in instrumented fns: the
+//!   mutants not subsumed by another of the same site over non-negative operands
+//!   ([`aor_mutants`]), computed with checked arithmetic (an overflow or a division by zero is
+//!   a state of its own, which differs from any value), so a mutant never panics. Operands
+//!   that are not primitive numbers of one type (strings, user types, mixed types) report
+//!   nothing ([`Arith`]).
+//!
+//! Decision: every function here that decides an outcome or a distance is pure, so the rules
+//! are unit-tested without the global tables; the probe calls only add the table writes.
+
+use std::cmp::Ordering;
+
+use crate::distance::Probe;
+use crate::op;
+use crate::tables::{probes_on, record_raw};
+
+/// Arithmetic operators of AOR sites, in wire order.
+pub mod aop {
+    pub const ADD: u8 = 0;
+    pub const SUB: u8 = 1;
+    pub const MUL: u8 = 2;
+    pub const DIV: u8 = 3;
+    pub const REM: u8 = 4;
+}
+
+/// The ROR mutants of a comparison: the subsuming set of seed 002 (Gheyi/Souza et al., in
+/// source-operator terms). Each is killed only where a subsumed alternative is killed too, so
+/// killing these two kills all five alternatives.
+pub const fn ror_mutants(opcode: u8) -> [u8; 2] {
+    match opcode {
+        op::LT => [op::LE, op::NE],
+        op::LE => [op::LT, op::EQ],
+        op::GT => [op::GE, op::NE],
+        op::GE => [op::GT, op::EQ],
+        op::EQ => [op::LE, op::GE],
+        _ => [op::LT, op::GT],
+    }
+}
+
+/// The AOR mutants of an arithmetic operator: those no other alternative subsumes when the
+/// operands range over non-negative integers (checked by exhaustive comparison of kill sets on
+/// `0..7 × 0..7`; most Rust arithmetic is on lengths, indices and counts).
+pub const fn aor_mutants(aop: u8) -> &'static [u8] {
+    match aop {
+        aop::ADD => &[aop::SUB, aop::MUL],
+        aop::SUB => &[aop::ADD, aop::DIV, aop::REM],
+        aop::MUL => &[aop::ADD, aop::DIV],
+        aop::DIV => &[aop::SUB, aop::MUL, aop::REM],
+        _ => &[aop::SUB, aop::DIV],
+    }
+}
+
+/// Source text of a comparison operator.
+pub const fn cmp_symbol(opcode: u8) -> &'static str {
+    match opcode {
+        op::EQ => "==",
+        op::NE => "!=",
+        op::LT => "<",
+        op::LE => "<=",
+        op::GT => ">",
+        _ => ">=",
+    }
+}
+
+/// Source text of an arithmetic operator.
+pub const fn aop_symbol(aop: u8) -> &'static str {
+    match aop {
+        aop::ADD => "+",
+        aop::SUB => "-",
+        aop::MUL => "*",
+        aop::DIV => "/",
+        _ => "%",
+    }
+}
+
+/// What comparison `opcode` yields for operands ordered `ord` (`None`: incomparable, as NaN).
+pub fn ror_outcome(opcode: u8, ord: Option<Ordering>) -> bool {
+    match ord {
+        None => opcode == op::NE,
+        Some(o) => match opcode {
+            op::EQ => o == Ordering::Equal,
+            op::NE => o != Ordering::Equal,
+            op::LT => o == Ordering::Less,
+            op::LE => o != Ordering::Greater,
+            op::GT => o == Ordering::Greater,
+            _ => o != Ordering::Less,
+        },
+    }
+}
+
+/// Steps from ordering `from` to ordering `to` for operands `k` apart (`k` = the comparison's
+/// magnitude): reaching equality costs `k`, crossing to the other strict side `k + 1`, the
+/// integer-style convention of the branch distances.
+fn steps(from: Ordering, to: Ordering, k: f64) -> f64 {
+    if from == to {
+        0.0
+    } else if to == Ordering::Equal {
+        k
+    } else {
+        k + 1.0
+    }
+}
+
+/// Raw infection distance of ROR mutant `mutant` of comparison `opcode`: 0 when the mutant's
+/// outcome differs from the original's (weakly killed), else the fewest steps to an ordering
+/// where they differ. Without a magnitude (ordered but unmeasured types), 1.
+pub fn ror_distance(opcode: u8, mutant: u8, ord: Option<Ordering>, mag: Option<f64>) -> f64 {
+    if ror_outcome(opcode, ord) != ror_outcome(mutant, ord) {
+        return 0.0;
+    }
+    let Some(o) = ord else {
+        // Incomparable operands (NaN): as far from anything as the branch distances say.
+        return f64::MAX;
+    };
+    let Some(k) = mag else { return 1.0 };
+    let k = if k.is_nan() { f64::MAX } else { k.abs() };
+    [Ordering::Less, Ordering::Equal, Ordering::Greater]
+        .into_iter()
+        .filter(|&t| ror_outcome(opcode, Some(t)) != ror_outcome(mutant, Some(t)))
+        .map(|t| steps(o, t, k))
+        .fold(f64::MAX, f64::min)
+}
+
+/// Raw distances of both ROR mutants of one comparison; `None` when the operands have no order.
+pub fn ror_distances(
+    opcode: u8,
+    ord: Option<Option<Ordering>>,
+    mag: Option<f64>,
+) -> Option<[f64; 2]> {
+    let ord = ord?;
+    let [a, b] = ror_mutants(opcode);
+    Some([
+        ror_distance(opcode, a, ord, mag),
+        ror_distance(opcode, b, ord, mag),
+    ])
+}
+
+/// A comparison's ROR mutants (goals `goal` and `goal + 1`, in [`ror_mutants`] order): records
+/// their distances and passes the magnitude on to `cmp`.
+#[inline]
+pub fn ror(goal: u32, opcode: u8, ord: Option<Option<Ordering>>, mag: Option<f64>) -> Option<f64> {
+    if probes_on()
+        && let Some([a, b]) = ror_distances(opcode, ord, mag)
+    {
+        record_raw(goal, a);
+        record_raw(goal + 1, b);
+    }
+    mag
+}
+
+/// The order of a comparison's operands, by autoref specialisation like [`crate::Mag`]: any
+/// `PartialOrd` pair (impl on `&&Probe`), string pairs that only compare for equality (impl on
+/// `&Probe`, e.g. `String == &str`), else `None` (impl on `Probe`).
+pub trait Order {
+    fn ord(&self) -> Option<Option<Ordering>>;
+}
+
+impl<L, R> Order for Probe<L, R> {
+    #[inline]
+    fn ord(&self) -> Option<Option<Ordering>> {
+        None
+    }
+}
+
+impl<L: ?Sized + PartialOrd<R>, R: ?Sized> Order for &&Probe<&L, &R> {
+    #[inline]
+    fn ord(&self) -> Option<Option<Ordering>> {
+        Some(self.0.partial_cmp(self.1))
+    }
+}
+
+macro_rules! stringy_order {
+    ($(($l:ty, $r:ty)),*) => {$(
+        impl Order for &Probe<&$l, &$r> {
+            #[inline]
+            fn ord(&self) -> Option<Option<Ordering>> {
+                let (l, r): (&str, &str) = (self.0.as_ref(), self.1.as_ref());
+                Some(l.partial_cmp(r))
+            }
+        }
+    )*};
+}
+stringy_order!(
+    (String, &str),
+    (&str, String),
+    (String, &String),
+    (&String, String),
+    (&String, &str),
+    (&str, &String),
+    (&&str, &str),
+    (&str, &&str)
+);
+
+/// Numbers AOR evaluates: one operation with the program's trap conditions turned into `None`.
+pub trait Num: Copy {
+    /// `a op b`, `None` where the original would panic (overflow, division by zero).
+    fn apply(aop: u8, a: Self, b: Self) -> Option<Self>;
+    /// Whether two results are the same state (NaN equals NaN).
+    fn same(a: Self, b: Self) -> bool;
+}
+
+macro_rules! int_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            #[inline]
+            fn apply(aop: u8, a: $t, b: $t) -> Option<$t> {
+                match aop {
+                    aop::ADD => a.checked_add(b),
+                    aop::SUB => a.checked_sub(b),
+                    aop::MUL => a.checked_mul(b),
+                    aop::DIV => a.checked_div(b),
+                    _ => a.checked_rem(b),
+                }
+            }
+            #[inline]
+            fn same(a: $t, b: $t) -> bool {
+                a == b
+            }
+        }
+    )*};
+}
+int_num!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+macro_rules! float_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            #[inline]
+            fn apply(aop: u8, a: $t, b: $t) -> Option<$t> {
+                Some(match aop {
+                    aop::ADD => a + b,
+                    aop::SUB => a - b,
+                    aop::MUL => a * b,
+                    aop::DIV => a / b,
+                    _ => a % b,
+                })
+            }
+            #[inline]
+            fn same(a: $t, b: $t) -> bool {
+                a == b || (a.is_nan() && b.is_nan())
+            }
+        }
+    )*};
+}
+float_num!(f32, f64);
+
+/// Raw infection distance of AOR mutant `mutant` of `a aop b`: 0 when its result differs from
+/// the original's (a trap on one side only counts as different), else 1. Where the two agree
+/// the operands sit on an isolated point (`b == 0` for `+`→`-`, `a == b == 2` for `+`→`*`, ...)
+/// one step from a kill, so a flat 1 is the honest measure.
+pub fn aor_distance<T: Num>(aop: u8, mutant: u8, a: T, b: T) -> f64 {
+    let same = match (T::apply(aop, a, b), T::apply(mutant, a, b)) {
+        (Some(x), Some(y)) => T::same(x, y),
+        (None, None) => true,
+        _ => false,
+    };
+    if same { 1.0 } else { 0.0 }
+}
+
+/// An arithmetic site's AOR mutants, by autoref specialisation: operands that are primitive
+/// numbers of one type (impls on `&&Probe`) record goals `goal..goal + n` in [`aor_mutants`]
+/// order; anything else (impl on `Probe`) records nothing.
+pub trait Arith {
+    fn aor(&self, goal: u32, aop: u8);
+}
+
+impl<L, R> Arith for Probe<L, R> {
+    #[inline]
+    fn aor(&self, _goal: u32, _aop: u8) {}
+}
+
+macro_rules! arith_num {
+    ($($t:ty),*) => {$(
+        impl Arith for &&Probe<&$t, &$t> {
+            #[inline]
+            fn aor(&self, goal: u32, aop: u8) {
+                if probes_on() {
+                    record_aor(goal, aop, *self.0, *self.1);
+                }
+            }
+        }
+    )*};
+}
+arith_num!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+);
+
+#[inline]
+fn record_aor<T: Num>(goal: u32, aop: u8, a: T, b: T) {
+    for (i, &m) in aor_mutants(aop).iter().enumerate() {
+        record_raw(goal + i as u32, aor_distance(aop, m, a, b));
+    }
+}
+
+/// Identity around a rewritten arithmetic site, so the rewrite is a call expression wherever
+/// the original stood (a `match` at the start of a statement would end the statement).
+#[inline(always)]
+pub fn arith<T>(v: T) -> T {
+    v
+}
+
+#[cfg(test)]
+// The extra borrows are the point: they are how the instrumenter calls the probes.
+#[allow(clippy::needless_borrow)]
+mod tests {
+    use super::*;
+    use Ordering::{Equal, Greater, Less};
+
+    #[test]
+    fn subsuming_ror_sets_follow_seed_002() {
+        assert_eq!(ror_mutants(op::LT), [op::LE, op::NE]);
+        assert_eq!(ror_mutants(op::LE), [op::LT, op::EQ]);
+        assert_eq!(ror_mutants(op::GT), [op::GE, op::NE]);
+        assert_eq!(ror_mutants(op::GE), [op::GT, op::EQ]);
+        assert_eq!(ror_mutants(op::EQ), [op::LE, op::GE]);
+        assert_eq!(ror_mutants(op::NE), [op::LT, op::GT]);
+    }
+
+    #[test]
+    fn outcomes_of_every_operator() {
+        let table = [
+            (op::EQ, [false, true, false]),
+            (op::NE, [true, false, true]),
+            (op::LT, [true, false, false]),
+            (op::LE, [true, true, false]),
+            (op::GT, [false, false, true]),
+            (op::GE, [false, true, true]),
+        ];
+        for (o, want) in table {
+            let got = [Less, Equal, Greater].map(|ord| ror_outcome(o, Some(ord)));
+            assert_eq!(got, want, "{}", cmp_symbol(o));
+        }
+        // NaN: only `!=` holds.
+        assert!(ror_outcome(op::NE, None));
+        assert!(!ror_outcome(op::LE, None));
+    }
+
+    #[test]
+    fn lt_mutants_by_hand() {
+        // 3 < 7: `<=` differs only at equality (4 away); `!=` only when l > r (4 + 1 away).
+        assert_eq!(
+            ror_distances(op::LT, Some(Some(Less)), Some(4.0)),
+            Some([4.0, 5.0])
+        );
+        // 5 < 5: `<=` is true, the original false: killed; `!=` agrees (false), one step.
+        assert_eq!(
+            ror_distances(op::LT, Some(Some(Equal)), Some(0.0)),
+            Some([0.0, 1.0])
+        );
+        // 9 < 2: `!=` is true: killed; `<=` needs equality, 7 away.
+        assert_eq!(
+            ror_distances(op::LT, Some(Some(Greater)), Some(7.0)),
+            Some([7.0, 0.0])
+        );
+    }
+
+    #[test]
+    fn eq_and_ne_mutants_by_hand() {
+        // 2 == 2: `<=` and `>=` agree; each needs one strict step.
+        assert_eq!(
+            ror_distances(op::EQ, Some(Some(Equal)), Some(0.0)),
+            Some([1.0, 1.0])
+        );
+        // 1 == 4: `<=` is true: killed; `>=` needs l > r: 3 + 1.
+        assert_eq!(
+            ror_distances(op::EQ, Some(Some(Less)), Some(3.0)),
+            Some([0.0, 4.0])
+        );
+        // 1 != 4: `<` agrees (true), `>` differs.
+        assert_eq!(
+            ror_distances(op::NE, Some(Some(Less)), Some(3.0)),
+            Some([4.0, 0.0])
+        );
+        // 6 >= 6: `>` differs; `==` agrees and needs l > r: 1.
+        assert_eq!(
+            ror_distances(op::GE, Some(Some(Equal)), Some(0.0)),
+            Some([0.0, 1.0])
+        );
+        // 8 <= 3: `<` agrees (false), needs equality (5); `==` agrees, needs l < r (6).
+        assert_eq!(
+            ror_distances(op::LE, Some(Some(Greater)), Some(5.0)),
+            Some([5.0, 6.0])
+        );
+    }
+
+    #[test]
+    fn unmeasured_unordered_and_incomparable_operands() {
+        // Ordered without a magnitude: 0/1.
+        assert_eq!(
+            ror_distances(op::GT, Some(Some(Less)), None),
+            Some([1.0, 0.0])
+        );
+        // No order: no mutant is evaluated.
+        assert_eq!(ror_distances(op::EQ, None, None), None);
+        // NaN: `<` and `<=` are both false, `!=` true vs `<` false: killed.
+        assert_eq!(
+            ror_distances(op::LT, Some(None), Some(f64::MAX)),
+            Some([f64::MAX, 0.0])
+        );
+    }
+
+    #[test]
+    fn aor_sets_and_kills_by_hand() {
+        assert_eq!(aor_mutants(aop::ADD), &[aop::SUB, aop::MUL]);
+        // 3 + 0 == 3 - 0: survives; 3 + 0 != 3 * 0: killed.
+        assert_eq!(aor_distance(aop::ADD, aop::SUB, 3u32, 0), 1.0);
+        assert_eq!(aor_distance(aop::ADD, aop::MUL, 3u32, 0), 0.0);
+        // 2 + 2 == 2 * 2.
+        assert_eq!(aor_distance(aop::ADD, aop::MUL, 2i64, 2), 1.0);
+        // 7 - 0: `/ 0` traps where the original does not: killed, and no panic.
+        assert_eq!(aor_distance(aop::SUB, aop::DIV, 7u8, 0), 0.0);
+        // 0 - 5 on u8 traps in the original, and 0 % 5 does not: killed.
+        assert_eq!(aor_distance(aop::SUB, aop::REM, 0u8, 5), 0.0);
+        // 200 + 100 on u8 and 200 * 100 both overflow: the same state.
+        assert_eq!(aor_distance(aop::ADD, aop::MUL, 200u8, 100), 1.0);
+        // 6 / 1 == 6 * 1; 6 / 0 and 6 % 0 both trap.
+        assert_eq!(aor_distance(aop::DIV, aop::MUL, 6i32, 1), 1.0);
+        assert_eq!(aor_distance(aop::DIV, aop::REM, 6i32, 0), 1.0);
+        // i32::MIN / -1 overflows; i32::MIN * -1 too; i32::MIN - -1 does not.
+        assert_eq!(aor_distance(aop::DIV, aop::MUL, i32::MIN, -1), 1.0);
+        assert_eq!(aor_distance(aop::DIV, aop::SUB, i32::MIN, -1), 0.0);
+        // Floats: 0.0 / 0.0 and 0.0 % 0.0 are both NaN.
+        assert_eq!(aor_distance(aop::DIV, aop::REM, 0.0f64, 0.0), 1.0);
+        assert_eq!(aor_distance(aop::MUL, aop::ADD, 1.5f32, 2.0), 0.0);
+    }
+
+    #[test]
+    fn order_is_specialised_by_operand_type() {
+        let (a, b) = (3u8, 9u8);
+        assert_eq!((&&&Probe(&a, &b)).ord(), Some(Some(Less)));
+        let (x, y) = (f64::NAN, 1.0);
+        assert_eq!((&&&Probe(&x, &y)).ord(), Some(None));
+        let s = String::from("b");
+        let t: &str = "a";
+        assert_eq!((&&&Probe(&s, &t)).ord(), Some(Some(Greater)));
+        #[derive(PartialEq)]
+        struct Opaque(u8);
+        assert_eq!((&&&Probe(&Opaque(1), &Opaque(1))).ord(), None);
+        let (o, p) = (Some(2), None);
+        assert_eq!((&&&Probe(&o, &p)).ord(), Some(Some(Greater)));
+    }
+
+    #[test]
+    fn arith_compiles_for_any_operands_and_never_panics() {
+        // Uninitialised tables: the probes are no-ops, but every impl must resolve.
+        let (a, b) = (u64::MAX, 0u64);
+        (&&&Probe(&a, &b)).aor(0, aop::DIV);
+        let (s, t) = (String::from("a"), "b");
+        (&&&Probe(&s, &t)).aor(0, aop::ADD);
+        let n = 2;
+        let m = 3;
+        (&&&Probe(&n, &m)).aor(0, aop::MUL);
+        assert_eq!(arith(n * m), 6);
+    }
+}

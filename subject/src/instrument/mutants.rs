@@ -1,0 +1,320 @@
+//! Weak-mutation goals (`Options::mutants`): which comparisons and arithmetic sites get
+//! mutants, their goals, and the rewrite of arithmetic sites. The mutants themselves are
+//! evaluated by the probe runtime (`frugal_probe::mutants`), whose tables of mutant operators
+//! this module numbers goals from, so both sides agree on the order.
+//!
+//! - ROR: every comparison `cond.rs` rewrites gets its two subsuming mutants as goals; its probe
+//!   call passes the operands' order to `ror` (see [`ror_call`]). Skipped for `==`/`!=` when an
+//!   operand is syntactically an enum variant or a struct, tuple or array value: such operands
+//!   usually have no order, and their mutants would be goals nothing can cover.
+//! - AOR: a binary `+ - * / %` on one line, in an instrumented fn (not in const contexts,
+//!   patterns or macro bodies, which the visitor never enters), is rewritten to
+//!   `::frugal_probe::arith(match (A, B) { (a, b) => { probe(&a, &b); a op b } })`: both operands
+//!   are evaluated once, in order, and the original operator computes the result, so types,
+//!   trait impls and overflow panics are the original's. The probe runs first, while the
+//!   operands are still there to borrow; it is chosen by autoref specialisation, so strings
+//!   and user types compile and report nothing. Sites spanning lines are skipped: the rewritten
+//!   operator sits on the last line, and an overflow there must panic on the user's line.
+//!   Sites with a string literal, a macro or a borrow as an operand are skipped too (string
+//!   concatenation, mostly), for the same reason as unordered comparisons.
+//!
+//! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=` or
+//! `AOR + -> *`, on the site's line, with the innermost enclosing branch goal as parent, so
+//! DynaMOSA targets them once their code is reached. Constant replacement (CR) is not done:
+//! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
+
+use frugal_probe::mutants::{aop, aop_symbol, aor_mutants, cmp_symbol, ror_mutants};
+use frugal_probe::op;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{BinOp, Expr, ExprBinary};
+
+use super::visit::{FileInstrumenter, line};
+use crate::manifest::GoalKind;
+
+/// The probe's opcode of a comparison operator.
+pub(super) fn cmp_opcode(o: &BinOp) -> Option<u8> {
+    Some(match o {
+        BinOp::Eq(_) => op::EQ,
+        BinOp::Ne(_) => op::NE,
+        BinOp::Lt(_) => op::LT,
+        BinOp::Le(_) => op::LE,
+        BinOp::Gt(_) => op::GT,
+        BinOp::Ge(_) => op::GE,
+        _ => return None,
+    })
+}
+
+/// The probe's opcode of an arithmetic operator (compound assignments excluded).
+fn aor_opcode(o: &BinOp) -> Option<(u8, &'static str)> {
+    Some(match o {
+        BinOp::Add(_) => (aop::ADD, "ADD"),
+        BinOp::Sub(_) => (aop::SUB, "SUB"),
+        BinOp::Mul(_) => (aop::MUL, "MUL"),
+        BinOp::Div(_) => (aop::DIV, "DIV"),
+        BinOp::Rem(_) => (aop::REM, "REM"),
+        _ => return None,
+    })
+}
+
+impl FileInstrumenter<'_> {
+    /// The ROR goals of a comparison about to be rewritten (first id; the second follows), or
+    /// `None` when mutants are off or the comparison gets none.
+    pub(super) fn ror_goals(&mut self, b: &ExprBinary) -> Option<u32> {
+        if !self.mutants {
+            return None;
+        }
+        let opcode = cmp_opcode(&b.op)?;
+        if matches!(opcode, op::EQ | op::NE) && (unordered(&b.left) || unordered(&b.right)) {
+            return None;
+        }
+        let l = line(b.span());
+        let sym = cmp_symbol(opcode);
+        let ids = ror_mutants(opcode).map(|m| {
+            let label = format!("ROR {sym} -> {}", cmp_symbol(m));
+            self.goal(GoalKind::Mutant, l, label)
+        });
+        Some(ids[0])
+    }
+
+    /// An arithmetic site: numbers its AOR goals and rewrites it, then visits its operands.
+    /// False when it is not one (the caller visits it as usual).
+    pub(super) fn arith_site(&mut self, b: &ExprBinary) -> bool {
+        let Some((aop, name)) = aor_opcode(&b.op) else {
+            return false;
+        };
+        let (first, last) = (b.span().start().line, b.span().end().line);
+        if !self.mutants
+            || !self.active()
+            || !b.attrs.is_empty()
+            || first != last
+            || skipped_operand(&b.left)
+            || skipped_operand(&b.right)
+        {
+            return false;
+        }
+        let sym = aop_symbol(aop);
+        let mut goal = None;
+        for &m in aor_mutants(aop) {
+            let label = format!("AOR {sym} -> {}", aop_symbol(m));
+            let g = self.goal(GoalKind::Mutant, first, label);
+            goal.get_or_insert(g);
+        }
+        let goal = goal.unwrap_or_default();
+        let left = self.range(&*b.left);
+        let right = self.range(&*b.right);
+        let op_range = self.range(&b.op);
+        let op_text = self.source(op_range);
+        let node = (left.0, right.1);
+        self.open(node, "::frugal_probe::arith(match (");
+        self.replace(op_range, node, ",");
+        self.close(
+            node,
+            format!(
+                ") {{ (__frugal_a, __frugal_b) => {{ use ::frugal_probe::Arith as _; \
+                 (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
+                 .aor({goal}, ::frugal_probe::mutants::aop::{name}); \
+                 __frugal_a {op_text} __frugal_b }} }})"
+            ),
+        );
+        self.visit_expr(&b.left);
+        self.visit_expr(&b.right);
+        true
+    }
+}
+
+/// The `use` and the magnitude argument of a rewritten comparison: with ROR goals the
+/// magnitude passes through `ror`, which also gets the operands' order.
+pub(super) fn ror_call(goal: Option<u32>, opcode: &str) -> (&'static str, String) {
+    let mag = "(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()";
+    match goal {
+        None => ("use ::frugal_probe::Mag as _;", mag.to_string()),
+        Some(g) => (
+            "use ::frugal_probe::{Mag as _, Order as _};",
+            format!(
+                "::frugal_probe::ror({g}, ::frugal_probe::op::{opcode}, \
+                 (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), {mag})"
+            ),
+        ),
+    }
+}
+
+/// An operand of `==`/`!=` that most likely has no order: an enum variant or unit struct
+/// (a CamelCase path other than `None`), a struct, tuple or array value, or a variant built
+/// by a call (`Kind::A(..)`, but not `Some`/`Ok`/`Err`).
+fn unordered(e: &Expr) -> bool {
+    fn camel_name(name: &str) -> bool {
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.chars().any(|c| c.is_ascii_lowercase())
+    }
+    // `Kind::Idle`, `Unit`, and `Kind::A` (a short name under a CamelCase type; `Self::MAX`
+    // and `u32::MAX` stay numeric-looking).
+    fn camel(p: &syn::Path) -> bool {
+        let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        match names.as_slice() {
+            [.., last] if matches!(last.as_str(), "None" | "Some" | "Ok" | "Err") => false,
+            [.., last] if camel_name(last) => true,
+            [.., ty, last] => camel_name(ty) && ty != "Self" && last.len() == 1,
+            _ => false,
+        }
+    }
+    match e {
+        Expr::Paren(p) => unordered(&p.expr),
+        Expr::Reference(r) => unordered(&r.expr),
+        Expr::Path(p) => camel(&p.path),
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if camel(&p.path)),
+        Expr::Struct(_) | Expr::Tuple(_) | Expr::Array(_) => true,
+        _ => false,
+    }
+}
+
+/// An operand that marks an arithmetic site as most likely not numeric.
+fn skipped_operand(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => skipped_operand(&p.expr),
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Str(_) | syn::Lit::ByteStr(_)),
+        Expr::Macro(_) | Expr::Reference(_) => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Options, instrument_source};
+
+    /// The rewritten text, then one line per goal.
+    fn show(src: &str) -> String {
+        let opts = Options {
+            mutants: true,
+            line_goals: false,
+            ..Options::default()
+        };
+        let (text, m) = instrument_source(src, "src/lib.rs", &opts);
+        let mut out = text.expect("snippet parses");
+        assert_eq!(out.matches('\n').count(), src.matches('\n').count());
+        out.push_str("----\n");
+        for g in &m.goals {
+            let parent = g.parent.map_or("-".to_string(), |p| p.to_string());
+            out.push_str(&format!(
+                "{} {:?} parent={parent} line={} {}\n",
+                g.id, g.kind, g.line, g.label
+            ));
+        }
+        out
+    }
+
+    fn check(src: &str, expected: &str) {
+        let got = show(src);
+        assert!(got == expected, "rewritten:\n{got}\nexpected:\n{expected}");
+    }
+
+    /// A comparison passes its order and magnitude through `ror`; its two subsuming mutants are
+    /// goals under the enclosing goal, since the comparison runs whenever the `if` is reached.
+    #[test]
+    fn comparison_gets_ror_mutants() {
+        check(
+            "fn f(a: u32, b: u32) -> bool {\n    if a < b { true } else { false }\n}\n",
+            "fn f(a: u32, b: u32) -> bool {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+if ::frugal_probe::branch(1, 2, { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
+::frugal_probe::ror(3, ::frugal_probe::op::LT, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
+(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } }) { true } else { false }\n}\n\
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 if true
+2 Branch parent=0 line=2 if false
+3 Mutant parent=0 line=2 ROR < -> <=
+4 Mutant parent=0 line=2 ROR < -> !=
+",
+        );
+    }
+
+    /// `A op B` evaluates both operands once, in order, lets the probe see them, then computes
+    /// the original; nested sites nest, outer goals first; the parent is the enclosing branch.
+    #[test]
+    fn arithmetic_gets_aor_mutants() {
+        check(
+            "fn f(a: u32, b: u32) -> u32 {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
+            "fn f(a: u32, b: u32) -> u32 {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+if ::frugal_probe::branch(1, 2, { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
+::frugal_probe::ror(3, ::frugal_probe::op::EQ, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
+(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } }) {\n        \
+return ::frugal_probe::arith(match (::frugal_probe::arith(match (a , 2) { (__frugal_a, __frugal_b) => \
+{ use ::frugal_probe::Arith as _; (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
+.aor(7, ::frugal_probe::mutants::aop::MUL); __frugal_a * __frugal_b } }) , b) \
+{ (__frugal_a, __frugal_b) => { use ::frugal_probe::Arith as _; \
+(&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(5, ::frugal_probe::mutants::aop::ADD); \
+__frugal_a + __frugal_b } });\n    }\n    \
+::frugal_probe::arith(match (a , b) { (__frugal_a, __frugal_b) => { use ::frugal_probe::Arith as _; \
+(&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(9, ::frugal_probe::mutants::aop::REM); \
+__frugal_a % __frugal_b } })\n}\n\
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 if true
+2 Branch parent=0 line=2 if false
+3 Mutant parent=0 line=2 ROR == -> <=
+4 Mutant parent=0 line=2 ROR == -> >=
+5 Mutant parent=1 line=3 AOR + -> -
+6 Mutant parent=1 line=3 AOR + -> *
+7 Mutant parent=1 line=3 AOR * -> +
+8 Mutant parent=1 line=3 AOR * -> /
+9 Mutant parent=2 line=5 AOR % -> -
+10 Mutant parent=2 line=5 AOR % -> /
+",
+        );
+    }
+
+    /// Operands of `&&` depend on the previous operand's goal, and so do their mutants. A
+    /// comparison outside a condition is not rewritten (no ROR), its arithmetic is (AOR).
+    #[test]
+    fn mutants_in_a_chain_hang_under_the_previous_operand() {
+        let got = show(
+            "fn f(a: i64, b: i64) -> bool {\n    a > 0 && b - a >= 3\n}\nfn g(a: i64) {\n    if a > 0 && a - 1 >= 3 {}\n}\n",
+        );
+        let goals = got.split("----\n").nth(1).unwrap();
+        assert_eq!(
+            goals,
+            "0 Function parent=- line=1 fn entry
+1 Mutant parent=0 line=2 AOR - -> +
+2 Mutant parent=0 line=2 AOR - -> /
+3 Mutant parent=0 line=2 AOR - -> %
+4 Function parent=- line=4 fn entry
+5 Branch parent=4 line=5 if true
+6 Branch parent=4 line=5 if false
+7 Branch parent=4 line=5 && operand true
+8 Branch parent=4 line=5 && operand false
+9 Mutant parent=4 line=5 ROR > -> >=
+10 Mutant parent=4 line=5 ROR > -> !=
+11 Branch parent=7 line=5 && operand true
+12 Branch parent=7 line=5 && operand false
+13 Mutant parent=7 line=5 ROR >= -> >
+14 Mutant parent=7 line=5 ROR >= -> ==
+15 Mutant parent=7 line=5 AOR - -> +
+16 Mutant parent=7 line=5 AOR - -> /
+17 Mutant parent=7 line=5 AOR - -> %
+"
+        );
+    }
+
+    /// No mutants: with the option off; for `==` on enum variants, structs and tuples; for
+    /// arithmetic over several lines, on strings, in macros and in const contexts.
+    #[test]
+    fn sites_without_mutants() {
+        let src = "fn f(s: String, k: Kind, n: usize) -> usize {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
+        let got = show(src);
+        let goals = got.split("----\n").nth(1).unwrap();
+        assert!(!goals.contains("Mutant"), "{goals}");
+        let (text, m) = instrument_source(
+            "fn f(a: u32) -> u32 {\n    if a < 1 { a + 1 } else { 0 }\n}\n",
+            "src/lib.rs",
+            &Options::default(),
+        );
+        assert!(!text.unwrap().contains("ror("));
+        assert!(
+            m.goals
+                .iter()
+                .all(|g| g.kind != crate::manifest::GoalKind::Mutant)
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! Weak mutation end to end: with mutant goals on, the instrumented copies of the example crates
+//! and fixtures still build (no fn lost to a compile error that the plain instrumentation does
+//! not cause), keep every line and pass their own tests; mutant goals hang under a branch or
+//! entry goal of their own fn; and a run on `examples/numeric` with `branch,weak-mutation`
+//! kills a good share of the mutants and emits a verified suite.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use frugal_search::{Budget, Generation, SearchParams};
+use frugal_subject::criteria::Criteria;
+use frugal_subject::executor::ExecConfig;
+use frugal_subject::instrument::{COMPILE_ERROR, Instrumented, Options, instrument_and_build};
+use frugal_subject::manifest::{GoalKind, Manifest};
+use frugal_subject::pipeline::{self, Phase, Progress, RunOptions};
+
+fn target_dir() -> PathBuf {
+    common::workspace().join("target/instrument-tests")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn mutants_on() -> Options {
+    Options {
+        mutants: true,
+        ..Options::default()
+    }
+}
+
+fn run_own_tests(root: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["test", "--quiet", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_ENCODED_RUSTFLAGS", "--cap-lints=warn")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "own tests of {} failed:\n{}\n{}",
+        root.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn line_counts(dir: &Path, m: &Manifest) -> BTreeMap<String, usize> {
+    m.goals
+        .iter()
+        .map(|g| {
+            let text = std::fs::read_to_string(dir.join(&g.file)).unwrap();
+            let text = text.replace("\r\n", "\n");
+            let text = text
+                .strip_suffix("\nextern crate frugal_probe;\n")
+                .unwrap_or(&text)
+                .to_string();
+            (g.file.clone(), text.lines().count())
+        })
+        .collect()
+}
+
+/// Mutant goals sit under a goal of their own fn, on a line of code.
+fn assert_mutant_goals_are_placed(dir: &Path, m: &Manifest) {
+    for g in m.goals.iter().filter(|g| g.kind == GoalKind::Mutant) {
+        let p = &m.goals[g.parent.expect("mutant without parent") as usize];
+        assert!(
+            matches!(p.kind, GoalKind::Branch | GoalKind::Function),
+            "{g:?} under {p:?}"
+        );
+        assert_eq!(p.function, g.function, "{g:?}");
+        let text = std::fs::read_to_string(dir.join(&g.file)).unwrap();
+        let line = text.lines().nth(g.line - 1).unwrap_or("");
+        assert!(!line.trim().is_empty(), "{g:?} on a blank line");
+        assert!(g.label.starts_with("ROR ") || g.label.starts_with("AOR "));
+    }
+}
+
+fn compile_errors(inst: &Instrumented) -> Vec<(String, usize)> {
+    inst.manifest
+        .skipped
+        .iter()
+        .filter(|s| s.reason == COMPILE_ERROR)
+        .map(|s| (s.file.clone(), s.line))
+        .collect()
+}
+
+/// Instruments `dir` without and with mutants: same fns kept, same lines, own tests pass.
+fn check(name: &str, dir: &Path) -> Manifest {
+    let plain_out = tempfile::tempdir().unwrap();
+    let plain = instrument_and_build(dir, plain_out.path(), &target_dir(), &Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = tempfile::tempdir().unwrap();
+    let inst = instrument_and_build(dir, out.path(), &target_dir(), &mutants_on())
+        .unwrap_or_else(|e| panic!("{name} with mutants: {e}"));
+    assert_eq!(
+        compile_errors(&inst),
+        compile_errors(&plain),
+        "{name}: mutants cost fns"
+    );
+    assert_eq!(
+        line_counts(&inst.root, &inst.manifest),
+        line_counts(dir, &inst.manifest),
+        "{name}: line counts changed"
+    );
+    assert_mutant_goals_are_placed(dir, &inst.manifest);
+    run_own_tests(&inst.root);
+    let m = &inst.manifest;
+    let ror = m
+        .goals
+        .iter()
+        .filter(|g| g.label.starts_with("ROR "))
+        .count();
+    let aor = m
+        .goals
+        .iter()
+        .filter(|g| g.label.starts_with("AOR "))
+        .count();
+    eprintln!(
+        "{name}: {} goals without mutants, {} with ({ror} ROR, {aor} AOR)",
+        plain.manifest.goals.len(),
+        m.goals.len()
+    );
+    inst.manifest
+}
+
+#[test]
+fn examples_with_mutants_build_and_pass_their_tests() {
+    for name in [
+        "numeric",
+        "textparse",
+        "statemachine",
+        "hostile",
+        "redundant",
+    ] {
+        let dir = common::example(name);
+        if !dir.join("src/lib.rs").is_file() {
+            continue;
+        }
+        let m = check(name, &dir);
+        assert!(m.count(GoalKind::Mutant) > 0, "{name}: no mutants");
+    }
+}
+
+#[test]
+fn fixtures_with_mutants_build_and_pass_their_tests() {
+    for (name, dir) in [
+        ("constructs", fixture("constructs")),
+        ("brittle", fixture("brittle")),
+        ("member", fixture("ws/member")),
+        ("legacy", fixture("legacy")),
+    ] {
+        check(name, &dir);
+    }
+}
+
+struct Quiet;
+
+impl Progress for Quiet {
+    fn phase(&mut self, _: Phase) {}
+    fn generation(&mut self, _: &Generation) {}
+}
+
+/// `frugal run examples/numeric --criteria branch,weak-mutation`: mutants are counted in the
+/// summary, a good share is killed, and the suite verified.
+#[test]
+fn numeric_kills_mutants_end_to_end() {
+    let work = common::work_dir("mutants-numeric");
+    let out = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        crate_dir: common::example("numeric"),
+        out_dir: out.path().to_path_buf(),
+        write: false,
+        search: SearchParams {
+            seed: 1,
+            budget: Budget::Executions(6000),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers: 2,
+            timeout: Duration::from_secs(2),
+            ..ExecConfig::default()
+        },
+        work_dir: Some(work.path.clone()),
+        analyze: Default::default(),
+        criteria: "branch,weak-mutation".parse::<Criteria>().unwrap(),
+        goal_selection: Default::default(),
+        placement: Default::default(),
+    };
+    let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let names: Vec<&str> = s.goals.keys().map(String::as_str).collect();
+    assert_eq!(names, ["branch", "weak-mutation"]);
+    let wm = &s.goals["weak-mutation"];
+    let branch = &s.goals["branch"];
+    eprintln!(
+        "numeric: weak-mutation {}/{}, branch {}/{}, {:.0} executions/s",
+        wm.covered, wm.total, branch.covered, branch.total, s.executions_per_second
+    );
+    assert!(wm.total >= 50, "{wm:?}");
+    assert!(wm.covered * 10 >= wm.total * 6, "{wm:?}");
+    assert!(branch.covered * 10 >= branch.total * 8, "{branch:?}");
+    assert!(s.tests_emitted > 0);
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    assert!(suite.contains("#[test]"));
+}
