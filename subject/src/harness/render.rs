@@ -248,7 +248,10 @@ fn literal_from_value(t: &Ty) -> String {
         Ty::Prim(p) if p == "char" => "h::character(v)?".into(),
         Ty::Prim(p) if p == "f32" || p == "f64" => format!("h::float(v)? as {p}"),
         Ty::Prim(p) => {
-            format!("{p}::try_from(h::int(v)?).map_err(|_| OpError(\"out of range\".into()))?")
+            // Spelled out: edition 2015 crates have no `TryFrom` in their prelude.
+            format!(
+                "<{p} as ::std::convert::TryFrom<_>>::try_from(h::int(v)?).map_err(|_| OpError(\"out of range\".into()))?"
+            )
         }
         _ => "h::string(v)?".into(),
     }
