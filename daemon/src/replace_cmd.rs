@@ -271,7 +271,7 @@ pub fn render(r: &Replacement) -> String {
         let lines = f.by_kind.get("line").copied().unwrap_or(0);
         let all_lines = r.totals_by_kind.get("line").copied().unwrap_or(0);
         s.push_str(&format!(
-            "{:<16} {:>6} {:>14} {:>9}/{} {:>6}   lines {}\n",
+            "{:<16} {:>6} {:>14} {:>9}/{} {:>6}   {:>5}\n",
             label,
             f.tests,
             amount(f.cost, &r.unit),
@@ -282,11 +282,16 @@ pub fn render(r: &Replacement) -> String {
         ));
     }
     s.push_str(&format!(
-        "\ncost ratio {:.3} ({:.1}% cheaper); solver: {:?}, {} candidates, gap to lower bound {:.1}%\n",
+        "\ncost ratio {:.3} ({}); solver: {:?}, {} candidates ({} after reduction), gap to lower bound {:.1}%\n",
         r.cost_ratio,
-        100.0 * (1.0 - r.cost_ratio),
+        if r.cost_ratio <= 1.0 {
+            format!("{:.1}% cheaper", 100.0 * (1.0 - r.cost_ratio))
+        } else {
+            format!("{:.1}% dearer, for the goals it adds", 100.0 * (r.cost_ratio - 1.0))
+        },
         r.solver.method,
         r.solver.candidates,
+        r.solver.reduced,
         100.0 * r.solver.gap
     ));
     s.push_str(&format!(
