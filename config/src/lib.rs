@@ -193,6 +193,12 @@ pub struct SearchConfig {
     /// One of [`ALGORITHMS`].
     pub algorithm: String,
     pub seed: u64,
+    /// Individuals per generation of the genetic algorithms (EvoSuite: 50).
+    pub population: usize,
+    /// Tournament size of parent selection (EvoSuite: 10).
+    pub tournament_size: usize,
+    /// `all`, or `smart` for smart goal selection (seed 002).
+    pub goal_selection: String,
 }
 
 /// `[executor]`
@@ -257,6 +263,9 @@ pub const KEYS: &[&str] = &[
     "search.budget",
     "search.algorithm",
     "search.seed",
+    "search.population",
+    "search.tournament_size",
+    "search.goal_selection",
     "executor.timeout_ms",
     "executor.workers",
     "scheduler.max_concurrent_jobs",
@@ -542,10 +551,23 @@ impl Config {
                     ))
                 }
             })?
-            .unwrap_or_else(|| "dynamosa".to_string());
+            .unwrap_or_else(|| "adynamosa".to_string());
         let seed = r
             .int("search.seed", &raw.search.seed, 0)?
             .map_or(1, |(n, _)| n);
+        let population = r
+            .int("search.population", &raw.search.population, 2)?
+            .map_or(50, |(n, _)| n as usize);
+        let tournament_size = r
+            .int("search.tournament_size", &raw.search.tournament_size, 1)?
+            .map_or(10, |(n, _)| n as usize);
+        let s = r.string("search.goal_selection", &raw.search.goal_selection);
+        let goal_selection = r
+            .parsed("search.goal_selection", s, |v| match v.trim() {
+                v @ ("all" | "smart") => Ok(v.to_string()),
+                v => Err(format!("`{v}` is not a goal selection: use all or smart")),
+            })?
+            .unwrap_or_else(|| "all".to_string());
 
         // [executor]
         let timeout = r
@@ -668,6 +690,9 @@ impl Config {
                 budget,
                 algorithm,
                 seed,
+                population,
+                tournament_size,
+                goal_selection,
             },
             executor: ExecutorConfig {
                 timeout,

@@ -53,6 +53,9 @@ pub(crate) struct RawSearch {
     pub budget: Option<Spanned<StrOrInt>>,
     pub algorithm: Option<Spanned<String>>,
     pub seed: Option<Spanned<i64>>,
+    pub population: Option<Spanned<i64>>,
+    pub tournament_size: Option<Spanned<i64>>,
+    pub goal_selection: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -46,8 +46,11 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(c.daemon.unix_socket, None);
     assert_eq!(c.daemon.log_format, LogFormat::Text);
     assert_eq!(c.search.budget, Budget::Time(Duration::from_secs(300)));
-    assert_eq!(c.search.algorithm, "dynamosa");
+    assert_eq!(c.search.algorithm, "adynamosa");
     assert_eq!(c.search.seed, 1);
+    assert_eq!(c.search.population, 50);
+    assert_eq!(c.search.tournament_size, 10);
+    assert_eq!(c.search.goal_selection, "all");
     assert_eq!(c.executor.timeout, Duration::from_millis(1000));
     assert!(c.executor.workers >= 1);
     assert_eq!(c.scheduler.max_concurrent_jobs, 1);
@@ -240,6 +243,18 @@ fn out_of_range_and_unknown_values_name_file_line_and_key() {
         2,
         "search.algorithm",
         "dynamosa",
+    );
+    assert_names(
+        "[search]\npopulation = 1\n",
+        2,
+        "search.population",
+        "too small",
+    );
+    assert_names(
+        "[search]\ngoal_selection = \"clever\"\n",
+        2,
+        "search.goal_selection",
+        "smart",
     );
     assert_names(
         "[search]\nbudget = \"5 fortnights\"\n",

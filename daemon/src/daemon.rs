@@ -86,6 +86,13 @@ fn job_env(cfg: &Config, profile_repeat: u32) -> anyhow::Result<JobEnv> {
         state_dir: cfg.daemon.state_dir.clone(),
         algorithm,
         seed: cfg.search.seed,
+        population: cfg.search.population,
+        tournament: cfg.search.tournament_size,
+        goal_selection: cfg
+            .search
+            .goal_selection
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("{}: {e}", cfg.origin("search.goal_selection")))?,
         budget: cfg.search.budget,
         repo_budgets: cfg
             .repos

@@ -45,6 +45,9 @@ pub struct JobEnv {
     pub state_dir: PathBuf,
     pub algorithm: AlgorithmKind,
     pub seed: u64,
+    pub population: usize,
+    pub tournament: usize,
+    pub goal_selection: frugal_search::GoalSelection,
     /// The configured budget of one crate, before the job's factor.
     pub budget: ConfigBudget,
     /// Per-repository budgets from the config, by path.
@@ -248,6 +251,8 @@ fn run_options(
             algorithm: env.algorithm,
             seed: env.seed,
             budget: scaled_budget(base, job.budget_factor),
+            population: env.population,
+            tournament: env.tournament,
             ..SearchParams::default()
         },
         exec: ExecConfig {
@@ -258,7 +263,7 @@ fn run_options(
         work_dir: Some(dirs.work.clone()),
         analyze: AnalyzeOptions::default(),
         criteria: Default::default(),
-        goal_selection: Default::default(),
+        goal_selection: env.goal_selection,
         placement: Default::default(),
     }
 }

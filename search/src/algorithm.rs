@@ -31,7 +31,8 @@ impl std::str::FromStr for AlgorithmKind {
             "mosa" => Ok(AlgorithmKind::Mosa),
             "dynamosa" => Ok(AlgorithmKind::DynaMosa),
             "adynamosa" => Ok(AlgorithmKind::ADynaMosa),
-            "wholesuite" => Ok(AlgorithmKind::WholeSuite),
+            // `memetic` is the whole-suite GA with local search on, as seed 003 names it.
+            "wholesuite" | "memetic" => Ok(AlgorithmKind::WholeSuite),
             "mio" => Ok(AlgorithmKind::Mio),
             other => Err(format!(
                 "unknown algorithm `{other}`: expected one of random, mosa, dynamosa, adynamosa, \
