@@ -47,7 +47,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub all_features: bool,
     /// Coverage criteria, comma separated: branch, line, function, function-no-panic, panic,
-    /// output, input (or `all`).
+    /// output, input (or `all`), and the opt-in weak-mutation (`all,weak-mutation`).
     #[arg(long, default_value = "all")]
     pub criteria: Criteria,
     /// Which goals to search for: `all`, or `smart` (seed 002: line goals subsumed by their

@@ -21,10 +21,12 @@
 //! are unit-tested without the global tables; the probe calls only add the table writes.
 
 use std::cmp::Ordering;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 use crate::distance::Probe;
 use crate::op;
-use crate::tables::{probes_on, record_raw};
+use crate::tables::{goal_slots, normalise};
 
 /// Arithmetic operators of AOR sites, in wire order.
 pub mod aop {
@@ -38,6 +40,7 @@ pub mod aop {
 /// The ROR mutants of a comparison: the subsuming set of seed 002 (Gheyi/Souza et al., in
 /// source-operator terms). Each is killed only where a subsumed alternative is killed too, so
 /// killing these two kills all five alternatives.
+#[inline]
 pub const fn ror_mutants(opcode: u8) -> [u8; 2] {
     match opcode {
         op::LT => [op::LE, op::NE],
@@ -52,6 +55,7 @@ pub const fn ror_mutants(opcode: u8) -> [u8; 2] {
 /// The AOR mutants of an arithmetic operator: those no other alternative subsumes when the
 /// operands range over non-negative integers (checked by exhaustive comparison of kill sets on
 /// `0..7 × 0..7`; most Rust arithmetic is on lengths, indices and counts).
+#[inline]
 pub const fn aor_mutants(aop: u8) -> &'static [u8] {
     match aop {
         aop::ADD => &[aop::SUB, aop::MUL],
@@ -85,55 +89,68 @@ pub const fn aop_symbol(aop: u8) -> &'static str {
     }
 }
 
-/// What comparison `opcode` yields for operands ordered `ord` (`None`: incomparable, as NaN).
-pub fn ror_outcome(opcode: u8, ord: Option<Ordering>) -> bool {
-    match ord {
-        None => opcode == op::NE,
-        Some(o) => match opcode {
-            op::EQ => o == Ordering::Equal,
-            op::NE => o != Ordering::Equal,
-            op::LT => o == Ordering::Less,
-            op::LE => o != Ordering::Greater,
-            op::GT => o == Ordering::Greater,
-            _ => o != Ordering::Less,
-        },
+/// The orderings (bit 0 `Less`, bit 1 `Equal`, bit 2 `Greater`) where comparison `opcode`
+/// holds.
+#[inline]
+const fn holds(opcode: u8) -> u8 {
+    match opcode {
+        op::EQ => 0b010,
+        op::NE => 0b101,
+        op::LT => 0b001,
+        op::LE => 0b011,
+        op::GT => 0b100,
+        _ => 0b110,
     }
 }
 
-/// Steps from ordering `from` to ordering `to` for operands `k` apart (`k` = the comparison's
-/// magnitude): reaching equality costs `k`, crossing to the other strict side `k + 1`, the
-/// integer-style convention of the branch distances.
-fn steps(from: Ordering, to: Ordering, k: f64) -> f64 {
-    if from == to {
-        0.0
-    } else if to == Ordering::Equal {
-        k
-    } else {
-        k + 1.0
+#[inline]
+const fn bit(o: Ordering) -> u8 {
+    match o {
+        Ordering::Less => 0b001,
+        Ordering::Equal => 0b010,
+        Ordering::Greater => 0b100,
+    }
+}
+
+/// What comparison `opcode` yields for operands ordered `ord` (`None`: incomparable, as NaN).
+#[inline]
+pub fn ror_outcome(opcode: u8, ord: Option<Ordering>) -> bool {
+    match ord {
+        None => opcode == op::NE,
+        Some(o) => holds(opcode) & bit(o) != 0,
     }
 }
 
 /// Raw infection distance of ROR mutant `mutant` of comparison `opcode`: 0 when the mutant's
 /// outcome differs from the original's (weakly killed), else the fewest steps to an ordering
-/// where they differ. Without a magnitude (ordered but unmeasured types), 1.
+/// where they differ, for operands `k` apart (`k` = the comparison's magnitude): reaching
+/// equality costs `k`, reaching a strict side `k + 1` (from equality: 1), the integer-style
+/// convention of the branch distances. Without a magnitude (ordered but unmeasured types), 1.
+#[inline]
 pub fn ror_distance(opcode: u8, mutant: u8, ord: Option<Ordering>, mag: Option<f64>) -> f64 {
     if ror_outcome(opcode, ord) != ror_outcome(mutant, ord) {
         return 0.0;
     }
-    let Some(o) = ord else {
+    if ord.is_none() {
         // Incomparable operands (NaN): as far from anything as the branch distances say.
         return f64::MAX;
-    };
+    }
     let Some(k) = mag else { return 1.0 };
     let k = if k.is_nan() { f64::MAX } else { k.abs() };
-    [Ordering::Less, Ordering::Equal, Ordering::Greater]
-        .into_iter()
-        .filter(|&t| ror_outcome(opcode, Some(t)) != ror_outcome(mutant, Some(t)))
-        .map(|t| steps(o, t, k))
-        .fold(f64::MAX, f64::min)
+    // The orderings where the two differ; the current one is not among them, so a strict
+    // ordering in there is on the other side of equality.
+    let kill = holds(opcode) ^ holds(mutant);
+    if kill & bit(Ordering::Equal) != 0 {
+        k
+    } else if kill != 0 {
+        k + 1.0
+    } else {
+        f64::MAX
+    }
 }
 
 /// Raw distances of both ROR mutants of one comparison; `None` when the operands have no order.
+#[inline]
 pub fn ror_distances(
     opcode: u8,
     ord: Option<Option<Ordering>>,
@@ -147,15 +164,45 @@ pub fn ror_distances(
     ])
 }
 
+/// Lowers one goal slot to `bits` (a normalised distance), reading first: a mutant killed
+/// earlier in the test costs a load, not an atomic read-modify-write.
+#[inline]
+fn lower(slot: &AtomicU64, bits: u64) {
+    if slot.load(Relaxed) > bits {
+        slot.fetch_min(bits, Relaxed);
+    }
+}
+
+/// Lowers one goal slot to the normalised raw distance `d`, without the division when it
+/// would not lower it: `d/(d+1) < c` exactly when `d·(1−c) < c` (survivors in loops).
+#[inline]
+fn lower_raw(slot: &AtomicU64, d: f64) {
+    let cur = slot.load(Relaxed);
+    if cur != u64::MAX && d * (1.0 - f64::from_bits(cur)) >= f64::from_bits(cur) {
+        return;
+    }
+    lower(slot, normalise(d).to_bits());
+}
+
+/// Whether every mutant of a site was killed already in this test: then there is nothing to
+/// compute (the common case in loops).
+#[inline]
+fn all_killed(slots: &[AtomicU64]) -> bool {
+    slots.iter().all(|s| s.load(Relaxed) == 0)
+}
+
 /// A comparison's ROR mutants (goals `goal` and `goal + 1`, in [`ror_mutants`] order): records
 /// their distances and passes the magnitude on to `cmp`.
-#[inline]
+// Always inlined: the opcode is a constant at every call site, which folds the mutant table.
+#[inline(always)]
 pub fn ror(goal: u32, opcode: u8, ord: Option<Option<Ordering>>, mag: Option<f64>) -> Option<f64> {
-    if probes_on()
-        && let Some([a, b]) = ror_distances(opcode, ord, mag)
+    if let Some(slots) = goal_slots(goal, 2)
+        && !all_killed(slots)
+        && let Some(d) = ror_distances(opcode, ord, mag)
     {
-        record_raw(goal, a);
-        record_raw(goal + 1, b);
+        for (slot, d) in slots.iter().zip(d) {
+            lower_raw(slot, d);
+        }
     }
     mag
 }
@@ -261,13 +308,22 @@ float_num!(f32, f64);
 /// the original's (a trap on one side only counts as different), else 1. Where the two agree
 /// the operands sit on an isolated point (`b == 0` for `+`→`-`, `a == b == 2` for `+`→`*`, ...)
 /// one step from a kill, so a flat 1 is the honest measure.
+#[inline]
 pub fn aor_distance<T: Num>(aop: u8, mutant: u8, a: T, b: T) -> f64 {
-    let same = match (T::apply(aop, a, b), T::apply(mutant, a, b)) {
+    if same_state(T::apply(aop, a, b), T::apply(mutant, a, b)) {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+#[inline]
+fn same_state<T: Num>(x: Option<T>, y: Option<T>) -> bool {
+    match (x, y) {
         (Some(x), Some(y)) => T::same(x, y),
         (None, None) => true,
         _ => false,
-    };
-    if same { 1.0 } else { 0.0 }
+    }
 }
 
 /// An arithmetic site's AOR mutants, by autoref specialisation: operands that are primitive
@@ -285,11 +341,9 @@ impl<L, R> Arith for Probe<L, R> {
 macro_rules! arith_num {
     ($($t:ty),*) => {$(
         impl Arith for &&Probe<&$t, &$t> {
-            #[inline]
+            #[inline(always)]
             fn aor(&self, goal: u32, aop: u8) {
-                if probes_on() {
-                    record_aor(goal, aop, *self.0, *self.1);
-                }
+                record_aor(goal, aop, *self.0, *self.1);
             }
         }
     )*};
@@ -298,10 +352,24 @@ arith_num!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
 );
 
-#[inline]
+/// Bits of the normalised distance of a mutant reached but not infected (raw 1).
+const SURVIVED: u64 = 0x3FE0_0000_0000_0000; // 0.5f64
+
+#[inline(always)]
 fn record_aor<T: Num>(goal: u32, aop: u8, a: T, b: T) {
-    for (i, &m) in aor_mutants(aop).iter().enumerate() {
-        record_raw(goal + i as u32, aor_distance(aop, m, a, b));
+    let mutants = aor_mutants(aop);
+    let Some(slots) = goal_slots(goal, mutants.len()) else {
+        return;
+    };
+    if all_killed(slots) {
+        return;
+    }
+    let original = T::apply(aop, a, b);
+    for (slot, &m) in slots.iter().zip(mutants) {
+        if slot.load(Relaxed) != 0 {
+            let killed = !same_state(original, T::apply(m, a, b));
+            lower(slot, if killed { 0 } else { SURVIVED });
+        }
     }
 }
 
@@ -435,6 +503,28 @@ mod tests {
         // Floats: 0.0 / 0.0 and 0.0 % 0.0 are both NaN.
         assert_eq!(aor_distance(aop::DIV, aop::REM, 0.0f64, 0.0), 1.0);
         assert_eq!(aor_distance(aop::MUL, aop::ADD, 1.5f32, 2.0), 0.0);
+    }
+
+    #[test]
+    fn slots_only_ever_go_down() {
+        let slot = AtomicU64::new(u64::MAX);
+        lower_raw(&slot, 3.0);
+        assert_eq!(slot.load(Relaxed), 0.75f64.to_bits());
+        lower_raw(&slot, 5.0);
+        assert_eq!(slot.load(Relaxed), 0.75f64.to_bits());
+        lower_raw(&slot, 1.0);
+        assert_eq!(slot.load(Relaxed), 0.5f64.to_bits());
+        lower_raw(&slot, f64::MAX);
+        assert_eq!(slot.load(Relaxed), 0.5f64.to_bits());
+        lower_raw(&slot, 0.0);
+        assert_eq!(slot.load(Relaxed), 0);
+        lower(&slot, SURVIVED);
+        assert_eq!(slot.load(Relaxed), 0);
+    }
+
+    #[test]
+    fn survivors_are_recorded_at_the_normalised_unit_distance() {
+        assert_eq!(SURVIVED, normalise(1.0).to_bits());
     }
 
     #[test]

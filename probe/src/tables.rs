@@ -153,7 +153,7 @@ fn nonzero(counts: &[AtomicU32], out: &mut Vec<(u32, u32)>) {
 }
 
 #[inline]
-fn normalise(d: f64) -> f64 {
+pub(crate) fn normalise(d: f64) -> f64 {
     d / (d + 1.0)
 }
 
@@ -164,24 +164,12 @@ fn record(t: &Tables, goal: u32, raw: f64) {
     }
 }
 
-/// Whether probes record anything (the tables are set up).
+/// The goal slots `goal..goal + n` (weak mutation), when the tables are set up. Slots hold the
+/// bits of normalised distances, as for every goal.
 #[inline]
-pub(crate) fn probes_on() -> bool {
-    tables().is_some()
-}
-
-/// Records a raw distance for `goal` (weak mutation), reading first: a mutant killed earlier
-/// in the test costs a load, not an atomic read-modify-write.
-#[inline]
-pub(crate) fn record_raw(goal: u32, raw: f64) {
-    if let Some(t) = tables()
-        && let Some(g) = t.goals.get(goal as usize)
-    {
-        let bits = normalise(raw).to_bits();
-        if g.load(Relaxed) > bits {
-            g.fetch_min(bits, Relaxed);
-        }
-    }
+pub(crate) fn goal_slots(goal: u32, n: usize) -> Option<&'static [AtomicU64]> {
+    let start = goal as usize;
+    tables()?.goals.get(start..start.checked_add(n)?)
 }
 
 #[inline]

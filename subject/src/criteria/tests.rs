@@ -400,3 +400,54 @@ fn smart_selection_keeps_only_last_lines_of_long_blocks() {
         vec![false, true, true, false, false, false, true, true]
     );
 }
+
+#[test]
+fn weak_mutation_is_opt_in_and_mutants_keep_their_branch_parent() {
+    let all: Criteria = "all".parse().unwrap();
+    assert_eq!(all, Criteria::default());
+    assert!(!all.mutants());
+    let wm: Criteria = "branch,weak-mutation".parse().unwrap();
+    assert!(wm.mutants());
+    assert_eq!(wm.to_string(), "branch,weak-mutation");
+    let both: Criteria = "all,weak-mutation".parse().unwrap();
+    assert_eq!(both.0.len(), ALL.len() + 1);
+
+    // Mutant 4 under the branch (2) of `take`; mutant 5 under `take`'s entry (1).
+    let mut m = manifest();
+    for (id, parent, line) in [(4, 2, 11), (5, 1, 10)] {
+        m.goals.push(Goal {
+            id,
+            kind: manifest::GoalKind::Mutant,
+            parent: Some(parent),
+            file: "src/lib.rs".into(),
+            line,
+            function: Some(1),
+            label: format!("ROR < -> <= #{id}"),
+        });
+    }
+    let model = model();
+    let reg = Registry::build(&model);
+    let plan = Plan::new(&model, &reg, &m, &wm);
+    // Kept: branch 2 -> 0 (its entry is not selected: a root), mutant 4 -> 1 under it,
+    // mutant 5 -> 2 (its entry is not selected: a root). No derived criteria.
+    let got: Vec<(GoalKind, Option<u32>, Option<u32>)> = plan
+        .goals
+        .iter()
+        .map(|g| (g.kind, g.parent, g.manifest))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (GoalKind::Branch, None, Some(2)),
+            (GoalKind::WeakMutation, Some(0), Some(4)),
+            (GoalKind::WeakMutation, None, Some(5)),
+        ]
+    );
+    let covered: BTreeSet<u32> = [1].into();
+    let counts = plan.counts(&wm, &Discovered::default(), &covered);
+    assert_eq!(counts["branch"], (0, 1));
+    assert_eq!(counts["weak-mutation"], (1, 2));
+    // Without the criterion, mutant goals are not numbered at all.
+    let plan = Plan::new(&model, &reg, &m, &"branch".parse().unwrap());
+    assert_eq!(plan.goals.len(), 1);
+}
