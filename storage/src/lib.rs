@@ -138,13 +138,10 @@ impl Store {
         migrations: &[Migration],
     ) -> Result<Store> {
         let path = dir.as_ref().to_path_buf();
-        let db = sled::Config::new()
-            .path(&path)
-            .open()
-            .map_err(|source| StoreError::Open {
-                path: path.clone(),
-                source,
-            })?;
+        let db = open_db(&path).map_err(|source| StoreError::Open {
+            path: path.clone(),
+            source,
+        })?;
         let store = Store {
             repos: db.open_tree("repos")?,
             runs: db.open_tree("runs")?,
@@ -593,3 +590,26 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+
+/// How long to wait for the directory lock of a store that was just closed.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Opens sled, waiting briefly when the directory lock is held: sled releases it from its
+/// background threads after the last handle drops, so a store reopened right after closing
+/// (a restart, a test) can find it still held for a moment. A lock held longer is another
+/// process, and that error goes to the caller.
+fn open_db(path: &Path) -> sled::Result<sled::Db> {
+    let started = std::time::Instant::now();
+    loop {
+        match sled::Config::new().path(path).open() {
+            // sled reports the lock as `ErrorKind::Other` with this text.
+            Err(sled::Error::Io(e))
+                if e.to_string().contains("could not acquire lock")
+                    && started.elapsed() < LOCK_WAIT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
