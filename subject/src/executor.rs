@@ -139,7 +139,7 @@ impl ExecutorPool {
                 stats.restarts += 1;
                 if timed_out {
                     stats.timeouts += 1;
-                    results.push(timeout_result(config.timeout));
+                    results.push(timeout_result());
                 } else {
                     stats.crashes += 1;
                     results.push(crashed(reason));
@@ -446,9 +446,9 @@ fn crashed(reason: String) -> ExecResult {
     }
 }
 
-fn timeout_result(after: Duration) -> ExecResult {
-    let mut r = crashed(String::new());
-    r.status = Status::Timeout;
-    let _ = after;
-    r
+fn timeout_result() -> ExecResult {
+    ExecResult {
+        status: Status::Timeout,
+        ..crashed(String::new())
+    }
 }

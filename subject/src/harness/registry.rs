@@ -559,39 +559,37 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
         return Vec::new();
     }
     let mut ops = constructors(ty, path, def);
-    if def.traits.iter().any(|t| t == "Display") {
-        ops.push(Op {
-            code: OpCode::Display(ty.clone()),
-            params: vec![(
-                ty.clone(),
-                Pass::Ref,
-                Ty::Ref {
-                    mutable: false,
-                    inner: Box::new(ty.clone()),
-                },
-            )],
-            ret: Some(Ty::String),
-            ret_source: Some(Ty::String),
-            name: format!("{path}::to_string"),
-        });
+    let has = |name: &str| def.traits.iter().any(|t| t == name);
+    if has("Display") {
+        ops.push(formatting(
+            ty,
+            OpCode::Display(ty.clone()),
+            format!("{path}::to_string"),
+        ));
     }
-    if def.traits.iter().any(|t| t == "Debug") {
-        ops.push(Op {
-            code: OpCode::DebugFmt(ty.clone()),
-            params: vec![(
-                ty.clone(),
-                Pass::Ref,
-                Ty::Ref {
-                    mutable: false,
-                    inner: Box::new(ty.clone()),
-                },
-            )],
-            ret: Some(Ty::String),
-            ret_source: Some(Ty::String),
-            name: format!("{path}::fmt (Debug)"),
-        });
+    if has("Debug") {
+        ops.push(formatting(
+            ty,
+            OpCode::DebugFmt(ty.clone()),
+            format!("{path}::fmt (Debug)"),
+        ));
     }
     ops
+}
+
+/// An operation formatting a `ty` borrowed into a `String` (`Display` or `Debug`).
+fn formatting(ty: &Ty, code: OpCode, name: String) -> Op {
+    let borrowed = Ty::Ref {
+        mutable: false,
+        inner: Box::new(ty.clone()),
+    };
+    Op {
+        code,
+        params: vec![(ty.clone(), Pass::Ref, borrowed)],
+        ret: Some(Ty::String),
+        ret_source: Some(Ty::String),
+        name,
+    }
 }
 
 /// Struct literals and enum variants, when every part is something the pool can hold.
