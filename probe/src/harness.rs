@@ -27,10 +27,12 @@ pub type OpFn = fn(&mut Pool, &[u32], &Value) -> Result<Option<String>, OpError>
 pub struct OpError(pub String);
 
 /// Results of the statements run so far, one slot per statement (`None` for unit results and
-/// for values moved away).
+/// for values moved away or lent).
 #[derive(Default)]
 pub struct Pool {
     slots: Vec<Option<Box<dyn Any>>>,
+    /// Values lent to results that borrow from them, in lending order; freed after every slot.
+    lent: Vec<*mut dyn Any>,
 }
 
 impl Pool {
@@ -77,8 +79,53 @@ impl Pool {
         self.slots.push(Some(Box::new(v)));
     }
 
+    /// Lends the value of statement `i` for the rest of the test to the result of the
+    /// statement being run, which may borrow from it (`Reader::from_str(&s)` keeps `&s`). The
+    /// pool only holds `'static` values, so the borrow is widened to `'static`; the value leaves
+    /// its slot, so no later statement can move, mutate or read it, and it is dropped only
+    /// after every slot (see [`Pool::clear`]), as a test's borrow checker would demand.
+    ///
+    /// # Safety
+    /// The reference must not outlive the test: it dangles once the pool is cleared. Results
+    /// stored in the pool may hold it; nothing else may.
+    pub unsafe fn lend<T: 'static>(&mut self, i: u32) -> Result<&'static T, OpError> {
+        let p = self.lend_ptr::<T>(i)?;
+        // SAFETY: `p` comes from a live box only this reference will reach (see above).
+        Ok(unsafe { &*p })
+    }
+
+    /// [`Pool::lend`] for a mutable borrow.
+    ///
+    /// # Safety
+    /// As for [`Pool::lend`].
+    pub unsafe fn lend_mut<T: 'static>(&mut self, i: u32) -> Result<&'static mut T, OpError> {
+        let p = self.lend_ptr::<T>(i)?;
+        // SAFETY: as in `lend`; the value left its slot, so this is the only way to it.
+        Ok(unsafe { &mut *p })
+    }
+
+    fn lend_ptr<T: 'static>(&mut self, i: u32) -> Result<*mut T, OpError> {
+        let b = self.take(i)?;
+        if !b.is::<T>() {
+            self.put(i, b);
+            return Err(mistyped::<T>(i));
+        }
+        let raw = Box::into_raw(b);
+        self.lent.push(raw);
+        Ok(raw.cast::<T>())
+    }
+
+    /// Drops every value, newest first as a test's locals drop, so a result that borrows from
+    /// an earlier value goes before it; lent values go last, newest first for the same reason.
     fn clear(&mut self) {
-        self.slots.clear();
+        while let Some(slot) = self.slots.pop() {
+            drop(slot);
+        }
+        while let Some(raw) = self.lent.pop() {
+            // SAFETY: `raw` came from `Box::into_raw` in `lend_ptr` and is freed only here;
+            // every result that borrowed from it was dropped above or before it in this loop.
+            drop(unsafe { Box::from_raw(raw) });
+        }
     }
 }
 
@@ -335,5 +382,45 @@ impl Runner {
                 Err((status, message, location))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Records its name when dropped.
+    struct Noisy(&'static str, Rc<RefCell<Vec<&'static str>>>);
+
+    impl Drop for Noisy {
+        fn drop(&mut self) {
+            self.1.borrow_mut().push(self.0);
+        }
+    }
+
+    #[test]
+    fn a_lent_value_leaves_its_slot_and_outlives_every_slot() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut pool = Pool::default();
+        pool.store(Noisy("lent", log.clone()));
+        pool.store(Noisy("older", log.clone()));
+        // SAFETY: the reference is dropped before the pool is cleared.
+        let lent = unsafe { pool.lend::<Noisy>(0) }.expect("value 0 is a Noisy");
+        assert_eq!(lent.0, "lent");
+        pool.store(Noisy("borrower", log.clone()));
+        assert!(pool.take(0).is_err(), "a lent value is out of reach");
+        assert!(unsafe { pool.lend::<Noisy>(0) }.is_err());
+        pool.clear();
+        assert_eq!(*log.borrow(), ["borrower", "older", "lent"]);
+    }
+
+    #[test]
+    fn lending_as_the_wrong_type_keeps_the_value() {
+        let mut pool = Pool::default();
+        pool.store(7u8);
+        assert!(unsafe { pool.lend_mut::<String>(0) }.is_err());
+        assert_eq!(pool.copy_val::<u8>(0).ok(), Some(7));
     }
 }

@@ -34,6 +34,23 @@ pub enum Pass {
     Ref,
     /// By mutable reference.
     Mut,
+    /// By shared reference that the result keeps (`Reader::from_str(&s)`): the argument stays
+    /// borrowed for the rest of the test, so later statements cannot use it.
+    Lend,
+    /// By mutable reference that the result keeps (`reader.read_event(&mut buf)`).
+    LendMut,
+}
+
+impl Pass {
+    /// Whether the argument is borrowed mutably.
+    pub fn is_mut(self) -> bool {
+        matches!(self, Pass::Mut | Pass::LendMut)
+    }
+
+    /// Whether the argument is borrowed (shared or mutably) rather than moved.
+    pub fn is_borrow(self) -> bool {
+        self != Pass::Move
+    }
 }
 
 /// What an operation is, for operators and the performance proxies.
@@ -136,8 +153,13 @@ impl Schema {
         &self.types[ty as usize]
     }
 
-    /// Whether passing `ty` by value consumes it.
+    /// Whether passing `ty` this way leaves it unusable for later statements: moved (unless
+    /// `Copy`) or lent to the result.
     pub fn consumes(&self, ty: u32, pass: Pass) -> bool {
-        pass == Pass::Move && !self.ty(ty).copy
+        match pass {
+            Pass::Move => !self.ty(ty).copy,
+            Pass::Lend | Pass::LendMut => true,
+            Pass::Ref | Pass::Mut => false,
+        }
     }
 }

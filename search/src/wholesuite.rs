@@ -31,7 +31,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::algorithm::{Algorithm, Context, Evaluated};
 use crate::local_search::{self, EPS};
-use crate::{Budget, OpKind, Pass, Schema, Stmt, TestCase};
+use crate::{Budget, OpKind, Schema, Stmt, TestCase};
 
 /// Parameters of the whole-suite GA and its memetic local search. Defaults are the paper's
 /// best configuration (§6 RQ2: population 100, local search every 100 generations, 25 s of a
@@ -658,7 +658,7 @@ fn shareable_literal(schema: &Schema, t: &TestCase, a: usize) -> bool {
     t.stmts[a + 1..].iter().all(|s| {
         let info = schema.op(s.op);
         s.args.iter().enumerate().all(|(k, &x)| {
-            x as usize != a || info.params[if info.variadic { 0 } else { k }].1 != Pass::Mut
+            x as usize != a || !info.params[if info.variadic { 0 } else { k }].1.is_mut()
         })
     })
 }

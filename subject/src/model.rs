@@ -90,6 +90,10 @@ pub struct Callable {
     pub line: usize,
     /// The concrete types chosen for generic parameters, for display (`T = i32`).
     pub instantiation: Vec<(String, Ty)>,
+    /// Inputs (receiver first, then parameters) the result may borrow from, by the lifetimes
+    /// of the signature: `from_str(s: &'a str) -> Reader<&'a [u8]>` lends `s`.
+    #[serde(default)]
+    pub lent: Vec<usize>,
 }
 
 /// One parameter of a callable.

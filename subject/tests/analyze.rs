@@ -409,21 +409,16 @@ fn self_aliases_and_std_trait_impls_are_resolved() {
 }
 
 #[test]
-fn lifetime_carrying_types_block_receivers_and_params_only() {
+fn lifetime_carrying_types_are_callable_and_lend_what_the_result_borrows() {
     let m = model("analyze_generics");
     assert!(type_def(&m, "gen::Parser").generic);
     assert!(type_def(&m, "gen::Stack").generic);
     assert!(!type_def(&m, "gen::Circle").generic);
-    let un = unsupported(&m);
-    assert_eq!(
-        un.get("gen::Parser::first_word").map(|u| u.0),
-        Some("lifetime-carrying type")
-    );
-    assert_eq!(
-        un.get("gen::parse_with").map(|u| u.0),
-        Some("lifetime-carrying type")
-    );
-    // No receiver, no lifetime-carrying parameter: callable; its return is kept as text.
+    let parser = Ty::Adt {
+        path: "gen::Parser".into(),
+        args: vec![],
+    };
+    // `new(text: &'a str) -> Self` keeps `text`: it is lent to the result.
     let new = callable(&m, "gen::Parser::new");
     assert_eq!(
         new.params[0].ty,
@@ -432,7 +427,19 @@ fn lifetime_carrying_types_block_receivers_and_params_only() {
             inner: Box::new(Ty::Str)
         }
     );
-    assert!(matches!(new.ret, Some(Ty::Other(_))));
+    assert_eq!(new.ret, Some(parser.clone()));
+    assert_eq!(new.lent, vec![0]);
+    // `first_word(&self) -> Option<&'a str>` borrows the text, not the parser.
+    assert!(callable(&m, "gen::Parser::first_word").lent.is_empty());
+    let parse_with = callable(&m, "gen::parse_with");
+    assert_eq!(
+        parse_with.params[0].ty,
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(parser)
+        }
+    );
+    assert!(parse_with.lent.is_empty());
 }
 
 #[test]

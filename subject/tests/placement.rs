@@ -92,6 +92,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         file: "src/lib.rs".into(),
         line: 1,
         instantiation: Vec::new(),
+        lent: Vec::new(),
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use std::collections::BTreeSet;
+
 use super::attrs::{self, CfgEval};
+use super::borrows::{self, ImplBorrows};
 use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
@@ -46,6 +49,7 @@ struct ImplCx {
     inst: Vec<(String, Ty)>,
     /// The impl's generics have no candidate: every function inherits the problem.
     problem: Option<Problem>,
+    borrows: ImplBorrows,
 }
 
 /// One function to lower, wherever it was declared.
@@ -91,7 +95,7 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
             None => return,
         },
     };
-    let cx = impl_cx(low, imp, t, type_path);
+    let cx = impl_cx(low, imp, type_path);
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let wanted = match wanted_trait_fn {
@@ -127,7 +131,7 @@ fn callable_trait_fn(
     }
 }
 
-fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, t: usize, type_path: &str) -> ImplCx {
+fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
     let empty = BTreeMap::new();
     let scope = Scope {
         module: imp.module,
@@ -151,17 +155,46 @@ fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, t: usize, type_path: &str) -> Imp
         path: type_path.to_string(),
         args,
     };
-    let self_problem = low.ix.types[t]
-        .has_lifetimes()
-        .then(|| Problem::new(reason::LIFETIME, source_text(&imp.item.self_ty)));
+    let borrows = ImplBorrows {
+        self_lifetimes: type_lifetimes(&imp.item.self_ty),
+        self_borrows: holds_reference(&ty),
+    };
     ImplCx {
-        self_ty: SelfTy {
-            ty,
-            problem: self_problem,
-        },
+        self_ty: SelfTy { ty, problem: None },
         subst,
         inst,
         problem,
+        borrows,
+    }
+}
+
+/// Lifetime arguments written on a type (`'a` in `BytesStart<'a>`).
+fn type_lifetimes(ty: &syn::Type) -> BTreeSet<String> {
+    let syn::Type::Path(tp) = ty else {
+        return BTreeSet::new();
+    };
+    let Some(syn::PathArguments::AngleBracketed(a)) = tp.path.segments.last().map(|s| &s.arguments)
+    else {
+        return BTreeSet::new();
+    };
+    a.args
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericArgument::Lifetime(l) => Some(l.ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a lowered type holds a reference (then a value of it borrows from somewhere).
+fn holds_reference(ty: &Ty) -> bool {
+    match ty {
+        Ty::Ref { .. } => true,
+        Ty::Slice(t) | Ty::Vec(t) | Ty::Option(t) => holds_reference(t),
+        Ty::Result(a, b) => holds_reference(a) || holds_reference(b),
+        Ty::Tuple(ts) => ts.iter().any(holds_reference),
+        Ty::Adt { args, .. } => args.iter().any(holds_reference),
+        Ty::Unit | Ty::Prim(_) | Ty::Str | Ty::String | Ty::Other(_) => false,
     }
 }
 
@@ -227,6 +260,18 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     let receiver = lower_receiver(low, scope, sig)?;
     let params = lower_params(low, scope, sig, &mut inst)?;
     let ret = lower_return(low, scope, &sig.output);
+    let ref_params: BTreeSet<String> = subst
+        .iter()
+        .filter(|(_, t)| holds_reference(t))
+        .map(|(name, _)| name.clone())
+        .collect();
+    let hides_lifetime = |p: &syn::Path| match low.ix.resolve(site.module, p, Ns::Type) {
+        Some(Resolved::Local(Target::Type(t))) => low.ix.types[t].has_lifetimes(),
+        _ => false,
+    };
+    let no_impl = ImplBorrows::default();
+    let impl_borrows = site.imp.map_or(&no_impl, |cx| &cx.borrows);
+    let lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
     let kind = match (site.imp, receiver) {
         (None, _) => CallableKind::Free,
         (Some(cx), Some(receiver)) => CallableKind::Method {
@@ -246,6 +291,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         file: low.ix.modules[site.module].file.clone(),
         line: sig.ident.span().start().line,
         instantiation: inst,
+        lent,
     })
 }
 

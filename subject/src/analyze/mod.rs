@@ -8,6 +8,7 @@
 //! macro-generated items are invisible.
 
 mod attrs;
+mod borrows;
 mod bounds;
 mod callables;
 mod cargo_toml;

@@ -34,7 +34,6 @@ impl Problem {
 pub(crate) mod reason {
     pub const CLOSURE: &str = "closure parameter";
     pub const TRAIT_OBJECT: &str = "trait object";
-    pub const LIFETIME: &str = "lifetime-carrying type";
     pub const NO_CANDIDATE: &str = "generic bound without candidate";
     pub const UNSAFE: &str = "unsafe fn";
     pub const ASYNC: &str = "async fn";
@@ -227,10 +226,6 @@ impl Lowering<'_> {
         };
         match self.ix.resolve(scope.module, path, Ns::Type) {
             Some(Resolved::Local(Target::Type(t))) => {
-                let decl = &self.ix.types[t];
-                if decl.has_lifetimes() {
-                    return Err(Problem::new(reason::LIFETIME, text()));
-                }
                 let Some(public) = self.public.types.get(&t) else {
                     return Err(Problem::new(reason::PRIVATE, text()));
                 };

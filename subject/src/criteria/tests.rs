@@ -35,6 +35,7 @@ fn model() -> ApiModel {
         file: "src/lib.rs".into(),
         line: 10,
         instantiation: vec![],
+        lent: vec![],
     };
     let open = Callable {
         path: "k::open".into(),
@@ -51,6 +52,7 @@ fn model() -> ApiModel {
         file: "src/lib.rs".into(),
         line: 3,
         instantiation: vec![],
+        lent: vec![],
     };
     ApiModel {
         crate_name: "k".into(),

@@ -89,7 +89,7 @@ impl<'a> Renderer<'a> {
         for (i, s) in test.stmts.iter().enumerate() {
             let op = &reg.ops[s.op as usize];
             let u = uses.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-            if u.contains(&Pass::Mut) {
+            if u.iter().any(|p| p.is_mut()) {
                 r.mutable.insert(i);
             }
             let pure = matches!(
@@ -106,7 +106,9 @@ impl<'a> Renderer<'a> {
                 .stmts
                 .iter()
                 .any(|t| is_receiver(&reg.ops[t.op as usize], &t.args, i, model));
-            if pure && u.len() == 1 && u[0] != Pass::Mut && !receiver {
+            // A lent value must outlive the statement that borrows it: no temporaries.
+            let lent = u.iter().any(|p| matches!(p, Pass::Lend | Pass::LendMut));
+            if pure && u.len() == 1 && !u[0].is_mut() && !lent && !receiver {
                 r.inline.insert(i);
             } else if op.ret.is_some() {
                 let base = var_base(op.ret.as_ref().unwrap_or(&Ty::Unit), model);
@@ -242,14 +244,18 @@ impl<'a> Renderer<'a> {
                 OpCode::Literal(Ty::String)
             );
         let wants_str = matches!(source, Ty::Ref { ref inner, .. } if matches!(**inner, Ty::Str));
+        let wants_slice = matches!(source, Ty::Ref { mutable: false, ref inner } if matches!(**inner, Ty::Slice(_)));
         match pass {
             Pass::Move => value,
             // A `&str` parameter takes the bare literal.
             Pass::Ref if inline_str && wants_str => {
                 literal(&Ty::String, self.test.stmts[a].value.as_ref())
             }
-            Pass::Ref => format!("&{value}"),
-            Pass::Mut => format!("&mut {value}"),
+            // A full-range index, not `&v`: a generic parameter instantiated with `&[T]`
+            // would infer `&Vec<T>` and miss its bound.
+            Pass::Ref | Pass::Lend if wants_slice => format!("&{value}[..]"),
+            Pass::Ref | Pass::Lend => format!("&{value}"),
+            Pass::Mut | Pass::LendMut => format!("&mut {value}"),
         }
     }
 }

@@ -175,6 +175,19 @@ fn pool_slot(ty: &Ty) -> Option<(Ty, Pass)> {
     }
 }
 
+/// Borrowed inputs a kept result may borrow from are lent to it (see `Pass::Lend`).
+fn lend(params: &mut [ParamSlot], lent: &[usize]) {
+    for &i in lent {
+        if let Some((_, pass, _)) = params.get_mut(i) {
+            *pass = match *pass {
+                Pass::Ref => Pass::Lend,
+                Pass::Mut => Pass::LendMut,
+                other => other,
+            };
+        }
+    }
+}
+
 /// Whether the pool can hold a value of this (owned) type.
 fn storable(ty: &Ty) -> bool {
     match ty {
@@ -182,8 +195,24 @@ fn storable(ty: &Ty) -> bool {
         Ty::Vec(t) | Ty::Option(t) => storable(t),
         Ty::Result(t, e) => storable(t) && storable_or_opaque(e),
         Ty::Tuple(ts) => !ts.is_empty() && ts.iter().all(storable),
-        Ty::Adt { args, .. } => args.iter().all(storable),
+        // `Reader<&[u8]>`: the reference is `'static` in the pool, lent from another value.
+        Ty::Adt { args, .. } => args.iter().all(|a| storable(a) || borrowed_view(a)),
         Ty::Unit | Ty::Str | Ty::Ref { .. } | Ty::Slice(_) | Ty::Other(_) => false,
+    }
+}
+
+/// `&str` or `&[T]` of storable elements: what a lent `String` or `Vec<T>` is seen as.
+fn borrowed_view(ty: &Ty) -> bool {
+    match ty {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => match inner.as_ref() {
+            Ty::Str => true,
+            Ty::Slice(e) => storable(e),
+            _ => false,
+        },
+        _ => false,
     }
 }
 
@@ -225,9 +254,12 @@ impl Registry {
             }
         }
         reg.add_builders(model);
-        for (i, params) in wanted {
+        for (i, mut params) in wanted {
             let c = &model.callables[i];
             let ret = pool_ret(c.ret.as_ref());
+            if ret.is_some() {
+                lend(&mut params, &c.lent);
+            }
             reg.ops.push(Op {
                 code: OpCode::Call(i),
                 params,

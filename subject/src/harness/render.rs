@@ -190,6 +190,19 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
             Pass::Move => {
                 let _ = writeln!(b, "    let x{i}: {t} = p.take_val::<{t}>(a[{i}])?;");
             }
+            Pass::Lend | Pass::LendMut => {
+                let (lend, r) = if *pass == Pass::Lend {
+                    ("lend", "&")
+                } else {
+                    ("lend_mut", "&mut ")
+                };
+                let _ = writeln!(
+                    b,
+                    "    let x{i}: {r}{} = unsafe {{ p.{lend}::<{t}>(a[{i}]) }}?{};",
+                    source_view(source, &t, k),
+                    view_method(source)
+                );
+            }
             Pass::Ref | Pass::Mut => {
                 let (get, r) = if *pass == Pass::Ref {
                     ("as_ref", "&")
@@ -198,28 +211,33 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                 };
                 let m = if *pass == Pass::Mut { "mut " } else { "" };
                 let _ = writeln!(b, "    let {m}b{i} = p.take(a[{i}])?;");
-                let view = match source {
-                    Ty::Ref { inner, .. } if matches!(**inner, Ty::Str) => ".as_str()",
-                    Ty::Ref {
-                        inner,
-                        mutable: false,
-                    } if matches!(**inner, Ty::Slice(_)) => ".as_slice()",
-                    Ty::Ref {
-                        inner,
-                        mutable: true,
-                    } if matches!(**inner, Ty::Slice(_)) => ".as_mut_slice()",
-                    _ => "",
-                };
                 let _ = writeln!(
                     b,
-                    "    let x{i}: {r}{} = h::{get}::<{t}>({r}*b{i}, a[{i}])?{view};",
-                    source_view(source, &t, k)
+                    "    let x{i}: {r}{} = h::{get}::<{t}>({r}*b{i}, a[{i}])?{};",
+                    source_view(source, &t, k),
+                    view_method(source)
                 );
             }
         }
         exprs.push(format!("x{i}"));
     }
     exprs
+}
+
+/// The method that views a pool value as the borrowed type a parameter expects.
+fn view_method(source: &Ty) -> &'static str {
+    match source {
+        Ty::Ref { inner, .. } if matches!(**inner, Ty::Str) => ".as_str()",
+        Ty::Ref {
+            inner,
+            mutable: false,
+        } if matches!(**inner, Ty::Slice(_)) => ".as_slice()",
+        Ty::Ref {
+            inner,
+            mutable: true,
+        } if matches!(**inner, Ty::Slice(_)) => ".as_mut_slice()",
+        _ => "",
+    }
 }
 
 /// The borrowed type a parameter expects (`str` for `&str`, `[T]` for slices).
@@ -236,7 +254,7 @@ fn source_view(source: &Ty, pool: &str, k: &str) -> String {
 
 fn put_back(op: &Op, b: &mut String) {
     for (i, (_, pass, _)) in op.params.iter().enumerate() {
-        if *pass != Pass::Move {
+        if matches!(pass, Pass::Ref | Pass::Mut) {
             let _ = writeln!(b, "    p.put(a[{i}], b{i});");
         }
     }
