@@ -13,7 +13,9 @@ Usage (from the repository root):
     cargo build --release -p frugal --bins
     python3 bench/realcrates.py [--budget 5m] [--seeds 1] [--crates humantime,tight] [--smoke]
 
---smoke: humantime only, 20 s budget, one seed (what CI runs).
+--smoke: humantime only, 20 s budget, one seed (what CI runs, with --min-line).
+Exits 1 when frugal fails, a suite does not compile or pass, or a crate's line coverage is
+below --min-line.
 The crate sources and build caches live in $FRUGAL_BENCH_CACHE (default ~/.cache/frugal-bench),
 never in the repository. cargo-llvm-cov and llvm-tools-preview are installed when missing.
 """
@@ -132,16 +134,48 @@ def fetch(name, version):
 
 
 def ensure_llvm_cov():
-    if subprocess.run(["cargo", "llvm-cov", "--version"], capture_output=True).returncode == 0:
+    """cargo-llvm-cov with LLVM tools matching rustc: rustup's llvm-tools-preview, or when
+    rustup cannot fetch it (no network to static.rust-lang.org), Debian's llvm-N of the same
+    major version, handed over through LLVM_COV and LLVM_PROFDATA."""
+    if subprocess.run(["cargo", "llvm-cov", "--version"], capture_output=True).returncode != 0:
+        log("installing cargo-llvm-cov")
+        subprocess.run(["cargo", "install", "cargo-llvm-cov", "--locked"], check=True)
+    if llvm_tools_work():
         return
-    log("installing llvm-tools-preview and cargo-llvm-cov")
-    subprocess.run(["rustup", "component", "add", "llvm-tools-preview"], check=True)
-    subprocess.run(["cargo", "install", "cargo-llvm-cov", "--locked"], check=True)
+    log("installing llvm-tools-preview")
+    if subprocess.run(["rustup", "component", "add", "llvm-tools-preview"]).returncode == 0 \
+            and llvm_tools_work():
+        return
+    major = rustc_llvm_major()
+    tool_dir = f"/usr/lib/llvm-{major}/bin"
+    if not os.path.exists(os.path.join(tool_dir, "llvm-cov")):
+        log(f"rustup could not add llvm-tools-preview; installing Debian's llvm-{major}")
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True)
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", f"llvm-{major}"], check=True)
+    os.environ["LLVM_COV"] = os.path.join(tool_dir, "llvm-cov")
+    os.environ["LLVM_PROFDATA"] = os.path.join(tool_dir, "llvm-profdata")
+    if not llvm_tools_work():
+        sys.exit(f"no usable llvm-cov: neither llvm-tools-preview nor {tool_dir} works")
+
+
+def llvm_tools_work():
+    """Whether cargo-llvm-cov finds llvm-cov and llvm-profdata (`show-env` fails otherwise)."""
+    return subprocess.run(["cargo", "llvm-cov", "show-env"], capture_output=True).returncode == 0
+
+
+def rustc_llvm_major():
+    out = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("LLVM version:"):
+            return line.split(":")[1].strip().split(".")[0]
+    sys.exit("rustc -vV names no LLVM version")
 
 
 def frugal_bin(explicit=None):
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    path = explicit or os.path.join(target, "release", "frugal")
+    # Absolute: frugal runs from a scratch working directory.
+    path = os.path.abspath(explicit or os.path.join(target, "release", "frugal"))
     if not os.path.exists(path):
         sys.exit(f"{path} is missing: run `cargo build --release -p frugal --bins` first")
     return path
@@ -255,6 +289,8 @@ def main():
     ap.add_argument("--frugal", default=None, help="path of the frugal binary")
     ap.add_argument("--smoke", action="store_true", help="humantime, 20 s, one seed (CI)")
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "realcrates.json"))
+    ap.add_argument("--min-line", type=float, default=0.0,
+                    help="fail (exit 1) when a crate's line coverage is below this percentage")
     ap.add_argument("--measure-only", action="store_true",
                     help="re-measure the suites of a previous run (same budget) without running frugal")
     args = ap.parse_args()
@@ -297,6 +333,29 @@ def main():
         json.dump({"machine": machine(), "budget": args.budget, "seeds": args.seeds,
                    "results": results}, f, indent=1)
     print(table(results))
+    problems = [p for row in results for p in row_problems(row, args.min_line)]
+    for p in problems:
+        log(f"FAILED: {p}")
+    if problems:
+        sys.exit(1)
+
+
+def row_problems(row, min_line):
+    """Why a run does not meet the bar: frugal failed, the suite did not compile or pass, or
+    its line coverage is below `min_line`."""
+    name = f"{row['crate']} seed {row['seed']}"
+    if "error" in row:
+        return [f"{name}: frugal failed"]
+    cov = row.get("coverage", {})
+    if "error" in cov:
+        return [f"{name}: the suite did not build or run under cargo-llvm-cov"]
+    out = []
+    if cov.get("failed") or not cov.get("passed"):
+        out.append(f"{name}: {cov.get('passed')} tests passed, {cov.get('failed')} failed")
+    line = pct(cov.get("lines"))
+    if line < min_line:
+        out.append(f"{name}: line coverage {line:.1f}% is below {min_line}%")
+    return out
 
 
 def fmt_row(row):

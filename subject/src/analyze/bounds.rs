@@ -289,16 +289,68 @@ fn std_satisfies(candidate: &StdCandidate, key: &str) -> bool {
     candidate.own.contains(&key) || candidate.shared.iter().any(|list| list.contains(&key))
 }
 
-/// The crate's own candidate types, with the bound keys they satisfy.
+/// A stand-in from one of the crate's dependencies, usable when the crate depends on it.
+struct DependencyCandidate {
+    dependency: &'static str,
+    /// Version requirements it exists in, as prefixes (`"0.8"` matches `"0.8.5"`, `"^0.8"`).
+    versions: &'static [&'static str],
+    path: &'static str,
+    keys: &'static [&'static str],
+}
+
+/// `R: Rng` gets rand's `StepRng`: deterministic, `Copy`, built from two integers (see
+/// `harness::registry::std_constructors`), so the search controls every "random" draw.
+const DEPENDENCY_CANDIDATES: &[DependencyCandidate] = &[DependencyCandidate {
+    dependency: "rand",
+    versions: &["0.5", "0.6", "0.7", "0.8"],
+    path: "rand::rngs::mock::StepRng",
+    keys: &[
+        "Rng",
+        "RngCore",
+        "Clone",
+        "Copy",
+        "Debug",
+        "PartialEq",
+        "Eq",
+    ],
+}];
+
+/// The crate's own candidate types and its dependencies' stand-ins, with the bound keys they
+/// satisfy.
 #[derive(Debug, Default)]
 pub(crate) struct Candidates {
     crate_types: Vec<(Ty, BTreeSet<String>)>,
+    dependency_types: Vec<(Ty, &'static [&'static str])>,
 }
 
 impl Candidates {
     /// `types`: public, non-generic crate types with their derived and implemented trait keys.
     pub(crate) fn new(types: Vec<(Ty, BTreeSet<String>)>) -> Self {
-        Candidates { crate_types: types }
+        Candidates {
+            crate_types: types,
+            dependency_types: Vec::new(),
+        }
+    }
+
+    /// Adds the stand-ins of the dependencies in `deps` (name to version requirement).
+    pub(crate) fn with_dependencies(
+        mut self,
+        deps: &std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        for c in DEPENDENCY_CANDIDATES {
+            let Some(req) = deps.get(c.dependency) else {
+                continue;
+            };
+            let req = req.trim_start_matches(['^', '=', '~', ' ']);
+            if c.versions.iter().any(|v| req.starts_with(v)) {
+                let ty = Ty::Adt {
+                    path: c.path.to_string(),
+                    args: Vec::new(),
+                };
+                self.dependency_types.push((ty, c.keys));
+            }
+        }
+        self
     }
 
     /// The first type satisfying every bound key, preferred targets first, then the std
@@ -321,6 +373,13 @@ impl Candidates {
             if keys.iter().all(|k| std_satisfies(candidate, k)) {
                 return Some(std_ty(candidate.name));
             }
+        }
+        let dependency = self
+            .dependency_types
+            .iter()
+            .find(|(_, satisfied)| keys.iter().all(|k| satisfied.contains(k)));
+        if let Some((ty, _)) = dependency {
+            return Some(ty.clone());
         }
         self.crate_types
             .iter()
@@ -367,6 +426,21 @@ mod tests {
             c.choose(&keys(&["Display", "Copy"])),
             Some(Ty::Prim("i32".into()))
         );
+    }
+
+    #[test]
+    fn rng_bounds_get_step_rng_only_from_a_rand_dependency() {
+        let rng = keys(&["Rng"]);
+        assert_eq!(Candidates::default().choose(&rng), None);
+        let deps = |v: &str| [("rand".to_string(), v.to_string())].into();
+        let step = Ty::Adt {
+            path: "rand::rngs::mock::StepRng".into(),
+            args: vec![],
+        };
+        let with = |v: &str| Candidates::default().with_dependencies(&deps(v));
+        assert_eq!(with("0.8").choose(&keys(&["Rng"])), Some(step.clone()));
+        assert_eq!(with("^0.7.3").choose(&keys(&["RngCore"])), Some(step));
+        assert_eq!(with("0.10").choose(&keys(&["Rng"])), None);
     }
 
     #[test]

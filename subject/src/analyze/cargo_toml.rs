@@ -16,6 +16,8 @@ pub(crate) struct LibTarget {
     pub root: PathBuf,
     /// `[features]`: feature name to what it enables.
     pub features: BTreeMap<String, Vec<String>>,
+    /// `[dependencies]`: name to version requirement (empty for path or git dependencies).
+    pub dependencies: BTreeMap<String, String>,
 }
 
 /// The library target; with `allow_bin`, a package without one yields its (first) binary's
@@ -60,6 +62,7 @@ pub(crate) fn read_lib_target(
         crate_name,
         root,
         features: feature_table(&doc),
+        dependencies: dependency_table(&doc),
     })
 }
 
@@ -91,6 +94,22 @@ fn feature_table(doc: &DocumentMut) -> BTreeMap<String, Vec<String>> {
                 })
                 .unwrap_or_default();
             (name.to_string(), implied)
+        })
+        .collect()
+}
+
+fn dependency_table(doc: &DocumentMut) -> BTreeMap<String, String> {
+    let Some(table) = doc.get("dependencies").and_then(|d| d.as_table_like()) else {
+        return BTreeMap::new();
+    };
+    table
+        .iter()
+        .map(|(name, spec)| {
+            let version = spec
+                .as_str()
+                .or_else(|| spec.as_table_like()?.get("version")?.as_str())
+                .unwrap_or_default();
+            (name.to_string(), version.to_string())
         })
         .collect()
 }

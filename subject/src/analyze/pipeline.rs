@@ -49,7 +49,8 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
             candidates: &no_candidates,
         },
         &keys,
-    ));
+    ))
+    .with_dependencies(&lib.dependencies);
     let low = Lowering {
         ix: &ix,
         public: &public,

@@ -62,7 +62,8 @@ pub fn fill(template: &str, args: &[String]) -> String {
     out
 }
 
-/// Std value types the harness builds, by path: how, from which parameter types.
+/// Std (and dependency stand-in) value types the harness builds, by path: how, from which
+/// parameter types.
 fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
     let prim = |p: &str| Ty::Prim(p.to_string());
     match path {
@@ -78,6 +79,11 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             vec![prim("u32"), prim("u32")],
         )],
         STD_PATH_BUF => vec![("std::path::PathBuf::from({0})", vec![Ty::String])],
+        // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
+        STEP_RNG => vec![(
+            "rand::rngs::mock::StepRng::new({0}, {1})",
+            vec![prim("u64"), prim("u64")],
+        )],
         _ => Vec::new(),
     }
 }
@@ -99,6 +105,8 @@ fn reads_the_clock(c: &Callable) -> bool {
 pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
+/// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
+pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
 /// Pool type, passing mode and source type of one parameter.
 pub type ParamSlot = (Ty, Pass, Ty);
@@ -562,7 +570,7 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
             }
             ops
         }
-        Ty::Adt { path, args } if args.is_empty() && path.starts_with("std::") => {
+        Ty::Adt { path, args } if args.is_empty() && !std_constructors(path).is_empty() => {
             std_constructors(path)
                 .into_iter()
                 .map(|(template, params)| {
@@ -671,5 +679,65 @@ fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
                 })
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Param;
+
+    fn step_rng() -> Ty {
+        Ty::Adt {
+            path: STEP_RNG.into(),
+            args: vec![],
+        }
+    }
+
+    #[test]
+    fn a_step_rng_parameter_is_built_from_two_integers() {
+        let shuffle = Callable {
+            path: "game::shuffle".into(),
+            name: "shuffle".into(),
+            kind: CallableKind::Free,
+            params: vec![Param {
+                name: "rng".into(),
+                ty: Ty::Ref {
+                    mutable: true,
+                    inner: Box::new(step_rng()),
+                },
+            }],
+            ret: Some(Ty::Prim("u32".into())),
+            file: "src/lib.rs".into(),
+            line: 1,
+            instantiation: vec![("R".into(), step_rng())],
+            lent: vec![],
+        };
+        let model = ApiModel {
+            crate_name: "game".into(),
+            callables: vec![shuffle],
+            ..ApiModel::default()
+        };
+        let reg = Registry::build(&model);
+        assert!(reg.dropped.is_empty(), "{:?}", reg.dropped);
+        let build = reg
+            .ops
+            .iter()
+            .find(|o| o.ret.as_ref() == Some(&step_rng()))
+            .expect("an operation builds the generator");
+        assert_eq!(
+            build.code,
+            OpCode::StdValue {
+                ty: step_rng(),
+                template: "rand::rngs::mock::StepRng::new({0}, {1})".into(),
+            }
+        );
+        assert_eq!(build.params.len(), 2);
+        let call = reg.ops.iter().find(|o| o.code == OpCode::Call(0));
+        assert_eq!(
+            call.map(|o| o.params[0].1),
+            Some(Pass::Mut),
+            "the call takes the generator by &mut"
+        );
     }
 }
