@@ -94,6 +94,10 @@ pub struct Callable {
     /// of the signature: `from_str(s: &'a str) -> Reader<&'a [u8]>` lends `s`.
     #[serde(default)]
     pub lent: Vec<usize>,
+    /// For a trait-impl function whose trait may not be in scope (`FromStr`): the trait's
+    /// path, so calls are written `<Self as Trait>::name(..)`.
+    #[serde(default)]
+    pub via_trait: Option<String>,
 }
 
 /// One parameter of a callable.

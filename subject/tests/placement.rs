@@ -93,6 +93,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         line: 1,
         instantiation: Vec::new(),
         lent: Vec::new(),
+        via_trait: None,
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -112,6 +112,21 @@ pub enum ReadError {
     Io(String),
 }
 
+/// Parses what `Debug` prints for the two data-free cases and `TooLong(n)`.
+impl std::str::FromStr for ReadError {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "Eof" => Ok(ReadError::Eof),
+            _ => match s.strip_prefix("TooLong(").and_then(|r| r.strip_suffix(')')) {
+                Some(n) => n.parse().map(ReadError::TooLong).map_err(|e| format!("{e}")),
+                None => Err(format!("not a read error: {s}")),
+            },
+        }
+    }
+}
+
 /// Reads numbered lines from any buffered source.
 pub struct Lines<R> {
     inner: R,

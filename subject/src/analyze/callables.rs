@@ -112,7 +112,14 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
             sig: &f.sig,
             imp: Some(&cx),
         };
-        set.push(path, lower_fn(low, &site));
+        let lowered = lower_fn(low, &site).map(|mut c| {
+            // `FromStr` is in no edition's prelude: calls name the trait.
+            if wanted_trait_fn == Some("from_str") {
+                c.via_trait = Some("::std::str::FromStr".to_string());
+            }
+            c
+        });
+        set.push(path, lowered);
     }
 }
 
@@ -292,6 +299,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         line: sig.ident.span().start().line,
         instantiation: inst,
         lent,
+        via_trait: None,
     })
 }
 

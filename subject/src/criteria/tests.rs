@@ -36,6 +36,7 @@ fn model() -> ApiModel {
         line: 10,
         instantiation: vec![],
         lent: vec![],
+        via_trait: None,
     };
     let open = Callable {
         path: "k::open".into(),
@@ -53,6 +54,7 @@ fn model() -> ApiModel {
         line: 3,
         instantiation: vec![],
         lent: vec![],
+        via_trait: None,
     };
     ApiModel {
         crate_name: "k".into(),

@@ -195,6 +195,13 @@ impl<'a> Renderer<'a> {
                         let recv = self.receiver(s.args[0] as usize);
                         format!("{recv}.{}({}){ok}", c.name, args[1..].join(", "))
                     }
+                    CallableKind::Assoc { self_ty } if c.via_trait.is_some() => format!(
+                        "<{} as {}>::{}({}){ok}",
+                        crate::harness::render::ty(self_ty, k),
+                        c.via_trait.as_deref().unwrap_or_default(),
+                        c.name,
+                        args.join(", ")
+                    ),
                     _ => format!("{}({}){ok}", c.path, args.join(", ")),
                 }
             }

@@ -712,6 +712,7 @@ mod tests {
             line: 1,
             instantiation: vec![("R".into(), step_rng())],
             lent: vec![],
+            via_trait: None,
         };
         let model = ApiModel {
             crate_name: "game".into(),

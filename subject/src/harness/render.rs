@@ -282,7 +282,15 @@ fn call_expr(c: &crate::model::Callable, args: &[String], k: &str) -> String {
             // Fully qualified so that trait methods and auto-ref never pick another impl.
             format!("{}({})", in_crate(&c.path, k), args.join(", "))
         }
-        CallableKind::Assoc { .. } => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
+        CallableKind::Assoc { self_ty } => match &c.via_trait {
+            Some(t) => format!(
+                "<{} as {t}>::{}({})",
+                ty_in(self_ty, k),
+                c.name,
+                args.join(", ")
+            ),
+            None => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
+        },
     }
 }
 
