@@ -98,6 +98,10 @@ pub struct Callable {
     /// path, so calls are written `<Self as Trait>::name(..)`.
     #[serde(default)]
     pub via_trait: Option<String>,
+    /// For an operator trait's function (`Add::add`, `Neg::neg`, `AddAssign::add_assign`):
+    /// the operator calls are written with (`+`, `-`, `+=`).
+    #[serde(default)]
+    pub operator: Option<String>,
 }
 
 /// One parameter of a callable.

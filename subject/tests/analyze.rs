@@ -725,3 +725,41 @@ fn example_crates_account_for_every_pub_fn() {
         );
     }
 }
+
+#[test]
+fn operator_impls_are_callables_written_as_operators() {
+    let m = model("analyze_operators");
+    let money = adt("ops::Money");
+    let op = |name: &str| {
+        m.callables
+            .iter()
+            .find(|c| c.path == format!("ops::Money::{name}"))
+            .unwrap_or_else(|| panic!("no ops::Money::{name} in\n{}", summary(&m)))
+    };
+    let add = op("add");
+    assert_eq!(add.operator.as_deref(), Some("+"));
+    assert_eq!(add.ret, Some(money.clone()));
+    // `impl Sub<&i64> for &Money`: `self` borrows a `Money`; `Self::Output` is resolved.
+    let sub = op("sub");
+    assert_eq!(sub.operator.as_deref(), Some("-"));
+    assert!(matches!(
+        sub.kind,
+        CallableKind::Method {
+            receiver: Receiver::Ref,
+            ..
+        }
+    ));
+    assert_eq!(sub.ret, Some(money.clone()));
+    assert_eq!(op("neg").operator.as_deref(), Some("-"));
+    let add_assign = op("add_assign");
+    assert_eq!(add_assign.operator.as_deref(), Some("+="));
+    assert!(matches!(
+        add_assign.kind,
+        CallableKind::Method {
+            receiver: Receiver::RefMut,
+            ..
+        }
+    ));
+    // Comparison traits are in the prelude: called by name.
+    assert_eq!(op("partial_cmp").operator, None);
+}

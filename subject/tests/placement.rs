@@ -94,6 +94,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         instantiation: Vec::new(),
         lent: Vec::new(),
         via_trait: None,
+        operator: None,
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -14,12 +14,33 @@ use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{Callable, CallableKind, Param, Receiver, Ty, Unsupported};
 
-/// Trait impls whose functions become callables, by trait name and function name.
-const CALLABLE_TRAIT_FNS: &[(&str, &str)] = &[
-    ("Default", "default"),
-    ("Clone", "clone"),
-    ("FromStr", "from_str"),
-    ("From", "from"),
+/// Trait impls whose functions become callables: trait name, function name, and the operator
+/// a call is written with (`None`: called by path).
+const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
+    ("Default", "default", None),
+    ("Clone", "clone", None),
+    ("FromStr", "from_str", None),
+    ("From", "from", None),
+    ("PartialEq", "eq", None),
+    ("PartialOrd", "partial_cmp", None),
+    ("Ord", "cmp", None),
+    ("Add", "add", Some("+")),
+    ("Sub", "sub", Some("-")),
+    ("Mul", "mul", Some("*")),
+    ("Div", "div", Some("/")),
+    ("Rem", "rem", Some("%")),
+    ("BitAnd", "bitand", Some("&")),
+    ("BitOr", "bitor", Some("|")),
+    ("BitXor", "bitxor", Some("^")),
+    ("Shl", "shl", Some("<<")),
+    ("Shr", "shr", Some(">>")),
+    ("Neg", "neg", Some("-")),
+    ("Not", "not", Some("!")),
+    ("AddAssign", "add_assign", Some("+=")),
+    ("SubAssign", "sub_assign", Some("-=")),
+    ("MulAssign", "mul_assign", Some("*=")),
+    ("DivAssign", "div_assign", Some("/=")),
+    ("RemAssign", "rem_assign", Some("%=")),
 ];
 
 /// Callables and unsupported public functions, in source order.
@@ -50,6 +71,10 @@ struct ImplCx {
     /// The impl's generics have no candidate: every function inherits the problem.
     problem: Option<Problem>,
     borrows: ImplBorrows,
+    /// `Some(mutable)` when the impl is for `&T` or `&mut T`: `self` is then a borrow of `T`.
+    self_ref: Option<bool>,
+    /// The impl's `type Output`, which `Self::Output` in a signature stands for.
+    output: Option<syn::Type>,
 }
 
 /// One function to lower, wherever it was declared.
@@ -82,24 +107,37 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
     if imp.item.modifiers.polarity.is_some() {
         return;
     }
-    let Some(t) = low.ix.impl_target(imp) else {
+    let trait_fn = match &imp.item.trait_ {
+        None => None,
+        Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
+            Some(found) => Some(found),
+            None => return,
+        },
+    };
+    // `impl Sub<&Duration> for &Date`: the function takes a borrowed `Date`.
+    let (target, self_ref) = match (&*imp.item.self_ty, trait_fn) {
+        (syn::Type::Reference(r), Some(_)) => (
+            low.ix.type_target(imp.module, &r.elem),
+            Some(r.mutability.is_some()),
+        ),
+        _ => (low.ix.impl_target(imp), None),
+    };
+    let Some(t) = target else {
         return;
     };
     let Some(type_path) = low.public.types.get(&t) else {
         return;
     };
-    let wanted_trait_fn = match &imp.item.trait_ {
-        None => None,
-        Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
-            Some(name) => Some(name),
-            None => return,
-        },
-    };
-    let cx = impl_cx(low, imp, type_path);
+    let mut cx = impl_cx(low, imp, type_path);
+    cx.self_ref = self_ref;
+    cx.output = imp.item.items.iter().find_map(|item| match item {
+        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
+        _ => None,
+    });
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
-        let wanted = match wanted_trait_fn {
-            Some(name) => f.sig.ident == name,
+        let wanted = match trait_fn {
+            Some((name, _)) => f.sig.ident == name,
             None => low.ix.visible(&f.vis, imp.module) && !attrs::is_doc_hidden(&f.attrs),
         };
         if !wanted || !cfg.keeps(&f.attrs) {
@@ -113,9 +151,11 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
             imp: Some(&cx),
         };
         let lowered = lower_fn(low, &site).map(|mut c| {
-            // `FromStr` is in no edition's prelude: calls name the trait.
-            if wanted_trait_fn == Some("from_str") {
-                c.via_trait = Some("::std::str::FromStr".to_string());
+            match trait_fn {
+                // `FromStr` is in no edition's prelude: calls name the trait.
+                Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+                Some((_, Some(op))) => c.operator = Some(op.to_string()),
+                _ => {}
             }
             c
         });
@@ -129,12 +169,12 @@ fn callable_trait_fn(
     low: &Lowering<'_>,
     module: ModId,
     trait_path: &syn::Path,
-) -> Option<&'static str> {
+) -> Option<(&'static str, Option<&'static str>)> {
     let last = trait_path.segments.last()?.ident.to_string();
-    let (_, name) = CALLABLE_TRAIT_FNS.iter().find(|(t, _)| *t == last)?;
+    let (_, name, op) = CALLABLE_TRAIT_FNS.iter().find(|(t, _, _)| *t == last)?;
     match low.ix.resolve(module, trait_path, Ns::Type) {
         Some(Resolved::Local(Target::Trait(_))) => None,
-        _ => Some(name),
+        _ => Some((name, *op)),
     }
 }
 
@@ -172,7 +212,23 @@ fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
         inst,
         problem,
         borrows,
+        self_ref: None,
+        output: None,
     }
+}
+
+/// `Self::Output`, the return type of the operator traits.
+fn is_self_output(ty: &syn::Type) -> bool {
+    let syn::Type::Path(tp) = ty else {
+        return false;
+    };
+    let segs: Vec<String> = tp
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    tp.qself.is_none() && segs == ["Self", "Output"]
 }
 
 /// Lifetime arguments written on a type (`'a` in `BytesStart<'a>`).
@@ -264,9 +320,24 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         subst: &subst,
     };
 
-    let receiver = lower_receiver(low, scope, sig)?;
+    let receiver = match (
+        lower_receiver(low, scope, sig)?,
+        site.imp.and_then(|cx| cx.self_ref),
+    ) {
+        (Some(Receiver::Value), Some(true)) => Some(Receiver::RefMut),
+        (Some(Receiver::Value), Some(false)) => Some(Receiver::Ref),
+        (receiver, _) => receiver,
+    };
     let params = lower_params(low, scope, sig, &mut inst)?;
-    let ret = lower_return(low, scope, &sig.output);
+    let output = site.imp.and_then(|cx| cx.output.as_ref());
+    let ret = match (&sig.output, output) {
+        (syn::ReturnType::Type(arrow, ty), Some(out)) if is_self_output(ty) => lower_return(
+            low,
+            scope,
+            &syn::ReturnType::Type(*arrow, Box::new(out.clone())),
+        ),
+        _ => lower_return(low, scope, &sig.output),
+    };
     let ref_params: BTreeSet<String> = subst
         .iter()
         .filter(|(_, t)| holds_reference(t))
@@ -300,6 +371,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         instantiation: inst,
         lent,
         via_trait: None,
+        operator: None,
     })
 }
 

@@ -264,13 +264,18 @@ impl Index {
 
     /// The crate struct or enum an `impl` block is for, if its self type names one.
     pub(crate) fn impl_target(&self, imp: &ImplDecl) -> Option<usize> {
-        let syn::Type::Path(tp) = &*imp.item.self_ty else {
+        self.type_target(imp.module, &imp.item.self_ty)
+    }
+
+    /// The crate type a type written in module `m` names, if it is a plain path to one.
+    pub(crate) fn type_target(&self, m: ModId, ty: &syn::Type) -> Option<usize> {
+        let syn::Type::Path(tp) = ty else {
             return None;
         };
         if tp.qself.is_some() {
             return None;
         }
-        match self.resolve(imp.module, &tp.path, Ns::Type)? {
+        match self.resolve(m, &tp.path, Ns::Type)? {
             Resolved::Local(Target::Type(t)) => Some(t),
             _ => None,
         }

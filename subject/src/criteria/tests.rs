@@ -37,6 +37,7 @@ fn model() -> ApiModel {
         instantiation: vec![],
         lent: vec![],
         via_trait: None,
+        operator: None,
     };
     let open = Callable {
         path: "k::open".into(),
@@ -55,6 +56,7 @@ fn model() -> ApiModel {
         instantiation: vec![],
         lent: vec![],
         via_trait: None,
+        operator: None,
     };
     ApiModel {
         crate_name: "k".into(),

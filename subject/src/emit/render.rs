@@ -191,6 +191,14 @@ impl<'a> Renderer<'a> {
                     ""
                 };
                 match &c.kind {
+                    CallableKind::Method { .. } if c.operator.is_some() => {
+                        let op = c.operator.as_deref().unwrap_or_default();
+                        let mut operands = args.clone();
+                        if op.ends_with('=') {
+                            operands[0] = self.receiver(s.args[0] as usize);
+                        }
+                        crate::harness::render::operator_expr(op, &operands, "")
+                    }
                     CallableKind::Method { .. } => {
                         let recv = self.receiver(s.args[0] as usize);
                         format!("{recv}.{}({}){ok}", c.name, args[1..].join(", "))

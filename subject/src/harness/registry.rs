@@ -713,6 +713,7 @@ mod tests {
             instantiation: vec![("R".into(), step_rng())],
             lent: vec![],
             via_trait: None,
+            operator: None,
         };
         let model = ApiModel {
             crate_name: "game".into(),

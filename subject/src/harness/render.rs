@@ -276,6 +276,9 @@ fn literal_from_value(t: &Ty) -> String {
 }
 
 fn call_expr(c: &crate::model::Callable, args: &[String], k: &str) -> String {
+    if let Some(op) = &c.operator {
+        return operator_expr(op, args, "*");
+    }
     match &c.kind {
         CallableKind::Free => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
         CallableKind::Method { .. } => {
@@ -291,6 +294,21 @@ fn call_expr(c: &crate::model::Callable, args: &[String], k: &str) -> String {
             ),
             None => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
         },
+    }
+}
+
+/// An operator trait's call written as the operator: `a + b`, `-a`, `a += b`. `deref` is what
+/// the compound assignment's target needs in front (`*` for a `&mut T` binding, `` for a
+/// variable).
+pub fn operator_expr(op: &str, args: &[String], deref: &str) -> String {
+    match args {
+        [a] => format!("{op}{a}"),
+        [a, b] if op.ends_with('=') => format!("{deref}{a} {op} {b}"),
+        [a, b] => format!("{a} {op} {b}"),
+        _ => format!(
+            "compile_error!(\"operator {op} with {} operands\")",
+            args.len()
+        ),
     }
 }
 
