@@ -49,7 +49,9 @@ impl Placement {
     /// under its own name, so the rendered `krate::path` paths resolve inside it as well.
     pub fn prelude(self, krate: &str) -> String {
         match self {
-            Placement::Tests => "#![allow(unused_mut, unused_variables, clippy::all)]\n".into(),
+            Placement::Tests => {
+                "#![allow(unused_mut, unused_variables, unused_parens, clippy::all)]\n".into()
+            }
             Placement::InCrate => format!(
                 "#![allow(unused, clippy::all, non_snake_case, unused_results, unused_qualifications, missing_docs)]\n\
                  use crate as {krate};\n"

@@ -74,8 +74,9 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
                 vec![prim("u64"), prim("u32")],
             ),
         ],
+        // Parenthesised: the value may be borrowed in place (`&(UNIX_EPOCH + d)`).
         STD_SYSTEM_TIME => vec![(
-            "std::time::UNIX_EPOCH + std::time::Duration::new(<u64 as From<u32>>::from({0}), {1})",
+            "(std::time::UNIX_EPOCH + std::time::Duration::new(<u64 as From<u32>>::from({0}), {1}))",
             vec![prim("u32"), prim("u32")],
         )],
         STD_PATH_BUF => vec![("std::path::PathBuf::from({0})", vec![Ty::String])],
