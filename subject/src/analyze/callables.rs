@@ -3,9 +3,7 @@
 //! `FromStr::from_str`, `From::from`). Each either lowers completely or is reported
 //! unsupported with the first problem found, so every public `fn` is accounted for.
 
-use std::collections::BTreeMap;
-
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
