@@ -197,7 +197,12 @@ impl<'a> Renderer<'a> {
                         if op.ends_with('=') {
                             operands[0] = self.receiver(s.args[0] as usize);
                         }
-                        crate::harness::render::operator_expr(op, &operands, "")
+                        let expr = crate::harness::render::operator_expr(op, &operands, "");
+                        if ok.is_empty() {
+                            expr
+                        } else {
+                            format!("({expr}){ok}")
+                        }
                     }
                     CallableKind::Method { .. } => {
                         let recv = self.receiver(s.args[0] as usize);

@@ -119,7 +119,8 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
     let expr = match &op.code {
         OpCode::Literal(t) => literal_from_value(t),
         OpCode::Call(i) if super::registry::ok_converted(op) => {
-            format!("{}.ok()", call_expr(&model.callables[*i], &args, k))
+            // Parenthesised: the call may be an operator expression (`a + b`).
+            format!("({}).ok()", call_expr(&model.callables[*i], &args, k))
         }
         OpCode::Call(i) => call_expr(&model.callables[*i], &args, k),
         OpCode::VecOf(t) => {
