@@ -102,7 +102,8 @@ impl Dirs {
     }
 }
 
-fn safe_name(s: &str) -> String {
+/// `s` with everything but ASCII letters, digits, `-` and `_` turned into `_`: a directory name.
+pub(crate) fn safe_name(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -277,13 +277,13 @@ impl Computation {
             .state_dir()?
             .join("work")
             .join(format!("repo-{}", self.repo.id))
-            .join(safe(&self.krate)))
+            .join(crate::job::safe_name(&self.krate)))
     }
 
     fn out_dir(&self) -> anyhow::Result<PathBuf> {
         Ok(self.state_dir()?.join("replacements").join(format!(
             "{}-{}-{}-{}",
-            safe(&self.krate),
+            crate::job::safe_name(&self.krate),
             self.suite.id,
             self.metric.name(),
             if self.cover == CoverTarget::All {
@@ -293,16 +293,4 @@ impl Computation {
             }
         )))
     }
-}
-
-fn safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

@@ -101,6 +101,16 @@ pub struct ProfileConfig {
 }
 
 impl ProfileConfig {
+    /// How the crate's test binaries are built for this profile.
+    fn build_options(&self) -> build::BuildOptions<'_> {
+        build::BuildOptions {
+            suite: self.suite,
+            release: self.release,
+            target_dir: self.target_dir.as_deref(),
+            cargo_args: &self.cargo_args,
+        }
+    }
+
     /// Defaults: existing suite, 5 repetitions, 60 s timeout, no valgrind, dev build.
     pub fn new(crate_dir: impl Into<PathBuf>) -> ProfileConfig {
         ProfileConfig {
@@ -164,15 +174,7 @@ pub fn profile_with(
     progress(Progress::Building {
         krate: info.name.clone(),
     });
-    let binaries = build::build_tests(
-        &info,
-        &build::BuildOptions {
-            suite: config.suite,
-            release: config.release,
-            target_dir: config.target_dir.as_deref(),
-            cargo_args: &config.cargo_args,
-        },
-    )?;
+    let binaries = build::build_tests(&info, &config.build_options())?;
     let (units, not_profiled) = collect_units(config, &info, &binaries)?;
     progress(Progress::Listed {
         binaries: binaries.len(),

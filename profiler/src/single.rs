@@ -47,15 +47,7 @@ impl TestRunner {
             std::env::current_exe().ok(),
         )?;
         let info = build::crate_info(&config.crate_dir)?;
-        let binaries = build::build_tests(
-            &info,
-            &build::BuildOptions {
-                suite: config.suite,
-                release: config.release,
-                target_dir: config.target_dir.as_deref(),
-                cargo_args: &config.cargo_args,
-            },
-        )?;
+        let binaries = build::build_tests(&info, &config.build_options())?;
         let (units, not_run) = collect_units(config, &info, &binaries)?;
         let tests = units
             .into_iter()

@@ -347,24 +347,7 @@ impl Plan {
     /// block subsumes the others and branch goals already guide towards them. Lines are
     /// grouped into blocks by their controlling goal.
     pub fn smart_deferred(&self) -> Vec<bool> {
-        let mut blocks: BTreeMap<(Option<u32>, &str), (usize, usize)> = BTreeMap::new();
-        for g in self.goals.iter().filter(|g| g.kind == GoalKind::Line) {
-            let span = blocks
-                .entry((g.parent, g.file.as_str()))
-                .or_insert((g.line, g.line));
-            span.0 = span.0.min(g.line);
-            span.1 = span.1.max(g.line);
-        }
-        self.goals
-            .iter()
-            .map(|g| {
-                if g.kind != GoalKind::Line {
-                    return false;
-                }
-                let (first, last) = blocks[&(g.parent, g.file.as_str())];
-                !(g.line == last && last - first >= LINE_SPAN)
-            })
-            .collect()
+        deferred_lines(&self.goals)
     }
 
     /// The search's view of the goals.
