@@ -8,7 +8,7 @@ executions per second from `frugal run --json`, optionally profiles each emitted
 and the Vargha-Delaney A12 of each algorithm against dynamosa.
 
 Usage (from the repository root):
-    cargo build --release -p frugal -p frugal-profiler --bins
+    cargo build --release -p frugal -p frugald -p frugal-profiler --bins
     python3 bench/algorithms.py [--seeds 5] [--budget 20000] [--profile] [--smoke]
 
 --smoke runs one crate, two algorithms, one seed and a tiny budget: what CI runs.
@@ -34,7 +34,7 @@ def frugal_bin(explicit=None):
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     path = explicit or os.path.join(target, "release", "frugal")
     if not os.path.exists(path):
-        sys.exit(f"{path} is missing: run `cargo build --release -p frugal -p frugal-profiler --bins` first")
+        sys.exit(f"{path} is missing: run `cargo build --release -p frugal -p frugald -p frugal-profiler --bins` first")
     return path
 
 

@@ -1,18 +1,19 @@
-//! The daemon side of frugal (package `frugal`, library `frugal_daemon`): `frugald`'s HTTP API,
-//! job runner and systemd integration, and the API client the `frugal` CLI wraps.
+//! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`), the job runner
+//! (`runner`, one job in `job`), live progress of runs in flight (`live`), the replacement
+//! suites it serves (`replacement`), metrics, the API token, and its lifecycle (`service`:
+//! configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
 //!
 //! Glue only: the engine is `frugal-subject`/`frugal-search`, measurement is `frugal-profiler`,
 //! state is `frugal-storage`, the queue is `frugal-scheduler`, settings are `frugal-config`.
-//! This crate is the only one that knows HTTP (STYLE.md); `v1` holds the API's wire types.
+//! This crate is the only one that knows HTTP as a server; the `frugal` CLI (`cli/`) is its
+//! client and shares only `v1`, `token` and `service::load_config`.
 
-pub mod client;
-pub mod daemon;
-pub mod hooks;
 pub mod job;
 pub mod live;
 pub mod metrics;
 pub mod replacement;
 pub mod runner;
 pub mod server;
+pub mod service;
 pub mod token;
 pub mod v1;

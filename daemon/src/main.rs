@@ -1,62 +1,56 @@
-//! `frugal`: the command-line interface. It parses arguments, calls the engine crates, and
-//! prints; the engine lives in `frugal-subject` and `frugal-search`. `run` and `profile` work
-//! alone; `repo`, `trigger`, `status`, `suite` and `hooks` talk to `frugald` (`client_cmd`).
+//! `frugald`: the frugal daemon. Parses its few flags, loads the configuration, and hands over
+//! to `frugald::service`. Exit codes: 0 after a clean stop, 2 on an error (one message on
+//! stderr naming what failed, e.g. the config file, line and key).
 
-mod client_cmd;
-mod profile_cmd;
-mod replace_cmd;
-mod run_cmd;
+use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use frugald::service::{self, DaemonOptions};
 
-/// Performance-aware test generation for Rust crates.
+/// The frugal daemon: watches repositories, regenerates test suites, serves them over HTTP.
 #[derive(Debug, Parser)]
-#[command(name = "frugal", version, about, long_about = None)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    #[command(flatten)]
-    conn: client_cmd::Conn,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Generate a verified regression test suite for a crate, one-shot.
-    Run(run_cmd::RunArgs),
-    /// Measure what a crate's tests cost to run, one process per test.
-    Profile(profile_cmd::ProfileArgs),
-    /// Find the cheapest mix of a crate's own tests and generated tests covering what its own
-    /// suite covers, with measured cost before and after (locally, or from frugald with --repo).
-    Replace(replace_cmd::ReplaceArgs),
-    /// Manage the repositories frugald watches.
-    #[command(subcommand)]
-    Repo(client_cmd::RepoCmd),
-    /// Ask frugald to regenerate the suites of a repository.
-    Trigger(client_cmd::TriggerArgs),
-    /// Show frugald's state, or one run with its live progress.
-    Status(client_cmd::StatusArgs),
-    /// Get stored suites from frugald.
-    #[command(subcommand)]
-    Suite(client_cmd::SuiteCmd),
-    /// Install the git hooks that tell frugald about new commits.
-    #[command(subcommand)]
-    Hooks(client_cmd::HooksCmd),
+#[command(name = "frugald", version, about, long_about = None)]
+struct Args {
+    /// Configuration file (default: $FRUGAL_CONFIG, else /etc/frugal/frugal.toml if present).
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Check the configuration, print it resolved, and exit.
+    #[arg(long)]
+    check_config: bool,
+    /// Seconds from SIGTERM to exit: jobs in flight get what is left, then are checkpointed.
+    #[arg(long, default_value_t = 10)]
+    shutdown_timeout: u64,
+    /// Log JSON lines whatever daemon.log_format says.
+    #[arg(long)]
+    log_json: bool,
+    /// Runs per test when profiling a new suite.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    profile_repeat: u32,
 }
 
 fn main() {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Run(args) => run_cmd::run(args),
-        Command::Profile(args) => profile_cmd::run(args),
-        Command::Replace(args) => replace_cmd::run(&cli.conn, args),
-        Command::Repo(cmd) => client_cmd::repo(&cli.conn, cmd),
-        Command::Trigger(args) => client_cmd::trigger(&cli.conn, args),
-        Command::Status(args) => client_cmd::status(&cli.conn, args),
-        Command::Suite(cmd) => client_cmd::suite(&cli.conn, cmd),
-        Command::Hooks(cmd) => client_cmd::hooks_cmd(&cli.conn, cmd),
-    };
-    if let Err(e) = result {
+    let args = Args::parse();
+    if let Err(e) = run(args) {
         eprintln!("error: {e:#}");
         std::process::exit(2);
     }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let cfg = service::load_config(args.config.as_deref())?;
+    service::init_logging(cfg.daemon.log_format, args.log_json);
+    service::check(&cfg)?;
+    if args.check_config {
+        println!("{cfg:#?}");
+        return Ok(());
+    }
+    service::run(
+        cfg,
+        DaemonOptions {
+            shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+            log_json: args.log_json,
+            profile_repeat: args.profile_repeat,
+        },
+    )
 }

@@ -1,22 +1,12 @@
 //! Polling, change detection and budgets against real git repositories made in temp dirs.
 
 use std::path::Path;
-use std::process::Command;
 
 use frugal_scheduler::*;
 use frugal_storage::{CrateEntry, Store};
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
+    let out = frugal_testkit::git(dir).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "git {args:?}: {}",

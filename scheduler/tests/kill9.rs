@@ -1,16 +1,15 @@
 //! Jobs in flight at a `kill -9` are re-run after restart, and every stored suite is intact.
 //!
-//! The test re-runs its own binary as a child (`SCHED_KILL9_DIR` set) that works through jobs:
+//! The test re-runs its own binary as a child (the `work_through_jobs` entry point) that works through jobs:
 //! claim, store a suite, finish. At the last one it stops mid-job (a long pipeline) and the
 //! parent SIGKILLs it, reopens the store, runs `recover` and checks.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 
 use frugal_scheduler::*;
 use frugal_storage::{NewSuite, NewTest, RepoId, Store, SuiteId};
+use frugal_testkit::child;
 
-const CHILD_ENV: &str = "SCHED_KILL9_DIR";
 const JOBS: u64 = 12;
 
 fn suite(n: u64) -> NewSuite {
@@ -32,12 +31,8 @@ fn suite(n: u64) -> NewSuite {
     }
 }
 
-#[test]
-fn kill9_child() {
-    let Ok(dir) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let s = Scheduler::new(Store::open(&dir).unwrap(), SchedulerOptions::default());
+fn work_through_jobs(dir: &str) {
+    let s = Scheduler::new(Store::open(dir).unwrap(), SchedulerOptions::default());
     for n in 0..JOBS {
         s.enqueue(
             RepoId(1),
@@ -58,23 +53,9 @@ fn kill9_child() {
     }
 }
 
-#[test]
 fn jobs_in_flight_at_kill_9_are_rerun_and_suites_are_intact() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "kill9_child",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = child::spawn("work_through_jobs", dir.path()).unwrap();
     let mut acked = Vec::new();
     let mut held = None;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
@@ -127,4 +108,14 @@ fn jobs_in_flight_at_kill_9_are_rerun_and_suites_are_intact() {
                 .is_some()
         );
     }
+}
+
+fn main() {
+    child::main(
+        vec![(
+            "jobs_in_flight_at_kill_9_are_rerun_and_suites_are_intact",
+            jobs_in_flight_at_kill_9_are_rerun_and_suites_are_intact,
+        )],
+        &[("work_through_jobs", work_through_jobs)],
+    )
 }

@@ -1,17 +1,15 @@
 //! A `kill -9` at any moment loses nothing that was acknowledged.
 //!
-//! The test re-runs its own binary as a child (`KILL9_CHILD_DIR` set) that stores suites in a
+//! The test re-runs its own binary as a child (the `store_suites_forever` entry point) that stores suites in a
 //! loop and prints `ACK <suite id> <n>` after each `store_suite` returns. The parent SIGKILLs it
 //! mid-stream, reopens the store and checks every acknowledged suite, with its tests and the best
 //! pointer, is intact.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use frugal_storage::*;
-
-const CHILD_ENV: &str = "KILL9_CHILD_DIR";
+use frugal_testkit::child;
 
 fn new_suite(n: u64) -> NewSuite {
     // Every suite gains a goal, so each one replaces the best.
@@ -35,35 +33,17 @@ fn new_suite(n: u64) -> NewSuite {
     }
 }
 
-#[test]
-fn kill9_child() {
-    let Ok(dir) = std::env::var(CHILD_ENV) else {
-        return; // Only does something when the parent test runs it.
-    };
-    let store = Store::open(&dir).unwrap();
+fn store_suites_forever(dir: &str) {
+    let store = Store::open(dir).unwrap();
     for n in 0.. {
         let out = store.store_suite(new_suite(n)).unwrap();
         println!("ACK {} {n}", out.suite.0);
     }
 }
 
-#[test]
 fn acknowledged_suites_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "kill9_child",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = child::spawn("store_suites_forever", dir.path()).unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut acked = Vec::new();
     while acked.len() < 25 {
@@ -107,4 +87,14 @@ fn acknowledged_suites_survive_kill_9() {
     assert_eq!(store.suite_tests(&best).unwrap().len(), 5);
     // And the store keeps working.
     assert!(store.store_suite(new_suite(10_000)).unwrap().replaced_best);
+}
+
+fn main() {
+    child::main(
+        vec![(
+            "acknowledged_suites_survive_kill_9",
+            acknowledged_suites_survive_kill_9,
+        )],
+        &[("store_suites_forever", store_suites_forever)],
+    )
 }

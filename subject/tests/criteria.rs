@@ -5,7 +5,7 @@
 //! criteria subset must number and report only its goals; and the same seed and execution
 //! budget must give the same suite and the same goals whatever the number of workers.
 
-mod common;
+use frugal_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

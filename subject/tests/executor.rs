@@ -5,7 +5,7 @@
 //! The instrumented crate and its harness are built once per test process, in
 //! `target/frugal-tests/executor-hostile` (kept between runs so cargo's caches stay warm).
 
-mod common;
+use frugal_testkit as common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

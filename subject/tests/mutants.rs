@@ -4,7 +4,7 @@
 //! entry goal of their own fn; and a run on `examples/numeric` with `branch,weak-mutation`
 //! kills a good share of the mutants and emits a verified suite.
 
-mod common;
+use frugal_testkit as common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! Work directories live under `target/frugal-tests/pipeline-<crate>` so that repeated runs
 //! reuse cargo's caches; each is locked while a run uses it. Output goes to temp directories.
 
-mod common;
+use frugal_testkit as common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! In-crate placement end to end: a binary crate (no library) gets a `#[cfg(test)]` module at
 //! its root whose tests call crate-private functions, verified against the unmodified crate.
 
-mod common;
+use frugal_testkit as common;
 
 use std::path::Path;
 

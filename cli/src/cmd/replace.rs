@@ -10,12 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::client::{Client, Conn};
 use anyhow::{Context, bail};
-use frugal_daemon::client::Client;
-use frugal_daemon::{daemon, v1};
 use frugal_replace::{CostMetric, CoverTarget, ReplaceConfig, Replacement, Stage};
-
-use crate::client_cmd::Conn;
+use frugald::{service, v1};
 
 /// Arguments of `frugal replace`.
 #[derive(Debug, clap::Args)]
@@ -179,7 +177,7 @@ fn show(stage: Stage, quiet: bool) {
 
 /// Asks frugald, polling while it answers `computing`.
 fn remote(conn: &Conn, repo: &str, args: &ReplaceArgs) -> anyhow::Result<Replacement> {
-    let cfg = daemon::load_config(conn.config.as_deref())?;
+    let cfg = service::load_config(conn.config.as_deref())?;
     let client = Client::new(&cfg, conn.url.as_deref(), Duration::from_secs(30));
     let r = client.resolve_repo(Some(repo))?;
     let mut query = format!(

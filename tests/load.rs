@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use frugal_e2e::load::{self, LoadSpec};
-use frugal_e2e::{Daemon, binaries};
 use frugal_storage::{Cost, CrateEntry, GoalSet, NewSuite, NewTest, Store};
+use frugal_testkit::load::{self, LoadSpec};
+use frugal_testkit::{Daemon, binaries};
 
 /// A store with one repository and a realistic best suite (60 tests, a 40 KB source).
 fn seed(state: &std::path::Path) -> u64 {

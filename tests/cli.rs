@@ -1,15 +1,14 @@
 //! The `frugal` binary as a user runs it: exit codes, JSON output, and the messages of the
 //! common mistakes (a bad budget, a directory that is not a crate, a crate that does not build).
 
-#[path = "../../subject/tests/common/mod.rs"]
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use frugal_testkit::{binaries, work_dir, workspace};
+
 fn frugal() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_frugal"));
-    cmd.current_dir(common::workspace());
+    let mut cmd = Command::new(&binaries().frugal);
+    cmd.current_dir(workspace());
     cmd
 }
 
@@ -42,7 +41,7 @@ fn text(out: &Output) -> (String, String) {
 #[test]
 fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
     let out = Scratch::new("json");
-    let work = common::work_dir("cli-numeric");
+    let work = work_dir("cli-numeric");
     let result = frugal()
         .args(["run", "examples/numeric", "--budget", "20000", "--json"])
         .arg("--out")
@@ -76,7 +75,7 @@ fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
 fn a_relative_work_dir_is_taken_from_the_current_directory() {
     let out = Scratch::new("relative");
     // Held so that no other test uses the same cache; the path given is relative.
-    let _work = common::work_dir("cli-relative");
+    let _work = work_dir("cli-relative");
     let result = frugal()
         .args(["run", "examples/statemachine", "--budget", "500", "--json"])
         .args(["--work-dir", "target/frugal-tests/cli-relative"])
@@ -87,7 +86,7 @@ fn a_relative_work_dir_is_taken_from_the_current_directory() {
     let (_, stderr) = text(&result);
     assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
     assert!(
-        common::workspace()
+        workspace()
             .join("target/frugal-tests/cli-relative/harness")
             .is_dir()
     );
@@ -144,7 +143,7 @@ fn a_crate_that_does_not_compile_fails_with_exit_code_2_and_the_compiler_error()
         "pub fn widen(x: i32) -> i64 {\n    x + \"one\"\n}\n",
     )
     .unwrap();
-    let work = common::work_dir("cli-broken");
+    let work = work_dir("cli-broken");
     let result = frugal()
         .arg("run")
         .arg(&krate)

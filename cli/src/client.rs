@@ -13,9 +13,29 @@ use frugal_config::Config;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::daemon::ADDR_FILE;
-use crate::token::{self, TOKEN_ENV};
-use crate::v1;
+use frugald::service::{self, ADDR_FILE};
+use frugald::token::{self, TOKEN_ENV};
+use frugald::v1;
+
+/// Where the daemon is; shared by every API subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Conn {
+    /// Configuration file (default: $FRUGAL_CONFIG, else /etc/frugal/frugal.toml if present).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    /// Base URL of frugald (default: $FRUGAL_URL, else the running daemon's address).
+    #[arg(long, global = true)]
+    pub url: Option<String>,
+}
+
+impl Conn {
+    pub fn client(&self, timeout: Duration) -> anyhow::Result<Client> {
+        let cfg = service::load_config(self.config.as_deref())?;
+        Ok(Client::new(&cfg, self.url.as_deref(), timeout))
+    }
+}
+
+pub const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A client of one daemon.
 pub struct Client {

@@ -1,13 +1,20 @@
-//! frugal-e2e: helpers for end-to-end tests of the whole system. A test owns a temporary
-//! directory holding a config, a state dir and git repositories, starts the real `frugald` on
-//! 127.0.0.1 (port 0, read back from `frugald.addr`), and talks to it over HTTP or through the
-//! real `frugal` CLI. Also the bounded, fixed-rate load generator of the read endpoints.
+//! frugal-testkit: the helpers the project's tests share, so each exists once. Where the
+//! workspace and its example crates are, cached work directories (`work_dir`), git
+//! repositories made in temp dirs, the real `frugald` started on 127.0.0.1 (port 0, read back
+//! from `frugald.addr`) and talked to over HTTP, the bounded fixed-rate load generator
+//! (`load`), and child-process entry points for `kill -9` tests (`child`) that are not counted
+//! as tests.
 //!
-//! Must not know the daemon's internals: only binaries, files, HTTP and git, as a user would.
+//! Must not know any frugal crate's internals: only binaries, files, HTTP and git, as a user
+//! would; it depends on no frugal crate, so every crate can use it as a dev-dependency.
 //! Binaries are built once per test process with the same cargo and target dir as the test, so
 //! a plain `cargo test -p frugal-e2e` never runs stale ones.
 
+pub mod child;
 pub mod load;
+mod workdir;
+
+pub use workdir::{WorkDir, example, work_dir};
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,7 +35,7 @@ pub struct Bins {
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("tests/ sits in the workspace")
+        .expect("testkit/ sits in the workspace")
         .to_path_buf()
 }
 
@@ -57,6 +64,8 @@ fn build_binaries() -> anyhow::Result<Bins> {
             "--quiet",
             "-p",
             "frugal",
+            "-p",
+            "frugald",
             "-p",
             "frugal-profiler",
             "--bins",

@@ -1,23 +1,22 @@
-//! `frugal profile` (the daemon's `profile_cmd.rs`, compiled into the `frugal-profile` example)
-//! as a process: flags, JSON output, the FRUGAL_VALGRIND variable.
-
-mod common;
+//! `frugal profile` as a process: flags, JSON output, the FRUGAL_VALGRIND variable.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use frugal_profiler::report::{Report, SCHEMA_VERSION};
+use frugal_testkit::{binaries, workspace};
 
-/// The example binary; `cargo test` builds examples into `target/<profile>/examples`, one level
-/// above this test's `deps` directory.
+/// `frugal profile`, with the launcher built beside it.
 fn frugal_profile() -> Command {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-    let example = profile_dir.join("examples").join("frugal-profile");
-    assert!(example.is_file(), "{} not built", example.display());
-    let mut command = Command::new(example);
-    command.env("FRUGAL_LAUNCH", env!("CARGO_BIN_EXE_frugal-launch"));
+    let bins = binaries();
+    let mut command = Command::new(&bins.frugal);
+    command.arg("profile").env("FRUGAL_LAUNCH", &bins.launcher);
     command
+}
+
+/// A fixture crate of the profiler's tests.
+fn fixture(name: &str) -> PathBuf {
+    workspace().join("profiler/tests/fixtures").join(name)
 }
 
 fn target_dir() -> PathBuf {
@@ -27,7 +26,7 @@ fn target_dir() -> PathBuf {
 #[test]
 fn json_output_is_a_report() {
     let output = frugal_profile()
-        .arg(common::fixture("costs"))
+        .arg(fixture("costs"))
         .args([
             "--release",
             "--repeat",
@@ -52,7 +51,7 @@ fn json_output_is_a_report() {
 #[test]
 fn table_output_and_suite_flag() {
     let output = frugal_profile()
-        .arg(common::fixture("costs"))
+        .arg(fixture("costs"))
         .args(["--release", "--repeat", "1", "--suite", "generated"])
         .arg("--target-dir")
         .arg(target_dir())
@@ -74,7 +73,7 @@ fn table_output_and_suite_flag() {
 #[test]
 fn frugal_valgrind_pointing_nowhere_is_a_clear_error() {
     let output = frugal_profile()
-        .arg(common::fixture("costs"))
+        .arg(fixture("costs"))
         .arg("--valgrind")
         .env("FRUGAL_VALGRIND", "/nonexistent/valgrind")
         .output()
@@ -88,7 +87,7 @@ fn frugal_valgrind_pointing_nowhere_is_a_clear_error() {
 #[test]
 fn repeat_zero_is_rejected_by_the_parser() {
     let output = frugal_profile()
-        .arg(common::fixture("costs"))
+        .arg(fixture("costs"))
         .args(["--repeat", "0"])
         .output()
         .unwrap();

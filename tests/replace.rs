@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use frugal_e2e::{Daemon, binaries, example_repo, git, run, wait_for, workspace};
+use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for, workspace};
 use serde_json::Value;
 
 /// Stands in for `frugal run`'s output: one test covering the untested `shout`, one redundant.

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use frugal_e2e::{Daemon, binaries, example_repo, git, run, wait_for};
+use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for};
 use serde_json::Value;
 
 const JOB_LIMIT: Duration = Duration::from_secs(300);

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use frugal_e2e::{Daemon, example_repo};
+use frugal_testkit::{Daemon, binaries, example_repo};
 
 fn frugald() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_frugald"))
+    &binaries().frugald
 }
 
 fn config(dir: &Path, extra: &str) -> PathBuf {

@@ -1,0 +1,87 @@
+//! `frugal status [<run>] [--wait]`: the daemon, its queue and the runs in flight, or one run.
+
+use std::time::Duration;
+
+use frugald::v1;
+
+use super::print_json;
+use crate::client::{Conn, TIMEOUT};
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// A run id: show that run (default: the daemon, its queue and the runs in flight).
+    pub run: Option<u64>,
+    /// Wait until the run ends; exit 1 if it failed.
+    #[arg(long, requires = "run")]
+    pub wait: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn run_line(r: &v1::Run) -> String {
+    let p = &r.progress;
+    let mut s = format!(
+        "run {} {} {} @ {}: {}",
+        r.id,
+        r.krate,
+        r.status,
+        r.commit
+            .as_deref()
+            .map(|c| &c[..c.len().min(10)])
+            .unwrap_or("-"),
+        p.phase
+    );
+    if p.goals > 0 {
+        s.push_str(&format!(
+            ", {}/{} goals, {} executions",
+            p.covered, p.goals, p.executions
+        ));
+    }
+    if p.live {
+        s.push_str(&format!(", {:.0}s", p.elapsed_s));
+    }
+    if let Some(e) = &r.error {
+        s.push_str(&format!(": {e}"));
+    }
+    s
+}
+
+pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
+    let client = conn.client(TIMEOUT)?;
+    let Some(id) = a.run else {
+        let s: v1::Status = client.get("/v1/status")?;
+        if a.json {
+            return print_json(&s);
+        }
+        println!(
+            "frugald {} at {}: up {:.0}s, {} repositories, {} jobs queued, {} running{}",
+            s.version,
+            client.base(),
+            s.uptime_s,
+            s.repos,
+            s.jobs_queued,
+            s.jobs_running,
+            if s.stopping { " (stopping)" } else { "" }
+        );
+        for r in &s.running {
+            println!("  {}", run_line(r));
+        }
+        return Ok(());
+    };
+    loop {
+        let r: v1::Run = client.get(&format!("/v1/runs/{id}"))?;
+        if !a.wait || r.status != "running" {
+            if a.json {
+                print_json(&r)?;
+            } else {
+                println!("{}", run_line(&r));
+            }
+            if a.wait && r.status != "succeeded" {
+                std::process::exit(1);
+            }
+            return Ok(());
+        }
+        eprintln!("{}", run_line(&r));
+        std::thread::sleep(Duration::from_secs(2));
+    }
+}

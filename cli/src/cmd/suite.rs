@@ -1,0 +1,109 @@
+//! `frugal suite best|history`: stored suites from frugald.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use frugald::v1;
+
+use super::{cost_text, print_json};
+use crate::client::{Conn, TIMEOUT};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SuiteCmd {
+    /// Download the best suite of a crate.
+    Best(SuiteBest),
+    /// List the stored suites of a repository, newest first.
+    History {
+        /// Id or path (default: the repository of the current directory).
+        #[arg(long)]
+        repo: Option<String>,
+        #[arg(long = "crate")]
+        krate: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SuiteBest {
+    /// Id or path (default: the repository of the current directory).
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Crate (needed when the repository has several).
+    #[arg(long = "crate")]
+    pub krate: Option<String>,
+    /// Write the Rust file here (e.g. tests/frugal_generated.rs); default: stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the suite's figures as JSON instead of its source.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn crate_query(krate: &Option<String>) -> String {
+    match krate {
+        Some(k) => format!("?crate={k}"),
+        None => String::new(),
+    }
+}
+
+pub fn run(conn: &Conn, cmd: SuiteCmd) -> anyhow::Result<()> {
+    let client = conn.client(TIMEOUT)?;
+    match cmd {
+        SuiteCmd::Best(b) => {
+            let r = client.resolve_repo(b.repo.as_deref())?;
+            let q = crate_query(&b.krate);
+            if b.json {
+                let s: v1::Suite = client.get(&format!("/v1/repos/{}/suites/best{q}", r.id))?;
+                return print_json(&s);
+            }
+            let source = client.get_text(&format!("/v1/repos/{}/suites/best/source{q}", r.id))?;
+            write_out(b.out.as_deref(), &source)
+        }
+        SuiteCmd::History { repo, krate, json } => {
+            let r = client.resolve_repo(repo.as_deref())?;
+            let suites: Vec<v1::Suite> =
+                client.get(&format!("/v1/repos/{}/suites{}", r.id, crate_query(&krate)))?;
+            if json {
+                return print_json(&suites);
+            }
+            for s in suites {
+                println!(
+                    "{} suite {:>5}  {}  {}  {} tests, {}/{} goals{}",
+                    if s.is_best { "*" } else { " " },
+                    s.id,
+                    s.krate,
+                    s.commit
+                        .as_deref()
+                        .map(|c| &c[..c.len().min(10)])
+                        .unwrap_or("-"),
+                    s.test_count,
+                    s.goals_covered,
+                    s.goals_total,
+                    cost_text(&s)
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Writes to a file, or to stdout where a closed pipe (`| head`) ends quietly.
+fn write_out(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match out {
+        Some(p) => {
+            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("create {}", dir.display()))?;
+            }
+            std::fs::write(p, text).with_context(|| format!("write {}", p.display()))?;
+            eprintln!("wrote {}", p.display());
+            Ok(())
+        }
+        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.context("write to stdout"),
+        },
+    }
+}

@@ -1,0 +1,62 @@
+//! `frugal`: the command-line interface. It parses arguments, calls the engine crates, and
+//! prints; the engine lives in `frugal-subject` and `frugal-search`, the service in `frugald`.
+//! One module per subcommand under `cmd/`; `client` is the HTTP client of `frugald`'s API and
+//! `hooks` writes the git hooks.
+
+mod client;
+mod cmd;
+mod hooks;
+
+use clap::{Parser, Subcommand};
+
+/// Performance-aware test generation for Rust crates.
+#[derive(Debug, Parser)]
+#[command(name = "frugal", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    conn: client::Conn,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate a verified regression test suite for a crate, one-shot.
+    Run(cmd::run::RunArgs),
+    /// Measure what a crate's tests cost to run, one process per test.
+    Profile(cmd::profile::ProfileArgs),
+    /// Find the cheapest mix of a crate's own tests and generated tests covering what its own
+    /// suite covers, with measured cost before and after (locally, or from frugald with --repo).
+    Replace(cmd::replace::ReplaceArgs),
+    /// Manage the repositories frugald watches.
+    #[command(subcommand)]
+    Repo(cmd::repo::RepoCmd),
+    /// Ask frugald to regenerate the suites of a repository.
+    Trigger(cmd::trigger::TriggerArgs),
+    /// Show frugald's state, or one run with its live progress.
+    Status(cmd::status::StatusArgs),
+    /// Get stored suites from frugald.
+    #[command(subcommand)]
+    Suite(cmd::suite::SuiteCmd),
+    /// Install the git hooks that tell frugald about new commits.
+    #[command(subcommand)]
+    Hooks(cmd::hooks::HooksCmd),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => cmd::run::run(args),
+        Command::Profile(args) => cmd::profile::run(args),
+        Command::Replace(args) => cmd::replace::run(&cli.conn, args),
+        Command::Repo(cmd) => cmd::repo::run(&cli.conn, cmd),
+        Command::Trigger(args) => cmd::trigger::run(&cli.conn, args),
+        Command::Status(args) => cmd::status::run(&cli.conn, args),
+        Command::Suite(cmd) => cmd::suite::run(&cli.conn, cmd),
+        Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
