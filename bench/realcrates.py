@@ -37,7 +37,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name, version, binary crate, extra frugal/cargo flags, RustyUnit RS and seeded DynaMOSA
-# (mean MIR basic-block coverage over 30 runs; anchors.md section 1).
+# (mean MIR basic-block coverage over 30 runs; [rustyunit], see docs/references.md).
 CRATES = [
     ("time", "0.3.7", False, [], 0.58, 0.56),
     ("gamie", "0.7.0", False, ["--all-features"], 0.46, 0.44),

@@ -157,8 +157,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{s}` needs a unit: ms, s, m or h (e.g. 60s)"))
 }
 
-/// Algorithms the configuration accepts (DESIGN.md section 5); the daemon rejects those its
-/// search does not implement yet.
+/// Algorithms the configuration accepts, one name per search algorithm of the design (the
+/// README's `--algorithm` lists them); the daemon rejects those its search does not implement
+/// yet.
 pub const ALGORITHMS: &[&str] = &[
     "random",
     "wholesuite",
@@ -193,11 +194,11 @@ pub struct SearchConfig {
     /// One of [`ALGORITHMS`].
     pub algorithm: String,
     pub seed: u64,
-    /// Individuals per generation of the genetic algorithms (EvoSuite: 50).
+    /// Individuals per generation of the genetic algorithms (\[evosuite\]: 50).
     pub population: usize,
     /// Tournament size of parent selection (EvoSuite: 10).
     pub tournament_size: usize,
-    /// `all`, or `smart` for smart goal selection (seed 002).
+    /// `all`, or `smart` for smart goal selection (\[smart-goals\]).
     pub goal_selection: String,
 }
 

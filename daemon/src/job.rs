@@ -433,7 +433,7 @@ fn new_suite(
         source,
         goals_total,
         total_cost,
-        // aDynaMOSA's estimate (sum of the proxies I1..I7 over the tests): ranks suites covering
+        // aDynaMOSA's estimate ([adynamosa]; sum of the proxies I1..I7 over the tests): ranks suites covering
         // the same goals when they have no comparable measured cost.
         proxy_cost: summary.suite_proxy_total as f64,
         tests,

@@ -3,7 +3,7 @@
 //! The instrumenter has no type information, so it writes `(&&&Probe(l, r)).mag()` with `l` and
 //! `r` borrowed from the operands after the comparison ran. Method lookup tries the most
 //! referenced `Self` first: numbers get `|a - b|` (impls on `&&Probe`), strings and chars the
-//! left-alignment distance of seed 001 (impls on `&Probe`), everything else no magnitude (the
+//! left-alignment distance of \[testability\] (impls on `&Probe`), everything else no magnitude (the
 //! impl on `Probe` itself), which the caller turns into a 0/1 flag.
 
 /// The operand pair of one comparison, borrowed.
@@ -47,7 +47,7 @@ impl Mag for &&Probe<&char, &char> {
 /// Cost of a missing or extra char: larger than any code-point difference.
 const MISSING_CHAR: f64 = 0x11_0000 as f64;
 
-/// Left-alignment distance (seed 001, Sect. 1.1): code-point differences of aligned chars plus
+/// Left-alignment distance (\[testability\] §4): code-point differences of aligned chars plus
 /// a fixed penalty per missing or extra char.
 pub fn left_align(a: &str, b: &str) -> f64 {
     let mut d = 0.0;

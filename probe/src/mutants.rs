@@ -3,10 +3,10 @@
 //! The instrumented program always computes the original expression; a probe computes, from
 //! the same operand values, what each mutant would have computed and records per mutant goal
 //! whether the mutant's state differs (weakly killed, distance 0) or else how far the test is
-//! from making it differ (the infection distance of seed 002, Eq. 14).
+//! from making it differ (the infection distance of \[smart-goals\], Eq. 14).
 //!
 //! - ROR (relational operator replacement), at every instrumented comparison: only the
-//!   subsuming mutants of seed 002 ([`ror_mutants`]), two per comparison. Outcomes come from
+//!   subsuming mutants of \[smart-goals\] ([`ror_mutants`]), two per comparison. Outcomes come from
 //!   one `partial_cmp` of the borrowed operands, chosen by autoref specialisation
 //!   ([`Order`]); operands without an order report nothing. The `true`/`false` mutants are
 //!   left out: their kill conditions are exactly the comparison's own branch goals.
@@ -37,8 +37,8 @@ pub mod aop {
     pub const REM: u8 = 4;
 }
 
-/// The ROR mutants of a comparison: the subsuming set of seed 002 (Gheyi/Souza et al., in
-/// source-operator terms). Each is killed only where a subsumed alternative is killed too, so
+/// The ROR mutants of a comparison: the subsuming set of \[smart-goals\] (from
+/// \[mutant-subsumption\], in source-operator terms). Each is killed only where a subsumed alternative is killed too, so
 /// killing these two kills all five alternatives.
 #[inline]
 pub const fn ror_mutants(opcode: u8) -> [u8; 2] {

@@ -3,7 +3,7 @@
 //! It owns building a crate's test binaries (`cargo test --no-run`), listing their tests
 //! (libtest `--list --format terse`), running each test as its own process
 //! (`<bin> <name> --exact --test-threads 1`, cwd = crate dir, `CARGO_MANIFEST_DIR` and
-//! `CARGO_PKG_*` set, like nextest) under perf_event counters, `wait4` and a wall clock,
+//! `CARGO_PKG_*` set, like nextest, \[nextest\]) under perf_event counters, `wait4` and a wall clock,
 //! optionally under valgrind (cachegrind instructions, dhat heap), and the [`report`] types. It
 //! must know nothing about search, instrumentation, storage or HTTP: callers hand it a crate
 //! directory and get a [`report::Report`] back.

@@ -1,5 +1,5 @@
 //! Performance proxies of aDynaMOSA (Grano et al., "Testing with Fewer Resources", IEEE TSE;
-//! seed 004, DESIGN.md §6) as pure functions over plain numbers: the seven proxies I1–I7 of one
+//! \[adynamosa\]) as pure functions over plain numbers: the seven proxies I1–I7 of one
 //! test execution ([`measure`]), the archive's performance-score, Eq. 1 ([`archive_score`],
 //! [`archive_replaces`]), the within-front performance-heuristic, Eq. 2
 //! ([`performance_heuristic`]), and the stagnation switch between crowding distance and that

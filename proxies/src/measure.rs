@@ -1,4 +1,4 @@
-//! The seven proxies of one test execution (paper §3.1, Table 1; DESIGN.md §6).
+//! The seven proxies of one test execution (\[adynamosa\] §3.1, Table 1).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Aggregations of the proxies: the archive's performance-score (Eq. 1) and the within-front
+//! Aggregations of the proxies of \[adynamosa\]: the archive's performance-score (Eq. 1) and the within-front
 //! performance-heuristic (Eq. 2).
 
 use crate::Proxies;
@@ -25,7 +25,7 @@ pub fn archive_replaces(candidate: &Proxies, incumbent: &Proxies) -> bool {
 }
 
 /// What a proxy adds to every test of a front when its maximum equals its minimum there. The
-/// paper leaves `0/0` undefined; EvoSuite's reference code for the paper adds 0.5 (the midpoint of
+/// paper leaves `0/0` undefined; the authors' reference code for the paper in \[evosuite\] adds 0.5 (the midpoint of
 /// the term's range `[0, 1]`). Any constant gives the same order within the front; 0.5 keeps
 /// the score in `[0, 7]` and a one-test front at 3.5.
 pub const EQUAL_RANGE_TERM: f64 = 0.5;

@@ -1,4 +1,4 @@
-//! Algorithm 2 of the paper, GET-SECONDARY-HEURISTIC: which secondary score ranks the tests
+//! Algorithm 2 of \[adynamosa\], GET-SECONDARY-HEURISTIC: which secondary score ranks the tests
 //! within a front, switched on search stagnation.
 //!
 //! Every constant of the routine, with its source in the paper (§3.2.2, Algorithm 2):

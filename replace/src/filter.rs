@@ -1,4 +1,4 @@
-//! The kept tests as a `cargo nextest run -E '<expr>'` filterset and as a plain list.
+//! The kept tests as a `cargo nextest run -E '<expr>'` filterset (\[nextest\]) and as a plain list.
 //!
 //! Each test is an exact `test(=name)` predicate scoped to its binary with `binary_id(=id)`, so
 //! a test of the same name in another binary is not selected. nextest's binary ids: the package

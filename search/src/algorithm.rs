@@ -17,9 +17,9 @@ pub enum AlgorithmKind {
     Mosa,
     DynaMosa,
     ADynaMosa,
-    /// Whole test suite generation with memetic local search (seed 003).
+    /// Whole test suite generation with memetic local search (\[memetic\]).
     WholeSuite,
-    /// MIO with adaptive weight-based hypermutation (seed 000).
+    /// MIO with adaptive weight-based hypermutation (\[hypermutation\]).
     Mio,
 }
 
@@ -31,7 +31,7 @@ impl std::str::FromStr for AlgorithmKind {
             "mosa" => Ok(AlgorithmKind::Mosa),
             "dynamosa" => Ok(AlgorithmKind::DynaMosa),
             "adynamosa" => Ok(AlgorithmKind::ADynaMosa),
-            // `memetic` is the whole-suite GA with local search on, as seed 003 names it.
+            // `memetic` is the whole-suite GA with local search on, as [memetic] names it.
             "wholesuite" | "memetic" => Ok(AlgorithmKind::WholeSuite),
             "mio" => Ok(AlgorithmKind::Mio),
             other => Err(format!(
@@ -71,7 +71,8 @@ impl AlgorithmKind {
     }
 }
 
-/// Parameters of a search (defaults from EvoSuite and the DynaMOSA paper).
+/// Parameters of a search (defaults from EvoSuite and the DynaMOSA paper: \[evosuite\],
+/// \[dynamosa\]).
 #[derive(Debug, Clone)]
 pub struct SearchParams {
     pub algorithm: AlgorithmKind,

@@ -17,10 +17,10 @@ pub struct Entry {
 /// Which test keeps a goal when two cover it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ArchivePolicy {
-    /// The shorter test (MOSA, DynaMOSA).
+    /// The shorter test (MOSA, DynaMOSA: \[mosa\], \[dynamosa\]).
     #[default]
     Shorter,
-    /// The test with the lower performance score, Eq. 1 of seed 004 (aDynaMOSA).
+    /// The test with the lower performance score, Eq. 1 of \[adynamosa\].
     Cheaper,
 }
 
@@ -73,7 +73,7 @@ impl Archive {
     }
 
     /// Archives the deferred goals the archived tests cover, as smart selection prescribes
-    /// once the search is over (seed 002, Sect. 3): they count and minimisation keeps them.
+    /// once the search is over (\[smart-goals\] §3): they count and minimisation keeps them.
     pub fn include_deferred(&mut self) {
         self.ignored.clear();
         let entries: Vec<Entry> = self.tests().into_iter().cloned().collect();

@@ -1,5 +1,5 @@
-//! The many-objective family: MOSA (Panichella et al., ICST 2015), DynaMOSA (TSE 2018), and
-//! aDynaMOSA (Grano et al., seed 004). One objective per uncovered goal, preference sorting,
+//! The many-objective family: MOSA (Panichella et al., ICST 2015, \[mosa\]), DynaMOSA (TSE 2018,
+//! \[dynamosa\]), and aDynaMOSA (Grano et al., \[adynamosa\]). One objective per uncovered goal, preference sorting,
 //! fronts; DynaMOSA activates targets along the control dependencies; aDynaMOSA archives the
 //! cheaper test (Eq. 1) and picks survivors within a front by the performance heuristic (Eq. 2)
 //! or the crowding distance, switched on stagnation (Algorithm 2).
@@ -309,7 +309,7 @@ pub(crate) fn dominates(a: &[f64], b: &[f64]) -> bool {
     better
 }
 
-/// Subvector-dominance assignment (Köppen and Yoshida), as used by MOSA: for each member,
+/// Subvector-dominance assignment (Köppen and Yoshida, \[svd\]), as used by MOSA: for each member,
 /// the least number of objectives on which it beats any other member. Higher is more diverse.
 pub(crate) fn subvector_dominance(f: &[Vec<f64>], front: &[usize]) -> Vec<f64> {
     if front.len() == 1 {

@@ -6,7 +6,7 @@ pub enum GoalKind {
     Branch,
     Line,
     Function,
-    /// A callable returned normally at least once (EvoSuite's method-no-exception).
+    /// A callable returned normally at least once (EvoSuite's method-no-exception, \[evosuite\]).
     FunctionNoPanic,
     /// A callable panicked at one location (EvoSuite's exception coverage); discovered at run
     /// time, so the executor fills pre-allocated slots.
@@ -26,7 +26,7 @@ pub enum GoalSelection {
     /// Every goal of every selected criterion.
     #[default]
     All,
-    /// Smart selection (seed 002): goals subsumed by another criterion's are deferred.
+    /// Smart selection (\[smart-goals\]): goals subsumed by another criterion's are deferred.
     Smart,
 }
 
@@ -50,7 +50,7 @@ pub struct Goals {
     /// Innermost controlling goal; `None` for roots (function entries).
     pub parents: Vec<Option<u32>>,
     children: Vec<Vec<u32>>,
-    /// Goals left out of the search by smart selection (seed 002): never targets, never
+    /// Goals left out of the search by smart selection (\[smart-goals\]): never targets, never
     /// archived while searching, measured and kept by minimisation afterwards.
     deferred: Vec<bool>,
 }

@@ -1,4 +1,4 @@
-//! Adaptive weight-based hypermutation (MIO-WH*, seed 000: Zhang and Arcuri, "Adaptive
+//! Adaptive weight-based hypermutation (MIO-WH*, \[hypermutation\]: Zhang and Arcuri, "Adaptive
 //! Hypermutation for Search-Based System Test Generation", TOSEM 2021, §5–6).
 //!
 //! It owns the gene view of a test (one gene per literal statement that a later statement

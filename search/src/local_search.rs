@@ -1,4 +1,4 @@
-//! Local search on the literal values of one test case: the memetic half of seed 003 (Fraser,
+//! Local search on the literal values of one test case: the memetic half of \[memetic\] (Fraser,
 //! Arcuri and McMinn, "A Memetic Algorithm for Whole Test Suite Generation", §4.1).
 //!
 //! It owns the value-level searches (the alternating variable method on integers and chars,
@@ -111,7 +111,7 @@ fn pattern_int(
 /// Float AVM (§4.1.1, after Harman and McMinn): for each precision `p` in `0..=max_precision`
 /// the integer scheme with `δ = 2^I · dir · 10^-p`. If no move at `p = 0` changed the fitness
 /// at all the value is taken as irrelevant and the finer precisions are skipped (EvoSuite's
-/// source does the same; the paper is silent). NaN and infinities are left alone.
+/// source, \[evosuite\], does the same; the paper is silent). NaN and infinities are left alone.
 pub(crate) fn avm_float(
     mut v: f64,
     max_precision: u32,

@@ -1,5 +1,5 @@
-//! The Many Independent Objective algorithm (MIO; Arcuri, SSBSE 2017), as described in seed 000
-//! §2.4 and Alg. 1 (Zhang and Arcuri, TOSEM 2021), with that paper's adaptive weight-based
+//! The Many Independent Objective algorithm (MIO; Arcuri, \[mio\]), as described in
+//! \[hypermutation\] §2.4 and Alg. 1 (Zhang and Arcuri, TOSEM 2021), with that paper's adaptive weight-based
 //! hypermutation (MIO-WH*, §5–6, its best configuration) from `hypermutation`.
 //!
 //! It owns the per-target populations (at most `n` tests each, for reached and uncovered
@@ -12,9 +12,9 @@
 //! Heuristics: the executor reports a normalised distance `d` in [0, 1) for reached goals
 //! (0 = covered), so MIO's `h = 1 − d` for reached goals and 0 for the rest.
 //!
-//! Details the paper leaves open follow EvoMaster's source as the research note gives them
-//! ([E]): `n` goes 10 → 1 and `m` 1 → 10 under `dpc`; a mutation is structural (EvoSuite's
-//! delete/change/insert) with probability 0.5, else a gene mutation; the sampling counter of a
+//! Details the paper leaves open follow EvoMaster's source
+//! (\[evomaster\]): `n` goes 10 → 1 and `m` 1 → 10 under `dpc`; a mutation is structural (EvoSuite's
+//! delete/change/insert, \[evosuite\]) with probability 0.5, else a gene mutation; the sampling counter of a
 //! target resets when its population is created or gains a test better than its worst.
 
 use std::rc::Rc;
@@ -34,11 +34,11 @@ pub struct MioParams {
     pub random_sampling: f64,
     /// `F`: share of the budget after which focused search starts.
     pub focused_start: f64,
-    /// `n`: tests per target population at the start; 1 in focused search ([E] 10).
+    /// `n`: tests per target population at the start; 1 in focused search (EvoMaster: 10).
     pub population: usize,
-    /// `m`: mutations of a sampled test in focused search; 1 at the start ([E] 10).
+    /// `m`: mutations of a sampled test in focused search; 1 at the start (EvoMaster: 10).
     pub mutations: usize,
-    /// Probability that a mutation is structural rather than of values ([E] 0.5).
+    /// Probability that a mutation is structural rather than of values (EvoMaster: 0.5).
     pub structural: f64,
     /// Weight-based hypermutation (MIO-WH); off gives base MIO's one gene at a time.
     pub weighted: bool,
@@ -291,7 +291,7 @@ impl Default for Mio {
     }
 }
 
-/// The current `P_r`, `n` and `m` (§2.4; [E] for `n` and `m`).
+/// The current `P_r`, `n` and `m` (§2.4; EvoMaster's source for `n` and `m`).
 fn schedule(p: &crate::MioParams, clock: Clock) -> (f64, usize, usize) {
     let pr = clock.dpc(p.random_sampling, 0.0);
     let n = clock.dpc(p.population as f64, 1.0).round().max(1.0) as usize;

@@ -1,4 +1,4 @@
-//! EvoSuite-style operators: random tests, insert/delete/change mutation, single-point
+//! EvoSuite-style operators (\[evosuite\]): random tests, insert/delete/change mutation, single-point
 //! crossover, and the repair that keeps every test well-formed afterwards.
 
 use rand::seq::IndexedRandom;

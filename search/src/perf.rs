@@ -1,5 +1,5 @@
 //! The performance proxies of one executed test, from the executor's counters and the test's
-//! own shape (seed 004, Table 1).
+//! own shape (\[adynamosa\], Table 1).
 
 use frugal_proxies::{Allocations, Proxies, ProxyInput, measure};
 

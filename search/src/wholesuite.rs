@@ -1,6 +1,6 @@
-//! Whole test suite generation with a memetic local search: EvoSuite's GA over suites (seed 003
-//! §3 and Alg. 1; Fraser and Arcuri, TSE 2013) extended by local search on the best suites
-//! (seed 003 §4).
+//! Whole test suite generation with a memetic local search: EvoSuite's GA over suites
+//! (\[memetic\] §3 and Alg. 1; Fraser and Arcuri, TSE 2013, \[wholesuite\]) extended by local
+//! search on the best suites (\[memetic\] §4).
 //!
 //! It owns the suite individual and its fitness, suite crossover and mutation, linear rank
 //! selection, elitism with monotonic (offspring only if not worse) replacement, the memetic
@@ -35,22 +35,22 @@ use crate::{Budget, OpKind, Schema, Stmt, TestCase};
 
 /// Parameters of the whole-suite GA and its memetic local search. Defaults are the paper's
 /// best configuration (§6 RQ2: population 100, local search every 100 generations, 25 s of a
-/// 10 min budget per phase) and EvoSuite's where the paper gives none ([E] in the note).
+/// 10 min budget per phase) and EvoSuite's where the paper gives none (marked EvoSuite below; \[evosuite\]).
 #[derive(Debug, Clone)]
 pub struct WholeSuiteParams {
     /// Suites in the population (RQ2 best: 100).
     pub population: usize,
-    /// Best suites copied unchanged into the next generation ([E] 1).
+    /// Best suites copied unchanged into the next generation (EvoSuite: 1).
     pub elite: usize,
-    /// Bias of linear rank selection ([E] 1.7).
+    /// Bias of linear rank selection (EvoSuite: 1.7).
     pub rank_bias: f64,
-    /// Probability of suite crossover ([E] 0.75).
+    /// Probability of suite crossover (EvoSuite: 0.75).
     pub crossover_rate: f64,
-    /// σ: probability of inserting a new test, then σ², σ³, ... ([E] 0.1).
+    /// σ: probability of inserting a new test, then σ², σ³, ... (EvoSuite: 0.1).
     pub insert_test: f64,
-    /// Tests in a random initial suite are drawn from `1..=init_tests` ([E] 2).
+    /// Tests in a random initial suite are drawn from `1..=init_tests` (EvoSuite: 2).
     pub init_tests: usize,
-    /// Most tests a suite may hold ([E] 100); longer offspring are replaced by a parent.
+    /// Most tests a suite may hold (EvoSuite: 100); longer offspring are replaced by a parent.
     pub max_tests: usize,
     /// Local search is considered every `ls_rate` generations; 0 turns it off (the plain GA).
     pub ls_rate: u64,
@@ -61,7 +61,7 @@ pub struct WholeSuiteParams {
     pub ls_adaptation: f64,
     /// Share of the whole budget one phase may spend (RQ2: 25 s of 600 s).
     pub ls_budget_share: f64,
-    /// Random probes deciding whether a string matters (§4.1.2; [E] 10).
+    /// Random probes deciding whether a string matters (§4.1.2; EvoSuite: 10).
     pub string_probes: usize,
 }
 

@@ -4,7 +4,7 @@
 //! but no version is version 0; an older store runs the migrations of [`MIGRATIONS`] one step at
 //! a time (each step recorded and flushed, so a crash mid-way resumes at the step it was in); a
 //! newer store is refused, never read. To change a stored format: bump [`SCHEMA_VERSION`], add a
-//! step here, and trace every reader and writer of the record (nextest's checklist).
+//! step here, and trace every reader and writer of the record (nextest's checklist, \[nextest\]).
 
 use crate::{Result, Store, StoreError};
 

@@ -96,7 +96,7 @@ pub struct RunSummary {
     /// Sums over the emitted tests of the proxies I1..I7 (loop cycles, covered calls, test
     /// calls, allocations, covered statements, test statements, test length).
     pub suite_proxies: [u64; 7],
-    /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises.
+    /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises (\[adynamosa\]).
     pub suite_proxy_total: u64,
     pub tests_dropped: Vec<DroppedTest>,
     pub uninstrumented: usize,

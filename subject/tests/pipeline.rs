@@ -251,7 +251,7 @@ fn dynamosa_gives_byte_identical_suites_on_one_and_two_workers() {
     assert_identical_suites(&[dynamosa(1), dynamosa(2)]);
 }
 
-/// aDynaMOSA ranks tests by the allocation counter, so the counter must not depend on what ran
+/// aDynaMOSA (\[adynamosa\]) ranks tests by the allocation counter, so the counter must not depend on what ran
 /// before in the same harness process, or the split of a batch between workers would change
 /// the suite.
 #[test]

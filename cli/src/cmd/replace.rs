@@ -3,7 +3,7 @@
 //! Locally: generate a suite with `frugal run` (a child process of this binary, so the two
 //! commands cannot drift apart) unless `--generated` names one or `--no-generate` asks for own
 //! tests only, then hand everything to [`frugal_replace::replace`] and print before/after,
-//! the nextest filter and the generated tests needed. With `--repo`, ask frugald instead
+//! the nextest filter (\[nextest\]) and the generated tests needed. With `--repo`, ask frugald instead
 //! (`GET /v1/repos/{id}/replacement`), waiting while it computes.
 
 use std::path::{Path, PathBuf};

@@ -50,7 +50,7 @@ pub struct RunArgs {
     /// output, input (or `all`), and the opt-in weak-mutation (`all,weak-mutation`).
     #[arg(long, default_value = "all")]
     pub criteria: Criteria,
-    /// Which goals to search for: `all`, or `smart` (seed 002: line goals subsumed by their
+    /// Which goals to search for: `all`, or `smart` ([smart-goals]: line goals subsumed by their
     /// block's last line are left to the branch goals and only measured at the end).
     #[arg(long, default_value = "all")]
     pub goal_selection: frugal_search::GoalSelection,

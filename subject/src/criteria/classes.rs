@@ -2,7 +2,7 @@
 //! an observed value is from each. Values are seen as text: a statement's `Debug` summary, or a
 //! literal rendered the way its `Debug` would render it, so one parser serves both criteria.
 //!
-//! Classes follow EvoSuite's output and input coverage, by type: integers negative/zero/positive;
+//! Classes follow EvoSuite's output and input coverage (\[evosuite\]), by type: integers negative/zero/positive;
 //! floats negative/zero/positive/non-finite; bool true/false; char alphabetic/digit/other;
 //! strings and sequences empty/non-empty; `Option` and `Result` by variant and, one level down,
 //! `Some` and `Ok` by the class of their payload; crate enums by variant name; anything else

@@ -4,7 +4,7 @@
 //! goals after each execution from the test, the registry and the harness's outcome; the probes
 //! and the wire format do not change.
 //!
-//! Criteria (EvoSuite's many-criteria set, as DynaMOSA uses it):
+//! Criteria (EvoSuite's many-criteria set, as DynaMOSA uses it; \[evosuite\], \[dynamosa\]):
 //! - `branch`, `line`, `function`: the instrumenter's goals (manifest), reported by the probes.
 //! - `weak-mutation` (opt-in, not in `all`): the instrumenter's mutant goals (ROR at
 //!   comparisons, AOR at arithmetic, `instrument/mutants.rs`), killed inside the probes. Only
@@ -161,7 +161,7 @@ pub fn deferred_lines(goals: &[GoalInfo]) -> Vec<bool> {
 }
 
 /// Smallest span (last line minus first) of a block whose last line stays a goal under smart
-/// selection: `lineThreshold` of seed 002.
+/// selection: `lineThreshold` of \[smart-goals\].
 pub const LINE_SPAN: usize = 8;
 
 /// One goal as the search numbers it.
@@ -342,7 +342,7 @@ impl Plan {
         id
     }
 
-    /// Line goals smart selection defers (seed 002, Sect. 3 step 3): every line goal except the
+    /// Line goals smart selection defers (\[smart-goals\] §3, step 3): every line goal except the
     /// last line of a block spanning at least [`LINE_SPAN`] lines, since the last line of a
     /// block subsumes the others and branch goals already guide towards them. Lines are
     /// grouped into blocks by their controlling goal.

@@ -1,6 +1,6 @@
 //! Building the instrumented copy and tracing compile errors back to instrumented fns.
 //!
-//! Hermetic like cargo-mutants' `cargo.rs`: `$CARGO` if set, an explicit target directory,
+//! Hermetic like cargo-mutants' `cargo.rs` (\[cargo-mutants\]): `$CARGO` if set, an explicit target directory,
 //! `--cap-lints=warn` *appended* to the encoded rustflags (so probes never trip
 //! `deny(warnings)`), stdin closed, JSON diagnostics parsed rather than text scraped.
 

@@ -1,6 +1,6 @@
 //! The copy's `Cargo.toml`: standalone, with absolute paths and the probe dependency.
 //!
-//! As cargo-mutants' `manifest.rs`, relative `path` dependencies become absolute (the copy lives
+//! As cargo-mutants' `manifest.rs` (\[cargo-mutants\]), relative `path` dependencies become absolute (the copy lives
 //! elsewhere). Beyond that the copy must build on its own: it gets an empty `[workspace]`, and
 //! `workspace = true` inheritance is resolved from the enclosing workspace's manifest, which the
 //! copy no longer sits under.
@@ -109,7 +109,7 @@ pub(crate) fn prepare(
 
 /// A package without a library gets its first binary's root as the library of the copy, and
 /// loses its binaries: the harness links the crate as a library, and in-crate tests reach its
-/// items with `crate::` paths either way (DESIGN section 4: the crate's `main` is set aside).
+/// items with `crate::` paths either way (the harness brings its own `main`, so the crate's is set aside).
 fn bin_as_lib(doc: &mut DocumentMut, crate_dir: &Path) {
     if doc.contains_key("lib") || crate_dir.join("src/lib.rs").is_file() {
         return;

@@ -1,6 +1,6 @@
 //! The scratch copy of the user's crate: the only tree the instrumenter writes to.
 //!
-//! As cargo-mutants' `copy_tree.rs`: walk with the `ignore` crate (the crate's own `.gitignore`
+//! As cargo-mutants' `copy_tree.rs` (\[cargo-mutants\]): walk with the `ignore` crate (the crate's own `.gitignore`
 //! honoured), skip the top-level `target/`, VCS directories, frugal's own output and the
 //! output directory itself when it lies inside the crate. Files whose content is unchanged keep
 //! their mtime, so cargo does not rebuild what did not change between two runs; files that no

@@ -20,7 +20,7 @@
 //!
 //! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=` or
 //! `AOR + -> *`, on the site's line, with the innermost enclosing branch goal as parent, so
-//! DynaMOSA targets them once their code is reached. Constant replacement (CR) is not done:
+//! DynaMOSA (\[dynamosa\]) targets them once their code is reached. Constant replacement (CR) is not done:
 //! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
 
 use frugal_probe::mutants::{aop, aop_symbol, aor_mutants, cmp_symbol, ror_mutants};

@@ -1,7 +1,7 @@
 //! The instrumenting visitor: one `syn::visit::Visit` over one file, numbering goals and
 //! recording probe insertions as text edits.
 //!
-//! It carries explicit stacks (cargo-mutants' `visit.rs` style): `parents` is the stack of
+//! It carries explicit stacks (cargo-mutants' `visit.rs` style, \[cargo-mutants\]): `parents` is the stack of
 //! enclosing branch goals, so the top is the control-dependency parent of any goal created
 //! now; `fns` is the stack of enclosing instrumented fns; `names` the namespace for messages.
 //! Stacks are only changed through helpers that restore them, so a visit method cannot leave
@@ -622,7 +622,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
 
     fn visit_expr_match(&mut self, m: &'ast ExprMatch) {
         // Matches on string literals report how far the scrutinee is from each literal arm
-        // (seed 001): the wrapper must enclose the scrutinee's own probes, so it is opened
+        // ([testability]): the wrapper must enclose the scrutinee's own probes, so it is opened
         // now and its arm list filled in once the arms have goals.
         let literals = string_arms(m);
         let wrapper = literals.as_ref().map(|_| {

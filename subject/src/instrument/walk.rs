@@ -1,6 +1,6 @@
 //! Walking the library's module tree from its root file and instrumenting each file.
 //!
-//! Like cargo-mutants' `walk_package`: start at the target's top file, queue each `mod foo;`
+//! Like cargo-mutants' `walk_package` (\[cargo-mutants\]): start at the target's top file, queue each `mod foo;`
 //! (`#[path]`, `foo.rs`, `foo/mod.rs`), and count a missing or unparsable file instead of
 //! failing. Files are read from the user's tree and their rewritten text returned; nothing
 //! here writes to disk.
