@@ -28,6 +28,8 @@ use frugal_storage::{CrateEntry, RepoId, RepoRecord, RunId, StoreError, SuiteId,
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use frugal_cargo::{Cargo, Metadata};
+
 use crate::live::Live;
 use crate::metrics::{Gauges, Metrics};
 use crate::runner::job_counts;
@@ -378,26 +380,8 @@ fn discover_crates(path: &Path) -> ApiResult<Vec<CrateEntry>> {
             path.display()
         )));
     }
-    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .output()
-        .map_err(|e| ApiError::internal(format!("run cargo metadata: {e}")))?;
-    if !out.status.success() {
-        return Err(ApiError::bad_request(format!(
-            "cargo metadata on {} failed: {}",
-            manifest.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| ApiError::internal(format!("cargo metadata printed no JSON: {e}")))?;
+    let meta = Metadata::read(&Cargo::new(), &manifest)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let crates = library_crates(&meta, path);
     if crates.is_empty() {
         return Err(ApiError::bad_request(format!(
@@ -408,30 +392,19 @@ fn discover_crates(path: &Path) -> ApiResult<Vec<CrateEntry>> {
     Ok(crates)
 }
 
-fn library_crates(meta: &serde_json::Value, root: &Path) -> Vec<CrateEntry> {
-    let mut v = Vec::new();
-    for p in meta["packages"].as_array().into_iter().flatten() {
-        let is_lib = p["targets"].as_array().into_iter().flatten().any(|t| {
-            t["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "lib"))
-        });
-        let (Some(name), Some(manifest)) = (p["name"].as_str(), p["manifest_path"].as_str()) else {
-            continue;
-        };
-        let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
-        let rel = dir
-            .strip_prefix(root)
-            .map(|d| d.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if is_lib {
-            v.push(CrateEntry {
-                name: name.to_string(),
-                dir: rel,
-            });
-        }
-    }
-    v
+fn library_crates(meta: &Metadata, root: &Path) -> Vec<CrateEntry> {
+    meta.packages
+        .iter()
+        .filter(|p| p.is_lib())
+        .map(|p| CrateEntry {
+            name: p.name.clone(),
+            dir: p
+                .dir()
+                .strip_prefix(root)
+                .map(|d| d.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
 async fn remove_repo(
@@ -718,11 +691,11 @@ mod tests {
     #[test]
     fn library_crates_are_found_with_dirs_relative_to_the_root() {
         let meta = serde_json::json!({"packages": [
-            {"name": "a", "manifest_path": "/r/Cargo.toml", "targets": [{"kind": ["lib"]}]},
-            {"name": "b", "manifest_path": "/r/crates/b/Cargo.toml", "targets": [{"kind": ["rlib", "lib"]}]},
-            {"name": "tool", "manifest_path": "/r/tool/Cargo.toml", "targets": [{"kind": ["bin"]}]},
+            {"name": "a", "id": "a", "manifest_path": "/r/Cargo.toml", "targets": [{"name": "a", "kind": ["lib"]}]},
+            {"name": "b", "id": "b", "manifest_path": "/r/crates/b/Cargo.toml", "targets": [{"name": "b", "kind": ["rlib", "lib"]}]},
+            {"name": "tool", "id": "tool", "manifest_path": "/r/tool/Cargo.toml", "targets": [{"name": "tool", "kind": ["bin"]}]},
         ]});
-        let c = library_crates(&meta, Path::new("/r"));
+        let c = library_crates(&Metadata::from_json(&meta), Path::new("/r"));
         assert_eq!(
             c,
             vec![

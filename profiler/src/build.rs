@@ -1,13 +1,15 @@
 //! Building a crate's test binaries with cargo and finding them in cargo's JSON messages.
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
 
-use serde_json::Value;
+use frugal_cargo::{Artifact, Cargo, Metadata, Output, Package};
 
 use crate::error::ProfileError;
 use crate::report::{Suite, TestBinary};
+
+/// The longest a build of the crate's tests may take before its process tree is killed.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// Name of the integration test target that holds the generated suite.
 pub const GENERATED_TARGET: &str = "frugal_generated";
@@ -37,72 +39,38 @@ pub(crate) fn crate_info(dir: &Path) -> Result<CrateInfo, ProfileError> {
     if !manifest.is_file() {
         return Err(ProfileError::NotACrate(dir.to_path_buf()));
     }
-    let output = cargo()
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .output()
-        .map_err(|e| ProfileError::Spawn {
-            command: "cargo metadata".into(),
-            source: e,
-        })?;
-    if !output.status.success() {
-        return Err(ProfileError::Metadata {
-            dir: dir.to_path_buf(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        });
-    }
-    let metadata: Value =
-        serde_json::from_slice(&output.stdout).map_err(|e| ProfileError::Metadata {
-            dir: dir.to_path_buf(),
-            stderr: format!("unreadable JSON: {e}"),
-        })?;
-    parse_metadata(&metadata, &manifest).ok_or_else(|| ProfileError::Metadata {
+    let failed = |stderr: String| ProfileError::Metadata {
         dir: dir.to_path_buf(),
-        stderr: "no package with this manifest (is it a virtual workspace manifest?)".into(),
-    })
+        stderr,
+    };
+    let metadata = Metadata::read(&Cargo::new(), &manifest).map_err(|e| failed(e.to_string()))?;
+    let package = metadata.package_at(&manifest).ok_or_else(|| {
+        failed("no package with this manifest (is it a virtual workspace manifest?)".into())
+    })?;
+    Ok(crate_info_of(package))
 }
 
-fn parse_metadata(metadata: &Value, manifest: &Path) -> Option<CrateInfo> {
-    let wanted = manifest.canonicalize().ok()?;
-    let package = metadata["packages"].as_array()?.iter().find(|p| {
-        p["manifest_path"]
-            .as_str()
-            .and_then(|m| Path::new(m).canonicalize().ok())
-            .is_some_and(|m| m == wanted)
-    })?;
-    let targets = package["targets"].as_array()?;
-    let kinds = |t: &Value| -> Vec<String> {
-        t["kind"]
-            .as_array()
-            .map(|k| {
-                k.iter()
-                    .filter_map(|s| s.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let has_generated = targets.iter().any(|t| {
-        t["name"].as_str() == Some(GENERATED_TARGET) && kinds(t).iter().any(|k| k == "test")
-    });
-    let doctest_targets = targets
+fn crate_info_of(package: &Package) -> CrateInfo {
+    let has_generated = package
+        .targets
         .iter()
-        .filter(|t| t["doctest"].as_bool() == Some(true))
-        .filter_map(|t| t["name"].as_str().map(String::from))
-        .collect();
-    Some(CrateInfo {
-        name: package["name"].as_str()?.to_string(),
-        version: package["version"].as_str().unwrap_or_default().to_string(),
-        dir: wanted.parent()?.to_path_buf(),
-        id: package["id"].as_str()?.to_string(),
+        .any(|t| t.name == GENERATED_TARGET && t.kinds.iter().any(|k| k == "test"));
+    CrateInfo {
+        name: package.name.clone(),
+        version: package.version.clone(),
+        dir: package
+            .dir()
+            .canonicalize()
+            .unwrap_or_else(|_| package.dir().to_path_buf()),
+        id: package.id.clone(),
         has_generated,
-        doctest_targets,
-    })
+        doctest_targets: package
+            .targets
+            .iter()
+            .filter(|t| t.doctest)
+            .map(|t| t.name.clone())
+            .collect(),
+    }
 }
 
 /// Options of the cargo build.
@@ -123,7 +91,11 @@ pub(crate) fn build_tests(
             krate: info.name.clone(),
         });
     }
-    let mut command = cargo();
+    let mut cargo = Cargo::new();
+    if let Some(dir) = options.target_dir {
+        cargo = cargo.target_dir(dir);
+    }
+    let mut command = cargo.command(&info.dir);
     command
         .args([
             "test",
@@ -139,25 +111,18 @@ pub(crate) fn build_tests(
     if options.release {
         command.arg("--release");
     }
-    if let Some(dir) = options.target_dir {
-        command.arg("--target-dir").arg(dir);
-    }
     command.args(options.cargo_args);
-    // Own process group, like every child of frugal (see STYLE.md).
-    command.process_group(0);
-    let output = command.output().map_err(|e| ProfileError::Spawn {
-        command: "cargo test --no-run".into(),
-        source: e,
-    })?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
+    let output = cargo
+        .output(command, BUILD_TIMEOUT)
+        .map_err(|e| ProfileError::Cargo(e.to_string()))?;
+    if !output.success {
         return Err(ProfileError::Build {
             krate: info.name.clone(),
             dir: info.dir.clone(),
-            first_errors: first_errors(&stdout, &String::from_utf8_lossy(&output.stderr)),
+            first_errors: first_errors(&output),
         });
     }
-    let mut binaries: Vec<BuiltBinary> = artifacts(&stdout, &info.id)
+    let mut binaries: Vec<BuiltBinary> = artifacts(&output.messages.artifacts, &info.id)
         .into_iter()
         .filter(|b| match options.suite {
             Suite::Both => true,
@@ -171,65 +136,51 @@ pub(crate) fn build_tests(
     Ok(binaries)
 }
 
-/// Test executables of `package_id` among cargo's JSON messages.
-fn artifacts(messages: &str, package_id: &str) -> Vec<BuiltBinary> {
-    messages
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact")
-        .filter(|m| m["profile"]["test"] == true && m["package_id"] == package_id)
-        .filter_map(|m| {
-            let executable = PathBuf::from(m["executable"].as_str()?);
-            let target = m["target"]["name"].as_str()?.to_string();
-            let kind = m["target"]["kind"][0]
-                .as_str()
-                .unwrap_or("unknown")
-                .to_string();
-            let suite = if kind == "test" && target == GENERATED_TARGET {
+/// Test executables of `package_id` among cargo's artifacts.
+fn artifacts(all: &[Artifact], package_id: &str) -> Vec<BuiltBinary> {
+    all.iter()
+        .filter(|a| a.test && a.package_id == package_id)
+        .filter_map(|a| {
+            let suite = if a.kind == "test" && a.target == GENERATED_TARGET {
                 Suite::Generated
             } else {
                 Suite::Existing
             };
             Some(BuiltBinary {
                 binary: TestBinary {
-                    target,
-                    kind,
+                    target: a.target.clone(),
+                    kind: a.kind.clone(),
                     suite,
                 },
-                executable,
+                executable: a.executable.clone()?,
             })
         })
         .collect()
 }
 
 /// The compiler's first error messages, or cargo's own stderr when there are none.
-fn first_errors(messages: &str, stderr: &str) -> String {
+fn first_errors(output: &Output) -> String {
     const MAX_MESSAGES: usize = 3;
     const MAX_LINES: usize = 40;
-    let rendered: Vec<String> = messages
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-message" && m["message"]["level"] == "error")
-        .filter_map(|m| m["message"]["rendered"].as_str().map(String::from))
-        .take(MAX_MESSAGES)
-        .collect();
-    let text = if rendered.is_empty() {
-        stderr.trim().to_string()
+    let text = if output.messages.errors.is_empty() {
+        output.stderr.trim().to_string()
     } else {
-        rendered.join("")
+        output
+            .messages
+            .errors
+            .iter()
+            .take(MAX_MESSAGES)
+            .map(|e| e.rendered.as_str())
+            .collect()
     };
     let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
     lines.join("\n")
 }
 
-/// `cargo`, or `$CARGO` when a cargo process runs us (it points at the toolchain in use).
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use frugal_cargo::Messages;
 
     #[test]
     fn artifacts_keep_test_executables_of_the_package_only() {
@@ -238,7 +189,7 @@ mod tests {
 {"reason":"compiler-artifact","package_id":"dep","target":{"name":"dep","kind":["lib"]},"profile":{"test":true},"executable":"/t/dep"}
 {"reason":"compiler-artifact","package_id":"p","target":{"name":"frugal_generated","kind":["test"]},"profile":{"test":true},"executable":"/t/g-2"}
 {"reason":"build-finished","success":true}"#;
-        let found = artifacts(messages, "p");
+        let found = artifacts(&Messages::parse(messages).artifacts, "p");
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].binary.suite, Suite::Existing);
         assert_eq!(found[0].binary.label(), "lib:p");
@@ -250,10 +201,18 @@ mod tests {
     fn first_errors_prefer_compiler_messages() {
         let messages = r#"{"reason":"compiler-message","message":{"level":"warning","rendered":"warning: x\n"}}
 {"reason":"compiler-message","message":{"level":"error","rendered":"error[E0308]: mismatched types\n"}}"#;
+        let output = |stdout: &str, stderr: &str| Output {
+            messages: Messages::parse(stdout),
+            stderr: stderr.into(),
+            ..Output::default()
+        };
         assert_eq!(
-            first_errors(messages, "cargo noise"),
+            first_errors(&output(messages, "cargo noise")),
             "error[E0308]: mismatched types"
         );
-        assert_eq!(first_errors("", "error: manifest\n"), "error: manifest");
+        assert_eq!(
+            first_errors(&output("", "error: manifest\n")),
+            "error: manifest"
+        );
     }
 }

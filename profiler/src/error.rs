@@ -19,6 +19,9 @@ pub enum ProfileError {
         source: std::io::Error,
     },
 
+    #[error("{0}")]
+    Cargo(String),
+
     #[error("failed to read the metadata of the crate in `{}`: {stderr}", dir.display())]
     Metadata { dir: PathBuf, stderr: String },
 

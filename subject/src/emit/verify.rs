@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::Placement;
 use super::render::RenderedTest;
-use crate::cargo;
+use crate::cargo::BUILD_TIMEOUT;
+use frugal_cargo::{Cargo, Output};
 
 /// What verification kept and dropped.
 #[derive(Debug, Clone, Default)]
@@ -35,8 +36,10 @@ pub enum VerifyError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("failed to run cargo: {0}")]
-    Cargo(std::io::Error),
+    #[error("failed to run the tests: {0}")]
+    Run(std::io::Error),
+    #[error(transparent)]
+    Cargo(#[from] frugal_cargo::CargoError),
     #[error("the crate's tests do not build even without generated tests:\n{0}")]
     CrateBroken(String),
     #[error("the test binary did not finish within {0:?}")]
@@ -178,24 +181,31 @@ pub fn verify(
             source,
         })?;
         let started = Instant::now();
-        let mut cmd = cargo::command(&copy, &target);
+        let cargo = Cargo::new().target_dir(&target);
+        let mut cmd = cargo.command(&copy);
         cmd.arg("test")
             .args(&select)
             .args(["--no-run", "--message-format=json"])
             .args(&opts.cargo_args);
-        let out = cargo::run_json(cmd).map_err(VerifyError::Cargo)?;
+        let out = cargo.output(cmd, BUILD_TIMEOUT)?;
         v.build_time += started.elapsed();
         if !out.success {
             let bad = failing_tests(&out, header, &tests);
             if bad.is_empty() {
-                return Err(VerifyError::CrateBroken(cargo::summarise_errors(&out, 3)));
+                return Err(VerifyError::CrateBroken(out.summarise_errors(3)));
             }
             drop_tests(&mut tests, &bad, &mut v);
             continue;
         }
+        let executables: Vec<(&str, &Path)> = out
+            .messages
+            .artifacts
+            .iter()
+            .filter_map(|a| Some((a.target.as_str(), a.executable.as_deref()?)))
+            .collect();
         let exe = match opts.placement {
-            Placement::Tests => out.executables.iter().find(|(n, _)| n == TEST_TARGET),
-            Placement::InCrate => out.executables.last(),
+            Placement::Tests => executables.iter().find(|(n, _)| *n == TEST_TARGET),
+            Placement::InCrate => executables.last(),
         };
         let Some((_, exe)) = exe else {
             return Err(VerifyError::CrateBroken(
@@ -246,11 +256,7 @@ fn drop_tests(tests: &mut Vec<RenderedTest>, bad: &[(String, String)], v: &mut V
 }
 
 /// Tests whose lines hold a compiler error, with the error's first line.
-fn failing_tests(
-    out: &cargo::BuildOutput,
-    header: &str,
-    tests: &[RenderedTest],
-) -> Vec<(String, String)> {
+fn failing_tests(out: &Output, header: &str, tests: &[RenderedTest]) -> Vec<(String, String)> {
     // Line where each test starts in the assembled file.
     let mut starts = Vec::with_capacity(tests.len());
     let mut line = header.lines().count() + 1;
@@ -260,11 +266,12 @@ fn failing_tests(
     }
     let mut bad: Vec<(String, String)> = Vec::new();
     for e in out
+        .messages
         .errors
         .iter()
-        .filter(|e| e.file.ends_with(&format!("{TEST_TARGET}.rs")))
+        .filter(|e| e.primary().file.ends_with(&format!("{TEST_TARGET}.rs")))
     {
-        let i = starts.partition_point(|&s| s <= e.line);
+        let i = starts.partition_point(|&s| s <= e.primary().line);
         if i == 0 {
             continue;
         }
@@ -292,7 +299,7 @@ fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, V
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(VerifyError::Cargo)?;
+        .map_err(VerifyError::Run)?;
     let mut stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -303,7 +310,7 @@ fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, V
     });
     let started = Instant::now();
     loop {
-        if child.try_wait().map_err(VerifyError::Cargo)?.is_some() {
+        if child.try_wait().map_err(VerifyError::Run)?.is_some() {
             break;
         }
         if started.elapsed() > RUN_LIMIT {

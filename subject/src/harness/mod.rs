@@ -9,9 +9,10 @@ pub mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::cargo;
+use crate::cargo::BUILD_TIMEOUT;
 use crate::manifest::Manifest;
 use crate::model::{ApiModel, Unsupported};
+use frugal_cargo::{Cargo, Output};
 use registry::{OpCode, Registry};
 
 /// A built harness binary and the operations it serves.
@@ -29,8 +30,8 @@ pub enum HarnessError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("failed to run cargo: {0}")]
-    Cargo(std::io::Error),
+    #[error(transparent)]
+    Cargo(#[from] frugal_cargo::CargoError),
     #[error("the harness for {krate} does not compile:\n{errors}")]
     Compile { krate: String, errors: String },
 }
@@ -78,7 +79,8 @@ pub fn build_with_features(
         );
         let file = copy.join("src").join(format!("{DISPATCH_MOD}.rs"));
         write(&file, &dispatch.text)?;
-        let mut cmd = cargo::command(&dir, &target);
+        let cargo = Cargo::new().target_dir(&target);
+        let mut cmd = cargo.command(&dir);
         cmd.args(["build", "--release", "--message-format=json"]);
         // The test profile's checks, so that the harness behaves like the emitted tests.
         cmd.env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1");
@@ -86,7 +88,7 @@ pub fn build_with_features(
         cmd.env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true");
         cmd.env("CARGO_PROFILE_RELEASE_DEBUG", "false");
         cmd.env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true");
-        let out = cargo::run_json(cmd).map_err(HarnessError::Cargo)?;
+        let out = cargo.output(cmd, BUILD_TIMEOUT)?;
         if out.success {
             let binary = target.join("release").join("frugal-harness");
             return Ok(Harness { binary, registry });
@@ -95,7 +97,7 @@ pub fn build_with_features(
         if bad.is_empty() {
             return Err(HarnessError::Compile {
                 krate: model.crate_name.clone(),
-                errors: cargo::summarise_errors(&out, 3),
+                errors: out.summarise_errors(3),
             });
         }
         drop_ops(&mut registry, model, &bad, &out);
@@ -178,14 +180,15 @@ fn write_package(
 }
 
 /// Operations whose generated function holds a compiler error.
-fn failing_ops(out: &cargo::BuildOutput, op_lines: &[usize]) -> Vec<(usize, String)> {
+fn failing_ops(out: &Output, op_lines: &[usize]) -> Vec<(usize, String)> {
     let mut bad: Vec<(usize, String)> = Vec::new();
     for e in out
+        .messages
         .errors
         .iter()
-        .filter(|e| e.file.ends_with(&format!("{DISPATCH_MOD}.rs")))
+        .filter(|e| e.primary().file.ends_with(&format!("{DISPATCH_MOD}.rs")))
     {
-        let idx = op_lines.partition_point(|&l| l <= e.line);
+        let idx = op_lines.partition_point(|&l| l <= e.primary().line);
         if idx > 0 && !bad.iter().any(|(i, _)| *i == idx - 1) {
             let first = e.rendered.lines().next().unwrap_or_default().to_string();
             bad.push((idx - 1, first));
@@ -194,12 +197,7 @@ fn failing_ops(out: &cargo::BuildOutput, op_lines: &[usize]) -> Vec<(usize, Stri
     bad
 }
 
-fn drop_ops(
-    reg: &mut Registry,
-    model: &ApiModel,
-    bad: &[(usize, String)],
-    _out: &cargo::BuildOutput,
-) {
+fn drop_ops(reg: &mut Registry, model: &ApiModel, bad: &[(usize, String)], _out: &Output) {
     let mut remove: Vec<usize> = bad.iter().map(|(i, _)| *i).collect();
     remove.sort_unstable();
     for (i, why) in bad {

@@ -95,8 +95,8 @@ pub enum InstrumentError {
     Manifest { path: PathBuf, message: String },
     #[error("{}: no library target (no src/lib.rs and no [lib] path)", .0.display())]
     NoLibrary(PathBuf),
-    #[error("could not run cargo: {0}")]
-    Cargo(#[source] std::io::Error),
+    #[error(transparent)]
+    Cargo(#[from] frugal_cargo::CargoError),
     #[error("the instrumented crate does not build (after {attempts} attempts):\n{messages}")]
     Build { attempts: usize, messages: String },
     #[error("instrumentation thread panicked")]

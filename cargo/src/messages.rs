@@ -1,0 +1,182 @@
+//! Cargo's `--message-format=json` stream: compiler errors and built artifacts.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// A place a compiler error points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// As cargo reports it: relative to the package root, or absolute.
+    pub file: String,
+    pub line: usize,
+}
+
+/// A compiler error: its primary span and the call sites of the macros that span was expanded
+/// from (innermost first), and its rendered text as a user would see it.
+#[derive(Debug, Clone)]
+pub struct CompilerError {
+    pub chain: Vec<Location>,
+    pub rendered: String,
+}
+
+impl CompilerError {
+    /// The primary span (file and line; empty and 0 when the error has none).
+    pub fn primary(&self) -> Location {
+        self.chain.first().cloned().unwrap_or(Location {
+            file: String::new(),
+            line: 0,
+        })
+    }
+
+    /// The chain's locations inside the package at `root`, relative to it and `/`-separated.
+    pub fn locations_in(&self, root: &Path) -> Vec<(String, usize)> {
+        self.chain
+            .iter()
+            .filter_map(|l| Some((relative(&l.file, root)?, l.line)))
+            .collect()
+    }
+}
+
+/// A `compiler-artifact` message.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub package_id: String,
+    pub target: String,
+    /// The target's first kind (`lib`, `bin`, `test`, ...).
+    pub kind: String,
+    /// Built with the test profile (a test harness).
+    pub test: bool,
+    pub executable: Option<PathBuf>,
+}
+
+/// The messages of one cargo run.
+#[derive(Debug, Default)]
+pub struct Messages {
+    pub errors: Vec<CompilerError>,
+    pub artifacts: Vec<Artifact>,
+}
+
+impl Messages {
+    /// Parses cargo's JSON lines; other lines are skipped.
+    pub fn parse(stdout: &str) -> Messages {
+        let mut m = Messages::default();
+        for v in stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            match v["reason"].as_str() {
+                Some("compiler-message") => m.errors.extend(error(&v["message"])),
+                Some("compiler-artifact") => m.artifacts.push(artifact(&v)),
+                _ => {}
+            }
+        }
+        m
+    }
+}
+
+fn error(msg: &Value) -> Option<CompilerError> {
+    if !msg["level"].as_str()?.starts_with("error") {
+        return None;
+    }
+    let spans = msg["spans"].as_array().cloned().unwrap_or_default();
+    let primary = spans
+        .iter()
+        .find(|s| s["is_primary"] == true)
+        .or(spans.first());
+    let mut chain = Vec::new();
+    let mut cur = primary;
+    while let Some(s) = cur {
+        chain.push(Location {
+            file: s["file_name"].as_str().unwrap_or_default().to_string(),
+            line: s["line_start"].as_u64().unwrap_or(0) as usize,
+        });
+        cur = s.get("expansion").and_then(|e| e.get("span"));
+    }
+    Some(CompilerError {
+        chain,
+        rendered: msg["rendered"].as_str().unwrap_or_default().to_string(),
+    })
+}
+
+fn artifact(v: &Value) -> Artifact {
+    let text = |x: &Value| x.as_str().unwrap_or_default().to_string();
+    Artifact {
+        package_id: text(&v["package_id"]),
+        target: text(&v["target"]["name"]),
+        kind: v["target"]["kind"][0]
+            .as_str()
+            .unwrap_or("unknown")
+            .to_string(),
+        test: v["profile"]["test"] == true,
+        executable: v["executable"].as_str().map(PathBuf::from),
+    }
+}
+
+/// `file` relative to `root` when it lies inside (relative paths are taken as such), never a
+/// path that climbs out or a `<macro>` pseudo-file.
+fn relative(file: &str, root: &Path) -> Option<String> {
+    let p = Path::new(file);
+    let rel = if p.is_absolute() {
+        p.strip_prefix(root).ok()?
+    } else {
+        p
+    };
+    let s = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    (!s.is_empty() && !s.starts_with("..") && !s.starts_with('<')).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_located_through_macro_expansions() {
+        let line = r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0308]: x","spans":[{"file_name":"/rustc/lib/core/src/macros.rs","line_start":5,"is_primary":true,"expansion":{"span":{"file_name":"src/lib.rs","line_start":12,"is_primary":false}}}]}}"#;
+        let m = Messages::parse(line);
+        assert_eq!(m.errors.len(), 1);
+        assert_eq!(
+            m.errors[0].locations_in(Path::new("/tmp/c")),
+            vec![("src/lib.rs".to_string(), 12)]
+        );
+        assert_eq!(m.errors[0].primary().line, 5);
+        let none = Messages::parse(r#"{"reason":"build-finished","success":false}"#);
+        assert!(none.errors.is_empty() && none.artifacts.is_empty());
+    }
+
+    #[test]
+    fn warnings_are_not_errors() {
+        let line = r#"{"reason":"compiler-message","message":{"level":"warning","rendered":"w","spans":[]}}"#;
+        assert!(Messages::parse(line).errors.is_empty());
+    }
+
+    #[test]
+    fn absolute_paths_inside_the_package_are_made_relative() {
+        assert_eq!(
+            relative("/tmp/c/src/a.rs", Path::new("/tmp/c")),
+            Some("src/a.rs".into())
+        );
+        assert_eq!(relative("/elsewhere/x.rs", Path::new("/tmp/c")), None);
+        assert_eq!(relative("../x.rs", Path::new("/tmp/c")), None);
+    }
+
+    #[test]
+    fn artifacts_carry_target_kind_profile_and_executable() {
+        let line = r#"{"reason":"compiler-artifact","package_id":"p","target":{"name":"frugal_generated","kind":["test"]},"profile":{"test":true},"executable":"/t/g-2"}"#;
+        let a = &Messages::parse(line).artifacts[0];
+        assert_eq!(
+            (
+                a.package_id.as_str(),
+                a.target.as_str(),
+                a.kind.as_str(),
+                a.test
+            ),
+            ("p", "frugal_generated", "test", true)
+        );
+        assert_eq!(a.executable.as_deref(), Some(Path::new("/t/g-2")));
+    }
+}

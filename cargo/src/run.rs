@@ -1,0 +1,250 @@
+//! Building cargo commands and running them under a timeout that kills the whole process group.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{CargoError, Messages};
+
+/// A way to run cargo: which binary, which target dir, and how each command is prepared
+/// (the sandbox's policy, say) before it is spawned.
+pub struct Cargo {
+    program: PathBuf,
+    target_dir: Option<PathBuf>,
+    prepare: Option<Box<Prepare>>,
+}
+
+/// What the caller does to each command before it is spawned.
+type Prepare = dyn Fn(&mut Command) + Send + Sync;
+
+/// What a cargo run printed, and its messages when it was asked for JSON.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub messages: Messages,
+}
+
+impl Output {
+    /// The last `max` bytes of stderr (on a char boundary), for messages.
+    pub fn stderr_tail(&self, max: usize) -> &str {
+        let s = &self.stderr;
+        let mut start = s.len().saturating_sub(max);
+        while !s.is_char_boundary(start) {
+            start += 1;
+        }
+        &s[start..]
+    }
+
+    /// The first `max` compiler errors as rendered, or the end of cargo's stderr when there are
+    /// none (a resolution failure, say): a message a user can act on.
+    pub fn summarise_errors(&self, max: usize) -> String {
+        if self.messages.errors.is_empty() {
+            let lines: Vec<&str> = self.stderr_tail(4000).lines().collect();
+            return lines[lines.len().saturating_sub(15)..].join("\n");
+        }
+        self.messages
+            .errors
+            .iter()
+            .take(max)
+            .map(|e| e.rendered.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Default for Cargo {
+    fn default() -> Self {
+        Cargo::new()
+    }
+}
+
+impl Cargo {
+    /// `$CARGO` when a cargo process runs us (it names the toolchain in use), else `cargo`.
+    pub fn new() -> Cargo {
+        Cargo {
+            program: std::env::var_os("CARGO")
+                .unwrap_or_else(|| "cargo".into())
+                .into(),
+            target_dir: None,
+            prepare: None,
+        }
+    }
+
+    /// Builds into `dir` (`CARGO_TARGET_DIR`).
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Cargo {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// Applies `f` to every command before it is spawned (confinement, extra environment).
+    pub fn prepare(mut self, f: impl Fn(&mut Command) + Send + Sync + 'static) -> Cargo {
+        self.prepare = Some(Box::new(f));
+        self
+    }
+
+    /// `cargo` in `dir` with the environment frugal always sets: warnings capped so a crate's
+    /// `deny(warnings)` cannot reject probes, no progress bars or colour in captured output.
+    pub fn command(&self, dir: &Path) -> Command {
+        let mut c = Command::new(&self.program);
+        c.current_dir(dir);
+        if let Some(t) = &self.target_dir {
+            c.env("CARGO_TARGET_DIR", t);
+        }
+        c.env("CARGO_TERM_PROGRESS_WHEN", "never")
+            .env("CARGO_TERM_COLOR", "never")
+            .env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags())
+            .env_remove("RUSTFLAGS")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs `cmd` (from [`Cargo::command`]) to the end or until `timeout`, when its whole
+    /// process group is killed. Parses JSON messages when the command asked for them.
+    pub fn output(&self, mut cmd: Command, timeout: Duration) -> Result<Output, CargoError> {
+        if let Some(f) = &self.prepare {
+            f(&mut cmd);
+        }
+        let command = describe(&cmd);
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd.spawn().map_err(|source| CargoError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+        let status = wait_or_kill(&mut child, timeout).map_err(|source| CargoError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        let (stdout, stderr) = (join(out), join(err));
+        let Some(status) = status else {
+            return Err(CargoError::Timeout {
+                command,
+                seconds: timeout.as_secs(),
+            });
+        };
+        let messages = Messages::parse(&stdout);
+        Ok(Output {
+            success: status.success(),
+            stdout,
+            stderr,
+            messages,
+        })
+    }
+}
+
+/// The caller's rustflags plus `--cap-lints=warn`, in cargo's `\x1f`-separated encoding.
+fn encoded_rustflags() -> String {
+    let mut flags: Vec<String> = match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        Ok(s) => s
+            .split('\x1f')
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect(),
+        Err(_) => std::env::var("RUSTFLAGS")
+            .map(|s| s.split_whitespace().map(String::from).collect())
+            .unwrap_or_default(),
+    };
+    flags.push("--cap-lints=warn".to_string());
+    flags.join("\x1f")
+}
+
+fn describe(cmd: &Command) -> String {
+    let args: Vec<String> = cmd
+        .get_args()
+        .take(3)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!("cargo {}", args.join(" "))
+}
+
+type Reader = Option<std::thread::JoinHandle<String>>;
+
+/// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> Reader {
+    pipe.map(|mut p| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = p.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    })
+}
+
+fn join(r: Reader) -> String {
+    r.and_then(|h| h.join().ok()).unwrap_or_default()
+}
+
+/// Waits for the child; on timeout kills its process group (so rustc and build scripts go too,
+/// and the pipes close) and returns `None`.
+fn wait_or_kill(
+    child: &mut Child,
+    timeout: Duration,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            kill_group(child.id());
+            return Ok(Some(status));
+        }
+        if start.elapsed() >= timeout {
+            kill_group(child.id());
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// SIGKILL to the process group led by `pid`: whatever a build left running goes with it.
+fn kill_group(pid: u32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe {
+        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    }
+
+    #[test]
+    fn a_hanging_command_and_its_children_are_killed_at_the_timeout() {
+        let t = Instant::now();
+        let r = Cargo::new().output(sh("sleep 30 & sleep 30"), Duration::from_millis(300));
+        assert!(matches!(r, Err(CargoError::Timeout { .. })), "{r:?}");
+        // The background sleep held stdout open: the drain would block if it had survived.
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn output_and_status_come_back() {
+        let out = Cargo::new()
+            .output(
+                sh("echo out; echo err >&2; exit 3"),
+                Duration::from_secs(10),
+            )
+            .unwrap();
+        assert!(!out.success);
+        assert_eq!((out.stdout.trim(), out.stderr.trim()), ("out", "err"));
+    }
+
+    #[test]
+    fn rustflags_keep_the_callers_and_cap_lints() {
+        let flags = encoded_rustflags();
+        assert!(flags.ends_with("--cap-lints=warn"), "{flags}");
+    }
+}
