@@ -22,7 +22,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use cron_expr::CronExpr;
-use raw::{RawConfig, RawCrate, StrOrInt, key_at, line_col};
+use raw::{
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRepo, RawScheduler, RawSearch, StrOrInt,
+    key_at, line_col,
+};
 use toml::Spanned;
 
 /// Where a setting came from.
@@ -422,6 +425,374 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Every key's built-in default, by section: the one place they live. `frugal.example.toml`
+/// shows the same values (a test loads it and compares), so change both together.
+mod defaults {
+    pub mod daemon {
+        use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+
+        use crate::LogFormat;
+
+        /// Loopback: exposing the API is a deliberate act.
+        pub const LISTEN: SocketAddr =
+            SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, 1), 7878));
+        /// systemd's `StateDirectory=frugal`.
+        pub const STATE_DIR: &str = "/var/lib/frugal";
+        /// `token_file` defaults to this name inside `state_dir`, wherever that is.
+        pub const TOKEN_FILE_NAME: &str = "token";
+        pub const WORKERS: usize = 2;
+        pub const LOG_FORMAT: LogFormat = LogFormat::Text;
+        // `unix_socket`: no socket unless asked for.
+    }
+
+    pub mod search {
+        use std::time::Duration;
+
+        use crate::Budget;
+
+        pub const BUDGET: Budget = Budget::Time(Duration::from_secs(300));
+        pub const ALGORITHM: &str = "adynamosa";
+        pub const SEED: u64 = 1;
+        /// EvoSuite's defaults.
+        pub const POPULATION: usize = 50;
+        pub const TOURNAMENT_SIZE: usize = 10;
+        pub const GOAL_SELECTION: &str = "all";
+    }
+
+    pub mod executor {
+        use std::time::Duration;
+
+        pub const TIMEOUT: Duration = Duration::from_millis(1000);
+        /// 0 means one harness process per core, resolved when the config is loaded.
+        pub const WORKERS: u64 = 0;
+    }
+
+    pub mod scheduler {
+        use std::time::Duration;
+
+        pub const MAX_CONCURRENT_JOBS: usize = 1;
+        pub const POLL_INTERVAL: Option<Duration> = Some(Duration::from_secs(60));
+        // `default_schedule`: no scheduled regeneration unless asked for.
+    }
+}
+
+impl Resolver<'_> {
+    /// The file's TOML as typed, with a syntax or type error placed at its line and key.
+    fn parse_raw(&self) -> Result<RawConfig, ConfigError> {
+        toml::from_str(self.text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            ConfigError::Invalid {
+                origin: self.origin(span.clone()),
+                key: key_at(self.text, span.start),
+                message: e.message().trim().to_string(),
+            }
+        })
+    }
+
+    /// A `FRUGAL_<SECTION>_*` variable naming no key is a typo the user wants to hear about.
+    fn reject_unknown_env(&self) -> Result<(), ConfigError> {
+        let Some(var) = self
+            .env
+            .keys()
+            .find(|v| !KEYS.iter().any(|k| env_var(k) == **v))
+        else {
+            return Ok(());
+        };
+        Err(ConfigError::Invalid {
+            origin: Origin::Env { var: var.clone() },
+            key: None,
+            message: format!(
+                "no such setting; the overridable ones are {}",
+                KEYS.iter()
+                    .map(|k| env_var(k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })
+    }
+
+    /// A string setting run through `parse`, `None` when neither environment nor file sets it.
+    fn string_parsed<T>(
+        &mut self,
+        key: &str,
+        file: &Option<Spanned<String>>,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, ConfigError> {
+        let s = self.string(key, file);
+        self.parsed(key, s, parse)
+    }
+
+    /// A whole number of at least `min`, or `default`.
+    fn count(
+        &mut self,
+        key: &str,
+        file: &Option<Spanned<i64>>,
+        min: i64,
+        default: u64,
+    ) -> Result<u64, ConfigError> {
+        Ok(self.int(key, file, min)?.map_or(default, |(n, _)| n))
+    }
+
+    /// A path setting made absolute against the file's directory; empty means unset.
+    fn optional_path(
+        &mut self,
+        key: &str,
+        file: &Option<Spanned<String>>,
+    ) -> Result<Option<PathBuf>, ConfigError> {
+        Ok(self
+            .string_parsed(key, file, |v| Ok(v.trim().to_string()))?
+            .filter(|v| !v.is_empty())
+            .map(|v| self.path(&v)))
+    }
+}
+
+/// `[daemon]`
+fn resolve_daemon(r: &mut Resolver, raw: &RawDaemon) -> Result<DaemonConfig, ConfigError> {
+    use defaults::daemon as d;
+    let listen = r
+        .string_parsed("daemon.listen", &raw.listen, socket_addr)?
+        .unwrap_or(d::LISTEN);
+    let unix_socket = r.optional_path("daemon.unix_socket", &raw.unix_socket)?;
+    let state_dir = r
+        .string_parsed("daemon.state_dir", &raw.state_dir, non_empty)?
+        .map(|v| r.path(&v))
+        .unwrap_or_else(|| PathBuf::from(d::STATE_DIR));
+    let token_file = r
+        .optional_path("daemon.token_file", &raw.token_file)?
+        .unwrap_or_else(|| state_dir.join(d::TOKEN_FILE_NAME));
+    let workers = r.count("daemon.workers", &raw.workers, 1, d::WORKERS as u64)? as usize;
+    let log_format = r
+        .string_parsed("daemon.log_format", &raw.log_format, log_format)?
+        .unwrap_or(d::LOG_FORMAT);
+    Ok(DaemonConfig {
+        listen,
+        unix_socket,
+        state_dir,
+        token_file,
+        workers,
+        log_format,
+    })
+}
+
+/// `[search]`
+fn resolve_search(r: &mut Resolver, raw: &RawSearch) -> Result<SearchConfig, ConfigError> {
+    use defaults::search as d;
+    let s = r.pick("search.budget", &raw.budget, StrOrInt::text);
+    let budget = r
+        .parsed("search.budget", s, Budget::parse)?
+        .unwrap_or(d::BUDGET);
+    let algorithm = r
+        .string_parsed("search.algorithm", &raw.algorithm, algorithm)?
+        .unwrap_or_else(|| d::ALGORITHM.to_string());
+    let seed = r.count("search.seed", &raw.seed, 0, d::SEED)?;
+    let population = r.count(
+        "search.population",
+        &raw.population,
+        2,
+        d::POPULATION as u64,
+    )?;
+    let tournament_size = r.count(
+        "search.tournament_size",
+        &raw.tournament_size,
+        1,
+        d::TOURNAMENT_SIZE as u64,
+    )?;
+    let goal_selection = r
+        .string_parsed("search.goal_selection", &raw.goal_selection, goal_selection)?
+        .unwrap_or_else(|| d::GOAL_SELECTION.to_string());
+    Ok(SearchConfig {
+        budget,
+        algorithm,
+        seed,
+        population: population as usize,
+        tournament_size: tournament_size as usize,
+        goal_selection,
+    })
+}
+
+/// `[executor]`
+fn resolve_executor(r: &mut Resolver, raw: &RawExecutor) -> Result<ExecutorConfig, ConfigError> {
+    use defaults::executor as d;
+    let timeout = r
+        .int("executor.timeout_ms", &raw.timeout_ms, 1)?
+        .map_or(d::TIMEOUT, |(n, _)| Duration::from_millis(n));
+    let workers = match r.count("executor.workers", &raw.workers, 0, d::WORKERS)? {
+        0 => cores(),
+        n => n as usize,
+    };
+    Ok(ExecutorConfig { timeout, workers })
+}
+
+/// `[scheduler]`
+fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerConfig, ConfigError> {
+    use defaults::scheduler as d;
+    let max_concurrent_jobs = r.count(
+        "scheduler.max_concurrent_jobs",
+        &raw.max_concurrent_jobs,
+        1,
+        d::MAX_CONCURRENT_JOBS as u64,
+    )? as usize;
+    let poll_interval = r
+        .string_parsed("scheduler.poll_interval", &raw.poll_interval, poll_interval)?
+        .unwrap_or(d::POLL_INTERVAL);
+    let default_schedule = r
+        .string_parsed("scheduler.default_schedule", &raw.default_schedule, cron)?
+        .flatten();
+    Ok(SchedulerConfig {
+        max_concurrent_jobs,
+        poll_interval,
+        default_schedule,
+    })
+}
+
+/// `[[repo]]`: no defaults and no environment overrides, only validation.
+fn resolve_repos(r: &Resolver, raw: &[RawRepo]) -> Result<Vec<RepoConfig>, ConfigError> {
+    let mut repos: Vec<RepoConfig> = Vec::new();
+    for (i, rr) in raw.iter().enumerate() {
+        let repo = resolve_repo(r, i, rr, &repos)?;
+        repos.push(repo);
+    }
+    Ok(repos)
+}
+
+/// `repo[i]`; `earlier` are the repos before it, for the duplicate check.
+fn resolve_repo(
+    r: &Resolver,
+    i: usize,
+    rr: &RawRepo,
+    earlier: &[RepoConfig],
+) -> Result<RepoConfig, ConfigError> {
+    let key = |k: &str| format!("repo[{i}].{k}");
+    let p = rr.path.get_ref().trim();
+    if p.is_empty() {
+        return Err(Resolver::error(
+            r.origin(rr.path.span()),
+            &key("path"),
+            "must not be empty",
+        ));
+    }
+    let path = r.path(p);
+    if let Some(j) = earlier.iter().position(|o| o.path == path) {
+        return Err(Resolver::error(
+            r.origin(rr.path.span()),
+            &key("path"),
+            format!("`{p}` is already configured as repo[{j}]"),
+        ));
+    }
+    let crates = rr
+        .crates
+        .iter()
+        .map(|c| resolve_crate(r, c, &key("crates")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let schedule = match &rr.schedule {
+        None => None,
+        Some(s) => cron(s.get_ref())
+            .map_err(|m| Resolver::error(r.origin(s.span()), &key("schedule"), m))?,
+    };
+    let budget = rr
+        .budget
+        .as_ref()
+        .map(|b| {
+            Budget::parse(&b.get_ref().text())
+                .map_err(|m| Resolver::error(r.origin(b.span()), &key("budget"), m))
+        })
+        .transpose()?;
+    Ok(RepoConfig {
+        path,
+        crates,
+        schedule,
+        budget,
+    })
+}
+
+/// One entry of `repo[i].crates`: a name, or a table with the directory too.
+fn resolve_crate(
+    r: &Resolver,
+    c: &Spanned<RawCrate>,
+    key: &str,
+) -> Result<CrateConfig, ConfigError> {
+    let cc = match c.get_ref() {
+        RawCrate::Name(n) => CrateConfig {
+            name: n.trim().to_string(),
+            dir: None,
+        },
+        RawCrate::Table(t) => CrateConfig {
+            name: t.name.trim().to_string(),
+            dir: t.dir.as_ref().map(|d| {
+                d.trim()
+                    .trim_start_matches("./")
+                    .trim_end_matches('/')
+                    .to_string()
+            }),
+        },
+    };
+    if cc.name.is_empty() {
+        return Err(Resolver::error(
+            r.origin(c.span()),
+            key,
+            "a crate name must not be empty",
+        ));
+    }
+    Ok(cc)
+}
+
+fn socket_addr(v: &str) -> Result<SocketAddr, String> {
+    v.trim().parse::<SocketAddr>().map_err(|e| {
+        format!("`{v}` is not a socket address ({e}); use host:port such as 127.0.0.1:7878")
+    })
+}
+
+fn non_empty(v: &str) -> Result<String, String> {
+    if v.trim().is_empty() {
+        Err("must not be empty".to_string())
+    } else {
+        Ok(v.trim().to_string())
+    }
+}
+
+fn log_format(v: &str) -> Result<LogFormat, String> {
+    match v.trim() {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        other => Err(format!("`{other}` is not a log format: use text or json")),
+    }
+}
+
+fn algorithm(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    if ALGORITHMS.contains(&v) {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "`{v}` is not an algorithm: use one of {}",
+            ALGORITHMS.join(", ")
+        ))
+    }
+}
+
+fn goal_selection(v: &str) -> Result<String, String> {
+    match v.trim() {
+        v @ ("all" | "smart") => Ok(v.to_string()),
+        v => Err(format!("`{v}` is not a goal selection: use all or smart")),
+    }
+}
+
+/// `off` (or `0`) turns polling off; otherwise a duration of at least a second.
+fn poll_interval(v: &str) -> Result<Option<Duration>, String> {
+    match v.trim() {
+        "off" | "0" => Ok(None),
+        v => parse_duration(v).and_then(|d| {
+            if d < Duration::from_secs(1) {
+                Err(format!(
+                    "`{v}` is below the 1s minimum (use `off` to disable polling)"
+                ))
+            } else {
+                Ok(Some(d))
+            }
+        }),
+    }
+}
+
 impl Config {
     /// Reads `path` and applies the process environment's `FRUGAL_*` overrides.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
@@ -449,6 +820,9 @@ impl Config {
     }
 
     /// Parses TOML text; `file` names it in errors and anchors relative paths.
+    ///
+    /// Sections resolve in file order, so the first bad value reported is the first in the file's
+    /// layout (daemon, search, executor, scheduler, then each repo).
     pub fn from_toml(
         text: &str,
         file: Option<&Path>,
@@ -463,247 +837,19 @@ impl Config {
                 .collect(),
             origins: BTreeMap::new(),
         };
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let span = e.span().unwrap_or(0..0);
-            ConfigError::Invalid {
-                origin: r.origin(span.clone()),
-                key: key_at(text, span.start),
-                message: e.message().trim().to_string(),
-            }
-        })?;
-        if let Some(var) = r
-            .env
-            .keys()
-            .find(|v| !KEYS.iter().any(|k| env_var(k) == **v))
-        {
-            return Err(ConfigError::Invalid {
-                origin: Origin::Env { var: var.clone() },
-                key: None,
-                message: format!(
-                    "no such setting; the overridable ones are {}",
-                    KEYS.iter()
-                        .map(|k| env_var(k))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            });
-        }
-
-        // [daemon]
-        let s = r.string("daemon.listen", &raw.daemon.listen);
-        let listen = r
-            .parsed("daemon.listen", s, |v| {
-                v.trim().parse::<SocketAddr>().map_err(|e| {
-                    format!(
-                        "`{v}` is not a socket address ({e}); use host:port such as 127.0.0.1:7878"
-                    )
-                })
-            })?
-            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 7878)));
-        let s = r.string("daemon.unix_socket", &raw.daemon.unix_socket);
-        let unix_socket = r
-            .parsed("daemon.unix_socket", s, |v| Ok(v.trim().to_string()))?
-            .filter(|v| !v.is_empty())
-            .map(|v| r.path(&v));
-        let s = r.string("daemon.state_dir", &raw.daemon.state_dir);
-        let state_dir = r
-            .parsed("daemon.state_dir", s, |v| {
-                if v.trim().is_empty() {
-                    Err("must not be empty".to_string())
-                } else {
-                    Ok(v.trim().to_string())
-                }
-            })?
-            .map(|v| r.path(&v))
-            .unwrap_or_else(|| PathBuf::from("/var/lib/frugal"));
-        let s = r.string("daemon.token_file", &raw.daemon.token_file);
-        let token_file = r
-            .parsed("daemon.token_file", s, |v| Ok(v.trim().to_string()))?
-            .filter(|v| !v.is_empty())
-            .map(|v| r.path(&v))
-            .unwrap_or_else(|| state_dir.join("token"));
-        let workers = r
-            .int("daemon.workers", &raw.daemon.workers, 1)?
-            .map_or(2, |(n, _)| n as usize);
-        let s = r.string("daemon.log_format", &raw.daemon.log_format);
-        let log_format = r
-            .parsed("daemon.log_format", s, |v| match v.trim() {
-                "text" => Ok(LogFormat::Text),
-                "json" => Ok(LogFormat::Json),
-                other => Err(format!("`{other}` is not a log format: use text or json")),
-            })?
-            .unwrap_or(LogFormat::Text);
-
-        // [search]
-        let s = r.pick("search.budget", &raw.search.budget, StrOrInt::text);
-        let budget = r
-            .parsed("search.budget", s, Budget::parse)?
-            .unwrap_or(Budget::Time(Duration::from_secs(300)));
-        let s = r.string("search.algorithm", &raw.search.algorithm);
-        let algorithm = r
-            .parsed("search.algorithm", s, |v| {
-                let v = v.trim();
-                if ALGORITHMS.contains(&v) {
-                    Ok(v.to_string())
-                } else {
-                    Err(format!(
-                        "`{v}` is not an algorithm: use one of {}",
-                        ALGORITHMS.join(", ")
-                    ))
-                }
-            })?
-            .unwrap_or_else(|| "adynamosa".to_string());
-        let seed = r
-            .int("search.seed", &raw.search.seed, 0)?
-            .map_or(1, |(n, _)| n);
-        let population = r
-            .int("search.population", &raw.search.population, 2)?
-            .map_or(50, |(n, _)| n as usize);
-        let tournament_size = r
-            .int("search.tournament_size", &raw.search.tournament_size, 1)?
-            .map_or(10, |(n, _)| n as usize);
-        let s = r.string("search.goal_selection", &raw.search.goal_selection);
-        let goal_selection = r
-            .parsed("search.goal_selection", s, |v| match v.trim() {
-                v @ ("all" | "smart") => Ok(v.to_string()),
-                v => Err(format!("`{v}` is not a goal selection: use all or smart")),
-            })?
-            .unwrap_or_else(|| "all".to_string());
-
-        // [executor]
-        let timeout = r
-            .int("executor.timeout_ms", &raw.executor.timeout_ms, 1)?
-            .map_or(Duration::from_millis(1000), |(n, _)| {
-                Duration::from_millis(n)
-            });
-        let exec_workers = match r.int("executor.workers", &raw.executor.workers, 0)? {
-            None | Some((0, _)) => cores(),
-            Some((n, _)) => n as usize,
-        };
-
-        // [scheduler]
-        let max_concurrent_jobs = r
-            .int(
-                "scheduler.max_concurrent_jobs",
-                &raw.scheduler.max_concurrent_jobs,
-                1,
-            )?
-            .map_or(1, |(n, _)| n as usize);
-        let s = r.string("scheduler.poll_interval", &raw.scheduler.poll_interval);
-        let poll_interval = match r.parsed("scheduler.poll_interval", s, |v| match v.trim() {
-            "off" | "0" => Ok(None),
-            v => parse_duration(v).and_then(|d| {
-                if d < Duration::from_secs(1) {
-                    Err(format!(
-                        "`{v}` is below the 1s minimum (use `off` to disable polling)"
-                    ))
-                } else {
-                    Ok(Some(d))
-                }
-            }),
-        })? {
-            Some(p) => p,
-            None => Some(Duration::from_secs(60)),
-        };
-        let s = r.string(
-            "scheduler.default_schedule",
-            &raw.scheduler.default_schedule,
-        );
-        let default_schedule = r.parsed("scheduler.default_schedule", s, cron)?.flatten();
-
-        // [[repo]]
-        let mut repos: Vec<RepoConfig> = Vec::new();
-        for (i, rr) in raw.repo.iter().enumerate() {
-            let key = |k: &str| format!("repo[{i}].{k}");
-            let p = rr.path.get_ref().trim();
-            if p.is_empty() {
-                return Err(Resolver::error(
-                    r.origin(rr.path.span()),
-                    &key("path"),
-                    "must not be empty",
-                ));
-            }
-            let path = r.path(p);
-            if let Some(j) = repos.iter().position(|o| o.path == path) {
-                return Err(Resolver::error(
-                    r.origin(rr.path.span()),
-                    &key("path"),
-                    format!("`{p}` is already configured as repo[{j}]"),
-                ));
-            }
-            let mut crates = Vec::new();
-            for c in &rr.crates {
-                let cc = match c.get_ref() {
-                    RawCrate::Name(n) => CrateConfig {
-                        name: n.trim().to_string(),
-                        dir: None,
-                    },
-                    RawCrate::Table(t) => CrateConfig {
-                        name: t.name.trim().to_string(),
-                        dir: t.dir.as_ref().map(|d| {
-                            d.trim()
-                                .trim_start_matches("./")
-                                .trim_end_matches('/')
-                                .to_string()
-                        }),
-                    },
-                };
-                if cc.name.is_empty() {
-                    return Err(Resolver::error(
-                        r.origin(c.span()),
-                        &key("crates"),
-                        "a crate name must not be empty",
-                    ));
-                }
-                crates.push(cc);
-            }
-            let schedule = match &rr.schedule {
-                None => None,
-                Some(s) => cron(s.get_ref())
-                    .map_err(|m| Resolver::error(r.origin(s.span()), &key("schedule"), m))?,
-            };
-            let budget = match &rr.budget {
-                None => None,
-                Some(b) => Some(
-                    Budget::parse(&b.get_ref().text())
-                        .map_err(|m| Resolver::error(r.origin(b.span()), &key("budget"), m))?,
-                ),
-            };
-            repos.push(RepoConfig {
-                path,
-                crates,
-                schedule,
-                budget,
-            });
-        }
-
+        let raw = r.parse_raw()?;
+        r.reject_unknown_env()?;
+        let daemon = resolve_daemon(&mut r, &raw.daemon)?;
+        let search = resolve_search(&mut r, &raw.search)?;
+        let executor = resolve_executor(&mut r, &raw.executor)?;
+        let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
+        let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
-            daemon: DaemonConfig {
-                listen,
-                unix_socket,
-                state_dir,
-                token_file,
-                workers,
-                log_format,
-            },
-            search: SearchConfig {
-                budget,
-                algorithm,
-                seed,
-                population,
-                tournament_size,
-                goal_selection,
-            },
-            executor: ExecutorConfig {
-                timeout,
-                workers: exec_workers,
-            },
-            scheduler: SchedulerConfig {
-                max_concurrent_jobs,
-                poll_interval,
-                default_schedule,
-            },
+            daemon,
+            search,
+            executor,
+            scheduler,
             repos,
             origins: r.origins,
         })

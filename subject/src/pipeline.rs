@@ -1,7 +1,7 @@
 //! One run over one crate: analyse, instrument, build the harness, search, minimise, emit and
 //! verify. `frugal run` and the daemon's regeneration jobs both call [`run`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::analyze::{self, AnalyzeOptions};
 use crate::criteria::{self, Criteria, Discovered, Plan};
-use crate::emit::{self, Placement, verify};
+use crate::emit::{self, Placement, minimise::Kept, verify};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
@@ -106,6 +106,10 @@ pub struct RunSummary {
     /// Goals each emitted test covers, in the suite's order (ids index `goals.json` in the work
     /// dir): the daemon stores them per test.
     pub tests: Vec<TestGoals>,
+    /// Work-dir dumps that could not be written; the suite is unaffected. Left out of
+    /// `summary.json` when empty, so a clean run's summary keeps its shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The goals one emitted test covers.
@@ -175,161 +179,351 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 
 /// Runs the whole pipeline on one crate.
 pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary, RunError> {
-    let mut times = Timings::default();
-    progress.phase(Phase::Analyse);
-    let t = Instant::now();
+    let mut clock = Clock {
+        progress,
+        times: Timings::default(),
+    };
+    let (model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
+    let mut artifacts = Artifacts::new(work_dir(opts, &model)?, &opts.out_dir);
+    let inst = clock.time(Phase::Instrument, |_| {
+        instrument(opts, &artifacts.work, &cargo_args)
+    })?;
+    let harness = clock.time(Phase::BuildHarness, |_| {
+        build_harness(opts, &artifacts.work, &model, &inst)
+    })?;
+    let (schema, callables) = drivable(&model, &harness.registry)?;
+    let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
+    let goals = search_goals(&plan, opts.goal_selection);
+    dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
+
+    let mut pool = executor_pool(opts, &inst, &harness);
+    // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
+    let mut exec = criteria::Derive::new(&mut pool, &plan);
+    let (archive, executions) = clock.time(Phase::Search, |p| {
+        run_search(
+            &schema,
+            &goals,
+            &mut exec,
+            &opts.search,
+            &mut SearchObserver(p),
+        )
+    });
+    let kept = clock.time(Phase::Minimise, |_| {
+        minimise(opts, &schema, &archive, &mut exec)
+    });
+    let found = exec.discovered().clone();
+    drop(exec);
+    // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
+    // manifest goals when every criterion is on).
+    artifacts.dump("goals.json", &labelled(&plan, &found));
+    let stats = pool.stats.clone();
+    drop(pool);
+
+    let suite = clock.time(Phase::Verify, |_| {
+        verify_suite(
+            opts,
+            &artifacts.work,
+            &model,
+            &harness.registry,
+            &schema,
+            &kept,
+            cargo_args,
+        )
+    })?;
+    let written = write_suite(opts, &artifacts, &suite.verified)?;
+    let covered = suite.covered();
+    artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
+    let facts = RunFacts {
+        krate: model.crate_name.clone(),
+        callables,
+        goals: goal_counts(&plan, &opts.criteria, &found, &covered),
+        executions,
+        stats,
+        uninstrumented: inst.manifest.skipped.len(),
+        times: clock.times,
+        written,
+        warnings: artifacts.warnings.clone(),
+    };
+    let summary = summarise(opts, facts, &suite);
+    artifacts.output_json("summary.json", &summary)?;
+    Ok(summary)
+}
+
+/// Announces each phase to the progress display and records its wall time.
+struct Clock<'a> {
+    progress: &'a mut dyn Progress,
+    times: Timings,
+}
+
+impl Clock<'_> {
+    fn time<T>(&mut self, phase: Phase, f: impl FnOnce(&mut dyn Progress) -> T) -> T {
+        self.progress.phase(phase);
+        let start = Instant::now();
+        let out = f(&mut *self.progress);
+        *self.times.slot(phase) = start.elapsed().as_secs_f64();
+        out
+    }
+}
+
+impl Timings {
+    fn slot(&mut self, phase: Phase) -> &mut f64 {
+        match phase {
+            Phase::Analyse => &mut self.analyse,
+            Phase::Instrument => &mut self.instrument,
+            Phase::BuildHarness => &mut self.build_harness,
+            Phase::Search => &mut self.search,
+            Phase::Minimise => &mut self.minimise,
+            Phase::Verify => &mut self.verify,
+        }
+    }
+}
+
+/// Where a run's files go, and what a failure to write one means.
+///
+/// Outputs in the out dir (`frugal_generated.rs`, `dropped.rs`, `uncovered.txt`,
+/// `summary.json`) are what the user asked for: a failed write is fatal, and the error names the
+/// file. Dumps in the work dir (`model.json`, `unsupported.json`, `manifest.json`, `goals.json`)
+/// are for whoever debugs a run, and the daemon falls back to goal ids when `goals.json` is
+/// missing: the suite is good without them, so a failed dump becomes a warning in the summary
+/// rather than costing the search.
+struct Artifacts {
+    work: PathBuf,
+    out: PathBuf,
+    warnings: Vec<String>,
+}
+
+impl Artifacts {
+    fn new(work: PathBuf, out: &Path) -> Self {
+        Artifacts {
+            work,
+            out: out.to_path_buf(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Writes a debugging dump to the work dir; a failure is kept as a warning.
+    fn dump(&mut self, name: &str, value: &impl Serialize) {
+        let path = self.work.join(name);
+        let written = serde_json::to_string_pretty(value)
+            .map_err(std::io::Error::from)
+            .and_then(|text| std::fs::write(&path, text));
+        if let Err(e) = written {
+            self.warnings
+                .push(format!("failed to write {}: {e}", path.display()));
+        }
+    }
+
+    /// Creates the out dir; called once verification has a suite to put there.
+    fn create_out_dir(&self) -> Result<(), RunError> {
+        std::fs::create_dir_all(&self.out).map_err(io(&self.out))
+    }
+
+    /// Writes an output the user asked for; a failure is fatal.
+    fn output(&self, name: &str, text: &str) -> Result<PathBuf, RunError> {
+        let path = self.out.join(name);
+        std::fs::write(&path, text).map_err(io(&path))?;
+        Ok(path)
+    }
+
+    /// [`Artifacts::output`] of a value as pretty JSON.
+    fn output_json(&self, name: &str, value: &impl Serialize) -> Result<PathBuf, RunError> {
+        let text = serde_json::to_string_pretty(value).map_err(|e| RunError::Io {
+            path: self.out.join(name),
+            source: e.into(),
+        })?;
+        self.output(name, &text)
+    }
+}
+
+/// Phase 1: the crate's API model, and the cargo flags for the features it was analysed with.
+fn analyse(opts: &RunOptions) -> Result<(crate::model::ApiModel, Vec<String>), RunError> {
     let mut analyze_opts = opts.analyze.clone();
     analyze_opts.in_crate |= opts.placement == Placement::InCrate;
     let model = analyze::analyze(&opts.crate_dir, &analyze_opts)?;
-    let cargo_args = cargo_feature_args(&opts.analyze);
-    times.analyse = t.elapsed().as_secs_f64();
+    Ok((model, cargo_feature_args(&opts.analyze)))
+}
 
+/// The scratch directory, created and made absolute (the harness and executor run elsewhere).
+fn work_dir(opts: &RunOptions, model: &crate::model::ApiModel) -> Result<PathBuf, RunError> {
     let work = opts
         .work_dir
         .clone()
         .unwrap_or_else(|| default_work_dir(&opts.crate_dir, &model.crate_name));
     std::fs::create_dir_all(&work).map_err(io(&work))?;
-    let work = work.canonicalize().map_err(io(&work))?;
-    progress.phase(Phase::Instrument);
-    let t = Instant::now();
-    let target = work.join("target");
-    let inst = instrument::instrument_and_build(
-        &opts.crate_dir,
-        &work,
-        &target,
-        &instrument::Options {
-            cargo_args: cargo_args.clone(),
-            mutants: opts.criteria.mutants(),
-            ..instrument::Options::default()
-        },
-    )?;
-    times.instrument = t.elapsed().as_secs_f64();
+    work.canonicalize().map_err(io(&work))
+}
 
-    progress.phase(Phase::BuildHarness);
-    let t = Instant::now();
-    let registry = Registry::build(&model);
-    let probe = work.join("frugal-probe");
-    let features = enabled_features(&opts.crate_dir, &opts.analyze);
-    let harness = harness::build_with_features(
-        &work,
+/// Phase 2: an instrumented copy of the crate in the work dir, built.
+fn instrument(
+    opts: &RunOptions,
+    work: &Path,
+    cargo_args: &[String],
+) -> Result<instrument::Instrumented, RunError> {
+    let options = instrument::Options {
+        cargo_args: cargo_args.to_vec(),
+        mutants: opts.criteria.mutants(),
+        ..instrument::Options::default()
+    };
+    Ok(instrument::instrument_and_build(
+        &opts.crate_dir,
+        work,
+        &work.join("target"),
+        &options,
+    )?)
+}
+
+/// Phase 3: the harness binary that runs generated tests against the instrumented copy.
+fn build_harness(
+    opts: &RunOptions,
+    work: &Path,
+    model: &crate::model::ApiModel,
+    inst: &instrument::Instrumented,
+) -> Result<harness::Harness, RunError> {
+    Ok(harness::build_with_features(
+        work,
         &inst.root,
-        &probe,
-        &model,
+        &work.join("frugal-probe"),
+        model,
         &inst.manifest,
-        registry,
-        &features,
-    )?;
-    times.build_harness = t.elapsed().as_secs_f64();
-    let callables = support(&model, &harness.registry);
-    let schema = harness.registry.schema(&model);
-    if schema.calls().is_empty() {
-        let reasons = callables
-            .reasons
-            .iter()
-            .map(|(r, n)| format!("{n}× {r}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(RunError::NothingToCall {
-            krate: model.crate_name.clone(),
-            reasons,
-        });
+        Registry::build(model),
+        &enabled_features(&opts.crate_dir, &opts.analyze),
+    )?)
+}
+
+/// The search schema and the callables' support, or an error when the harness can call
+/// nothing (a search would only burn its budget).
+fn drivable(
+    model: &crate::model::ApiModel,
+    registry: &Registry,
+) -> Result<(frugal_search::Schema, CallableSupport), RunError> {
+    let callables = support(model, registry);
+    let schema = registry.schema(model);
+    if !schema.calls().is_empty() {
+        return Ok((schema, callables));
     }
-    let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
-    let goals = match opts.goal_selection {
+    let reasons = callables
+        .reasons
+        .iter()
+        .map(|(r, n)| format!("{n}× {r}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(RunError::NothingToCall {
+        krate: model.crate_name.clone(),
+        reasons,
+    })
+}
+
+/// The goals the search pursues; smart selection defers line goals others subsume.
+fn search_goals(plan: &Plan, selection: frugal_search::GoalSelection) -> frugal_search::Goals {
+    match selection {
         frugal_search::GoalSelection::All => plan.search_goals(),
         frugal_search::GoalSelection::Smart => {
             plan.search_goals().with_deferred(plan.smart_deferred())
         }
-    };
-    // Kept for whoever wonders what the engine saw; cheap next to the build.
-    let _ = std::fs::write(
-        work.join("model.json"),
-        serde_json::to_string_pretty(&model).unwrap_or_default(),
-    );
-    // Every callable left out, with the detail behind its reason (the summary only counts).
-    let left_out: Vec<&crate::model::Unsupported> = model
-        .unsupported
-        .iter()
-        .chain(&harness.registry.dropped)
-        .collect();
-    let _ = std::fs::write(
-        work.join("unsupported.json"),
-        serde_json::to_string_pretty(&left_out).unwrap_or_default(),
-    );
-    let _ = std::fs::write(
-        work.join("manifest.json"),
-        serde_json::to_string_pretty(&inst.manifest).unwrap_or_default(),
-    );
+    }
+}
 
-    progress.phase(Phase::Search);
-    let t = Instant::now();
+/// What the engine saw, for whoever wonders; cheap next to the build.
+fn dump_inputs(
+    artifacts: &mut Artifacts,
+    model: &crate::model::ApiModel,
+    registry: &Registry,
+    manifest: &crate::manifest::Manifest,
+) {
+    artifacts.dump("model.json", model);
+    // Every callable left out, with the detail behind its reason (the summary only counts).
+    let left_out: Vec<&crate::model::Unsupported> =
+        model.unsupported.iter().chain(&registry.dropped).collect();
+    artifacts.dump("unsupported.json", &left_out);
+    artifacts.dump("manifest.json", manifest);
+}
+
+/// Harness processes for search and minimisation (started lazily, on the first test).
+fn executor_pool(
+    opts: &RunOptions,
+    inst: &instrument::Instrumented,
+    harness: &harness::Harness,
+) -> ExecutorPool {
     // Tests run inside the instrumented copy, as verification runs them inside its clean copy:
     // relative paths mean the same crate directory, and files the code writes stay in scratch.
     let mut exec_config = opts.exec.clone();
     exec_config.cwd.get_or_insert_with(|| inst.root.clone());
-    let mut pool = ExecutorPool::new(harness.binary.clone(), exec_config);
-    // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
-    let mut exec = criteria::Derive::new(&mut pool, &plan);
-    let (archive, executions) = run_search(
-        &schema,
-        &goals,
-        &mut exec,
-        &opts.search,
-        &mut SearchObserver(progress),
-    );
-    let search_secs = t.elapsed().as_secs_f64();
-    times.search = search_secs;
+    ExecutorPool::new(harness.binary.clone(), exec_config)
+}
 
-    progress.phase(Phase::Minimise);
-    let t = Instant::now();
-    let mut builder = frugal_search::Builder::new(&schema);
+/// Phase 5: the archive cut down to a small suite, then the executor frozen.
+fn minimise(
+    opts: &RunOptions,
+    schema: &frugal_search::Schema,
+    archive: &frugal_search::Archive,
+    exec: &mut criteria::Derive<'_>,
+) -> Vec<Kept> {
+    let mut builder = frugal_search::Builder::new(schema);
     builder.params = opts.search.operators.clone();
     exec.freeze();
-    let kept = emit::minimise::minimise(&archive, &builder, &mut exec);
-    let found = exec.discovered().clone();
-    drop(exec);
-    times.minimise = t.elapsed().as_secs_f64();
-    // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
-    // manifest goals when every criterion is on).
-    let _ = std::fs::write(
-        work.join("goals.json"),
-        serde_json::to_string_pretty(&labelled(&plan, &found)).unwrap_or_default(),
-    );
-    let stats = pool.stats.clone();
-    drop(pool);
+    emit::minimise::minimise(archive, &builder, exec)
+}
 
-    progress.phase(Phase::Verify);
-    let t = Instant::now();
+/// The verified suite with what each kept test covers and costs, by test name.
+struct Suite {
+    verified: verify::Verified,
+    goals_by_name: BTreeMap<String, Vec<u32>>,
+    proxies_by_name: BTreeMap<String, frugal_search::Proxies>,
+}
+
+/// Phase 6: renders the minimised tests and keeps those that compile and pass twice.
+fn verify_suite(
+    opts: &RunOptions,
+    work: &Path,
+    model: &crate::model::ApiModel,
+    registry: &Registry,
+    schema: &frugal_search::Schema,
+    kept: &[Kept],
+    cargo_args: Vec<String>,
+) -> Result<Suite, RunError> {
     let header = header(&model.crate_name, opts);
-    let (_, rendered) = emit::file(&kept, &harness.registry, &model, &header);
-    let proxies_by_name: BTreeMap<String, frugal_search::Proxies> = rendered
+    let (_, rendered) = emit::file(kept, registry, model, &header);
+    let proxies_by_name = rendered
         .iter()
-        .zip(&kept)
+        .zip(kept)
         .map(|(r, k)| {
-            (
-                r.name.clone(),
-                frugal_search::proxies(&k.test, &k.result, &schema),
-            )
+            let proxies = frugal_search::proxies(&k.test, &k.result, schema);
+            (r.name.clone(), proxies)
         })
         .collect();
-    let goals_by_name: BTreeMap<String, Vec<u32>> = rendered
+    let goals_by_name = rendered
         .iter()
-        .zip(&kept)
+        .zip(kept)
         .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
         .collect();
     let verify_opts = verify::VerifyOptions {
         placement: opts.placement,
         cargo_args,
     };
-    let verified = verify::verify(&opts.crate_dir, &work, &header, rendered, &verify_opts)?;
-    times.verify = t.elapsed().as_secs_f64();
+    let verified = verify::verify(&opts.crate_dir, work, &header, rendered, &verify_opts)?;
+    Ok(Suite {
+        verified,
+        goals_by_name,
+        proxies_by_name,
+    })
+}
 
-    std::fs::create_dir_all(&opts.out_dir).map_err(io(&opts.out_dir))?;
-    let output = opts.out_dir.join(format!("{}.rs", verify::TEST_TARGET));
-    std::fs::write(&output, &verified.text).map_err(io(&output))?;
-    let dropped = opts.out_dir.join("dropped.rs");
-    std::fs::write(&dropped, &verified.dropped_text).map_err(io(&dropped))?;
-    let written_to_crate = if opts.write {
+/// Where the suite was written.
+struct Written {
+    output: PathBuf,
+    into_crate: Option<PathBuf>,
+}
+
+/// Writes the suite and the dropped tests to the out dir, and into the crate if asked.
+fn write_suite(
+    opts: &RunOptions,
+    artifacts: &Artifacts,
+    verified: &verify::Verified,
+) -> Result<Written, RunError> {
+    artifacts.create_out_dir()?;
+    let output = artifacts.output(&format!("{}.rs", verify::TEST_TARGET), &verified.text)?;
+    artifacts.output("dropped.rs", &verified.dropped_text)?;
+    let into_crate = if opts.write {
         Some(verify::write_into(
             &opts.crate_dir,
             opts.placement,
@@ -338,85 +532,121 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     } else {
         None
     };
+    Ok(Written { output, into_crate })
+}
 
-    let covered: std::collections::BTreeSet<u32> = verified
-        .kept
-        .iter()
-        .filter_map(|n| goals_by_name.get(n))
-        .flatten()
-        .copied()
-        .collect();
-    write_uncovered(&opts.out_dir, &plan, &found, &covered)?;
-    let suite_proxies: Vec<frugal_search::Proxies> = verified
-        .kept
-        .iter()
-        .filter_map(|n| proxies_by_name.get(n))
-        .copied()
-        .collect();
-    let mut proxy_sums = [0u64; 7];
-    for p in &suite_proxies {
-        for (sum, v) in proxy_sums.iter_mut().zip(p.values()) {
-            *sum += v;
-        }
+impl Suite {
+    /// Goals the kept tests cover.
+    fn covered(&self) -> BTreeSet<u32> {
+        self.verified
+            .kept
+            .iter()
+            .filter_map(|n| self.goals_by_name.get(n))
+            .flatten()
+            .copied()
+            .collect()
     }
-    let summary = RunSummary {
-        krate: model.crate_name.clone(),
-        algorithm: opts.search.algorithm.name().to_string(),
-        seed: opts.search.seed,
-        budget: opts.search.budget.to_string(),
-        goals: goal_counts(&plan, &opts.criteria, &found, &covered),
-        callables,
-        executions,
-        executions_per_second: executions as f64 / search_secs.max(1e-9),
-        crashes: stats.crashes,
-        timeouts: stats.timeouts,
-        tests_emitted: verified.kept.len(),
-        suite_proxies: proxy_sums,
-        suite_proxy_total: frugal_search::suite_total(&suite_proxies),
-        tests_dropped: verified
+
+    /// The kept tests' proxies, in suite order.
+    fn proxies(&self) -> Vec<frugal_search::Proxies> {
+        self.verified
+            .kept
+            .iter()
+            .filter_map(|n| self.proxies_by_name.get(n))
+            .copied()
+            .collect()
+    }
+
+    fn dropped(&self) -> Vec<DroppedTest> {
+        self.verified
             .dropped
             .iter()
             .map(|(n, r)| DroppedTest {
                 name: n.clone(),
                 reason: r.clone(),
             })
-            .collect(),
-        uninstrumented: inst.manifest.skipped.len(),
-        seconds: times,
-        output,
-        written_to_crate,
-        tests: verified
+            .collect()
+    }
+
+    fn test_goals(&self) -> Vec<TestGoals> {
+        self.verified
             .kept
             .iter()
             .map(|n| TestGoals {
                 name: n.clone(),
-                goals: goals_by_name.get(n).cloned().unwrap_or_default(),
-                proxies: proxies_by_name
+                goals: self.goals_by_name.get(n).cloned().unwrap_or_default(),
+                proxies: self
+                    .proxies_by_name
                     .get(n)
-                    .map(|p| {
-                        PROXY_NAMES
-                            .iter()
-                            .map(|k| k.to_string())
-                            .zip(p.values())
-                            .collect()
-                    })
+                    .map(proxies_by_name)
                     .unwrap_or_default(),
             })
-            .collect(),
-    };
-    let json = opts.out_dir.join("summary.json");
-    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    std::fs::write(&json, text).map_err(io(&json))?;
-    Ok(summary)
+            .collect()
+    }
+}
+
+/// What the run learned besides the suite, for the summary.
+struct RunFacts {
+    krate: String,
+    callables: CallableSupport,
+    goals: BTreeMap<String, GoalCount>,
+    executions: u64,
+    stats: crate::executor::ExecStats,
+    uninstrumented: usize,
+    times: Timings,
+    written: Written,
+    warnings: Vec<String>,
+}
+
+/// Phase 7: everything the run reports, as `summary.json` has it.
+fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
+    let proxies = suite.proxies();
+    RunSummary {
+        krate: facts.krate,
+        algorithm: opts.search.algorithm.name().to_string(),
+        seed: opts.search.seed,
+        budget: opts.search.budget.to_string(),
+        goals: facts.goals,
+        callables: facts.callables,
+        executions: facts.executions,
+        executions_per_second: facts.executions as f64 / facts.times.search.max(1e-9),
+        crashes: facts.stats.crashes,
+        timeouts: facts.stats.timeouts,
+        tests_emitted: suite.verified.kept.len(),
+        suite_proxies: proxy_sums(&proxies),
+        suite_proxy_total: frugal_search::suite_total(&proxies),
+        tests_dropped: suite.dropped(),
+        uninstrumented: facts.uninstrumented,
+        seconds: facts.times,
+        output: facts.written.output,
+        written_to_crate: facts.written.into_crate,
+        tests: suite.test_goals(),
+        warnings: facts.warnings,
+    }
+}
+
+/// Sums of each proxy I1..I7 over the suite.
+fn proxy_sums(proxies: &[frugal_search::Proxies]) -> [u64; 7] {
+    let mut sums = [0u64; 7];
+    for p in proxies {
+        for (sum, v) in sums.iter_mut().zip(p.values()) {
+            *sum += v;
+        }
+    }
+    sums
+}
+
+/// One test's proxies keyed by [`PROXY_NAMES`].
+fn proxies_by_name(p: &frugal_search::Proxies) -> BTreeMap<String, u64> {
+    PROXY_NAMES
+        .iter()
+        .map(|k| k.to_string())
+        .zip(p.values())
+        .collect()
 }
 
 /// `uncovered.txt`: one line per goal the suite misses, where to look first.
-fn write_uncovered(
-    out: &Path,
-    plan: &Plan,
-    found: &Discovered,
-    covered: &std::collections::BTreeSet<u32>,
-) -> Result<(), RunError> {
+fn uncovered(plan: &Plan, found: &Discovered, covered: &BTreeSet<u32>) -> String {
     let mut text = String::new();
     for g in plan.counted(found).filter(|g| !covered.contains(&g.id)) {
         text.push_str(&format!(
@@ -427,8 +657,7 @@ fn write_uncovered(
             plan.label(g.id, found)
         ));
     }
-    let path = out.join("uncovered.txt");
-    std::fs::write(&path, text).map_err(io(&path))
+    text
 }
 
 /// Every goal with the label of what was found for it (panic slots).
@@ -521,7 +750,7 @@ fn goal_counts(
     plan: &Plan,
     criteria: &Criteria,
     found: &Discovered,
-    covered: &std::collections::BTreeSet<u32>,
+    covered: &BTreeSet<u32>,
 ) -> BTreeMap<String, GoalCount> {
     plan.counts(criteria, found, covered)
         .into_iter()
@@ -543,5 +772,37 @@ fn support(model: &crate::model::ApiModel, reg: &Registry) -> CallableSupport {
         supported,
         total: supported + model.unsupported.len() + reg.dropped.len(),
         reasons,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A directory that does not exist, so every write into it fails.
+    fn missing() -> PathBuf {
+        std::env::temp_dir().join("frugal-pipeline-test-missing/none")
+    }
+
+    #[test]
+    fn a_failed_dump_is_a_warning_naming_the_file() {
+        let mut artifacts = Artifacts::new(missing(), &missing());
+        artifacts.dump("goals.json", &[1, 2, 3]);
+        assert_eq!(artifacts.warnings.len(), 1);
+        assert!(
+            artifacts.warnings[0].contains("goals.json"),
+            "{:?}",
+            artifacts.warnings
+        );
+    }
+
+    #[test]
+    fn a_failed_output_is_an_error_naming_the_file() {
+        let artifacts = Artifacts::new(missing(), &missing());
+        let err = artifacts
+            .output_json("summary.json", &[1, 2, 3])
+            .expect_err("the out dir does not exist");
+        assert!(err.to_string().contains("summary.json"), "{err}");
+        assert!(artifacts.warnings.is_empty());
     }
 }
