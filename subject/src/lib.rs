@@ -13,5 +13,7 @@ pub mod harness;
 pub mod instrument;
 pub mod manifest;
 pub mod model;
+mod modtree;
+mod phase;
 pub mod pipeline;
 pub mod probe_src;

@@ -132,7 +132,7 @@ fn crate_relative(file: &str, root: &Path) -> Option<String> {
     } else {
         p
     };
-    let s = super::walk::slash_path(rel);
+    let s = crate::modtree::slash_path(rel);
     (!s.is_empty() && !s.starts_with("..") && !s.starts_with('<')).then_some(s)
 }
 
