@@ -441,17 +441,6 @@ fn new_suite(
     })
 }
 
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Analyse => "analyse",
-        Phase::Instrument => "instrument",
-        Phase::BuildHarness => "build-harness",
-        Phase::Search => "search",
-        Phase::Minimise => "minimise",
-        Phase::Verify => "verify",
-    }
-}
-
 fn set_phase(store: &Store, live: &Live, run: RunId, phase: &str) {
     live.update(run, |l| l.phase = phase.to_string());
     let p = RunProgress {
@@ -486,7 +475,7 @@ impl<'a> JobProgress<'a> {
 
 impl pipeline::Progress for JobProgress<'_> {
     fn phase(&mut self, phase: Phase) {
-        self.phase = phase_name(phase).to_string();
+        self.phase = phase.as_str().to_string();
         set_phase(self.store, self.live, self.run, &self.phase);
         self.last_stored = Instant::now();
     }

@@ -9,14 +9,11 @@ use std::path::Path;
 use frugal_profiler::report::Outcome;
 use frugal_profiler::{ProfileConfig, TestRunner};
 use frugal_subject::manifest::Manifest;
+use frugal_subject::probe_src::{
+    COVERAGE_END_MARK as END_MARK, COVERAGE_OUT_ENV as OUT_ENV, COVERAGE_SIZES_ENV as SIZES_ENV,
+};
 
 use crate::ReplaceError;
-
-/// The probe runtime's variables (see `frugal_probe::dump`); repeated here because the probe
-/// crate is compiled into the instrumented copy, not into frugal.
-const OUT_ENV: &str = "FRUGAL_COVERAGE_OUT";
-const SIZES_ENV: &str = "FRUGAL_COVERAGE_SIZES";
-const END_MARK: &str = ".";
 
 /// What one test covered on the instrumented copy.
 #[derive(Clone, Debug)]

@@ -23,22 +23,30 @@ pub enum AlgorithmKind {
     Mio,
 }
 
+/// Parses the canonical names of [`AlgorithmKind::name`], plus `memetic`.
 impl std::str::FromStr for AlgorithmKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "random" => Ok(AlgorithmKind::Random),
-            "mosa" => Ok(AlgorithmKind::Mosa),
-            "dynamosa" => Ok(AlgorithmKind::DynaMosa),
-            "adynamosa" => Ok(AlgorithmKind::ADynaMosa),
-            // `memetic` is the whole-suite GA with local search on, as [memetic] names it.
-            "wholesuite" | "memetic" => Ok(AlgorithmKind::WholeSuite),
-            "mio" => Ok(AlgorithmKind::Mio),
-            other => Err(format!(
-                "unknown algorithm `{other}`: expected one of random, mosa, dynamosa, adynamosa, \
-                 wholesuite, mio"
-            )),
+        // `memetic` is the whole-suite GA with local search on, as [memetic] names it.
+        if s == "memetic" {
+            return Ok(AlgorithmKind::WholeSuite);
         }
+        AlgorithmKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = AlgorithmKind::ALL.iter().map(|k| k.name()).collect();
+                format!(
+                    "unknown algorithm `{s}`: expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for AlgorithmKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -52,6 +60,8 @@ impl AlgorithmKind {
         AlgorithmKind::Mio,
     ];
 
+    /// The canonical name, which [`FromStr`](std::str::FromStr) parses back and the
+    /// configuration accepts.
     pub fn name(self) -> &'static str {
         match self {
             AlgorithmKind::Random => "random",

@@ -13,5 +13,6 @@ pub mod harness;
 pub mod instrument;
 pub mod manifest;
 pub mod model;
+mod modtree;
 pub mod pipeline;
 pub mod probe_src;

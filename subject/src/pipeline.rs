@@ -48,6 +48,26 @@ pub enum Phase {
     Verify,
 }
 
+impl Phase {
+    /// The phase's name in run records and the API (`build-harness`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Analyse => "analyse",
+            Phase::Instrument => "instrument",
+            Phase::BuildHarness => "build-harness",
+            Phase::Search => "search",
+            Phase::Minimise => "minimise",
+            Phase::Verify => "verify",
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Receives progress of a run.
 pub trait Progress {
     fn phase(&mut self, phase: Phase);

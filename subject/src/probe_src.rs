@@ -18,6 +18,12 @@ const FILES: &[(&str, &str)] = &[
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),
 ];
 
+/// The probe runtime's coverage variables and end-of-dump line (see `frugal_probe::dump`), for
+/// crates that set them on the instrumented copy's processes but do not depend on the probe.
+pub use frugal_probe::dump::{
+    END_MARK as COVERAGE_END_MARK, OUT_ENV as COVERAGE_OUT_ENV, SIZES_ENV as COVERAGE_SIZES_ENV,
+};
+
 /// Package name the instrumented crate depends on (`::frugal_probe::...` in probes).
 pub const PACKAGE: &str = "frugal-probe";
 

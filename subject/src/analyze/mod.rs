@@ -7,20 +7,20 @@
 //! inference, so it runs in milliseconds and on crates that do not build; the price is that
 //! macro-generated items are invisible.
 
-mod attrs;
+pub(crate) mod attrs;
 mod borrows;
 mod bounds;
 mod callables;
-mod cargo_toml;
+pub(crate) mod cargo_toml;
 mod constants;
 mod error;
 mod index;
-mod options;
+pub(crate) mod options;
 mod pipeline;
 mod public;
 mod typedefs;
 mod types;
-mod walk;
+pub(crate) mod walk;
 
 pub use error::{AnalyzeError, AnalyzeWarning};
 pub use options::AnalyzeOptions;

@@ -20,6 +20,34 @@ pub struct AnalyzeOptions {
     pub in_crate: bool,
 }
 
+impl AnalyzeOptions {
+    /// The features of cargo's `--features`/`-F`, `--all-features` and
+    /// `--no-default-features` flags: instrumentation is told how the copy is built, and must
+    /// drop the modules that build compiles out just as analysis does.
+    pub(crate) fn from_cargo_args(args: &[String]) -> Self {
+        let mut opts = AnalyzeOptions::default();
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let list = match arg.as_str() {
+                "--all-features" => {
+                    opts.all_features = true;
+                    continue;
+                }
+                "--no-default-features" => {
+                    opts.no_default_features = true;
+                    continue;
+                }
+                "--features" | "-F" => args.next().map(String::as_str),
+                other => other.strip_prefix("--features="),
+            };
+            let names = list.into_iter().flat_map(|l| l.split([',', ' ']));
+            opts.features
+                .extend(names.filter(|n| !n.is_empty()).map(str::to_string));
+        }
+        opts
+    }
+}
+
 /// The resolved feature set a `cfg` predicate is evaluated against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum EnabledFeatures {
@@ -62,5 +90,24 @@ impl EnabledFeatures {
             EnabledFeatures::All => true,
             EnabledFeatures::Set(set) => set.contains(feature),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_feature_flags_read_back() {
+        let args: Vec<String> = ["--features", "a,b", "-F", "c", "--features=d e"]
+            .iter()
+            .chain(&["--no-default-features"])
+            .map(|s| s.to_string())
+            .collect();
+        let opts = AnalyzeOptions::from_cargo_args(&args);
+        let want: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(String::from).into();
+        assert_eq!(opts.features, want);
+        assert!(opts.no_default_features && !opts.all_features);
+        assert!(AnalyzeOptions::from_cargo_args(&["--all-features".into()]).all_features);
     }
 }

@@ -1,9 +1,10 @@
-//! The module tree, walked from the library root like rustc finds files: `mod foo;` is
-//! `foo.rs` or `foo/mod.rs` next to the declaring file (inside `self/` for a non-`mod.rs`
-//! file), or the `#[path]` given; inline `mod foo { .. }` nests in place.
+//! The module tree, walked depth-first from the library root; which file a `mod foo;` loads,
+//! and whether it is compiled in, is [`crate::modtree`]'s call (shared with instrumentation);
+//! inline `mod foo { .. }` nests in place.
 //!
 //! Items compiled out by `cfg` (and tests) are dropped here, so later passes never see them. A
-//! file that is missing or does not parse becomes a warning and an empty module.
+//! file that is missing, outside the crate or does not parse becomes a warning and an empty
+//! module (or no module).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::attrs::{self, CfgEval};
 use super::error::{AnalyzeError, AnalyzeWarning};
 use super::index::{Vis, vis_of};
+use crate::modtree::{Dirs, ModTree, slash_path};
 
 /// Index of a module in [`ModuleTree::modules`]; the crate root is 0.
 pub(crate) type ModId = usize;
@@ -34,17 +36,8 @@ pub(crate) struct ModuleTree {
     pub warnings: Vec<AnalyzeWarning>,
 }
 
-/// Where the children of a module live on disk.
-struct Dirs {
-    /// Directory for `mod foo;` lookups (`foo.rs`, `foo/mod.rs`).
-    children: PathBuf,
-    /// Directory a `#[path]` is relative to.
-    path_base: PathBuf,
-}
-
 struct Walker<'a> {
-    crate_dir: &'a Path,
-    cfg: &'a CfgEval,
+    modtree: ModTree<'a>,
     tree: ModuleTree,
     seen_files: BTreeSet<PathBuf>,
 }
@@ -54,30 +47,27 @@ pub(crate) fn walk(
     root: &Path,
     cfg: &CfgEval,
 ) -> Result<ModuleTree, AnalyzeError> {
-    let file = parse_file(crate_dir, root).map_err(|message| AnalyzeError::RootParse {
+    let modtree = ModTree::new(crate_dir, cfg);
+    let root_error = |message| AnalyzeError::RootParse {
         path: crate_dir.join(root),
         message,
-    })?;
-    let mut walker = Walker {
-        crate_dir,
-        cfg,
-        tree: ModuleTree::default(),
-        seen_files: BTreeSet::from([root.to_path_buf()]),
     };
-    let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
+    let root = modtree.root(root).map_err(root_error)?;
+    let file = parse_file(&modtree, &root.rel).map_err(root_error)?;
+    let mut walker = Walker {
+        modtree,
+        tree: ModuleTree::default(),
+        seen_files: BTreeSet::from([root.rel.clone()]),
+    };
     let root_mod = Module {
         parent: None,
-        file: slash_path(root),
+        file: slash_path(&root.rel),
         vis: Vis::Public,
         hidden: false,
         items: Vec::new(),
         children: BTreeMap::new(),
     };
-    let dirs = Dirs {
-        children: dir.clone(),
-        path_base: dir,
-    };
-    walker.add_module(root_mod, file.items, &dirs);
+    walker.add_module(root_mod, file.items, &root.dirs);
     Ok(walker.tree)
 }
 
@@ -88,7 +78,7 @@ impl Walker<'_> {
         self.tree.modules.push(module);
         let items: Vec<syn::Item> = items
             .into_iter()
-            .filter(|item| self.cfg.keeps(attrs::item_attrs(item)))
+            .filter(|item| self.modtree.compiled(attrs::item_attrs(item)))
             .collect();
         for item in &items {
             if let syn::Item::Mod(m) = item
@@ -120,16 +110,18 @@ impl Walker<'_> {
             children: BTreeMap::new(),
         };
         if let Some((_, items)) = &m.content {
-            let inner = dirs
-                .children
-                .join(attrs::path_attr(&m.attrs).unwrap_or(name));
-            let child_dirs = Dirs {
-                children: inner.clone(),
-                path_base: inner,
-            };
+            let child_dirs = dirs.inline(&name, attrs::path_attr(&m.attrs).as_deref());
             return Some(self.add_module(module, items.clone(), &child_dirs));
         }
-        let (file, child_dirs) = self.locate(&name, &m.attrs, dirs, parent_file)?;
+        let path = attrs::path_attr(&m.attrs);
+        let child = match self.modtree.resolve(&name, path.as_deref(), dirs) {
+            Ok(child) => child,
+            Err(message) => {
+                self.warn(parent_file, message);
+                return None;
+            }
+        };
+        let (file, child_dirs) = (child.rel, child.dirs);
         module.file = slash_path(&file);
         if !self.seen_files.insert(file.clone()) {
             self.warn(
@@ -141,8 +133,8 @@ impl Walker<'_> {
             );
             return None;
         }
-        let items = match parse_file(self.crate_dir, &file) {
-            Ok(parsed) if self.cfg.keeps(&parsed.attrs) => parsed.items,
+        let items = match parse_file(&self.modtree, &file) {
+            Ok(parsed) if self.modtree.compiled(&parsed.attrs) => parsed.items,
             Ok(_) => return None,
             Err(message) => {
                 self.warn(&module.file, format!("failed to parse: {message}"));
@@ -150,70 +142,6 @@ impl Walker<'_> {
             }
         };
         Some(self.add_module(module, items, &child_dirs))
-    }
-
-    /// Finds the file of `mod name;` and the directories its own children live in.
-    fn locate(
-        &mut self,
-        name: &str,
-        item_attrs: &[syn::Attribute],
-        dirs: &Dirs,
-        parent_file: &str,
-    ) -> Option<(PathBuf, Dirs)> {
-        if let Some(custom) = attrs::path_attr(item_attrs) {
-            let file = dirs.path_base.join(custom);
-            if !self.crate_dir.join(&file).is_file() {
-                self.warn(
-                    parent_file,
-                    format!(
-                        "module `{name}`: #[path] file {} not found",
-                        slash_path(&file)
-                    ),
-                );
-                return None;
-            }
-            // A #[path] file behaves like a mod.rs: its children sit next to it.
-            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-            return Some((
-                file,
-                Dirs {
-                    children: dir.clone(),
-                    path_base: dir,
-                },
-            ));
-        }
-        let flat = dirs.children.join(format!("{name}.rs"));
-        if self.crate_dir.join(&flat).is_file() {
-            let flat_dir = flat.parent().map(Path::to_path_buf).unwrap_or_default();
-            let children = dirs.children.join(name);
-            return Some((
-                flat,
-                Dirs {
-                    children,
-                    path_base: flat_dir,
-                },
-            ));
-        }
-        let nested = dirs.children.join(name).join("mod.rs");
-        if self.crate_dir.join(&nested).is_file() {
-            let dir = dirs.children.join(name);
-            return Some((
-                nested,
-                Dirs {
-                    children: dir.clone(),
-                    path_base: dir,
-                },
-            ));
-        }
-        self.warn(
-            parent_file,
-            format!(
-                "module `{name}`: neither {} nor {} exists",
-                slash_path(&flat),
-                slash_path(&nested)
-            ),
-        );
-        None
     }
 
     fn warn(&mut self, file: &str, message: String) {
@@ -225,17 +153,10 @@ impl Walker<'_> {
     }
 }
 
-fn parse_file(crate_dir: &Path, rel: &Path) -> Result<syn::File, String> {
-    let text = std::fs::read_to_string(crate_dir.join(rel)).map_err(|e| e.to_string())?;
+fn parse_file(modtree: &ModTree<'_>, rel: &Path) -> Result<syn::File, String> {
+    let text = std::fs::read_to_string(modtree.full_path(rel)).map_err(|e| e.to_string())?;
     syn::parse_file(&text).map_err(|e| {
         let at = e.span().start();
         format!("{e} (line {}, column {})", at.line, at.column + 1)
     })
-}
-
-fn slash_path(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
 }

@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use frugal_search::{ExecResult, Pass, Status, TestCase, Value};
 
+use crate::harness::op_expr::{Target, op_expr};
 use crate::harness::registry::{Op, OpCode, Registry};
-use crate::harness::render::construct;
+use crate::harness::render::ty;
 use crate::model::{ApiModel, CallableKind, Ty};
 
 /// One test ready to be written: its name and its text.
@@ -177,71 +178,7 @@ impl<'a> Renderer<'a> {
             .enumerate()
             .map(|(k, &a)| self.arg(op, k, a as usize))
             .collect();
-        let k = &self.model.crate_name;
-        match &op.code {
-            OpCode::Literal(Ty::String) => {
-                format!("String::from({})", literal(&Ty::String, s.value.as_ref()))
-            }
-            OpCode::Literal(t) => literal(t, s.value.as_ref()),
-            OpCode::Call(c) => {
-                let c = &self.model.callables[*c];
-                let ok = if crate::harness::registry::ok_converted(op) {
-                    ".ok()"
-                } else {
-                    ""
-                };
-                match &c.kind {
-                    CallableKind::Method { .. } if c.operator.is_some() => {
-                        let op = c.operator.as_deref().unwrap_or_default();
-                        let mut operands = args.clone();
-                        if op.ends_with('=') {
-                            operands[0] = self.receiver(s.args[0] as usize);
-                        }
-                        let expr = crate::harness::render::operator_expr(op, &operands, "");
-                        if ok.is_empty() {
-                            expr
-                        } else {
-                            format!("({expr}){ok}")
-                        }
-                    }
-                    CallableKind::Method { .. } => {
-                        let recv = self.receiver(s.args[0] as usize);
-                        format!("{recv}.{}({}){ok}", c.name, args[1..].join(", "))
-                    }
-                    CallableKind::Assoc { self_ty } if c.via_trait.is_some() => format!(
-                        "<{} as {}>::{}({}){ok}",
-                        crate::harness::render::ty(self_ty, k),
-                        c.via_trait.as_deref().unwrap_or_default(),
-                        c.name,
-                        args.join(", ")
-                    ),
-                    _ => format!("{}({}){ok}", c.path, args.join(", ")),
-                }
-            }
-            OpCode::Display(_) => format!("{}.to_string()", self.receiver(s.args[0] as usize)),
-            OpCode::DebugFmt(_) => {
-                format!("format!(\"{{:?}}\", {})", self.receiver(s.args[0] as usize))
-            }
-            OpCode::StdValue { template, .. } => crate::harness::registry::fill(template, &args),
-            OpCode::VecOf(_) => format!("vec![{}]", args.join(", ")),
-            OpCode::Some(_) => format!("Some({})", args[0]),
-            OpCode::None(t) => format!("None::<{}>", crate::harness::render::ty(t, k)),
-            OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
-                let chain =
-                    crate::harness::registry::unwrap_chain(&op.code, &op.params[0].0, self.model);
-                format!("{}{chain}", self.receiver(s.args[0] as usize))
-            }
-            OpCode::StructLit {
-                path,
-                fields,
-                tuple,
-            }
-            | OpCode::Variant {
-                path,
-                fields,
-                tuple,
-            } => construct(path, fields, *tuple, &args),
-        }
+        op_expr(op, self.model, &args, &Stmt { r: self, i })
     }
 
     fn receiver(&self, a: usize) -> String {
@@ -277,6 +214,42 @@ impl<'a> Renderer<'a> {
             Pass::Ref | Pass::Lend => format!("&{value}"),
             Pass::Mut | Pass::LendMut => format!("&mut {value}"),
         }
+    }
+}
+
+/// The emitted-test side of statement `i`: operands are variables or inline expressions,
+/// literals are written out, and std is named as people write it.
+struct Stmt<'r, 'a> {
+    r: &'r Renderer<'a>,
+    i: usize,
+}
+
+impl Target for Stmt<'_, '_> {
+    fn path(&self, path: &str) -> String {
+        path.to_string()
+    }
+    fn ty(&self, t: &Ty) -> String {
+        ty(t, &self.r.model.crate_name)
+    }
+    fn literal(&self, t: &Ty) -> String {
+        let value = self.r.test.stmts[self.i].value.as_ref();
+        match t {
+            Ty::String => format!("String::from({})", literal(&Ty::String, value)),
+            t => literal(t, value),
+        }
+    }
+    fn vec_of(&self, _: &Ty, args: &[String]) -> String {
+        format!("vec![{}]", args.join(", "))
+    }
+    fn subject(&self, k: usize) -> String {
+        self.r.receiver(self.r.test.stmts[self.i].args[k] as usize)
+    }
+    fn place(&self) -> String {
+        // A `let mut` variable, assigned to directly.
+        self.subject(0)
+    }
+    fn readable(&self) -> bool {
+        true
     }
 }
 

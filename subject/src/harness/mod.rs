@@ -4,6 +4,7 @@
 //! Operations that fail to compile are dropped and the build retried; the reasons are kept
 //! for the summary, so one odd signature never costs the whole crate.
 
+pub(crate) mod op_expr;
 pub mod registry;
 pub mod render;
 

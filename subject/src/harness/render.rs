@@ -1,11 +1,13 @@
-//! Rust text for types, and the dispatch module injected into the instrumented crate.
+//! Rust text for types, and the dispatch module injected into the instrumented crate (its
+//! operations' expressions come from [`super::op_expr`], shared with emitted tests).
 
 use std::fmt::Write;
 
 use frugal_search::Pass;
 
+use super::op_expr::{Target, op_expr};
 use super::registry::{Op, OpCode, Registry};
-use crate::model::{ApiModel, CallableKind, Ty};
+use crate::model::{ApiModel, Ty};
 
 /// A type as an integration test writes it.
 pub fn ty(t: &Ty, krate: &str) -> String {
@@ -113,50 +115,59 @@ pub fn dispatch(
     DispatchSource { text, op_lines }
 }
 
+/// The dispatch side of an operation: operands are the pool-bound `x{i}`, paths and std are
+/// absolute, and a literal comes from the wire value `v`.
+struct Harness<'a> {
+    args: &'a [String],
+    krate: &'a str,
+}
+
+impl Target for Harness<'_> {
+    fn path(&self, path: &str) -> String {
+        in_crate(path, self.krate)
+    }
+    fn ty(&self, t: &Ty) -> String {
+        ty_in(t, self.krate)
+    }
+    fn literal(&self, t: &Ty) -> String {
+        literal_from_value(t)
+    }
+    fn vec_of(&self, t: &Ty, _: &[String]) -> String {
+        // The elements are the op's pool arguments `a`, however many the test passes.
+        let take = if matches!(t, Ty::Prim(_)) {
+            "copy_val"
+        } else {
+            "take_val"
+        };
+        format!(
+            "a.iter().map(|&i| p.{take}::<{}>(i)).collect::<Result<Vec<_>, OpError>>()?",
+            self.ty(t)
+        )
+    }
+    fn subject(&self, k: usize) -> String {
+        self.args[k].clone()
+    }
+    fn place(&self) -> String {
+        // Bound as `&mut T`.
+        format!("*{}", self.args[0])
+    }
+    fn readable(&self) -> bool {
+        false
+    }
+}
+
 fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
     let mut b = String::new();
     let args = bind_args(op, model, &mut b);
-    let expr = match &op.code {
-        OpCode::Literal(t) => literal_from_value(t),
-        OpCode::Call(i) if super::registry::ok_converted(op) => {
-            // Parenthesised: the call may be an operator expression (`a + b`).
-            format!("({}).ok()", call_expr(&model.callables[*i], &args, k))
-        }
-        OpCode::Call(i) => call_expr(&model.callables[*i], &args, k),
-        OpCode::VecOf(t) => {
-            let take = if matches!(t, Ty::Prim(_)) {
-                "copy_val"
-            } else {
-                "take_val"
-            };
-            format!(
-                "a.iter().map(|&i| p.{take}::<{}>(i)).collect::<Result<Vec<_>, OpError>>()?",
-                ty_in(t, k)
-            )
-        }
-        OpCode::Display(_) => format!("::std::string::ToString::to_string({})", args[0]),
-        OpCode::DebugFmt(_) => format!("::std::format!(\"{{:?}}\", {})", args[0]),
-        OpCode::StdValue { template, .. } => super::registry::fill(template, &args),
-        OpCode::Some(_) => format!("Some({})", args[0]),
-        OpCode::None(t) => format!("None::<{}>", ty_in(t, k)),
-        OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
-            format!(
-                "{}{}",
-                args[0],
-                super::registry::unwrap_chain(&op.code, &op.params[0].0, model)
-            )
-        }
-        OpCode::StructLit {
-            path,
-            fields,
-            tuple,
-        }
-        | OpCode::Variant {
-            path,
-            fields,
-            tuple,
-        } => construct(&in_crate(path, k), fields, *tuple, &args),
-    };
+    let expr = op_expr(
+        op,
+        model,
+        &args,
+        &Harness {
+            args: &args,
+            krate: k,
+        },
+    );
     // Closures would change how `?` and borrows in `expr` behave; the counting calls go
     // around the statement instead.
     let _ = writeln!(
@@ -274,57 +285,4 @@ fn literal_from_value(t: &Ty) -> String {
         }
         _ => "h::string(v)?".into(),
     }
-}
-
-fn call_expr(c: &crate::model::Callable, args: &[String], k: &str) -> String {
-    if let Some(op) = &c.operator {
-        return operator_expr(op, args, "*");
-    }
-    match &c.kind {
-        CallableKind::Free => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
-        CallableKind::Method { .. } => {
-            // Fully qualified so that trait methods and auto-ref never pick another impl.
-            format!("{}({})", in_crate(&c.path, k), args.join(", "))
-        }
-        CallableKind::Assoc { self_ty } => match &c.via_trait {
-            Some(t) => format!(
-                "<{} as {t}>::{}({})",
-                ty_in(self_ty, k),
-                c.name,
-                args.join(", ")
-            ),
-            None => format!("{}({})", in_crate(&c.path, k), args.join(", ")),
-        },
-    }
-}
-
-/// An operator trait's call written as the operator: `a + b`, `-a`, `a += b`. `deref` is what
-/// the compound assignment's target needs in front (`*` for a `&mut T` binding, `` for a
-/// variable).
-pub fn operator_expr(op: &str, args: &[String], deref: &str) -> String {
-    match args {
-        [a] => format!("{op}{a}"),
-        [a, b] if op.ends_with('=') => format!("{deref}{a} {op} {b}"),
-        [a, b] => format!("{a} {op} {b}"),
-        _ => format!(
-            "compile_error!(\"operator {op} with {} operands\")",
-            args.len()
-        ),
-    }
-}
-
-/// A struct literal or variant: `P`, `P(a, b)` or `P { f: a }`.
-pub fn construct(path: &str, fields: &[String], tuple: bool, args: &[String]) -> String {
-    if args.is_empty() {
-        return path.to_string();
-    }
-    if tuple {
-        return format!("{path}({})", args.join(", "));
-    }
-    let parts: Vec<String> = fields
-        .iter()
-        .zip(args)
-        .map(|(f, a)| format!("{f}: {a}"))
-        .collect();
-    format!("{path} {{ {} }}", parts.join(", "))
 }

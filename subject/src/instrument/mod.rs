@@ -22,11 +22,13 @@ mod skip;
 #[cfg(test)]
 mod tests;
 mod visit;
-mod walk;
+pub(crate) mod walk;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::analyze::attrs::CfgEval;
+use crate::analyze::options::EnabledFeatures;
 use crate::manifest::Manifest;
 use crate::probe_src;
 
@@ -268,7 +270,10 @@ fn exclusions_for(
 /// does not parse or is test-only; the reason is in the manifest.
 pub fn instrument_source(text: &str, file: &str, opts: &Options) -> (Option<String>, Manifest) {
     let mut manifest = Manifest::default();
-    let out = walk::instrument_text(text, file, Vec::new(), opts, &mut manifest);
+    // One file, no manifest: only the flags say which features are on.
+    let requested = crate::analyze::AnalyzeOptions::from_cargo_args(&opts.cargo_args);
+    let cfg = CfgEval::new(EnabledFeatures::resolve(&requested, &Default::default()));
+    let out = walk::instrument_text(text, file, Vec::new(), opts, &cfg, &mut manifest);
     let text = out.map(|o| o.text.unwrap_or_else(|| text.to_string()));
     (text, manifest)
 }

@@ -20,6 +20,7 @@ use syn::{
 use super::Exclusion;
 use super::edits::{Edit, Kind};
 use super::skip;
+use crate::analyze::attrs::{CfgEval, path_attr};
 use crate::manifest::{FnInfo, Goal, GoalKind, LoopInfo, Manifest, Skipped};
 
 /// An instrumented fn's line range, so a compile error can be traced back to it.
@@ -37,14 +38,23 @@ pub struct Region {
 pub(crate) struct ModDecl {
     pub name: String,
     pub path_attr: Option<String>,
-    /// Inline modules enclosing the declaration (`mod a { mod b; }` gives `["a"]`).
-    pub inline: Vec<String>,
+    /// Inline modules enclosing the declaration (`mod a { mod b; }` gives `a`).
+    pub inline: Vec<InlineMod>,
     pub line: usize,
+}
+
+/// An inline `mod name { .. }`: its name and `#[path]` place the files of its children.
+#[derive(Debug, Clone)]
+pub(crate) struct InlineMod {
+    pub name: String,
+    pub path_attr: Option<String>,
 }
 
 /// Instruments one parsed file.
 pub(crate) struct FileInstrumenter<'a> {
     file: &'a str,
+    /// Decides which modules are compiled in.
+    cfg: &'a CfgEval,
     text: &'a str,
     manifest: &'a mut Manifest,
     /// `fn` lines of this file excluded by the caller, with the reason to record.
@@ -55,7 +65,7 @@ pub(crate) struct FileInstrumenter<'a> {
     parents: Vec<u32>,
     fns: Vec<u32>,
     names: Vec<String>,
-    inline_mods: Vec<String>,
+    inline_mods: Vec<InlineMod>,
     pub mods: Vec<ModDecl>,
     pub regions: Vec<Region>,
     /// Line goals shared by statements on one line under one parent.
@@ -73,6 +83,7 @@ impl<'a> FileInstrumenter<'a> {
         file: &'a str,
         text: &'a str,
         manifest: &'a mut Manifest,
+        cfg: &'a CfgEval,
         namespace: Vec<String>,
         exclude: &[Exclusion],
         line_goals_enabled: bool,
@@ -84,6 +95,7 @@ impl<'a> FileInstrumenter<'a> {
             .collect();
         FileInstrumenter {
             file,
+            cfg,
             text,
             manifest,
             exclude,
@@ -433,11 +445,18 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             self.skipped(mod_line, reason);
             return;
         }
+        if !self.cfg.keeps(&i.attrs) {
+            // Compiled out, as analysis sees it: no goals, and its files are not walked.
+            return;
+        }
         let name = i.ident.to_string();
         match &i.content {
             Some((_, items)) => {
                 self.names.push(name.clone());
-                self.inline_mods.push(name);
+                self.inline_mods.push(InlineMod {
+                    name,
+                    path_attr: path_attr(&i.attrs),
+                });
                 for item in items {
                     self.visit_item(item);
                 }
@@ -445,10 +464,9 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
                 self.names.pop();
             }
             None => {
-                let path_attr = i.attrs.iter().find_map(path_attr);
                 let decl = ModDecl {
                     name,
-                    path_attr,
+                    path_attr: path_attr(&i.attrs),
                     inline: self.inline_mods.clone(),
                     line: mod_line,
                 };
@@ -793,22 +811,6 @@ fn has_control_flow(e: &Expr) -> bool {
     let mut f = Finder(false);
     f.visit_expr(e);
     f.0
-}
-
-fn path_attr(attr: &Attribute) -> Option<String> {
-    let syn::Meta::NameValue(nv) = &attr.meta else {
-        return None;
-    };
-    if !nv.path.is_ident("path") {
-        return None;
-    }
-    match &nv.value {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Some(s.value()),
-        _ => None,
-    }
 }
 
 /// Source text on one line with runs of whitespace collapsed.

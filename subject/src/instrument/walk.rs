@@ -1,12 +1,13 @@
 //! Walking the library's module tree from its root file and instrumenting each file.
 //!
 //! Like cargo-mutants' `walk_package` (\[cargo-mutants\]): start at the target's top file, queue each `mod foo;`
-//! (`#[path]`, `foo.rs`, `foo/mod.rs`), and count a missing or unparsable file instead of
-//! failing. Files are read from the user's tree and their rewritten text returned; nothing
-//! here writes to disk.
+//! breadth-first (the order numbers the goals), and count a missing, unparsable or outside
+//! file instead of failing. Which file a declaration loads, and whether it is compiled in at
+//! all, is [`crate::modtree`]'s call, shared with analysis. Files are read from the user's
+//! tree and their rewritten text returned; nothing here writes to disk.
 
 use std::collections::{HashSet, VecDeque};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
@@ -14,7 +15,11 @@ use super::Options;
 use super::edits;
 use super::skip;
 use super::visit::{FileInstrumenter, ModDecl, Region};
+use crate::analyze::AnalyzeOptions;
+use crate::analyze::attrs::CfgEval;
+use crate::analyze::{cargo_toml, options::EnabledFeatures};
 use crate::manifest::{Manifest, Skipped};
+use crate::modtree::{ModFile, ModTree, slash_path};
 
 /// Result of instrumenting a module tree.
 #[derive(Debug, Default)]
@@ -27,28 +32,43 @@ pub(crate) struct Walked {
 
 /// One file waiting to be instrumented.
 struct Queued {
-    rel: PathBuf,
+    file: ModFile,
     namespace: Vec<String>,
-    /// Whether child modules live next to the file (`lib.rs`, `mod.rs`, `#[path]` files)
-    /// rather than in a directory named after it.
-    mod_rs: bool,
+}
+
+/// The `cfg` the copy is built under: cargo's feature flags closed over the manifest's
+/// `[features]` table, as analysis resolves them.
+fn build_cfg(crate_dir: &Path, opts: &Options) -> CfgEval {
+    let features = cargo_toml::read_lib_target(crate_dir, true)
+        .map(|lib| lib.features)
+        .unwrap_or_default();
+    let requested = AnalyzeOptions::from_cargo_args(&opts.cargo_args);
+    CfgEval::new(EnabledFeatures::resolve(&requested, &features))
 }
 
 /// Instruments every file of the module tree rooted at `root_rel` (relative to `crate_dir`).
 pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked {
+    let cfg = build_cfg(crate_dir, opts);
+    let tree = ModTree::new(crate_dir, &cfg);
     let mut walked = Walked::default();
+    let root = match tree.root(root_rel) {
+        Ok(file) => file,
+        Err(reason) => {
+            skipped(&mut walked.manifest, &slash_path(root_rel), 0, reason);
+            return walked;
+        }
+    };
     let mut queue = VecDeque::from([Queued {
-        rel: root_rel.to_path_buf(),
+        file: root,
         namespace: Vec::new(),
-        mod_rs: true,
     }]);
     let mut seen = HashSet::new();
     while let Some(q) = queue.pop_front() {
-        if !seen.insert(q.rel.clone()) {
+        if !seen.insert(q.file.rel.clone()) {
             continue;
         }
-        let rel_str = slash_path(&q.rel);
-        let text = match std::fs::read_to_string(crate_dir.join(&q.rel)) {
+        let rel_str = slash_path(&q.file.rel);
+        let text = match std::fs::read_to_string(tree.full_path(&q.file.rel)) {
             Ok(t) => t,
             Err(e) => {
                 skipped(
@@ -65,19 +85,20 @@ pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked 
             &rel_str,
             q.namespace.clone(),
             opts,
+            &cfg,
             &mut walked.manifest,
         ) else {
             continue;
         };
         for decl in &out.mods {
-            match child_file(crate_dir, &q, decl) {
+            match child_file(&tree, &q, decl) {
                 Ok(child) => queue.push_back(child),
                 Err(reason) => skipped(&mut walked.manifest, &rel_str, decl.line, reason),
             }
         }
         walked.regions.extend(out.regions);
         if let Some(new_text) = out.text {
-            walked.files.push((q.rel, new_text));
+            walked.files.push((q.file.rel, new_text));
         }
     }
     walked
@@ -92,12 +113,15 @@ pub(crate) struct FileOutput {
 }
 
 /// Instruments one file's text. `None` when the file cannot be parsed or is test-only (it is
-/// recorded in `manifest.skipped` and its child modules are not walked).
+/// recorded in `manifest.skipped` and its child modules are not walked), or when its inner
+/// `cfg` compiles it out (it contributes nothing, as in analysis). Modules `cfg` compiles out
+/// are left alone the same way.
 pub(crate) fn instrument_text(
     original: &str,
     file: &str,
     namespace: Vec<String>,
     opts: &Options,
+    cfg: &CfgEval,
     manifest: &mut Manifest,
 ) -> Option<FileOutput> {
     let text = normalise(original);
@@ -114,6 +138,9 @@ pub(crate) fn instrument_text(
         skipped(manifest, file, 1, reason.to_string());
         return None;
     }
+    if !cfg.keeps(&ast.attrs) {
+        return None;
+    }
     let whole_file = opts
         .exclude
         .iter()
@@ -127,6 +154,7 @@ pub(crate) fn instrument_text(
         file,
         &text,
         manifest,
+        cfg,
         namespace,
         &opts.exclude,
         opts.line_goals,
@@ -187,82 +215,18 @@ pub(crate) fn instrument_text(
 }
 
 /// Resolves `mod foo;` declared in `parent` to a file to queue.
-fn child_file(crate_dir: &Path, parent: &Queued, decl: &ModDecl) -> Result<Queued, String> {
-    let parent_dir = parent
-        .rel
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    // Directory of modules declared at the top level of `parent`.
-    let own_dir = if parent.mod_rs {
-        parent_dir.clone()
-    } else {
-        let stem = parent
-            .rel
-            .file_stem()
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        parent_dir.join(stem)
-    };
+fn child_file(tree: &ModTree<'_>, parent: &Queued, decl: &ModDecl) -> Result<Queued, String> {
+    let dirs = decl
+        .inline
+        .iter()
+        .fold(parent.file.dirs.clone(), |dirs, m| {
+            dirs.inline(&m.name, m.path_attr.as_deref())
+        });
+    let file = tree.resolve(&decl.name, decl.path_attr.as_deref(), &dirs)?;
     let mut namespace = parent.namespace.clone();
-    namespace.extend(decl.inline.iter().cloned());
+    namespace.extend(decl.inline.iter().map(|m| m.name.clone()));
     namespace.push(decl.name.clone());
-    let (rel, mod_rs) = if let Some(p) = &decl.path_attr {
-        // Outside inline modules `#[path]` is relative to the declaring file's directory.
-        let base = if decl.inline.is_empty() {
-            parent_dir
-        } else {
-            join_all(&own_dir, &decl.inline)
-        };
-        (base.join(p), true)
-    } else {
-        let base = join_all(&own_dir, &decl.inline);
-        let flat = base.join(format!("{}.rs", decl.name));
-        if crate_dir.join(&flat).is_file() {
-            (flat, false)
-        } else {
-            (base.join(&decl.name).join("mod.rs"), true)
-        }
-    };
-    let rel = normalise_rel(&rel)
-        .ok_or_else(|| format!("module `{}` is outside the crate", decl.name))?;
-    if !crate_dir.join(&rel).is_file() {
-        return Err(format!("module file not found for `mod {};`", decl.name));
-    }
-    Ok(Queued {
-        rel,
-        namespace,
-        mod_rs,
-    })
-}
-
-fn join_all(base: &Path, parts: &[String]) -> PathBuf {
-    parts.iter().fold(base.to_path_buf(), |p, s| p.join(s))
-}
-
-/// Resolves `.` and `..` lexically; `None` if the path leaves the crate.
-fn normalise_rel(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::Normal(s) => out.push(s),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    Some(out)
-}
-
-pub(crate) fn slash_path(p: &Path) -> String {
-    p.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
+    Ok(Queued { file, namespace })
 }
 
 fn skipped(manifest: &mut Manifest, file: &str, line: usize, reason: String) {

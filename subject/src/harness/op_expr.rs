@@ -1,0 +1,110 @@
+//! The Rust expression of an operation, for both places that write one: the harness dispatch
+//! (`render.rs`) and emitted tests (`emit/render.rs`). The shape of each operation (which path
+//! is called, how an operator, a constructor or an unwrap chain is written) is decided here
+//! once; a [`Target`] supplies only what differs between the two: how paths and types are
+//! spelled, where operand values come from, and whether readability or hygiene wins.
+
+use crate::harness::registry::{self, Op, OpCode};
+use crate::model::{ApiModel, Callable, CallableKind, Ty};
+
+/// What an expression is written for.
+pub(crate) trait Target {
+    /// A public item path as this target names it.
+    fn path(&self, path: &str) -> String;
+    /// A type as this target writes it.
+    fn ty(&self, t: &Ty) -> String;
+    /// The value of a literal op.
+    fn literal(&self, t: &Ty) -> String;
+    /// A `Vec` of the already rendered elements `args`.
+    fn vec_of(&self, t: &Ty, args: &[String]) -> String;
+    /// Operand `k` used in place: a receiver, or the value displayed or unwrapped.
+    fn subject(&self, k: usize) -> String;
+    /// Operand 0 of a compound assignment (`a += b`), as an assignable place.
+    fn place(&self) -> String;
+    /// Tests read best with method syntax (`s.push(x)`); the harness names the method by path
+    /// so that trait methods and auto-ref never pick another impl, and std by absolute paths
+    /// so that a crate's own `format!` or `ToString` cannot shadow them.
+    fn readable(&self) -> bool;
+}
+
+/// The expression of `op` with its operands rendered as `args`.
+pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Target) -> String {
+    let std = if t.readable() { "" } else { "::std::" };
+    match &op.code {
+        OpCode::Literal(ty) => t.literal(ty),
+        OpCode::Call(c) => call(&model.callables[*c], registry::ok_converted(op), args, t),
+        OpCode::VecOf(ty) => t.vec_of(ty, args),
+        OpCode::Display(_) if t.readable() => format!("{}.to_string()", t.subject(0)),
+        OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
+        OpCode::DebugFmt(_) => format!("{std}format!(\"{{:?}}\", {})", t.subject(0)),
+        OpCode::StdValue { template, .. } => registry::fill(template, args),
+        OpCode::Some(_) => format!("Some({})", args[0]),
+        OpCode::None(ty) => format!("None::<{}>", t.ty(ty)),
+        OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
+            let chain = registry::unwrap_chain(&op.code, &op.params[0].0, model);
+            format!("{}{chain}", t.subject(0))
+        }
+        OpCode::StructLit {
+            path,
+            fields,
+            tuple,
+        }
+        | OpCode::Variant {
+            path,
+            fields,
+            tuple,
+        } => construct(&t.path(path), fields, *tuple, args),
+    }
+}
+
+/// A call of `c`, kept through `.ok()` when the registry converted its `Result`.
+fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
+    if let (Some(op), CallableKind::Method { .. }) = (&c.operator, &c.kind) {
+        let expr = operator(op, args, t);
+        // Parenthesised: `.ok()` must apply to the whole operator expression.
+        return if ok { format!("({expr}).ok()") } else { expr };
+    }
+    let expr = match &c.kind {
+        CallableKind::Method { .. } if t.readable() => {
+            format!("{}.{}({})", t.subject(0), c.name, args[1..].join(", "))
+        }
+        CallableKind::Assoc { self_ty } if c.via_trait.is_some() => format!(
+            "<{} as {}>::{}({})",
+            t.ty(self_ty),
+            c.via_trait.as_deref().unwrap_or_default(),
+            c.name,
+            args.join(", ")
+        ),
+        _ => format!("{}({})", t.path(&c.path), args.join(", ")),
+    };
+    if ok { format!("{expr}.ok()") } else { expr }
+}
+
+/// An operator trait's call written as the operator: `a + b`, `-a`, `a += b`.
+fn operator(op: &str, args: &[String], t: &impl Target) -> String {
+    match args {
+        [a] => format!("{op}{a}"),
+        [_, b] if op.ends_with('=') => format!("{} {op} {b}", t.place()),
+        [a, b] => format!("{a} {op} {b}"),
+        _ => format!(
+            "compile_error!(\"operator {op} with {} operands\")",
+            args.len()
+        ),
+    }
+}
+
+/// A struct literal or variant: `P`, `P(a, b)` or `P { f: a }`.
+pub(crate) fn construct(path: &str, fields: &[String], tuple: bool, args: &[String]) -> String {
+    if args.is_empty() {
+        return path.to_string();
+    }
+    if tuple {
+        return format!("{path}({})", args.join(", "));
+    }
+    let parts: Vec<String> = fields
+        .iter()
+        .zip(args)
+        .map(|(f, a)| format!("{f}: {a}"))
+        .collect();
+    format!("{path} {{ {} }}", parts.join(", "))
+}
