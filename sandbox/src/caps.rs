@@ -1,0 +1,187 @@
+//! What this kernel and host can enforce, and what is used instead when not.
+
+use std::sync::OnceLock;
+
+use crate::Policy;
+use crate::cgroup::JobCgroup;
+use crate::landlock_rules;
+
+/// The confinement features available here. Fill with [`Capabilities::probe`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Landlock ABI version of the kernel, `None` without Landlock.
+    pub landlock_abi: Option<i32>,
+    /// Landlock TCP bind/connect rules (ABI >= 4, Linux 6.7).
+    pub landlock_tcp: bool,
+    /// Landlock signal and abstract-socket scoping (ABI >= 6, Linux 6.12).
+    pub landlock_scopes: bool,
+    /// A confined child really was refused a file outside its policy.
+    pub fs_self_test: Option<bool>,
+    /// Seccomp filters (inet sockets refused).
+    pub seccomp: bool,
+    /// The child can get an empty network namespace.
+    pub net_namespace: bool,
+    /// Job cgroups can be created (whole-tree tracking and kill).
+    pub cgroup: bool,
+    /// The job cgroup has `cgroup.kill` (atomic kill of the tree).
+    pub cgroup_kill: bool,
+    /// The job cgroup has `pids.max` (bounds fork bombs, also for root).
+    pub pids_limit: bool,
+    /// We run as root (children keep uid 0 but lose all capabilities).
+    pub root: bool,
+}
+
+impl Capabilities {
+    /// Probes the kernel and host. Spawns two short-lived processes (network
+    /// namespace test, once per process; filesystem self-test).
+    pub fn probe() -> Capabilities {
+        let abi = landlock_rules::kernel_abi();
+        let test_cgroup = JobCgroup::create(Some(1 << 16));
+        let mut caps = Capabilities {
+            landlock_abi: abi,
+            landlock_tcp: abi.is_some_and(|a| a >= 4),
+            landlock_scopes: abi.is_some_and(|a| a >= 6),
+            fs_self_test: None,
+            seccomp: crate::seccomp::available(),
+            net_namespace: net_namespace_possible(),
+            cgroup: test_cgroup.is_some(),
+            cgroup_kill: test_cgroup.as_ref().is_some_and(JobCgroup::has_kill),
+            pids_limit: test_cgroup.as_ref().is_some_and(JobCgroup::pids_limited),
+            root: crate::policy::is_root(),
+        };
+        drop(test_cgroup);
+        caps.fs_self_test = fs_self_test();
+        caps
+    }
+
+    /// True when files outside the policy are really out of reach: Landlock is there
+    /// and a confined child was refused a file in the self-test. A daemon should
+    /// refuse to run jobs when this is false.
+    pub fn fs_confined(&self) -> bool {
+        self.landlock_abi.is_some() && self.fs_self_test == Some(true)
+    }
+
+    /// True when at least one layer refuses inet sockets.
+    pub fn net_confined(&self) -> bool {
+        self.seccomp || self.landlock_tcp || self.net_namespace
+    }
+
+    /// One human line per layer: what is used, what is missing and what replaces it.
+    pub fn report(&self) -> Vec<String> {
+        let mut lines = vec![self.fs_line()];
+        lines.push(self.net_line());
+        lines.push(self.tree_line());
+        lines.push(self.fork_line());
+        if self.root && !self.landlock_scopes {
+            lines.push(
+                "no Landlock scopes: kernel < 6.12; a confined uid-0 process can signal \
+                 other uid-0 processes outside the job"
+                    .into(),
+            );
+        }
+        lines
+    }
+
+    fn fs_line(&self) -> String {
+        match (self.landlock_abi, self.fs_self_test) {
+            (None, _) => "no Landlock: filesystem NOT confined".into(),
+            (Some(abi), Some(true)) => {
+                format!("Landlock ABI {abi}: filesystem confined (self-test refused a file)")
+            }
+            (Some(abi), Some(false)) => {
+                format!("Landlock ABI {abi} but the self-test read a file: filesystem NOT confined")
+            }
+            (Some(abi), None) => {
+                format!("Landlock ABI {abi}: self-test could not run (no /bin/sh); unverified")
+            }
+        }
+    }
+
+    fn net_line(&self) -> String {
+        let mut used = Vec::new();
+        if self.landlock_tcp {
+            used.push("Landlock TCP rules");
+        }
+        if self.seccomp {
+            used.push("seccomp refuses inet/netlink/packet sockets");
+        }
+        if self.net_namespace {
+            used.push("empty network namespace");
+        }
+        let missing = if self.landlock_tcp {
+            String::new()
+        } else if self.seccomp {
+            "no Landlock network rules: kernel < 6.7; inet sockets refused by seccomp instead; "
+                .into()
+        } else {
+            "no Landlock network rules and no seccomp: ".into()
+        };
+        if used.is_empty() {
+            format!("{missing}network NOT confined")
+        } else {
+            format!("{missing}network: {}", used.join(", "))
+        }
+    }
+
+    fn tree_line(&self) -> String {
+        match (self.cgroup, self.cgroup_kill) {
+            (true, true) => "job cgroup with cgroup.kill: whole tree killed atomically".into(),
+            (true, false) => "job cgroup (no cgroup.kill): whole tree killed by a kill loop".into(),
+            (false, _) => "no writable cgroup: tree killed by process group and parentage; \
+                           a process that left the session and was orphaned survives the job"
+                .into(),
+        }
+    }
+
+    fn fork_line(&self) -> String {
+        match (self.pids_limit, self.root) {
+            (true, _) => "fork bombs bounded by the job cgroup's pids.max".into(),
+            (false, false) => "no pids cgroup: fork bombs bounded by RLIMIT_NPROC".into(),
+            (false, true) => "no pids cgroup and root: RLIMIT_NPROC counts every uid-0 \
+                              process of the host; fork bombs bounded only loosely"
+                .into(),
+        }
+    }
+}
+
+/// Whether a child can `unshare(CLONE_NEWNET)`; probed once per process.
+pub(crate) fn net_namespace_possible() -> bool {
+    static POSSIBLE: OnceLock<bool> = OnceLock::new();
+    *POSSIBLE.get_or_init(|| {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new("/bin/true");
+        // SAFETY: unshare is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::unshare(libc::CLONE_NEWNET) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        };
+        cmd.status().is_ok_and(|s| s.success())
+    })
+}
+
+/// Spawns a confined `sh` that tries to read a file outside its policy.
+fn fs_self_test() -> Option<bool> {
+    if !std::path::Path::new("/bin/sh").exists() {
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("frugal-sandbox-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "probe-secret").ok()?;
+    let result = Policy::new()
+        .network_namespace(false)
+        .command("/bin/sh")
+        .ok()
+        .and_then(|mut cmd| {
+            cmd.arg("-c").arg("cat \"$1\"").arg("sh").arg(&secret);
+            cmd.output().ok()
+        })
+        .map(|out| !String::from_utf8_lossy(&out.stdout).contains("probe-secret"));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}

@@ -1,0 +1,96 @@
+//! What the child does between `fork` and `exec`.
+//!
+//! Everything here runs in a forked copy of a possibly multi-threaded parent, so it
+//! must be async-signal-safe: plain system calls on data prepared by the parent, no
+//! allocation, no locks.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::OwnedFd;
+
+use crate::landlock_rules;
+use crate::seccomp::Program;
+
+/// Everything the child needs, prepared in the parent.
+pub(crate) struct Plan {
+    pub cgroup_procs: Vec<CString>,
+    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
+    pub new_netns: bool,
+    pub drop_caps_upto: Option<libc::c_ulong>,
+    pub landlock: Option<OwnedFd>,
+    pub seccomp: Option<Program>,
+}
+
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+impl Plan {
+    /// Enters the confinement. Order matters: joining cgroups and a network namespace
+    /// still needs privileges, dropping capabilities must come after both, and
+    /// Landlock and seccomp need `no_new_privs` first.
+    pub(crate) fn enter(&self) -> io::Result<()> {
+        self.join_cgroups()?;
+        // SAFETY (all blocks below): plain system calls on parent-prepared data.
+        check(unsafe { libc::setsid() })?;
+        if self.new_netns {
+            // Best effort: without it the seccomp and Landlock layers still refuse
+            // inet sockets; Capabilities reports whether it works here.
+            unsafe { libc::unshare(libc::CLONE_NEWNET) };
+        }
+        for (resource, limit) in &self.rlimits {
+            check(unsafe { libc::setrlimit(*resource, limit) })?;
+        }
+        self.drop_capabilities()?;
+        check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+        if let Some(fd) = &self.landlock {
+            landlock_rules::restrict_self(fd)?;
+        }
+        if let Some(program) = &self.seccomp {
+            program.install()?;
+        }
+        Ok(())
+    }
+
+    fn join_cgroups(&self) -> io::Result<()> {
+        for path in &self.cgroup_procs {
+            // SAFETY: `path` is a NUL-terminated string owned by the plan.
+            let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+            check(fd)?;
+            // "0" means the writing process itself.
+            let n = unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) };
+            let err = io::Error::last_os_error();
+            unsafe { libc::close(fd) };
+            if n != 1 {
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Running as root, the child keeps uid 0 (it must own the job's files) but loses
+    /// every capability: no bounding set, no ambient set, so nothing comes back at exec.
+    fn drop_capabilities(&self) -> io::Result<()> {
+        let Some(last) = self.drop_caps_upto else {
+            return Ok(());
+        };
+        for cap in 0..=last {
+            // SAFETY: prctl on the calling thread's own capability sets.
+            check(unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) })?;
+        }
+        check(unsafe {
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            )
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,502 @@
+//! The policy builder and its application to a `Command`.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::cgroup::JobCgroup;
+use crate::child::ConfinedChild;
+use crate::enter::Plan;
+use crate::seccomp::Program;
+use crate::{Error, landlock_rules};
+
+/// System locations every confined process may read (and execute). Missing ones are
+/// skipped. `/proc` is whole because a process's own `/proc/<pid>` does not exist when
+/// the rules are made; other processes' private entries stay behind ptrace checks,
+/// which Landlock tightens to the job's own domain.
+const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/proc",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
+    "/dev/urandom",
+    "/dev/random",
+];
+
+/// Device files every confined process may write (their content goes nowhere).
+const SYSTEM_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
+
+/// Variables taken from the parent when set; everything else is cleared.
+const PASSED_ENV: &[&str] = &[
+    "PATH",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "LANG",
+];
+
+/// Resource limits, each `None` to leave the inherited one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Processes and threads (`RLIMIT_NPROC`); also the job cgroup's `pids.max`.
+    pub nproc: Option<u64>,
+    /// Largest file a process may write, in bytes (`RLIMIT_FSIZE`).
+    pub fsize: Option<u64>,
+    /// Core dump size (`RLIMIT_CORE`); 0 means none.
+    pub core: Option<u64>,
+    /// Open file descriptors (`RLIMIT_NOFILE`).
+    pub nofile: Option<u64>,
+    /// CPU seconds per process (`RLIMIT_CPU`).
+    pub cpu_seconds: Option<u64>,
+    /// Virtual address space per process, bytes (`RLIMIT_AS`).
+    pub address_space: Option<u64>,
+}
+
+impl Default for Limits {
+    /// Large enough for cargo building a big crate with `-j2`, small enough that a
+    /// runaway test cannot fill the disk or the process table.
+    fn default() -> Self {
+        Limits {
+            nproc: Some(512),
+            fsize: Some(4 << 30),
+            core: Some(0),
+            nofile: Some(4096),
+            cpu_seconds: Some(3600),
+            address_space: Some(16 << 30),
+        }
+    }
+}
+
+/// Confinement policy of one job. Build it, then [`Policy::command`] or
+/// [`Policy::apply`] for every process the job runs.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    writable: Vec<PathBuf>,
+    readable: Vec<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+    home: Option<PathBuf>,
+    tmpdir: Option<PathBuf>,
+    limits: Limits,
+    timeout: Duration,
+    net_namespace: bool,
+    require_fs_confinement: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::new()
+    }
+}
+
+impl Policy {
+    /// Nothing writable but the null devices; the system and toolchain read-only;
+    /// default limits; 10 minutes; an empty network namespace when possible.
+    pub fn new() -> Policy {
+        let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+        readable.extend(toolchain_dirs());
+        Policy {
+            writable: SYSTEM_WRITE.iter().map(PathBuf::from).collect(),
+            readable,
+            env: Vec::new(),
+            home: None,
+            tmpdir: None,
+            limits: Limits::default(),
+            timeout: Duration::from_secs(600),
+            net_namespace: true,
+            require_fs_confinement: false,
+        }
+    }
+
+    /// The usual job policy: `scratch` and `target_dir` writable, `scratch/home` as
+    /// `HOME` and `scratch/tmp` as `TMPDIR` (both created). The crate copy is writable
+    /// as well: cargo writes `Cargo.lock` beside the manifest and tests write fixtures
+    /// there, and it is the job's own copy.
+    pub fn for_job(
+        scratch: impl AsRef<Path>,
+        target_dir: impl AsRef<Path>,
+        crate_copy: impl AsRef<Path>,
+    ) -> Result<Policy, Error> {
+        let scratch = scratch.as_ref();
+        let home = scratch.join("home");
+        let tmp = scratch.join("tmp");
+        for dir in [&home, &tmp] {
+            std::fs::create_dir_all(dir).map_err(|source| Error::CreateDir {
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        Ok(Policy::new()
+            .writable(scratch)
+            .writable(target_dir)
+            .writable(crate_copy)
+            .home(home)
+            .tmpdir(tmp))
+    }
+
+    /// Adds a directory (or file) the job may create, change and delete under.
+    pub fn writable(mut self, path: impl AsRef<Path>) -> Policy {
+        self.writable.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a directory (or file) the job may read and execute.
+    pub fn readable(mut self, path: impl AsRef<Path>) -> Policy {
+        self.readable.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds an environment variable for the child (e.g. a harness control variable).
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Policy {
+        self.env
+            .push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
+        self
+    }
+
+    /// `HOME` of the child; must be writable. Without it `HOME` is unset.
+    pub fn home(mut self, dir: impl AsRef<Path>) -> Policy {
+        self.home = Some(dir.as_ref().to_path_buf());
+        self.writable(dir)
+    }
+
+    /// `TMPDIR` of the child; made writable. Without it `TMPDIR` is unset.
+    pub fn tmpdir(mut self, dir: impl AsRef<Path>) -> Policy {
+        self.tmpdir = Some(dir.as_ref().to_path_buf());
+        self.writable(dir)
+    }
+
+    /// Replaces the resource limits.
+    pub fn limits(mut self, limits: Limits) -> Policy {
+        self.limits = limits;
+        self
+    }
+
+    /// Wall-clock time the whole job may take per spawned process tree.
+    pub fn timeout(mut self, timeout: Duration) -> Policy {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Whether to put the child in a new, empty network namespace when the kernel
+    /// lets us (needs `CAP_SYS_ADMIN`). Seccomp and Landlock refuse inet sockets anyway.
+    pub fn network_namespace(mut self, on: bool) -> Policy {
+        self.net_namespace = on;
+        self
+    }
+
+    /// Refuse to spawn (with [`Error::Unconfinable`]) when Landlock is unavailable.
+    pub fn require_fs_confinement(mut self, on: bool) -> Policy {
+        self.require_fs_confinement = on;
+        self
+    }
+
+    /// The configured wall-clock timeout.
+    pub fn timeout_duration(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A confined command for `program`. Add arguments, stdio and your own fds to it,
+    /// then [`Sandboxed::spawn`] it.
+    pub fn command(&self, program: impl AsRef<OsStr>) -> Result<Sandboxed, Error> {
+        let mut cmd = Command::new(program);
+        let job = self.apply(&mut cmd)?;
+        Ok(Sandboxed { cmd, job })
+    }
+
+    /// Confines an existing command: clears its environment to the allow-list and
+    /// registers the pre-exec confinement. Hooks registered earlier with `pre_exec`
+    /// run before the confinement (so they may still open files); later ones run
+    /// after it. Inherited file descriptors are left alone. Spawn it with
+    /// [`Job::spawn`] so the process tree is supervised.
+    pub fn apply(&self, cmd: &mut Command) -> Result<Job, Error> {
+        self.apply_env(cmd);
+        let (plan, job) = self.prepare()?;
+        let plan = Arc::new(plan);
+        // SAFETY: Plan::enter only makes async-signal-safe system calls.
+        unsafe { cmd.pre_exec(move || plan.enter()) };
+        Ok(job)
+    }
+
+    fn apply_env(&self, cmd: &mut Command) {
+        cmd.env_clear();
+        for key in PASSED_ENV {
+            if let Some(value) = std::env::var_os(key) {
+                cmd.env(key, value);
+            }
+        }
+        if std::env::var_os("CARGO_HOME").is_none()
+            && let Some(dir) = default_home_dir(".cargo")
+        {
+            cmd.env("CARGO_HOME", dir);
+        }
+        if std::env::var_os("RUSTUP_HOME").is_none()
+            && let Some(dir) = default_home_dir(".rustup")
+        {
+            cmd.env("RUSTUP_HOME", dir);
+        }
+        if std::env::var_os("LANG").is_none() {
+            cmd.env("LANG", "C.UTF-8");
+        }
+        if let Some(home) = &self.home {
+            cmd.env("HOME", home);
+        }
+        if let Some(tmp) = &self.tmpdir {
+            cmd.env("TMPDIR", tmp);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+    }
+
+    fn prepare(&self) -> Result<(Plan, Job), Error> {
+        let landlock = landlock_rules::build(&self.readable, &self.writable)?;
+        if landlock.is_none() && self.require_fs_confinement {
+            return Err(Error::Unconfinable(
+                "the kernel has no usable Landlock".into(),
+            ));
+        }
+        let seccomp = if crate::seccomp::available() {
+            Some(Program::deny_network()?)
+        } else {
+            None
+        };
+        let cgroup = JobCgroup::create(self.limits.nproc);
+        let pids_limited = cgroup.as_ref().is_some_and(JobCgroup::pids_limited);
+        let root = is_root();
+        let plan = Plan {
+            cgroup_procs: cgroup
+                .as_ref()
+                .map(JobCgroup::procs_files)
+                .unwrap_or_default(),
+            rlimits: rlimits(&self.limits, root, pids_limited),
+            new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
+            drop_caps_upto: if root { last_capability() } else { None },
+            landlock,
+            seccomp,
+        };
+        let job = Job {
+            cgroup,
+            timeout: self.timeout,
+        };
+        Ok((plan, job))
+    }
+}
+
+/// The supervision side of one confined command: its cgroup and its timeout.
+#[derive(Debug)]
+pub struct Job {
+    pub(crate) cgroup: Option<JobCgroup>,
+    pub(crate) timeout: Duration,
+}
+
+impl Job {
+    /// Spawns a command confined by [`Policy::apply`] (which returned this job).
+    pub fn spawn(self, cmd: &mut Command) -> Result<ConfinedChild, Error> {
+        let child = cmd.spawn()?;
+        Ok(ConfinedChild::new(child, self))
+    }
+}
+
+/// A confined `Command` together with its [`Job`]. It deliberately does not
+/// dereference to `Command`: `Command::spawn` would start the process confined but
+/// unsupervised (no tree kill, no timeout).
+#[derive(Debug)]
+pub struct Sandboxed {
+    cmd: Command,
+    job: Job,
+}
+
+impl Sandboxed {
+    /// Starts the process tree.
+    pub fn spawn(mut self) -> Result<ConfinedChild, Error> {
+        self.job.spawn(&mut self.cmd)
+    }
+
+    /// Runs to completion (or the policy timeout) with stdout and stderr captured.
+    pub fn output(mut self) -> Result<crate::ConfinedOutput, Error> {
+        self.cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let timeout = self.job.timeout;
+        self.spawn()?.output_with_timeout(timeout)
+    }
+
+    /// Adds an argument.
+    pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Sandboxed {
+        self.cmd.arg(arg);
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(&mut self, args: I) -> &mut Sandboxed
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    /// Sets one more environment variable (on top of the policy's allow-list).
+    pub fn env(&mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> &mut Sandboxed {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Working directory of the child (it must be readable under the policy).
+    pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Sandboxed {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Standard input of the child.
+    pub fn stdin(&mut self, cfg: impl Into<std::process::Stdio>) -> &mut Sandboxed {
+        self.cmd.stdin(cfg);
+        self
+    }
+
+    /// Standard output of the child.
+    pub fn stdout(&mut self, cfg: impl Into<std::process::Stdio>) -> &mut Sandboxed {
+        self.cmd.stdout(cfg);
+        self
+    }
+
+    /// Standard error of the child.
+    pub fn stderr(&mut self, cfg: impl Into<std::process::Stdio>) -> &mut Sandboxed {
+        self.cmd.stderr(cfg);
+        self
+    }
+
+    /// The command itself, for settings not forwarded here (fds, `pre_exec`). Start
+    /// it with [`Sandboxed::spawn`], never with `Command::spawn`.
+    pub fn command_mut(&mut self) -> &mut Command {
+        &mut self.cmd
+    }
+
+    /// The parts, for callers that drive the command themselves.
+    pub fn into_parts(self) -> (Command, Job) {
+        (self.cmd, self.job)
+    }
+}
+
+pub(crate) fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn default_home_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os("HOME").map(|h| Path::new(&h).join(name))
+}
+
+/// `$RUSTUP_HOME`, `$CARGO_HOME` (or their defaults) and the installation prefix of
+/// whatever `cargo` and `rustc` resolve to on `PATH`.
+fn toolchain_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for (var, default) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+        match std::env::var_os(var) {
+            Some(v) => dirs.push(PathBuf::from(v)),
+            None => dirs.extend(default_home_dir(default)),
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for tool in ["cargo", "rustc"] {
+            let Ok(real) = std::fs::canonicalize(dir.join(tool)) else {
+                continue;
+            };
+            // .../bin/rustc -> the prefix, which holds lib/ and the sysroot.
+            if let Some(prefix) = real.parent().and_then(Path::parent) {
+                dirs.push(prefix.to_path_buf());
+            }
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    // A prefix of "/" would open the whole filesystem for reading.
+    dirs.retain(|d| d.parent().is_some());
+    dirs
+}
+
+fn rlimits(
+    limits: &Limits,
+    root: bool,
+    pids_limited: bool,
+) -> Vec<(libc::__rlimit_resource_t, libc::rlimit)> {
+    let nproc = match (limits.nproc, root) {
+        // Without capabilities, root's RLIMIT_NPROC counts every uid-0 process on the
+        // host; with a pids cgroup that bound is the one that matters.
+        (Some(_), true) if pids_limited => None,
+        (Some(n), true) => Some(n + count_uid0_processes()),
+        (n, false) => n,
+        (None, true) => None,
+    };
+    let cpu_hard = limits.cpu_seconds.map(|s| s.saturating_add(5));
+    let wanted = [
+        (libc::RLIMIT_NPROC, nproc, nproc),
+        (libc::RLIMIT_FSIZE, limits.fsize, limits.fsize),
+        (libc::RLIMIT_CORE, limits.core, limits.core),
+        (libc::RLIMIT_NOFILE, limits.nofile, limits.nofile),
+        // SIGXCPU at the soft limit, SIGKILL at the hard one.
+        (libc::RLIMIT_CPU, limits.cpu_seconds, cpu_hard),
+        (libc::RLIMIT_AS, limits.address_space, limits.address_space),
+    ];
+    wanted
+        .into_iter()
+        .filter_map(|(res, soft, hard)| Some((res, clamp_to_current(res, soft?, hard?))))
+        .collect()
+}
+
+/// Never ask for more than the current hard limit: raising it would fail without
+/// privileges, and the child could not have had more anyway.
+fn clamp_to_current(res: libc::__rlimit_resource_t, soft: u64, hard: u64) -> libc::rlimit {
+    let mut cur = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: getrlimit writes into `cur`.
+    unsafe { libc::getrlimit(res, &mut cur) };
+    let hard = hard.min(cur.rlim_max);
+    libc::rlimit {
+        rlim_cur: soft.min(hard),
+        rlim_max: hard,
+    }
+}
+
+fn count_uid0_processes() -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == 0))
+        .count() as u64
+}
+
+fn last_capability() -> Option<libc::c_ulong> {
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+}

@@ -1,0 +1,62 @@
+//! Cost of spawning through the policy versus a plain `Command`. Ignored by default:
+//! `cargo test -p frugal-sandbox --release --test overhead -- --ignored --nocapture`.
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Job;
+
+const RUNS: u32 = 200;
+
+#[test]
+#[ignore]
+fn spawn_overhead() {
+    let job = Job::new();
+    let plain = time(|| {
+        let status = std::process::Command::new("/bin/true").status().unwrap();
+        assert!(status.success());
+    });
+    let confined = time(|| {
+        let f = job
+            .policy
+            .command("/bin/true")
+            .unwrap()
+            .spawn()
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(f.status.success());
+    });
+    let no_netns_policy = job.policy.clone().network_namespace(false);
+    let no_netns = time(|| {
+        let f = no_netns_policy
+            .command("/bin/true")
+            .unwrap()
+            .spawn()
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(f.status.success());
+    });
+    let per = |d: Duration| d / RUNS;
+    eprintln!(
+        "{RUNS} x /bin/true: plain {:?} ({:?}/run), confined {:?} ({:?}/run, ratio {:.1}), \
+         confined without netns {:?} ({:?}/run, ratio {:.1})",
+        plain,
+        per(plain),
+        confined,
+        per(confined),
+        confined.as_secs_f64() / plain.as_secs_f64(),
+        no_netns,
+        per(no_netns),
+        no_netns.as_secs_f64() / plain.as_secs_f64(),
+    );
+}
+
+fn time(mut f: impl FnMut()) -> Duration {
+    let start = Instant::now();
+    for _ in 0..RUNS {
+        f();
+    }
+    start.elapsed()
+}
