@@ -101,6 +101,16 @@ pub struct ProfileConfig {
 }
 
 impl ProfileConfig {
+    /// The `frugal-launch` helper: the configured one, `$FRUGAL_LAUNCH`, or the one next to the
+    /// running executable.
+    pub(crate) fn find_launcher(&self) -> Result<std::path::PathBuf, ProfileError> {
+        find_launcher(
+            self.launcher.as_deref(),
+            std::env::var_os(LAUNCHER_ENV),
+            std::env::current_exe().ok(),
+        )
+    }
+
     /// How the crate's test binaries are built for this profile.
     fn build_options(&self) -> build::BuildOptions<'_> {
         build::BuildOptions {
@@ -165,11 +175,7 @@ pub fn profile_with(
         }
         false => None,
     };
-    let launcher = find_launcher(
-        config.launcher.as_deref(),
-        std::env::var_os(LAUNCHER_ENV),
-        std::env::current_exe().ok(),
-    )?;
+    let launcher = config.find_launcher()?;
     let info = build::crate_info(&config.crate_dir)?;
     progress(Progress::Building {
         krate: info.name.clone(),

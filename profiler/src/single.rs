@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::aggregate::Unit;
 use crate::error::ProfileError;
 use crate::report::{NotProfiled, Outcome, TestBinary};
-use crate::{LAUNCHER_ENV, ProfileConfig, Scratch, build, collect_units, find_launcher, launch};
+use crate::{ProfileConfig, Scratch, build, collect_units, launch};
 
 /// One test of a built crate, ready to run as its own process.
 #[derive(Clone, Debug)]
@@ -41,11 +41,7 @@ impl TestRunner {
     /// Builds the tests of `config.suite` (honouring target dir, release, cargo args and the
     /// name filter) and lists them. Valgrind and repetitions are ignored.
     pub fn build(config: &ProfileConfig) -> Result<TestRunner, ProfileError> {
-        let launcher = find_launcher(
-            config.launcher.as_deref(),
-            std::env::var_os(LAUNCHER_ENV),
-            std::env::current_exe().ok(),
-        )?;
+        let launcher = config.find_launcher()?;
         let info = build::crate_info(&config.crate_dir)?;
         let binaries = build::build_tests(&info, &config.build_options())?;
         let (units, not_run) = collect_units(config, &info, &binaries)?;

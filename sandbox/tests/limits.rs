@@ -15,15 +15,13 @@ fn fork_bomb_is_bounded() {
     }
     let job = Job::new();
     let marker = "987605";
-    let limits = Limits {
-        nproc: Some(64),
-        ..Limits::default()
-    };
-    let policy = job
-        .policy
-        .clone()
-        .limits(limits)
-        .timeout(Duration::from_secs(20));
+    let policy = limited(
+        &job,
+        Limits {
+            nproc: Some(64),
+            ..Limits::default()
+        },
+    );
     let count = job.scratch().join("count");
     // Bounded on purpose: 300 sleepers at most, counted in a file as they start.
     let script = format!(
@@ -44,15 +42,13 @@ fn fork_bomb_is_bounded() {
 #[test]
 fn unbounded_write_stops_at_fsize() {
     let job = Job::new();
-    let limits = Limits {
-        fsize: Some(1 << 20),
-        ..Limits::default()
-    };
-    let policy = job
-        .policy
-        .clone()
-        .limits(limits)
-        .timeout(Duration::from_secs(20));
+    let policy = limited(
+        &job,
+        Limits {
+            fsize: Some(1 << 20),
+            ..Limits::default()
+        },
+    );
     let big = job.scratch().join("big");
     let out = common::sh_with(&policy, "yes 0123456789 > \"$1\"", &[&big]);
     assert!(!out.finished.timed_out);
@@ -66,4 +62,12 @@ fn core_dumps_are_off() {
     let job = Job::new();
     let out = job.sh("ulimit -c", &[]);
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+}
+
+/// The job's policy with `limits` and a 20 s timeout.
+fn limited(job: &Job, limits: Limits) -> frugal_sandbox::Policy {
+    job.policy
+        .clone()
+        .limits(limits)
+        .timeout(Duration::from_secs(20))
 }

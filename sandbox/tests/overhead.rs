@@ -16,28 +16,9 @@ fn spawn_overhead() {
         let status = std::process::Command::new("/bin/true").status().unwrap();
         assert!(status.success());
     });
-    let confined = time(|| {
-        let f = job
-            .policy
-            .command("/bin/true")
-            .unwrap()
-            .spawn()
-            .unwrap()
-            .wait()
-            .unwrap();
-        assert!(f.status.success());
-    });
+    let confined = time(|| run_true(&job.policy));
     let no_netns_policy = job.policy.clone().network_namespace(false);
-    let no_netns = time(|| {
-        let f = no_netns_policy
-            .command("/bin/true")
-            .unwrap()
-            .spawn()
-            .unwrap()
-            .wait()
-            .unwrap();
-        assert!(f.status.success());
-    });
+    let no_netns = time(|| run_true(&no_netns_policy));
     let per = |d: Duration| d / RUNS;
     eprintln!(
         "{RUNS} x /bin/true: plain {:?} ({:?}/run), confined {:?} ({:?}/run, ratio {:.1}), \
@@ -59,4 +40,16 @@ fn time(mut f: impl FnMut()) -> Duration {
         f();
     }
     start.elapsed()
+}
+
+/// Spawns `/bin/true` confined by `policy` and waits for it.
+fn run_true(policy: &frugal_sandbox::Policy) {
+    let f = policy
+        .command("/bin/true")
+        .unwrap()
+        .spawn()
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(f.status.success());
 }

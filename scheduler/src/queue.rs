@@ -251,16 +251,22 @@ impl Scheduler {
         Ok(Some(job))
     }
 
-    /// Extends a running job's lease (call it while the job makes progress).
-    pub fn renew(&self, id: JobId) -> Result<()> {
-        let _g = self.guard();
-        let mut job = self.store.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
+    /// The job `id`, which must be running (the caller holds the guard).
+    fn running(&self, id: JobId) -> Result<JobRecord> {
+        let job = self.store.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
         if job.state != JobState::Running {
             return Err(SchedulerError::NotRunning {
                 id,
                 state: job.state,
             });
         }
+        Ok(job)
+    }
+
+    /// Extends a running job's lease (call it while the job makes progress).
+    pub fn renew(&self, id: JobId) -> Result<()> {
+        let _g = self.guard();
+        let mut job = self.running(id)?;
         job.lease_until = Some(now_ms() + self.opts.lease.as_millis() as u64);
         self.store.put_job(&job)?;
         Ok(())
@@ -269,13 +275,7 @@ impl Scheduler {
     /// Ends a running job.
     pub fn finish(&self, id: JobId, outcome: JobOutcome) -> Result<JobRecord> {
         let _g = self.guard();
-        let mut job = self.store.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
-        if job.state != JobState::Running {
-            return Err(SchedulerError::NotRunning {
-                id,
-                state: job.state,
-            });
-        }
+        let mut job = self.running(id)?;
         let (state, note, run) = match outcome {
             JobOutcome::Succeeded { run } => (JobState::Succeeded, None, run),
             JobOutcome::Failed { error, run } => (JobState::Failed, Some(error), run),

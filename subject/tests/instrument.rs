@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use frugal_subject::instrument::{
     COMPILE_ERROR, Exclusion, Instrumented, Options, instrument, instrument_and_build,
@@ -29,22 +28,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Runs the copy's own tests the way the instrumented build was made.
 fn run_own_tests(root: &Path) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["test", "--quiet", "--manifest-path"])
-        .arg(root.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("CARGO_ENCODED_RUSTFLAGS", "--cap-lints=warn")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "own tests of {} failed:\n{}\n{}",
-        root.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    frugal_testkit::cargo_test(root, &target_dir());
 }
 
 /// Every rewritten file has the original's line count, and every goal's line holds code.

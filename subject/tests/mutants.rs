@@ -8,7 +8,6 @@ use frugal_testkit as common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use frugal_search::{Budget, Generation, SearchParams};
@@ -35,23 +34,9 @@ fn mutants_on() -> Options {
     }
 }
 
+/// Runs the copy's own tests the way the instrumented build was made.
 fn run_own_tests(root: &Path) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["test", "--quiet", "--manifest-path"])
-        .arg(root.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env("CARGO_ENCODED_RUSTFLAGS", "--cap-lints=warn")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "own tests of {} failed:\n{}\n{}",
-        root.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    frugal_testkit::cargo_test(root, &target_dir());
 }
 
 fn line_counts(dir: &Path, m: &Manifest) -> BTreeMap<String, usize> {

@@ -335,3 +335,24 @@ pub fn wait_for<T>(
         std::thread::sleep(every);
     }
 }
+
+/// Runs a crate's own tests (`cargo test --quiet`) with warnings capped, as frugal builds it,
+/// and fails with cargo's output when they fail.
+pub fn cargo_test(root: &Path, target_dir: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["test", "--quiet", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_ENCODED_RUSTFLAGS", "--cap-lints=warn")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("run cargo test");
+    assert!(
+        out.status.success(),
+        "own tests of {} failed:\n{}\n{}",
+        root.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
