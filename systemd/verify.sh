@@ -3,7 +3,7 @@
 # (verify insists that ExecStart names an executable, and CI installs nothing to /usr/local/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --quiet -p frugal --bin frugald
+cargo build --quiet -p frugald --bin frugald
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
