@@ -85,6 +85,9 @@ struct Worker {
     stderr: Arc<Mutex<Vec<u8>>>,
 }
 
+/// The sandbox's wall-clock limit of a confined harness (the search's budget ends it first).
+const HARNESS_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// Keep this much of a harness's stderr to explain a crash.
 const STDERR_KEEP: usize = 8 << 10;
 
@@ -101,15 +104,16 @@ impl ExecutorPool {
     }
 
     /// Spawns every harness confined by `policy`. Its limits are replaced by the defaults with
-    /// this pool's address-space limit and no CPU-time limit (a harness lives for the whole
-    /// search; the per-test timeout bounds each test).
+    /// this pool's address-space limit and no CPU-time limit, and its wall-clock timeout by a
+    /// practically endless one: a harness lives for the whole search, and the per-test timeout
+    /// bounds each test.
     pub fn sandbox(mut self, policy: Policy) -> Self {
         let limits = Limits {
             address_space: Some(self.config.address_space),
             cpu_seconds: None,
             ..Limits::default()
         };
-        self.sandbox = Some(policy.limits(limits));
+        self.sandbox = Some(policy.limits(limits).timeout(HARNESS_LIFETIME));
         self
     }
 
