@@ -19,13 +19,21 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 /// macros) into `target_dir`. With a policy, the dependencies are first fetched unconfined
 /// (network allowed, but fetching runs no crate code), then the build is confined and offline.
 /// A failed fetch is left for the offline build to report.
+///
+/// The fetch runs from `/`, naming the manifest: cargo reads `.cargo/config.toml` from the
+/// working directory up, and one planted in the work dir by confined code (a credential
+/// provider, `git-fetch-with-cli`) must not make the unconfined fetch run a program. The
+/// crate's own cargo config therefore applies to the confined build, not to the fetch.
 pub(crate) fn builder(dir: &Path, target_dir: &Path, sandbox: Option<&Policy>) -> Cargo {
     let cargo = Cargo::new().target_dir(target_dir);
     let Some(policy) = sandbox else {
         return cargo;
     };
-    let mut fetch = cargo.command(dir);
-    fetch.arg("fetch");
+    let mut fetch = cargo.command(Path::new("/"));
+    fetch
+        .arg("fetch")
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"));
     let _ = cargo.output(fetch, FETCH_TIMEOUT);
     cargo.sandbox(policy.clone().env("CARGO_NET_OFFLINE", "true"))
 }
