@@ -60,6 +60,7 @@ fn dependencies_point_one_way() {
         "frugal-config",
         "frugal-storage",
         "frugal-testkit",
+        "frugal-sandbox",
     ] {
         assert_eq!(frugal_deps(&deps, pure), set(&[]), "{pure}");
     }

@@ -6,8 +6,9 @@
 //! compiler errors (with the macro call sites they expand from) and built artifacts.
 //!
 //! Knows nothing of what is built or why: no probes, no harness, no tests, no HTTP. Confinement
-//! (what a build may read, write and connect to) is the caller's: it hands in a `Command`
-//! prepared by the sandbox, or adds its policy through [`Cargo::prepare`].
+//! (what a build may read, write and connect to) is the caller's policy: with
+//! [`Cargo::sandbox`] every command is spawned through `frugal-sandbox`, whose job is killed
+//! whole at the end or the timeout.
 
 mod messages;
 mod metadata;
@@ -15,7 +16,7 @@ mod run;
 
 pub use messages::{Artifact, CompilerError, Location, Messages};
 pub use metadata::{Metadata, Package, Target};
-pub use run::{Cargo, Output};
+pub use run::{Cargo, Output, confine};
 
 /// What went wrong driving cargo (not a failed build: that is an [`Output`] with errors).
 #[derive(Debug, thiserror::Error)]

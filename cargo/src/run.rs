@@ -1,10 +1,13 @@
 //! Building cargo commands and running them under a timeout that kills the whole process group.
 
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use frugal_sandbox::{Job, Policy};
 
 use crate::{CargoError, Messages};
 
@@ -14,6 +17,7 @@ pub struct Cargo {
     program: PathBuf,
     target_dir: Option<PathBuf>,
     prepare: Option<Box<Prepare>>,
+    sandbox: Option<Policy>,
 }
 
 /// What the caller does to each command before it is spawned.
@@ -71,6 +75,7 @@ impl Cargo {
                 .into(),
             target_dir: None,
             prepare: None,
+            sandbox: None,
         }
     }
 
@@ -83,6 +88,14 @@ impl Cargo {
     /// Applies `f` to every command before it is spawned (confinement, extra environment).
     pub fn prepare(mut self, f: impl Fn(&mut Command) + Send + Sync + 'static) -> Cargo {
         self.prepare = Some(Box::new(f));
+        self
+    }
+
+    /// Spawns every command through `policy` (confinement, a job cgroup, a timeout that kills
+    /// the whole tree) instead of an own process group. Commands that run no crate code on the
+    /// user's repository (`cargo metadata`, `cargo fetch`) may stay unconfined.
+    pub fn sandbox(mut self, policy: Policy) -> Cargo {
+        self.sandbox = Some(policy);
         self
     }
 
@@ -103,39 +116,98 @@ impl Cargo {
     }
 
     /// Runs `cmd` (from [`Cargo::command`]) to the end or until `timeout`, when its whole
-    /// process group is killed. Parses JSON messages when the command asked for them.
+    /// process tree is killed (the sandbox's job when [`Cargo::sandbox`] gave a policy, else
+    /// its own process group). Parses JSON messages when the command asked for them.
     pub fn output(&self, mut cmd: Command, timeout: Duration) -> Result<Output, CargoError> {
         if let Some(f) = &self.prepare {
             f(&mut cmd);
         }
         let command = describe(&cmd);
-        cmd.stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut child = cmd.spawn().map_err(|source| CargoError::Spawn {
-            command: command.clone(),
-            source,
-        })?;
-        let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
-        let status = wait_or_kill(&mut child, timeout).map_err(|source| CargoError::Spawn {
-            command: command.clone(),
-            source,
-        })?;
-        let (stdout, stderr) = (join(out), join(err));
-        let Some(status) = status else {
-            return Err(CargoError::Timeout {
-                command,
-                seconds: timeout.as_secs(),
-            });
+        let (stdout, stderr, success) = match &self.sandbox {
+            Some(policy) => run_confined(policy, cmd, &command, timeout)?,
+            None => run_in_group(cmd, &command, timeout)?,
         };
         let messages = Messages::parse(&stdout);
         Ok(Output {
-            success: status.success(),
+            success,
             stdout,
             stderr,
             messages,
         })
     }
+}
+
+/// Confines `cmd` with `policy` and keeps the variables the command set explicitly (the
+/// policy clears the environment to its allow-list first). Start it with [`Job::spawn`].
+pub fn confine(policy: &Policy, cmd: &mut Command) -> Result<Job, frugal_sandbox::Error> {
+    let explicit: Vec<(OsString, Option<OsString>)> = cmd
+        .get_envs()
+        .map(|(k, v)| (k.to_os_string(), v.map(OsStr::to_os_string)))
+        .collect();
+    let job = policy.apply(cmd)?;
+    for (k, v) in explicit {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    Ok(job)
+}
+
+/// Runs `cmd` confined: the sandbox kills the whole job (cgroup or tree) when the root exits
+/// or the timeout expires.
+fn run_confined(
+    policy: &Policy,
+    mut cmd: Command,
+    command: &str,
+    timeout: Duration,
+) -> Result<(String, String, bool), CargoError> {
+    let sandbox_error = |e: frugal_sandbox::Error| CargoError::Spawn {
+        command: command.to_string(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let policy = policy.clone().timeout(timeout);
+    let job = confine(&policy, &mut cmd).map_err(sandbox_error)?;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = job.spawn(&mut cmd).map_err(sandbox_error)?;
+    let out = child.output_with_timeout(timeout).map_err(sandbox_error)?;
+    if out.finished.timed_out {
+        return Err(CargoError::Timeout {
+            command: command.to_string(),
+            seconds: timeout.as_secs(),
+        });
+    }
+    Ok((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.finished.status.success(),
+    ))
+}
+
+/// Runs `cmd` unconfined in its own process group, killed whole at the end or the timeout.
+fn run_in_group(
+    mut cmd: Command,
+    command: &str,
+    timeout: Duration,
+) -> Result<(String, String, bool), CargoError> {
+    let spawn_error = |source| CargoError::Spawn {
+        command: command.to_string(),
+        source,
+    };
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd.spawn().map_err(spawn_error)?;
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let status = wait_or_kill(&mut child, timeout).map_err(spawn_error)?;
+    let (stdout, stderr) = (join(out), join(err));
+    let Some(status) = status else {
+        return Err(CargoError::Timeout {
+            command: command.to_string(),
+            seconds: timeout.as_secs(),
+        });
+    };
+    Ok((stdout, stderr, status.success()))
 }
 
 /// The caller's rustflags plus `--cap-lints=warn`, in cargo's `\x1f`-separated encoding.
@@ -240,6 +312,29 @@ mod tests {
             .unwrap();
         assert!(!out.success);
         assert_eq!((out.stdout.trim(), out.stderr.trim()), ("out", "err"));
+    }
+
+    #[test]
+    fn a_confined_command_keeps_its_explicit_environment_and_output() {
+        // The parent's HOME is not on the policy's allow-list (and the policy names none).
+        let mut cmd = sh("echo \"$KEPT-${HOME:-none}\"; echo err >&2; exit 3");
+        cmd.env("KEPT", "yes");
+        let out = Cargo::new()
+            .sandbox(Policy::new())
+            .output(cmd, Duration::from_secs(10))
+            .unwrap();
+        assert!(!out.success);
+        assert_eq!((out.stdout.trim(), out.stderr.trim()), ("yes-none", "err"));
+    }
+
+    #[test]
+    fn a_confined_hanging_command_and_its_children_are_killed_at_the_timeout() {
+        let t = Instant::now();
+        let r = Cargo::new()
+            .sandbox(Policy::new())
+            .output(sh("sleep 30 & sleep 30"), Duration::from_millis(300));
+        assert!(matches!(r, Err(CargoError::Timeout { .. })), "{r:?}");
+        assert!(t.elapsed() < Duration::from_secs(10));
     }
 
     #[test]

@@ -7,16 +7,22 @@
 //! restarted, and the rest of the batch is sent again. A test that makes no progress within the
 //! timeout gets its process group killed the same way. Fuel inside the probes stops most endless
 //! loops long before that, deterministically.
+//!
+//! With a sandbox policy ([`ExecutorPool::sandbox`]) each harness is spawned confined instead:
+//! its own session and job cgroup, the policy's filesystem, network and environment rules, and
+//! the whole job (whatever the code under test spawned) is killed when the harness is stopped.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
+
+use frugal_sandbox::{ConfinedChild, Limits, Policy};
 
 use frugal_probe::wire::{self, Dec, Enc, Outcome, Request};
 use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
@@ -68,15 +74,19 @@ pub struct ExecutorPool {
     binary: PathBuf,
     config: ExecConfig,
     workers: Vec<Option<Worker>>,
+    sandbox: Option<Policy>,
     pub stats: ExecStats,
 }
 
 struct Worker {
-    child: Child,
+    child: Proc,
     requests: Sender<Vec<u8>>,
     outcomes: Receiver<Option<Outcome>>,
     stderr: Arc<Mutex<Vec<u8>>>,
 }
+
+/// The sandbox's wall-clock limit of a confined harness (the search's budget ends it first).
+const HARNESS_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Keep this much of a harness's stderr to explain a crash.
 const STDERR_KEEP: usize = 8 << 10;
@@ -88,14 +98,30 @@ impl ExecutorPool {
             binary,
             config,
             workers: (0..n).map(|_| None).collect(),
+            sandbox: None,
             stats: ExecStats::default(),
         }
+    }
+
+    /// Spawns every harness confined by `policy`. Its limits are replaced by the defaults with
+    /// this pool's address-space limit and no CPU-time limit, and its wall-clock timeout by a
+    /// practically endless one: a harness lives for the whole search, and the per-test timeout
+    /// bounds each test.
+    pub fn sandbox(mut self, policy: Policy) -> Self {
+        let limits = Limits {
+            address_space: Some(self.config.address_space),
+            cpu_seconds: None,
+            ..Limits::default()
+        };
+        self.sandbox = Some(policy.limits(limits).timeout(HARNESS_LIFETIME));
+        self
     }
 
     /// Runs tests on one worker slot, restarting its harness as often as needed.
     fn run_on(
         binary: &PathBuf,
         config: &ExecConfig,
+        sandbox: Option<&Policy>,
         slot: &mut Option<Worker>,
         tests: &[TestCase],
         stats: &mut ExecStats,
@@ -104,7 +130,7 @@ impl ExecutorPool {
         while results.len() < tests.len() {
             let worker = match slot {
                 Some(w) => w,
-                None => match Worker::spawn(binary, config) {
+                None => match Worker::spawn(binary, config, sandbox) {
                     Ok(w) => slot.insert(w),
                     Err(e) => {
                         let reason = format!("cannot start the harness {}: {e}", binary.display());
@@ -171,7 +197,7 @@ impl Executor for ExecutorPool {
         }
         let n = self.workers.len().min(tests.len()).max(1);
         let chunk = tests.len().div_ceil(n);
-        let (binary, config) = (&self.binary, &self.config);
+        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
         let mut parts: Vec<(Vec<ExecResult>, ExecStats)> = Vec::new();
         thread::scope(|s| {
             let handles: Vec<_> = self
@@ -181,7 +207,7 @@ impl Executor for ExecutorPool {
                 .map(|(slot, part)| {
                     s.spawn(move || {
                         let mut st = ExecStats::default();
-                        let r = Self::run_on(binary, config, slot, part, &mut st);
+                        let r = Self::run_on(binary, config, sandbox, slot, part, &mut st);
                         (r, st)
                     })
                 })
@@ -210,16 +236,21 @@ impl Executor for ExecutorPool {
 }
 
 impl Worker {
-    fn spawn(binary: &PathBuf, config: &ExecConfig) -> std::io::Result<Worker> {
+    fn spawn(
+        binary: &PathBuf,
+        config: &ExecConfig,
+        sandbox: Option<&Policy>,
+    ) -> std::io::Result<Worker> {
         let (req_read, req_write) = std::io::pipe()?;
         let (out_read, out_write) = std::io::pipe()?;
         let mut cmd = Command::new(binary);
         cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // Crash reasons come from the last line of stderr; a backtrace would bury them.
-        cmd.env("RUST_BACKTRACE", "0");
+            .stderr(Stdio::piped());
+        if sandbox.is_none() {
+            // Confined, the harness leads its own session instead (set by the sandbox).
+            cmd.process_group(0);
+        }
         if let Some(dir) = &config.cwd {
             cmd.current_dir(dir);
         }
@@ -237,11 +268,21 @@ impl Worker {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn()?;
+        // After `pre_exec` above: the descriptors are placed before the confinement is entered.
+        let job = match sandbox {
+            Some(policy) => Some(frugal_cargo::confine(policy, &mut cmd).map_err(sandbox_error)?),
+            None => None,
+        };
+        // Crash reasons come from the last line of stderr; a backtrace would bury them.
+        cmd.env("RUST_BACKTRACE", "0");
+        let mut child = match job {
+            Some(job) => Proc::Confined(job.spawn(&mut cmd).map_err(sandbox_error)?),
+            None => Proc::Plain(cmd.spawn()?),
+        };
         drop(req_read);
         drop(out_write);
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(mut pipe) = child.stderr.take() {
+        if let Some(mut pipe) = child.take_stderr() {
             let keep = Arc::clone(&stderr);
             thread::spawn(move || drain(&mut pipe, &keep));
         }
@@ -282,14 +323,7 @@ impl Worker {
 
     /// Kills the process group and explains how the harness ended.
     fn stop(mut self, timed_out: bool) -> String {
-        let pid = self.child.id() as i32;
-        if timed_out {
-            // SAFETY: plain syscall on the group we created.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-        }
-        let status = self.child.wait();
-        // SAFETY: as above; children the test left behind go too.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
+        let status = self.child.stop(timed_out);
         let tail = self.stderr_line();
         match status {
             Ok(s) if s.signal().is_some() => {
@@ -321,16 +355,74 @@ impl Worker {
         enc.request(&Request::Shutdown);
         let _ = self.requests.send(enc.buf);
         drop(self.requests);
-        for _ in 0..50 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(2));
+        self.child.close();
+    }
+}
+
+fn sandbox_error(e: frugal_sandbox::Error) -> std::io::Error {
+    std::io::Error::other(format!("sandbox: {e}"))
+}
+
+/// A harness process: in its own process group, or confined in a sandbox job.
+enum Proc {
+    Plain(Child),
+    Confined(ConfinedChild),
+}
+
+impl Proc {
+    fn take_stderr(&mut self) -> Option<ChildStderr> {
+        match self {
+            Proc::Plain(c) => c.stderr.take(),
+            Proc::Confined(c) => c.inner().stderr.take(),
         }
-        let pid = self.child.id() as i32;
-        // SAFETY: plain syscall on the group we created.
-        unsafe { libc::kill(-pid, libc::SIGKILL) };
-        let _ = self.child.wait();
+    }
+
+    /// Waits for the harness to end (killing it first after a timeout), then kills whatever
+    /// the tests left running.
+    fn stop(&mut self, kill_first: bool) -> std::io::Result<ExitStatus> {
+        match self {
+            Proc::Plain(child) => {
+                let pid = child.id() as i32;
+                if kill_first {
+                    // SAFETY: plain syscall on the group we created.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+                let status = child.wait();
+                // SAFETY: as above; children the test left behind go too.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                status
+            }
+            Proc::Confined(child) => {
+                let finished = if kill_first {
+                    child.kill_tree()
+                } else {
+                    // It crashed or closed its pipe: it is ending; the whole job goes after.
+                    child.wait_timeout(Duration::from_secs(5))
+                };
+                finished.map(|f| f.status).map_err(sandbox_error)
+            }
+        }
+    }
+
+    /// After a shutdown request: a short wait for the harness to exit, then the kill.
+    fn close(&mut self) {
+        match self {
+            Proc::Plain(child) => {
+                for _ in 0..50 {
+                    if let Ok(Some(_)) = child.try_wait() {
+                        return;
+                    }
+                    thread::sleep(Duration::from_millis(2));
+                }
+                let pid = child.id() as i32;
+                // SAFETY: plain syscall on the group we created.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                let _ = child.wait();
+            }
+            Proc::Confined(child) => {
+                let _ = child.wait_timeout(Duration::from_millis(100));
+            }
+        }
     }
 }
 

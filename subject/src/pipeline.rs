@@ -130,6 +130,11 @@ pub struct RunSummary {
     /// `summary.json` when empty, so a clean run's summary keeps its shape.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What confined the crate's code in this run, one line per layer
+    /// (`frugal_sandbox::Capabilities::report`): what is used, what is missing.
+    pub sandbox: Vec<String>,
+    /// Whether files outside the run's work dir were really out of the crate code's reach.
+    pub sandbox_fs_confined: bool,
 }
 
 /// The goals one emitted test covers.
@@ -186,6 +191,8 @@ pub enum RunError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot confine the crate's code: {0}")]
+    Sandbox(#[from] frugal_sandbox::Error),
     #[error("{krate} has no public callable the harness can drive ({reasons})")]
     NothingToCall { krate: String, reasons: String },
 }
@@ -205,18 +212,20 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     };
     let (model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
     let mut artifacts = Artifacts::new(work_dir(opts, &model)?, &opts.out_dir);
+    let capabilities = frugal_sandbox::Capabilities::probe();
+    let policy = sandbox_policy(opts, &artifacts.work)?;
     let inst = clock.time(Phase::Instrument, |_| {
-        instrument(opts, &artifacts.work, &cargo_args)
+        instrument(opts, &artifacts.work, &cargo_args, &policy)
     })?;
     let harness = clock.time(Phase::BuildHarness, |_| {
-        build_harness(opts, &artifacts.work, &model, &inst)
+        build_harness(opts, &artifacts.work, &model, &inst, &policy)
     })?;
     let (schema, callables) = drivable(&model, &harness.registry)?;
     let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
     let goals = search_goals(&plan, opts.goal_selection);
     dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
 
-    let mut pool = executor_pool(opts, &inst, &harness);
+    let mut pool = executor_pool(opts, &inst, &harness).sandbox(policy.clone());
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
     let mut exec = criteria::Derive::new(&mut pool, &plan);
     let (archive, executions) = clock.time(Phase::Search, |p| {
@@ -239,6 +248,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let stats = pool.stats.clone();
     drop(pool);
 
+    let verify_opts = verify::VerifyOptions {
+        placement: opts.placement,
+        cargo_args,
+        sandbox: Some(policy),
+    };
     let suite = clock.time(Phase::Verify, |_| {
         verify_suite(
             opts,
@@ -247,7 +261,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             &harness.registry,
             &schema,
             &kept,
-            cargo_args,
+            &verify_opts,
         )
     })?;
     let written = write_suite(opts, &artifacts, &suite.verified)?;
@@ -263,6 +277,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         times: clock.times,
         written,
         warnings: artifacts.warnings.clone(),
+        sandbox: capabilities.report(),
+        sandbox_fs_confined: capabilities.fs_confined(),
     };
     let summary = summarise(opts, facts, &suite);
     artifacts.output_json("summary.json", &summary)?;
@@ -373,14 +389,38 @@ fn work_dir(opts: &RunOptions, model: &crate::model::ApiModel) -> Result<PathBuf
     work.canonicalize().map_err(io(&work))
 }
 
+/// The confinement of everything that runs the crate's code (its build scripts and proc macros,
+/// the harness, the emitted tests): the work dir (instrumented copy, harness, both target dirs,
+/// verification copy) writable; the system, the toolchain and cargo's registry readable (the
+/// policy's defaults), and the original crate's workspace, for path dependencies.
+fn sandbox_policy(opts: &RunOptions, work: &Path) -> Result<frugal_sandbox::Policy, RunError> {
+    let mut policy = frugal_sandbox::Policy::for_job(work, work.join("target"), work)?;
+    if let Some(root) = workspace_root(&opts.crate_dir) {
+        policy = policy.readable(root);
+    }
+    Ok(policy)
+}
+
+/// The outermost directory above (or at) `crate_dir` holding a `Cargo.toml`: the crate's
+/// workspace, where its path dependencies usually live.
+fn workspace_root(crate_dir: &Path) -> Option<PathBuf> {
+    let dir = crate_dir.canonicalize().ok()?;
+    dir.ancestors()
+        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
+        .last()
+        .map(Path::to_path_buf)
+}
+
 /// Phase 2: an instrumented copy of the crate in the work dir, built.
 fn instrument(
     opts: &RunOptions,
     work: &Path,
     cargo_args: &[String],
+    policy: &frugal_sandbox::Policy,
 ) -> Result<instrument::Instrumented, RunError> {
     let options = instrument::Options {
         cargo_args: cargo_args.to_vec(),
+        sandbox: Some(policy.clone()),
         mutants: opts.criteria.mutants(),
         ..instrument::Options::default()
     };
@@ -398,6 +438,7 @@ fn build_harness(
     work: &Path,
     model: &crate::model::ApiModel,
     inst: &instrument::Instrumented,
+    policy: &frugal_sandbox::Policy,
 ) -> Result<harness::Harness, RunError> {
     Ok(harness::build_with_features(
         work,
@@ -406,7 +447,10 @@ fn build_harness(
         model,
         &inst.manifest,
         Registry::build(model),
-        &enabled_features(&opts.crate_dir, &opts.analyze),
+        &harness::BuildOptions {
+            features: enabled_features(&opts.crate_dir, &opts.analyze),
+            sandbox: Some(policy.clone()),
+        },
     )?)
 }
 
@@ -499,7 +543,7 @@ fn verify_suite(
     registry: &Registry,
     schema: &frugal_search::Schema,
     kept: &[Kept],
-    cargo_args: Vec<String>,
+    verify_opts: &verify::VerifyOptions,
 ) -> Result<Suite, RunError> {
     let header = header(&model.crate_name, opts);
     let (_, rendered) = emit::file(kept, registry, model, &header);
@@ -516,11 +560,7 @@ fn verify_suite(
         .zip(kept)
         .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
         .collect();
-    let verify_opts = verify::VerifyOptions {
-        placement: opts.placement,
-        cargo_args,
-    };
-    let verified = verify::verify(&opts.crate_dir, work, &header, rendered, &verify_opts)?;
+    let verified = verify::verify(&opts.crate_dir, work, &header, rendered, verify_opts)?;
     Ok(Suite {
         verified,
         goals_by_name,
@@ -616,6 +656,8 @@ struct RunFacts {
     times: Timings,
     written: Written,
     warnings: Vec<String>,
+    sandbox: Vec<String>,
+    sandbox_fs_confined: bool,
 }
 
 /// Phase 7: everything the run reports, as `summary.json` has it.
@@ -642,6 +684,8 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         written_to_crate: facts.written.into_crate,
         tests: suite.test_goals(),
         warnings: facts.warnings,
+        sandbox: facts.sandbox,
+        sandbox_fs_confined: facts.sandbox_fs_confined,
     }
 }
 

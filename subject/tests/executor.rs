@@ -465,3 +465,33 @@ fn a_tests_counters_do_not_depend_on_what_ran_before_it_in_the_same_harness() {
         assert_eq!(results[0].counters, results[1].counters, "{:?}", pair[0]);
     }
 }
+
+#[test]
+fn confined_harnesses_speak_the_wire_protocol_and_are_restarted_after_crashes_and_hangs() {
+    let work = &hostile()._work.path;
+    let policy =
+        frugal_sandbox::Policy::for_job(work, work.join("target"), work.join("hostile")).unwrap();
+    let config = ExecConfig {
+        timeout: Duration::from_millis(300),
+        cwd: Some(work.clone()),
+        ..patient()
+    };
+    let mut pool = pool(config).sandbox(policy);
+    let results = pool.execute(&[
+        double(1),
+        call("abort_now", &[]),
+        double(2),
+        call("sleep_forever", &[]),
+        double(3),
+    ]);
+    assert_eq!(results.len(), 5);
+    assert_doubled(&results[0], 1);
+    assert!(
+        crash_reason(&results[1]).contains("signal 6"),
+        "{results:?}"
+    );
+    assert_doubled(&results[2], 2);
+    assert_eq!(results[3].status, Status::Timeout, "{:?}", results[3]);
+    assert_doubled(&results[4], 3);
+    assert_eq!(pool.stats.restarts, 2);
+}

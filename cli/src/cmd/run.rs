@@ -104,6 +104,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let summary = pipeline::run(&opts, &mut bar)
         .with_context(|| format!("frugal run {}", args.krate.display()))?;
     bar.finish();
+    if !summary.sandbox_fs_confined {
+        // Honest degradation: the run went on, but the crate's code could touch any file.
+        let missing = summary.sandbox.first().map_or("unknown", String::as_str);
+        eprintln!("warning: the crate's code ran WITHOUT filesystem confinement ({missing})");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
@@ -221,6 +226,10 @@ fn print_summary(s: &RunSummary) {
             "uninstrumented spots: {} (see summary.json)",
             s.uninstrumented
         );
+    }
+    println!("sandbox:");
+    for line in &s.sandbox {
+        println!("  {line}");
     }
     println!("suite: {}", s.output.display());
     if let Some(p) = &s.written_to_crate {

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use super::Placement;
 use super::render::RenderedTest;
 use crate::cargo::BUILD_TIMEOUT;
-use frugal_cargo::{Cargo, Output};
+use frugal_cargo::Output;
+use frugal_sandbox::Policy;
 
 /// What verification kept and dropped.
 #[derive(Debug, Clone, Default)]
@@ -57,6 +58,8 @@ pub struct VerifyOptions {
     pub placement: Placement,
     /// Extra `cargo test` arguments (`--all-features`, `--features a,b`).
     pub cargo_args: Vec<String>,
+    /// Confinement of the build and of the test runs.
+    pub sandbox: Option<Policy>,
 }
 
 /// The cargo target holding in-crate tests: the library, else the first binary.
@@ -174,6 +177,7 @@ pub fn verify(
     };
     let target = work.join("target-verify");
     let mut v = Verified::default();
+    let cargo = crate::cargo::builder(&copy, &target, opts.sandbox.as_ref());
     for _ in 0..ROUNDS {
         let text = super::assemble(header, &tests);
         std::fs::write(&file, &text).map_err(|source| VerifyError::Io {
@@ -181,7 +185,6 @@ pub fn verify(
             source,
         })?;
         let started = Instant::now();
-        let cargo = Cargo::new().target_dir(&target);
         let mut cmd = cargo.command(&copy);
         cmd.arg("test")
             .args(&select)
@@ -213,8 +216,9 @@ pub fn verify(
             ));
         };
         let started = Instant::now();
-        let first = run_tests(exe, &copy, &filter)?;
-        let second = run_tests(exe, &copy, &filter)?;
+        let sandbox = opts.sandbox.as_ref();
+        let first = run_tests(exe, &copy, &filter, sandbox)?;
+        let second = run_tests(exe, &copy, &filter, sandbox)?;
         v.run_time += started.elapsed();
         let failing: Vec<(String, String)> = tests
             .iter()
@@ -289,17 +293,45 @@ fn failing_tests(out: &Output, header: &str, tests: &[RenderedTest]) -> Vec<(Str
     bad
 }
 
-/// Runs the test binary and returns the names of the passing tests.
-fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, VerifyError> {
-    let mut child = Command::new(exe)
-        .args(filter)
+/// Runs the test binary (confined by `sandbox` when given) and returns the names of the passing
+/// tests.
+fn run_tests(
+    exe: &Path,
+    dir: &Path,
+    filter: &[String],
+    sandbox: Option<&Policy>,
+) -> Result<Vec<String>, VerifyError> {
+    let mut cmd = Command::new(exe);
+    cmd.args(filter)
         .current_dir(dir)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(VerifyError::Run)?;
+        .stderr(Stdio::null());
+    let out = match sandbox {
+        Some(policy) => run_confined(policy, cmd)?,
+        None => run_plain(cmd)?,
+    };
+    Ok(passing(&out))
+}
+
+/// Runs `cmd` in the sandbox; the whole job is killed when the binary exits or at the limit.
+fn run_confined(policy: &Policy, mut cmd: Command) -> Result<String, VerifyError> {
+    let sandbox_error = |e: frugal_sandbox::Error| VerifyError::Run(std::io::Error::other(e));
+    let policy = policy.clone().timeout(RUN_LIMIT);
+    let job = frugal_cargo::confine(&policy, &mut cmd).map_err(sandbox_error)?;
+    let out = job
+        .spawn(&mut cmd)
+        .and_then(|child| child.output_with_timeout(RUN_LIMIT))
+        .map_err(sandbox_error)?;
+    if out.finished.timed_out {
+        return Err(VerifyError::Hung(RUN_LIMIT));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn run_plain(mut cmd: Command) -> Result<String, VerifyError> {
+    let mut child = cmd.spawn().map_err(VerifyError::Run)?;
     let mut stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -320,9 +352,12 @@ fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, V
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = reader.join().unwrap_or_default();
-    Ok(out
-        .lines()
+    Ok(reader.join().unwrap_or_default())
+}
+
+/// Names of the tests the harness reported as passing.
+fn passing(out: &str) -> Vec<String> {
+    out.lines()
         .filter_map(|l| {
             let name = l.strip_prefix("test ")?.strip_suffix(" ... ok")?;
             let name = name
@@ -334,5 +369,5 @@ fn run_tests(exe: &Path, dir: &Path, filter: &[String]) -> Result<Vec<String>, V
                     .to_string(),
             )
         })
-        .collect())
+        .collect()
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::cargo::BUILD_TIMEOUT;
 use crate::manifest::Manifest;
 use crate::model::{ApiModel, Unsupported};
-use frugal_cargo::{Cargo, Output};
+use frugal_cargo::Output;
 use registry::{OpCode, Registry};
 
 /// A built harness binary and the operations it serves.
@@ -51,10 +51,27 @@ pub fn build(
     manifest: &Manifest,
     registry: Registry,
 ) -> Result<Harness, HarnessError> {
-    build_with_features(work, copy, probe, model, manifest, registry, &[])
+    build_with_features(
+        work,
+        copy,
+        probe,
+        model,
+        manifest,
+        registry,
+        &BuildOptions::default(),
+    )
 }
 
-/// [`build`] with the crate's `features` enabled in the harness's dependency on it.
+/// How the harness is built beyond [`build`]'s defaults.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// The crate's features enabled in the harness's dependency on it.
+    pub features: Vec<String>,
+    /// Confinement of the build (the crate's build scripts and proc macros run in it).
+    pub sandbox: Option<frugal_sandbox::Policy>,
+}
+
+/// [`build`] with [`BuildOptions`].
 pub fn build_with_features(
     work: &Path,
     copy: &Path,
@@ -62,14 +79,16 @@ pub fn build_with_features(
     model: &ApiModel,
     manifest: &Manifest,
     mut registry: Registry,
-    features: &[String],
+    opts: &BuildOptions,
 ) -> Result<Harness, HarnessError> {
+    let features = &opts.features;
     let package = package_name(copy).unwrap_or_else(|| model.crate_name.clone());
     let root = lib_root(copy);
     inject_mod(&root)?;
     let dir = work.join("harness");
     write_package(&dir, copy, probe, &package, &model.crate_name, features)?;
     let target = work.join("target");
+    let cargo = crate::cargo::builder(&dir, &target, opts.sandbox.as_ref());
     for _ in 0..MAX_ROUNDS {
         let dispatch = render::dispatch(
             &registry,
@@ -80,7 +99,6 @@ pub fn build_with_features(
         );
         let file = copy.join("src").join(format!("{DISPATCH_MOD}.rs"));
         write(&file, &dispatch.text)?;
-        let cargo = Cargo::new().target_dir(&target);
         let mut cmd = cargo.command(&dir);
         cmd.args(["build", "--release", "--message-format=json"]);
         // The test profile's checks, so that the harness behaves like the emitted tests.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use frugal_cargo::Cargo;
+use frugal_sandbox::Policy;
 
 use super::InstrumentError;
 use crate::cargo::BUILD_TIMEOUT;
@@ -29,13 +29,15 @@ pub(crate) enum Build {
     },
 }
 
-/// Runs `cargo build --lib` in `root` with `target_dir` and the extra arguments.
+/// Runs `cargo build --lib` in `root` with `target_dir` and the extra arguments, confined by
+/// `sandbox` when given.
 pub(crate) fn build_lib(
     root: &Path,
     target_dir: &Path,
     extra: &[String],
+    sandbox: Option<&Policy>,
 ) -> Result<Build, InstrumentError> {
-    let cargo = Cargo::new().target_dir(target_dir);
+    let cargo = crate::cargo::builder(root, target_dir, sandbox);
     let mut cmd = cargo.command(root);
     cmd.args(["build", "--lib", "--message-format=json"])
         .arg("--manifest-path")

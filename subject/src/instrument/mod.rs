@@ -50,6 +50,8 @@ pub struct Options {
     pub cargo_args: Vec<String>,
     /// How many builds [`instrument_and_build`] may try before giving up.
     pub max_builds: usize,
+    /// Confinement of the builds (build scripts and proc macros are crate code).
+    pub sandbox: Option<frugal_sandbox::Policy>,
 }
 
 impl Default for Options {
@@ -60,6 +62,7 @@ impl Default for Options {
             mutants: false,
             cargo_args: Vec::new(),
             max_builds: 8,
+            sandbox: None,
         }
     }
 }
@@ -197,7 +200,12 @@ pub fn instrument_and_build(
     let attempts = opts.max_builds.max(1);
     for _ in 0..attempts {
         let inst = instrument(crate_dir, out_dir, &opts)?;
-        let (errors, stderr) = match cargo::build_lib(&inst.root, target_dir, &opts.cargo_args)? {
+        let (errors, stderr) = match cargo::build_lib(
+            &inst.root,
+            target_dir,
+            &opts.cargo_args,
+            opts.sandbox.as_ref(),
+        )? {
             cargo::Build::Ok => return Ok(inst),
             cargo::Build::Failed { errors, stderr } => (errors, stderr),
         };
