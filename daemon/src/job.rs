@@ -266,6 +266,7 @@ fn run_options(
         criteria: Default::default(),
         goal_selection: env.goal_selection,
         placement: Default::default(),
+        unconfined: false,
     }
 }
 

@@ -35,6 +35,9 @@ pub struct RunOptions {
     /// Where the suite goes: an integration test, or a module inside the crate. In-crate
     /// placement also analyses with [`AnalyzeOptions::in_crate`], whatever that field says.
     pub placement: Placement,
+    /// Run the crate's code without the sandbox: only to measure what confinement costs, or on a
+    /// host that cannot confine and whose user accepts the risk (the summary says so).
+    pub unconfined: bool,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -213,19 +216,25 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let (model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
     let mut artifacts = Artifacts::new(work_dir(opts, &model)?, &opts.out_dir);
     let capabilities = frugal_sandbox::Capabilities::probe();
-    let policy = sandbox_policy(opts, &artifacts.work)?;
+    let policy = match opts.unconfined {
+        true => None,
+        false => Some(sandbox_policy(opts, &artifacts.work)?),
+    };
     let inst = clock.time(Phase::Instrument, |_| {
-        instrument(opts, &artifacts.work, &cargo_args, &policy)
+        instrument(opts, &artifacts.work, &cargo_args, policy.as_ref())
     })?;
     let harness = clock.time(Phase::BuildHarness, |_| {
-        build_harness(opts, &artifacts.work, &model, &inst, &policy)
+        build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())
     })?;
     let (schema, callables) = drivable(&model, &harness.registry)?;
     let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
     let goals = search_goals(&plan, opts.goal_selection);
     dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
 
-    let mut pool = executor_pool(opts, &inst, &harness).sandbox(policy.clone());
+    let mut pool = executor_pool(opts, &inst, &harness);
+    if let Some(policy) = &policy {
+        pool = pool.sandbox(policy.clone());
+    }
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
     let mut exec = criteria::Derive::new(&mut pool, &plan);
     let (archive, executions) = clock.time(Phase::Search, |p| {
@@ -251,7 +260,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let verify_opts = verify::VerifyOptions {
         placement: opts.placement,
         cargo_args,
-        sandbox: Some(policy),
+        sandbox: policy,
     };
     let suite = clock.time(Phase::Verify, |_| {
         verify_suite(
@@ -277,8 +286,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         times: clock.times,
         written,
         warnings: artifacts.warnings.clone(),
-        sandbox: capabilities.report(),
-        sandbox_fs_confined: capabilities.fs_confined(),
+        sandbox: sandbox_report(&capabilities, opts.unconfined),
+        sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
     };
     let summary = summarise(opts, facts, &suite);
     artifacts.output_json("summary.json", &summary)?;
@@ -401,6 +410,16 @@ fn sandbox_policy(opts: &RunOptions, work: &Path) -> Result<frugal_sandbox::Poli
     Ok(policy)
 }
 
+/// What confined the crate's code in this run, for the summary.
+fn sandbox_report(capabilities: &frugal_sandbox::Capabilities, unconfined: bool) -> Vec<String> {
+    if unconfined {
+        return vec![
+            "sandbox off (--no-sandbox): the crate's code ran with this user's rights".into(),
+        ];
+    }
+    capabilities.report()
+}
+
 /// The outermost directory above (or at) `crate_dir` holding a `Cargo.toml`: the crate's
 /// workspace, where its path dependencies usually live.
 fn workspace_root(crate_dir: &Path) -> Option<PathBuf> {
@@ -416,11 +435,11 @@ fn instrument(
     opts: &RunOptions,
     work: &Path,
     cargo_args: &[String],
-    policy: &frugal_sandbox::Policy,
+    policy: Option<&frugal_sandbox::Policy>,
 ) -> Result<instrument::Instrumented, RunError> {
     let options = instrument::Options {
         cargo_args: cargo_args.to_vec(),
-        sandbox: Some(policy.clone()),
+        sandbox: policy.cloned(),
         mutants: opts.criteria.mutants(),
         ..instrument::Options::default()
     };
@@ -438,7 +457,7 @@ fn build_harness(
     work: &Path,
     model: &crate::model::ApiModel,
     inst: &instrument::Instrumented,
-    policy: &frugal_sandbox::Policy,
+    policy: Option<&frugal_sandbox::Policy>,
 ) -> Result<harness::Harness, RunError> {
     Ok(harness::build_with_features(
         work,
@@ -449,7 +468,7 @@ fn build_harness(
         Registry::build(model),
         &harness::BuildOptions {
             features: enabled_features(&opts.crate_dir, &opts.analyze),
-            sandbox: Some(policy.clone()),
+            sandbox: policy.cloned(),
         },
     )?)
 }

@@ -45,6 +45,7 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
         criteria: criteria.parse::<Criteria>().unwrap(),
         goal_selection: Default::default(),
         placement: Default::default(),
+        unconfined: false,
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

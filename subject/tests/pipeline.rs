@@ -79,6 +79,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         criteria: Default::default(),
         goal_selection: Default::default(),
         placement: Default::default(),
+        unconfined: false,
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

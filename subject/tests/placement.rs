@@ -45,6 +45,7 @@ fn binary_crate_gets_a_verified_in_crate_module() {
         criteria: Default::default(),
         goal_selection: Default::default(),
         placement: Placement::InCrate,
+        unconfined: false,
     };
     let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
     assert!(summary.tests_emitted > 0, "{summary:?}");

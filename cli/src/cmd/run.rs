@@ -59,6 +59,10 @@ pub struct RunArgs {
     /// needed for binary crates).
     #[arg(long, default_value = "tests")]
     pub placement: frugal_subject::emit::Placement,
+    /// Run the crate's code (build scripts, harness, tests) WITHOUT the sandbox, with this
+    /// user's rights: only to measure what confinement costs, on code you trust.
+    #[arg(long)]
+    pub no_sandbox: bool,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -99,6 +103,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         criteria: args.criteria.clone(),
         goal_selection: args.goal_selection,
         placement: args.placement,
+        unconfined: args.no_sandbox,
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)
