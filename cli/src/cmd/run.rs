@@ -236,6 +236,9 @@ fn print_summary(s: &RunSummary) {
     for line in &s.sandbox {
         println!("  {line}");
     }
+    for w in &s.warnings {
+        println!("warning: {w}");
+    }
     println!("suite: {}", s.output.display());
     if let Some(p) = &s.written_to_crate {
         println!("written to: {}", p.display());
