@@ -67,6 +67,44 @@ fn binary_crate_gets_a_verified_in_crate_module() {
     );
 }
 
+/// A crate that lists its test targets (`autotests = false`) still gets its suite verified:
+/// the copy declares `tests/frugal_generated.rs` as a target.
+#[test]
+fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
+    let work = common::work_dir("placement-explicit_targets");
+    let out = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        crate_dir: fixture("explicit_targets"),
+        out_dir: out.path().to_path_buf(),
+        write: false,
+        search: SearchParams {
+            seed: 1,
+            budget: Budget::Executions(500),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers: 1,
+            ..ExecConfig::default()
+        },
+        work_dir: Some(work.path.clone()),
+        analyze: Default::default(),
+        criteria: Default::default(),
+        goal_selection: Default::default(),
+        placement: Placement::Tests,
+        unconfined: false,
+    };
+    let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    assert!(summary.tests_emitted > 0, "{summary:?}");
+    assert!(
+        summary.tests_dropped.is_empty(),
+        "{:?}",
+        summary.tests_dropped
+    );
+    // The user's manifest is untouched (no --write).
+    let manifest = std::fs::read_to_string(fixture("explicit_targets/Cargo.toml")).unwrap();
+    assert!(!manifest.contains("frugal_generated"), "{manifest}");
+}
+
 #[test]
 fn placement_parses_and_names_itself() {
     for p in [Placement::Tests, Placement::InCrate] {

@@ -115,6 +115,11 @@ fn place(copy: &Path, placement: Placement) -> Result<(PathBuf, Vec<String>), Ve
     match placement {
         Placement::Tests => {
             std::fs::create_dir_all(copy.join("tests")).map_err(io(copy))?;
+            let manifest = copy.join("Cargo.toml");
+            let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
+            if let Some(declared) = declare_test_target(&text) {
+                std::fs::write(&manifest, declared).map_err(io(&manifest))?;
+            }
             Ok((
                 copy.join("tests").join(format!("{TEST_TARGET}.rs")),
                 vec!["--test".into(), TEST_TARGET.into()],
@@ -135,6 +140,39 @@ fn place(copy: &Path, placement: Placement) -> Result<(PathBuf, Vec<String>), Ve
             Ok((dir.join(format!("{TEST_TARGET}.rs")), root.select))
         }
     }
+}
+
+/// The `[[test]]` table that makes `tests/frugal_generated.rs` a test target where cargo does
+/// not discover tests by itself.
+pub const TEST_TARGET_DECL: &str =
+    "[[test]]\nname = \"frugal_generated\"\npath = \"tests/frugal_generated.rs\"\n";
+
+/// The manifest with the generated suite declared as a test target, when the package turns off
+/// test discovery (`autotests = false`, as every manifest a recent cargo publishes does) and
+/// does not declare it yet; `None` when cargo finds the file by itself.
+pub fn declare_test_target(manifest: &str) -> Option<String> {
+    let doc: toml_edit::DocumentMut = manifest.parse().ok()?;
+    let autotests = doc
+        .get("package")
+        .and_then(|p| p.get("autotests"))
+        .and_then(|a| a.as_bool())
+        .unwrap_or(true);
+    let declared = doc
+        .get("test")
+        .and_then(|t| t.as_array_of_tables())
+        .is_some_and(|ts| {
+            ts.iter()
+                .any(|t| t.get("name").and_then(|n| n.as_str()) == Some(TEST_TARGET))
+        });
+    if autotests || declared {
+        return None;
+    }
+    let sep = if manifest.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
+    };
+    Some(format!("{manifest}{sep}{TEST_TARGET_DECL}"))
 }
 
 /// The declaration in-crate placement appends to the crate root (no user line moves).
@@ -370,4 +408,19 @@ fn passing(out: &str) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_is_declared_only_where_cargo_would_not_find_it() {
+        let explicit = "[package]\nname = \"p\"\nautotests = false\n\n[[test]]\nname = \"own\"\npath = \"tests/own.rs\"\n";
+        let declared = declare_test_target(explicit).expect("needs the declaration");
+        assert!(declared.ends_with(TEST_TARGET_DECL), "{declared}");
+        assert!(declared.parse::<toml_edit::DocumentMut>().is_ok());
+        assert_eq!(declare_test_target(&declared), None, "declared once");
+        assert_eq!(declare_test_target("[package]\nname = \"p\"\n"), None);
+    }
 }
