@@ -380,8 +380,7 @@ pub fn replace(
     progress(Stage::Verify { done: 0, total: 0 });
     let verification = verify(
         cfg,
-        &inst.root,
-        &inst.manifest,
+        &inst,
         &work,
         &plan,
         replacement_text.as_deref(),
@@ -699,14 +698,14 @@ fn goal_key(manifest: &Manifest, id: u32) -> String {
 /// alone, and checks their goals against the required set.
 fn verify(
     cfg: &ReplaceConfig,
-    root: &Path,
-    manifest: &Manifest,
+    inst: &instrument::Instrumented,
     work: &Path,
     plan: &Plan,
     replacement: Option<&str>,
     policy: Option<&frugal_sandbox::Policy>,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<Verification, ReplaceError> {
+    let (root, manifest) = (&inst.root, &inst.manifest);
     let tests_dir = root.join("tests");
     let _ = std::fs::remove_file(tests_dir.join(format!("{GENERATED_TARGET}.rs")));
     let file = tests_dir.join(format!("{REPLACEMENT_TARGET}.rs"));
