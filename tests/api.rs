@@ -233,3 +233,42 @@ fn systemd_hears_ready_watchdog_pings_and_stopping() {
         }
     }
 }
+
+#[test]
+fn crate_dirs_that_leave_the_repository_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("state"), repo.join("out")).unwrap();
+    for (dir, says) in [
+        ("/etc", "is absolute"),
+        ("../state", "contains `..`"),
+        ("src/../../state", "contains `..`"),
+        ("out", "outside the repository"),
+    ] {
+        let body = format!(
+            "{{\"path\": \"{}\", \"crates\": [{{\"name\": \"numeric\", \"dir\": \"{dir}\"}}]}}",
+            repo.display()
+        );
+        let r = d.post("/v1/repos", Some(&d.token), &body).unwrap();
+        assert_eq!(r.status, 400, "{dir}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            error.contains(says) && error.contains("crate `numeric`"),
+            "{dir}: {error}"
+        );
+    }
+    let r = d.get("/v1/repos").unwrap();
+    assert_eq!(r.json().as_array().map(Vec::len), Some(0), "{}", r.body);
+    // The status names what the host confines.
+    let s = d.get("/v1/status").unwrap();
+    let lines = s.json()["sandbox"].as_array().cloned().unwrap_or_default();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.as_str().is_some_and(|l| l.contains("filesystem"))),
+        "{}",
+        s.body
+    );
+}

@@ -99,6 +99,27 @@ impl Cargo {
         self
     }
 
+    /// The usual way to build a crate's code confined: first `cargo fetch` the dependencies of
+    /// `manifest` unconfined (network allowed, but fetching runs no crate code), then run every
+    /// later command through `policy`, offline. A failed fetch is left for the offline build to
+    /// report; the fetch runs at most `fetch_timeout`.
+    ///
+    /// The fetch runs from `/`, naming the manifest: cargo reads `.cargo/config.toml` from the
+    /// working directory up, and one planted in the work dir by confined code (a credential
+    /// provider, `git-fetch-with-cli`) must not make the unconfined fetch run a program. The
+    /// crate's own cargo config therefore applies to the confined build, not to the fetch.
+    pub fn fetch_then_sandbox(
+        self,
+        manifest: &Path,
+        policy: &Policy,
+        fetch_timeout: Duration,
+    ) -> Cargo {
+        let mut fetch = self.command(Path::new("/"));
+        fetch.arg("fetch").arg("--manifest-path").arg(manifest);
+        let _ = self.output(fetch, fetch_timeout);
+        self.sandbox(policy.clone().env("CARGO_NET_OFFLINE", "true"))
+    }
+
     /// `cargo` in `dir` with the environment frugal always sets: warnings capped so a crate's
     /// `deny(warnings)` cannot reject probes, no progress bars or colour in captured output.
     pub fn command(&self, dir: &Path) -> Command {

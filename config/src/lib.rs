@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRepo, RawScheduler, RawSearch, StrOrInt,
-    key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRepo, RawSandbox, RawScheduler, RawSearch,
+    StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -224,6 +224,13 @@ pub struct SchedulerConfig {
     pub default_schedule: Option<CronExpr>,
 }
 
+/// `[sandbox]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Refuse to run jobs when the host cannot confine the filesystem (no working Landlock).
+    pub require: bool,
+}
+
 /// One crate of a `[[repo]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrateConfig {
@@ -251,6 +258,7 @@ pub struct Config {
     pub search: SearchConfig,
     pub executor: ExecutorConfig,
     pub scheduler: SchedulerConfig,
+    pub sandbox: SandboxConfig,
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,
@@ -275,6 +283,7 @@ pub const KEYS: &[&str] = &[
     "scheduler.max_concurrent_jobs",
     "scheduler.poll_interval",
     "scheduler.default_schedule",
+    "sandbox.require",
 ];
 
 /// The environment variable overriding a key.
@@ -287,6 +296,7 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_SEARCH_",
     "FRUGAL_EXECUTOR_",
     "FRUGAL_SCHEDULER_",
+    "FRUGAL_SANDBOX_",
 ];
 
 impl Default for Config {
@@ -474,6 +484,11 @@ mod defaults {
         pub const POLL_INTERVAL: Option<Duration> = Some(Duration::from_secs(60));
         // `default_schedule`: no scheduled regeneration unless asked for.
     }
+
+    pub mod sandbox {
+        /// A daemon runs untrusted code: without filesystem confinement it refuses jobs.
+        pub const REQUIRE: bool = true;
+    }
 }
 
 impl Resolver<'_> {
@@ -643,6 +658,24 @@ fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerCo
         poll_interval,
         default_schedule,
     })
+}
+
+/// `[sandbox]`
+fn resolve_sandbox(r: &mut Resolver, raw: &RawSandbox) -> Result<SandboxConfig, ConfigError> {
+    use defaults::sandbox as d;
+    let s = r.pick("sandbox.require", &raw.require, bool::to_string);
+    let require = r
+        .parsed("sandbox.require", s, boolean)?
+        .unwrap_or(d::REQUIRE);
+    Ok(SandboxConfig { require })
+}
+
+fn boolean(s: &str) -> Result<bool, String> {
+    match s.trim() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        other => Err(format!("`{other}` is neither true nor false")),
+    }
 }
 
 /// `[[repo]]`: no defaults and no environment overrides, only validation.
@@ -843,6 +876,7 @@ impl Config {
         let search = resolve_search(&mut r, &raw.search)?;
         let executor = resolve_executor(&mut r, &raw.executor)?;
         let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
+        let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -850,6 +884,7 @@ impl Config {
             search,
             executor,
             scheduler,
+            sandbox,
             repos,
             origins: r.origins,
         })

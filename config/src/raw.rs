@@ -33,6 +33,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub scheduler: RawScheduler,
     #[serde(default)]
+    pub sandbox: RawSandbox,
+    #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
 
@@ -71,6 +73,12 @@ pub(crate) struct RawScheduler {
     pub max_concurrent_jobs: Option<Spanned<i64>>,
     pub poll_interval: Option<Spanned<String>>,
     pub default_schedule: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSandbox {
+    pub require: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

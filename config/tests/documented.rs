@@ -55,4 +55,5 @@ fn the_example_shows_every_default() {
     assert_eq!(example.search, defaults.search);
     assert_eq!(example.executor, defaults.executor);
     assert_eq!(example.scheduler, defaults.scheduler);
+    assert_eq!(example.sandbox, defaults.sandbox);
 }

@@ -56,6 +56,11 @@ pub struct JobEnv {
     pub exec_workers: usize,
     /// Repetitions per test when profiling.
     pub profile_repeat: u32,
+    /// `sandbox.require`: refuse jobs the host cannot confine.
+    pub sandbox_required: bool,
+    /// What the host lacks to confine a job's files (`Capabilities::fs_confined` false), as the
+    /// capability report words it; `None` when it can.
+    pub sandbox_missing: Option<String>,
 }
 
 /// How a job that ran to the end went.
@@ -86,13 +91,57 @@ struct Dirs {
     out: PathBuf,
 }
 
+/// The directory of one crate of one repository under the state dir.
+fn base_dir(env: &JobEnv, job: &JobRecord) -> PathBuf {
+    env.state_dir
+        .join("work")
+        .join(format!("repo-{}", job.repo))
+        .join(safe_name(&job.krate))
+}
+
+/// Why a crate dir (relative to the repository root) is refused before any extraction: it must
+/// stay inside the repository.
+pub(crate) fn check_crate_dir(dir: &str) -> Result<(), String> {
+    let path = Path::new(dir);
+    if path.is_absolute() {
+        return Err(format!(
+            "crate dir `{dir}` is absolute: it must be relative to the repository root"
+        ));
+    }
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(format!(
+            "crate dir `{dir}` contains `..`: it must stay inside the repository"
+        ));
+    }
+    Ok(())
+}
+
+/// `snapshot/dir`, refused when `dir` is absolute, contains `..`, or resolves (symlinks
+/// followed) outside the snapshot.
+fn crate_dir_in(snapshot: &Path, dir: &str) -> anyhow::Result<PathBuf> {
+    check_crate_dir(dir).map_err(anyhow::Error::msg)?;
+    let root = snapshot
+        .canonicalize()
+        .with_context(|| format!("resolve {}", snapshot.display()))?;
+    let joined = root.join(dir);
+    let real = joined
+        .canonicalize()
+        .with_context(|| format!("crate dir `{dir}` is not in the commit"))?;
+    if !real.starts_with(&root) {
+        bail!(
+            "crate dir `{dir}` resolves to {} outside the repository snapshot",
+            real.display()
+        );
+    }
+    Ok(real)
+}
+
 impl Dirs {
     fn new(env: &JobEnv, job: &JobRecord, run: RunId) -> Dirs {
-        let base = env
-            .state_dir
-            .join("work")
-            .join(format!("repo-{}", job.repo))
-            .join(safe_name(&job.krate));
+        let base = base_dir(env, job);
         Dirs {
             snapshot: base.join("src"),
             work: base.join("pipeline"),
@@ -166,6 +215,15 @@ pub fn run(
     run: RunId,
     abandoned: &Mutex<bool>,
 ) -> anyhow::Result<Option<Finished>> {
+    if env.sandbox_required
+        && let Some(missing) = &env.sandbox_missing
+    {
+        bail!(
+            "refused: this host cannot confine the job's files ({missing}); frugald runs \
+             registered crates' code only when the filesystem is confined (set \
+             `sandbox.require = false` to run jobs unconfined)"
+        );
+    }
     let repo = store
         .repo(job.repo)?
         .with_context(|| format!("repository {} is no longer registered", job.repo))?;
@@ -187,13 +245,13 @@ pub fn run(
     let dirs = Dirs::new(env, job, run);
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
-    let crate_dir = dirs.snapshot.join(&krate.dir);
+    let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
     let opts = run_options(env, &repo, job, &crate_dir, &dirs);
     let mut progress = JobProgress::new(store, live, run);
     let summary = pipeline::run(&opts, &mut progress)
         .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
     set_phase(store, live, run, "profile");
-    let profile = profile_suite(env, &crate_dir, &dirs);
+    let profile = profile_suite(env, &crate_dir, &dirs, &base_dir(env, job));
     set_phase(store, live, run, "store");
     let source = std::fs::read_to_string(&summary.output)
         .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
@@ -271,7 +329,15 @@ fn run_options(
 }
 
 /// Profiles the generated suite in the snapshot; an error says why there is no measured cost.
-fn profile_suite(env: &JobEnv, crate_dir: &Path, dirs: &Dirs) -> anyhow::Result<Report> {
+///
+/// Confined like the pipeline's processes: the snapshot (the tests write there), the profile's
+/// target dir and a private scratch dir writable; nothing else of the state dir is reachable.
+fn profile_suite(
+    env: &JobEnv,
+    crate_dir: &Path,
+    dirs: &Dirs,
+    base: &Path,
+) -> anyhow::Result<Report> {
     let launcher = frugal_profiler::find_launcher(
         None,
         std::env::var_os(frugal_profiler::LAUNCHER_ENV),
@@ -289,6 +355,15 @@ fn profile_suite(env: &JobEnv, crate_dir: &Path, dirs: &Dirs) -> anyhow::Result<
     cfg.repeat = env.profile_repeat.max(1);
     cfg.launcher = Some(launcher);
     cfg.target_dir = Some(dirs.profile_target.clone());
+    std::fs::create_dir_all(&dirs.profile_target)
+        .with_context(|| format!("create {}", dirs.profile_target.display()))?;
+    let policy = frugal_sandbox::Policy::for_job(
+        base.join("profile-job"),
+        &dirs.profile_target,
+        &dirs.snapshot,
+    )
+    .context("prepare the profile's sandbox")?;
+    cfg.sandbox = Some(policy.require_fs_confinement(env.sandbox_required));
     frugal_profiler::profile(&cfg).map_err(|e| {
         tracing::warn!(error = %e, "storing the suite without measured cost: profiling failed");
         anyhow::Error::from(e).context("profile the generated suite")

@@ -45,6 +45,8 @@ pub struct AppState {
     /// Wakes the runner after a trigger, so a job starts without waiting for the next tick.
     pub wake: SyncSender<()>,
     pub stopping: Arc<AtomicBool>,
+    /// `Capabilities::report` of the host, probed at startup.
+    pub sandbox: Vec<String>,
 }
 
 type Shared = Arc<AppState>;
@@ -253,6 +255,7 @@ async fn status(State(s): State<Shared>) -> ApiResult<Json<v1::Status>> {
         jobs_running: counts.get("running").copied().unwrap_or(0),
         running,
         stopping: s.stopping.load(Ordering::SeqCst),
+        sandbox: s.sandbox.clone(),
     }))
 }
 
@@ -339,6 +342,9 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
             })
             .collect()
     };
+    for c in &crates {
+        crate_dir_inside(&path, &c.name, &c.dir)?;
+    }
     if let Some(s) = &req.schedule {
         frugal_scheduler::CronSchedule::parse(s)
             .map_err(|e| ApiError::bad_request(format!("schedule `{s}`: {e}")))?;
@@ -351,6 +357,22 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
         sched.store().put_repo(&rec)?;
     }
     Ok(rec)
+}
+
+/// A crate dir must stay inside the repository: relative, no `..`, and (when the work tree has
+/// it) not a symlink leading out. Jobs check the snapshot of each commit again.
+fn crate_dir_inside(repo: &Path, name: &str, dir: &str) -> ApiResult<()> {
+    crate::job::check_crate_dir(dir)
+        .map_err(|e| ApiError::bad_request(format!("crate `{name}`: {e}")))?;
+    if let Ok(real) = repo.join(dir).canonicalize()
+        && !real.starts_with(repo)
+    {
+        return Err(ApiError::bad_request(format!(
+            "crate `{name}`: crate dir `{dir}` resolves to {} outside the repository",
+            real.display()
+        )));
+    }
+    Ok(())
 }
 
 fn git_check(path: &Path) -> ApiResult<()> {

@@ -74,7 +74,11 @@ pub fn init_logging(format: LogFormat, force_json: bool) {
     };
 }
 
-fn job_env(cfg: &Config, profile_repeat: u32) -> anyhow::Result<JobEnv> {
+fn job_env(
+    cfg: &Config,
+    profile_repeat: u32,
+    sandbox_missing: Option<String>,
+) -> anyhow::Result<JobEnv> {
     let algorithm = AlgorithmKind::from_str(&cfg.search.algorithm).map_err(|e| {
         anyhow::anyhow!(
             "{}: key `search.algorithm`: `{}` is valid but this build's search does not implement it ({e})",
@@ -102,7 +106,76 @@ fn job_env(cfg: &Config, profile_repeat: u32) -> anyhow::Result<JobEnv> {
         exec_timeout: cfg.executor.timeout,
         exec_workers: cfg.executor.workers,
         profile_repeat,
+        sandbox_required: cfg.sandbox.require,
+        sandbox_missing,
     })
+}
+
+/// Probes what the host can confine and logs it, one line per layer; makes frugald a subreaper
+/// so processes a job leaves behind (a double fork on a host without cgroups) are adopted here
+/// rather than by init, and reaped by a thread.
+fn sandbox_startup(cfg: &Config) -> frugal_sandbox::Capabilities {
+    let caps = frugal_sandbox::Capabilities::probe();
+    for line in caps.report() {
+        tracing::info!(sandbox = %line, "sandbox");
+    }
+    if !caps.fs_confined() {
+        if cfg.sandbox.require {
+            tracing::error!(
+                "the filesystem cannot be confined here: every job will be refused \
+                 (sandbox.require = false runs them unconfined)"
+            );
+        } else {
+            tracing::warn!(
+                "the filesystem cannot be confined here; sandbox.require = false: jobs run unconfined"
+            );
+        }
+    }
+    match frugal_sandbox::become_subreaper() {
+        Ok(()) => {
+            let spawned = std::thread::Builder::new()
+                .name("frugald-reaper".into())
+                .spawn(|| {
+                    loop {
+                        std::thread::sleep(Duration::from_secs(5));
+                        let n = frugal_sandbox::reap_orphans(spawned_here);
+                        if n > 0 {
+                            tracing::info!(reaped = n, "reaped orphaned job processes");
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::warn!(error = %e, "no orphan reaper thread");
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot become a subreaper; orphans go to init"),
+    }
+    caps
+}
+
+/// Whether a zombie child of ours is one frugald spawned itself (and whose `Child` will reap
+/// it), not an adopted orphan. frugald's own children lead their process group (plain cargo,
+/// harnesses without a sandbox) or session (sandbox job roots), or stay in frugald's session
+/// (git, tar); a job's orphan is in its job's session without leading it. An orphan that called
+/// `setsid` itself looks like a job root and is left (a zombie, no process).
+fn spawned_here(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    let Some(rest) = stat.rfind(')').and_then(|i| stat.get(i + 2..)) else {
+        return true;
+    };
+    // state ppid pgrp session
+    let fields: Vec<&str> = rest.split(' ').take(4).collect();
+    let (Some(pgrp), Some(session)) = (
+        fields.get(2).and_then(|f| f.parse::<u32>().ok()),
+        fields.get(3).and_then(|f| f.parse::<u32>().ok()),
+    ) else {
+        return true;
+    };
+    // SAFETY: getsid(0) only reads the calling process's session id.
+    let own_session = unsafe { libc::getsid(0) } as u32;
+    pgrp == pid || session == pid || session == own_session
 }
 
 /// Jobs hand paths to git, cargo and child processes: make the config's paths absolute once.
@@ -176,7 +249,14 @@ fn recover(sched: &Scheduler) -> anyhow::Result<()> {
 /// Runs the daemon until a signal stops it.
 pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
-    let env = job_env(&cfg, opts.profile_repeat)?;
+    let caps = sandbox_startup(&cfg);
+    let missing = (!caps.fs_confined()).then(|| {
+        caps.report()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| "no Landlock".into())
+    });
+    let env = job_env(&cfg, opts.profile_repeat, missing)?;
     let default_schedule = match &cfg.scheduler.default_schedule {
         Some(c) => Some(CronSchedule::parse(c.source()).context("scheduler.default_schedule")?),
         None => None,
@@ -220,6 +300,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         metrics,
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
+        sandbox: caps.report(),
     });
     let started_stop: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
     let stop_at = started_stop.clone();
@@ -364,7 +445,7 @@ fn write_addr_file(state_dir: &Path, addr: SocketAddr) -> anyhow::Result<()> {
 
 /// Checks that the config is usable by this build, for `frugald --check-config`.
 pub fn check(cfg: &Config) -> anyhow::Result<()> {
-    job_env(cfg, 1)?;
+    job_env(cfg, 1, None)?;
     if let Some(c) = &cfg.scheduler.default_schedule {
         CronSchedule::parse(c.source()).context("scheduler.default_schedule")?;
     }

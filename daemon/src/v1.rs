@@ -359,6 +359,10 @@ pub struct Status {
     pub running: Vec<Run>,
     /// Whether the daemon is shutting down (no new jobs start).
     pub stopping: bool,
+    /// What the host confines of a job's processes and what it lacks, one line per layer
+    /// (`frugal_sandbox::Capabilities::report`).
+    #[serde(default)]
+    pub sandbox: Vec<String>,
 }
 
 /// `GET /healthz`.

@@ -11,6 +11,9 @@ use crate::report::{Suite, TestBinary};
 /// The longest a build of the crate's tests may take before its process tree is killed.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
+/// The longest `cargo fetch` may take before a confined build.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
 /// Name of the integration test target that holds the generated suite.
 pub const GENERATED_TARGET: &str = "frugal_generated";
 
@@ -79,6 +82,8 @@ pub(crate) struct BuildOptions<'a> {
     pub release: bool,
     pub target_dir: Option<&'a Path>,
     pub cargo_args: &'a [String],
+    /// Confines the build (fetched unconfined first, then offline).
+    pub sandbox: Option<&'a frugal_sandbox::Policy>,
 }
 
 /// `cargo test --no-run --message-format json`, returning the test binaries of the suite.
@@ -94,6 +99,9 @@ pub(crate) fn build_tests(
     let mut cargo = Cargo::new();
     if let Some(dir) = options.target_dir {
         cargo = cargo.target_dir(dir);
+    }
+    if let Some(policy) = options.sandbox {
+        cargo = cargo.fetch_then_sandbox(&info.dir.join("Cargo.toml"), policy, FETCH_TIMEOUT);
     }
     let mut command = cargo.command(&info.dir);
     command

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use frugal_sandbox::{ConfinedChild, Policy};
+
 use crate::counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, explain_open_error};
 use crate::error::ProfileError;
 use crate::report::Outcome;
@@ -71,6 +73,107 @@ pub(crate) struct RunSpec {
     /// Receives the process's stdout and stderr.
     pub output: PathBuf,
     pub timeout: Duration,
+    /// Confinement of the process (and everything it starts); `None`: unconfined, in its own
+    /// process group.
+    pub sandbox: Option<Policy>,
+}
+
+/// A spawned process: unconfined in its own process group, or the root of a sandbox job
+/// (which leads its own session: a process group set here would make its `setsid` fail).
+pub(crate) enum Proc {
+    Plain(Child),
+    Confined(ConfinedChild),
+}
+
+impl Proc {
+    /// Spawns `cmd`, confined by `sandbox` (its timeout replaced by `timeout`) when given. The
+    /// confinement is prepared here and entered by the child between fork and exec, once.
+    pub(crate) fn spawn(
+        mut cmd: Command,
+        sandbox: Option<&Policy>,
+        timeout: Duration,
+    ) -> Result<Proc, ProfileError> {
+        let program = Path::new(cmd.get_program()).display().to_string();
+        let spawn_error = |source| ProfileError::Spawn {
+            command: program.clone(),
+            source,
+        };
+        let sandbox_error =
+            |e: frugal_sandbox::Error| spawn_error(std::io::Error::other(e.to_string()));
+        match sandbox {
+            None => {
+                cmd.process_group(0);
+                cmd.spawn().map(Proc::Plain).map_err(spawn_error)
+            }
+            Some(policy) => {
+                let policy = policy.clone().timeout(timeout);
+                let job = frugal_cargo::confine(&policy, &mut cmd).map_err(sandbox_error)?;
+                job.spawn(&mut cmd)
+                    .map(Proc::Confined)
+                    .map_err(sandbox_error)
+            }
+        }
+    }
+
+    pub(crate) fn child(&mut self) -> &mut Child {
+        match self {
+            Proc::Plain(c) => c,
+            Proc::Confined(c) => c.inner(),
+        }
+    }
+
+    /// SIGKILL to the whole tree (the process group, or the sandbox job).
+    pub(crate) fn kill(&mut self) {
+        match self {
+            Proc::Plain(c) => kill_group(c),
+            Proc::Confined(c) => {
+                let _ = c.kill_tree();
+            }
+        }
+    }
+
+    /// Waits for the root to exit, or kills the tree at `timeout`; `None` on timeout.
+    pub(crate) fn wait_timeout(
+        &mut self,
+        timeout: Duration,
+    ) -> Result<Option<ExitStatus>, ProfileError> {
+        let deadline = Instant::now() + timeout;
+        match self {
+            Proc::Plain(child) => loop {
+                match child.try_wait() {
+                    Ok(Some(status)) => return Ok(Some(status)),
+                    Ok(None) if Instant::now() >= deadline => {
+                        kill_group(child);
+                        let _ = child.wait();
+                        return Ok(None);
+                    }
+                    Ok(None) => std::thread::sleep(POLL_INTERVAL),
+                    Err(e) => return Err(ProfileError::io("wait for a child process", e)),
+                }
+            },
+            Proc::Confined(child) => {
+                let finished = child.wait_timeout(timeout).map_err(|e| {
+                    ProfileError::io(
+                        "wait for a confined process",
+                        std::io::Error::other(e.to_string()),
+                    )
+                })?;
+                Ok((!finished.timed_out).then_some(finished.status))
+            }
+        }
+    }
+
+    /// Reaps the root (after its report, it is exiting); a confined job's tree is killed.
+    fn reap(&mut self) {
+        match self {
+            Proc::Plain(c) => {
+                let _ = c.wait();
+            }
+            Proc::Confined(c) => {
+                let _ = c.wait_timeout(LAUNCHER_START_LIMIT);
+            }
+        }
+    }
 }
 
 /// Resource usage of the test process from `wait4`.
@@ -122,8 +225,8 @@ pub(crate) fn run_once(
 ) -> Result<Sample, ProfileError> {
     let output = std::fs::File::create(&spec.output)
         .map_err(|e| ProfileError::io(format!("create `{}`", spec.output.display()), e))?;
-    let started = Instant::now();
-    let mut child = Command::new(launcher)
+    let mut command = Command::new(launcher);
+    command
         .arg("--")
         .arg(&spec.program)
         .args(&spec.args)
@@ -131,19 +234,21 @@ pub(crate) fn run_once(
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(output)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| ProfileError::Spawn {
-            command: launcher.display().to_string(),
-            source: e,
-        })?;
+        .stderr(output);
+    let started = Instant::now();
+    // The launcher enters the sandbox before its exec; the test it forks inherits it, so the
+    // confinement's set-up is paid before the counters are armed (`enable_on_exec` of the test).
+    let mut child = Proc::spawn(
+        command,
+        spec.sandbox.as_ref(),
+        spec.timeout + LAUNCHER_START_LIMIT,
+    )?;
     let result = drive(&mut child, launcher, spec, backend, events, started);
     if result.is_err() {
-        kill_group(&child);
+        child.kill();
     }
     // Reap the launcher in every case; its status carries nothing the report line did not.
-    let _ = child.wait();
+    child.reap();
     let mut sample = result?;
     sample.profiler_ns = nanos(started.elapsed());
     if !sample.outcome.is_pass() {
@@ -157,7 +262,7 @@ type Opened = Result<Box<dyn OpenCounter>, String>;
 
 /// The protocol with a spawned launcher, up to its final report.
 fn drive(
-    child: &mut Child,
+    proc: &mut Proc,
     launcher: &Path,
     spec: &RunSpec,
     backend: &dyn CounterBackend,
@@ -168,6 +273,7 @@ fn drive(
         launcher: launcher.to_path_buf(),
         message,
     };
+    let child = proc.child();
     let stdout = child
         .stdout
         .take()
@@ -213,7 +319,7 @@ fn drive(
     let line = match lines.next_line(deadline) {
         Ok(line) => line,
         Err(LineError::Timeout) => {
-            kill_group(child);
+            proc.kill();
             return Ok(Sample {
                 outcome: Outcome::Timeout {
                     after_ms: u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX),
@@ -337,32 +443,21 @@ pub(crate) fn run_plain(
     let output2 = output
         .try_clone()
         .map_err(|e| ProfileError::io("duplicate an output file handle", e))?;
-    let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(&spec.args)
         .current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(output)
-        .stderr(output2)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| ProfileError::Spawn {
-            command: Path::new(program).display().to_string(),
-            source: e,
-        })?;
-    let deadline = started + spec.timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok((outcome_of(status), started.elapsed())),
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(&child);
-                let _ = child.wait();
-                let after_ms = u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX);
-                return Ok((Outcome::Timeout { after_ms }, started.elapsed()));
-            }
-            Ok(None) => std::thread::sleep(POLL_INTERVAL),
-            Err(e) => return Err(ProfileError::io("wait for a child process", e)),
+        .stderr(output2);
+    let started = Instant::now();
+    let mut child = Proc::spawn(command, spec.sandbox.as_ref(), spec.timeout)?;
+    match child.wait_timeout(spec.timeout)? {
+        Some(status) => Ok((outcome_of(status), started.elapsed())),
+        None => {
+            let after_ms = u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX);
+            Ok((Outcome::Timeout { after_ms }, started.elapsed()))
         }
     }
 }

@@ -98,6 +98,12 @@ pub struct ProfileConfig {
     pub filter: Option<String>,
     /// Extra arguments for `cargo test --no-run`, such as `--features x` or `--all-features`.
     pub cargo_args: Vec<String>,
+    /// Confinement of everything that runs the crate's code: the build (its build scripts and
+    /// proc macros; dependencies are fetched unconfined first, then the build is offline), the
+    /// listings, the launcher with each test, valgrind. It must let the crate dir and the target
+    /// dir be written; the profiler adds its own scratch dir and reading the launcher. `None`:
+    /// nothing is confined (a user profiling their own crate).
+    pub sandbox: Option<frugal_sandbox::Policy>,
 }
 
 impl ProfileConfig {
@@ -111,6 +117,14 @@ impl ProfileConfig {
         )
     }
 
+    /// The policy of the processes that run tests: the configured one, with the scratch dir
+    /// (their output files) writable and the launcher readable.
+    fn confinement(&self, scratch: &Scratch, launcher: &Path) -> Option<frugal_sandbox::Policy> {
+        self.sandbox
+            .as_ref()
+            .map(|p| p.clone().writable(&scratch.0).readable(launcher))
+    }
+
     /// How the crate's test binaries are built for this profile.
     fn build_options(&self) -> build::BuildOptions<'_> {
         build::BuildOptions {
@@ -118,6 +132,7 @@ impl ProfileConfig {
             release: self.release,
             target_dir: self.target_dir.as_deref(),
             cargo_args: &self.cargo_args,
+            sandbox: self.sandbox.as_ref(),
         }
     }
 
@@ -136,6 +151,7 @@ impl ProfileConfig {
             release: false,
             filter: None,
             cargo_args: Vec::new(),
+            sandbox: None,
         }
     }
 }
@@ -181,14 +197,20 @@ pub fn profile_with(
         krate: info.name.clone(),
     });
     let binaries = build::build_tests(&info, &config.build_options())?;
-    let (units, not_profiled) = collect_units(config, &info, &binaries)?;
+    let scratch = Scratch::new()?;
+    // The scratch dir receives the output files; the launcher must be executable.
+    let sandbox = config.confinement(&scratch, &launcher);
+    let (units, not_profiled) =
+        collect_units(config, &info, &binaries, sandbox.as_ref(), &scratch)?;
     progress(Progress::Listed {
         binaries: binaries.len(),
         tests: units.iter().filter(|u| u.name.is_some()).count(),
     });
 
     let plan = counters::plan(&counters::probe(backend), valgrind.is_some());
-    let scratch = Scratch::new()?;
+    let run_spec = |unit: &Unit, timeout: Duration, output: PathBuf| {
+        run_spec(unit, timeout, output, sandbox.clone())
+    };
     let mut measured: Vec<Measured> = units.iter().map(|_| Measured::default()).collect();
     // One unmeasured start per binary first, so the first measured run does not pay for a cold
     // page cache (that would inflate the baseline, which runs first in every round).
@@ -240,6 +262,8 @@ fn collect_units(
     config: &ProfileConfig,
     info: &build::CrateInfo,
     binaries: &[build::BuiltBinary],
+    sandbox: Option<&frugal_sandbox::Policy>,
+    scratch: &Scratch,
 ) -> Result<(Vec<Unit>, Vec<report::NotProfiled>), ProfileError> {
     let mut units = Vec::new();
     let mut not_profiled = Vec::new();
@@ -255,7 +279,14 @@ fn collect_units(
     for built in binaries {
         let env = test_env(info, &built.executable);
         let label = built.binary.label();
-        let listing = match list::list(&built.executable, &info.dir, &env)? {
+        let run = list::ListRun {
+            cwd: &info.dir,
+            env: &env,
+            sandbox,
+            timeout: config.timeout,
+            scratch: &scratch.0,
+        };
+        let listing = match list::list(&built.executable, &run)? {
             Ok(listing) => listing,
             Err(reason) => {
                 not_profiled.push(report::NotProfiled {
@@ -327,7 +358,12 @@ fn test_env(info: &build::CrateInfo, executable: &Path) -> Vec<(OsString, OsStri
 }
 
 /// The command line of a unit: one test, or no test for the baseline.
-fn run_spec(unit: &Unit, timeout: Duration, output: PathBuf) -> RunSpec {
+fn run_spec(
+    unit: &Unit,
+    timeout: Duration,
+    output: PathBuf,
+    sandbox: Option<frugal_sandbox::Policy>,
+) -> RunSpec {
     let filter = unit.name.as_deref().unwrap_or(NO_SUCH_TEST);
     RunSpec {
         program: unit.executable.clone(),
@@ -341,6 +377,7 @@ fn run_spec(unit: &Unit, timeout: Duration, output: PathBuf) -> RunSpec {
         env: unit.env.clone(),
         output,
         timeout,
+        sandbox,
     }
 }
 

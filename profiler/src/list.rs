@@ -1,10 +1,14 @@
 //! Listing the tests of a libtest binary (`--list --format terse`, with and without `--ignored`).
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use frugal_sandbox::Policy;
 
 use crate::error::ProfileError;
+use crate::launch::Proc;
 
 /// Tests of one binary: those to run and those marked `#[ignore]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -18,17 +22,27 @@ pub(crate) struct Listing {
 /// Why a binary could not be listed (a custom harness, or a crash).
 pub(crate) type ListFailure = String;
 
+/// How and where a listing runs: the binary's code runs (static constructors, a custom
+/// harness), so it is confined like a test and killed at a deadline.
+pub(crate) struct ListRun<'a> {
+    pub cwd: &'a Path,
+    pub env: &'a [(OsString, OsString)],
+    pub sandbox: Option<&'a Policy>,
+    pub timeout: Duration,
+    /// A directory for the listing's output files (writable under the policy).
+    pub scratch: &'a Path,
+}
+
 /// Lists `executable` in the crate's directory and environment.
 pub(crate) fn list(
     executable: &Path,
-    cwd: &Path,
-    env: &[(OsString, OsString)],
+    run: &ListRun<'_>,
 ) -> Result<Result<Listing, ListFailure>, ProfileError> {
-    let all = match run_list(executable, cwd, env, false)? {
+    let all = match run_list(executable, run, false)? {
         Ok(out) => out,
         Err(failure) => return Ok(Err(failure)),
     };
-    let ignored = match run_list(executable, cwd, env, true)? {
+    let ignored = match run_list(executable, run, true)? {
         Ok(out) => out,
         Err(failure) => return Ok(Err(failure)),
     };
@@ -55,34 +69,51 @@ pub(crate) fn list(
 
 fn run_list(
     executable: &Path,
-    cwd: &Path,
-    env: &[(OsString, OsString)],
+    run: &ListRun<'_>,
     ignored: bool,
 ) -> Result<Result<String, ListFailure>, ProfileError> {
+    let file = |name: &str| -> Result<(PathBuf, std::fs::File), ProfileError> {
+        let path = run.scratch.join(name);
+        let f = std::fs::File::create(&path)
+            .map_err(|e| ProfileError::io(format!("create `{}`", path.display()), e))?;
+        Ok((path, f))
+    };
+    let (out_path, out) = file("list.out")?;
+    let (err_path, err) = file("list.err")?;
     let mut command = Command::new(executable);
     command.args(["--list", "--format", "terse"]);
     if ignored {
         command.arg("--ignored");
     }
-    let output = command
-        .current_dir(cwd)
-        .envs(env.iter().map(|(k, v)| (k, v)))
+    command
+        .current_dir(run.cwd)
+        .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .output()
-        .map_err(|e| ProfileError::Spawn {
-            command: format!("{} --list", executable.display()),
-            source: e,
-        })?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        .stdout(out)
+        .stderr(err);
+    let mut child = Proc::spawn(command, run.sandbox, run.timeout)?;
+    let status = child.wait_timeout(run.timeout)?;
+    let read = |path: &Path| {
+        std::fs::read(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| ProfileError::io(format!("read `{}`", path.display()), e))
+    };
+    let Some(status) = status else {
+        return Ok(Err(format!(
+            "`--list --format terse` did not finish within {} s and was killed",
+            run.timeout.as_secs()
+        )));
+    };
+    if !status.success() {
+        let stderr = read(&err_path)?;
         let head: Vec<&str> = stderr.lines().take(5).collect();
         return Ok(Err(format!(
             "`--list --format terse` failed ({}): {}",
-            output.status,
+            status,
             head.join(" / ")
         )));
     }
-    Ok(Ok(String::from_utf8_lossy(&output.stdout).into_owned()))
+    Ok(Ok(read(&out_path)?))
 }
 
 /// Tests and benchmarks of a terse listing; any other line means this is not libtest output.

@@ -30,6 +30,7 @@ pub struct SingleRun {
 pub struct TestRunner {
     launcher: PathBuf,
     scratch: Scratch,
+    sandbox: Option<frugal_sandbox::Policy>,
     timeout: std::time::Duration,
     /// Tests in the order the profiler would run them.
     pub tests: Vec<TestUnit>,
@@ -44,7 +45,9 @@ impl TestRunner {
         let launcher = config.find_launcher()?;
         let info = build::crate_info(&config.crate_dir)?;
         let binaries = build::build_tests(&info, &config.build_options())?;
-        let (units, not_run) = collect_units(config, &info, &binaries)?;
+        let scratch = Scratch::new()?;
+        let sandbox = config.confinement(&scratch, &launcher);
+        let (units, not_run) = collect_units(config, &info, &binaries, sandbox.as_ref(), &scratch)?;
         let tests = units
             .into_iter()
             .filter_map(|unit| {
@@ -57,7 +60,8 @@ impl TestRunner {
             .collect();
         Ok(TestRunner {
             launcher,
-            scratch: Scratch::new()?,
+            scratch,
+            sandbox,
             timeout: config.timeout,
             tests,
             not_run,
@@ -70,7 +74,12 @@ impl TestRunner {
         test: &TestUnit,
         extra_env: &[(OsString, OsString)],
     ) -> Result<SingleRun, ProfileError> {
-        let mut spec = crate::run_spec(&test.unit, self.timeout, self.scratch.path("single-out"));
+        let mut spec = crate::run_spec(
+            &test.unit,
+            self.timeout,
+            self.scratch.path("single-out"),
+            self.sandbox.clone(),
+        );
         spec.env.extend(extra_env.iter().cloned());
         let sample = launch::run_once(&self.launcher, &spec, &crate::PerfEventBackend, &[])?;
         Ok(SingleRun {

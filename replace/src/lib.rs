@@ -126,6 +126,9 @@ pub struct ReplaceConfig {
     /// Extra cargo arguments for every build (`--features x`, `--all-features`).
     pub cargo_args: Vec<String>,
     pub limits: cover::Limits,
+    /// Confine every build and test run (`frugal-sandbox`): they may write only under
+    /// `work_dir` and read the system, the toolchain and the crate's workspace.
+    pub sandbox: bool,
 }
 
 impl ReplaceConfig {
@@ -144,6 +147,7 @@ impl ReplaceConfig {
             launcher: None,
             cargo_args: Vec::new(),
             limits: cover::Limits::default(),
+            sandbox: true,
         }
     }
 }
@@ -163,6 +167,8 @@ pub enum Stage {
 pub enum ReplaceError {
     #[error(transparent)]
     Profile(#[from] ProfileError),
+    #[error("sandbox: {0}")]
+    Sandbox(#[from] frugal_sandbox::Error),
     #[error(transparent)]
     Instrument(#[from] InstrumentError),
     #[error("{}: {source}", path.display())]
@@ -310,12 +316,15 @@ pub fn replace(
         None => None,
     };
 
+    let policy = sandbox_policy(cfg, &work)?;
+    let policy = policy.as_ref();
     progress(Stage::Profile);
     let plain = work.join("plain");
     fresh_dir(&plain)?;
     instrument::standalone_copy(&cfg.crate_dir, &plain)?;
     place_generated(&plain, generated_text.as_deref())?;
-    let report = frugal_profiler::profile(&profile_config(cfg, &plain, &work, "target-plain"))?;
+    let report =
+        frugal_profiler::profile(&profile_config(cfg, &plain, &work, "target-plain", policy))?;
     let basis = Basis::choose(&report, cfg.metric)?;
 
     progress(Stage::Instrument);
@@ -323,6 +332,7 @@ pub fn replace(
     fresh_dir(&inst_dir.join("crate"))?;
     let opts = instrument::Options {
         cargo_args: cfg.cargo_args.clone(),
+        sandbox: policy.cloned(),
         ..instrument::Options::default()
     };
     let inst = instrument::instrument_and_build(
@@ -332,7 +342,7 @@ pub fn replace(
         &opts,
     )?;
     place_generated(&inst.root, generated_text.as_deref())?;
-    let inst_cfg = profile_config(cfg, &inst.root, &work, "target-inst");
+    let inst_cfg = profile_config(cfg, &inst.root, &work, "target-inst", policy);
     let coverage = coverage::collect(
         &inst_cfg,
         &inst.manifest,
@@ -370,11 +380,11 @@ pub fn replace(
     progress(Stage::Verify { done: 0, total: 0 });
     let verification = verify(
         cfg,
-        &inst.root,
-        &inst.manifest,
+        &inst,
         &work,
         &plan,
         replacement_text.as_deref(),
+        policy,
         progress,
     )?;
     let out = assemble(
@@ -413,8 +423,40 @@ fn place_generated(copy: &Path, text: Option<&str>) -> Result<(), ReplaceError> 
     std::fs::write(&file, text).map_err(|e| ReplaceError::io(&file, e))
 }
 
-fn profile_config(cfg: &ReplaceConfig, dir: &Path, work: &Path, target: &str) -> ProfileConfig {
+/// The confinement of every build and test run: the work dir (copies, target dirs, dumps)
+/// writable, with a private `HOME` and `TMPDIR` under it; the crate's workspace readable (path
+/// dependencies); the system and toolchain readable (the policy's defaults).
+fn sandbox_policy(
+    cfg: &ReplaceConfig,
+    work: &Path,
+) -> Result<Option<frugal_sandbox::Policy>, ReplaceError> {
+    if !cfg.sandbox {
+        return Ok(None);
+    }
+    let mut policy = frugal_sandbox::Policy::for_job(work.join("job"), work, work)?;
+    let crate_dir = cfg
+        .crate_dir
+        .canonicalize()
+        .map_err(|e| ReplaceError::io(&cfg.crate_dir, e))?;
+    if let Some(root) = crate_dir
+        .ancestors()
+        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
+        .last()
+    {
+        policy = policy.readable(root);
+    }
+    Ok(Some(policy))
+}
+
+fn profile_config(
+    cfg: &ReplaceConfig,
+    dir: &Path,
+    work: &Path,
+    target: &str,
+    policy: Option<&frugal_sandbox::Policy>,
+) -> ProfileConfig {
     let mut p = ProfileConfig::new(dir);
+    p.sandbox = policy.cloned();
     p.suite = Suite::Both;
     p.repeat = cfg.repeat.max(1);
     p.timeout = cfg.timeout;
@@ -656,13 +698,14 @@ fn goal_key(manifest: &Manifest, id: u32) -> String {
 /// alone, and checks their goals against the required set.
 fn verify(
     cfg: &ReplaceConfig,
-    root: &Path,
-    manifest: &Manifest,
+    inst: &instrument::Instrumented,
     work: &Path,
     plan: &Plan,
     replacement: Option<&str>,
+    policy: Option<&frugal_sandbox::Policy>,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<Verification, ReplaceError> {
+    let (root, manifest) = (&inst.root, &inst.manifest);
     let tests_dir = root.join("tests");
     let _ = std::fs::remove_file(tests_dir.join(format!("{GENERATED_TARGET}.rs")));
     let file = tests_dir.join(format!("{REPLACEMENT_TARGET}.rs"));
@@ -679,7 +722,7 @@ fn verify(
     let wanted = |t: &frugal_profiler::TestUnit| {
         t.binary.target == REPLACEMENT_TARGET || kept.contains(&(t.binary.label(), t.name.clone()))
     };
-    let mut config = profile_config(cfg, root, work, "target-inst");
+    let mut config = profile_config(cfg, root, work, "target-inst", policy);
     config.suite = Suite::Existing;
     let ran = coverage::collect(
         &config,

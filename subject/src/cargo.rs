@@ -16,24 +16,12 @@ pub const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// The cargo driver for a build in `dir` (which runs the crate's build scripts and proc
-/// macros) into `target_dir`. With a policy, the dependencies are first fetched unconfined
-/// (network allowed, but fetching runs no crate code), then the build is confined and offline.
-/// A failed fetch is left for the offline build to report.
-///
-/// The fetch runs from `/`, naming the manifest: cargo reads `.cargo/config.toml` from the
-/// working directory up, and one planted in the work dir by confined code (a credential
-/// provider, `git-fetch-with-cli`) must not make the unconfined fetch run a program. The
-/// crate's own cargo config therefore applies to the confined build, not to the fetch.
+/// macros) into `target_dir`. With a policy, the dependencies are first fetched unconfined,
+/// then the build is confined and offline ([`Cargo::fetch_then_sandbox`]).
 pub(crate) fn builder(dir: &Path, target_dir: &Path, sandbox: Option<&Policy>) -> Cargo {
     let cargo = Cargo::new().target_dir(target_dir);
-    let Some(policy) = sandbox else {
-        return cargo;
-    };
-    let mut fetch = cargo.command(Path::new("/"));
-    fetch
-        .arg("fetch")
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"));
-    let _ = cargo.output(fetch, FETCH_TIMEOUT);
-    cargo.sandbox(policy.clone().env("CARGO_NET_OFFLINE", "true"))
+    match sandbox {
+        Some(policy) => cargo.fetch_then_sandbox(&dir.join("Cargo.toml"), policy, FETCH_TIMEOUT),
+        None => cargo,
+    }
 }

@@ -1,10 +1,13 @@
 //! `frugal profile`: measure the real cost of a crate's tests (see the `frugal-profiler` crate).
 //!
 //! Thin: arguments to a [`frugal_profiler::ProfileConfig`], run, print the table (or JSON with
-//! `--json`) on stdout and progress on stderr. The launcher `frugal-launch` must sit next to the
+//! `--json`) on stdout and progress on stderr. The build and every test process run confined
+//! (`frugal-sandbox`): they may write only the crate's workspace, the target dir and a private
+//! scratch dir. The launcher `frugal-launch` must sit next to the
 //! `frugal` binary, or `FRUGAL_LAUNCH` must name it.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -67,15 +70,55 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     config.release = args.release;
     config.target_dir = args.target_dir;
     config.filter = args.filter;
+    let scratch = std::env::temp_dir().join(format!("frugal-profile-job-{}", std::process::id()));
+    config.sandbox = Some(sandbox_policy(
+        &args.krate,
+        config.target_dir.as_deref(),
+        &scratch,
+    )?);
+    let result = profile(&config, &args.krate, args.json);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
 
+/// The confinement of the build and the tests: the crate's workspace (its `Cargo.lock`, the
+/// files its tests write), the target dir and a private scratch dir (`HOME`, `TMPDIR`)
+/// writable; the system and the toolchain readable; nothing else.
+fn sandbox_policy(
+    krate: &Path,
+    target_dir: Option<&Path>,
+    scratch: &Path,
+) -> anyhow::Result<frugal_sandbox::Policy> {
+    let dir = krate
+        .canonicalize()
+        .with_context(|| format!("no crate at `{}`", krate.display()))?;
+    let workspace = dir
+        .ancestors()
+        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
+        .last()
+        .unwrap_or(&dir)
+        .to_path_buf();
+    let target = match target_dir {
+        Some(t) => t.to_path_buf(),
+        None => std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace.join("target")),
+    };
+    std::fs::create_dir_all(&target)
+        .with_context(|| format!("cannot create the target dir `{}`", target.display()))?;
+    frugal_sandbox::Policy::for_job(scratch, &target, &workspace)
+        .context("cannot prepare the sandbox")
+}
+
+fn profile(config: &ProfileConfig, krate: &Path, json: bool) -> anyhow::Result<()> {
     let report = frugal_profiler::profile_with(
-        &config,
+        config,
         &frugal_profiler::PerfEventBackend,
         &mut show_progress,
     )
-    .with_context(|| format!("failed to profile `{}`", args.krate.display()))?;
+    .with_context(|| format!("failed to profile `{}`", krate.display()))?;
     let mut stdout = std::io::stdout().lock();
-    if args.json {
+    if json {
         serde_json::to_writer_pretty(&mut stdout, &report).context("failed to write JSON")?;
         writeln!(stdout)?;
     } else {

@@ -63,6 +63,9 @@ pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
             s.jobs_running,
             if s.stopping { " (stopping)" } else { "" }
         );
+        for line in &s.sandbox {
+            println!("sandbox: {line}");
+        }
         for r in &s.running {
             println!("  {}", run_line(r));
         }
