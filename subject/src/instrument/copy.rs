@@ -54,20 +54,20 @@ pub(crate) fn copy_tree(
             continue;
         };
         if kind.is_dir() {
-            fs::create_dir_all(&dest).map_err(|e| io_err(&dest, e))?;
+            real_dir(to, &dest)?;
         } else if kind.is_symlink() {
-            copy_symlink(entry.path(), &dest)?;
+            copy_symlink(to, entry.path(), &dest)?;
         } else if let Some(bytes) = overrides.get(rel) {
-            write_if_changed(&dest, bytes)?;
+            write_if_changed(to, &dest, bytes)?;
         } else {
             let bytes = fs::read(entry.path()).map_err(|e| io_err(entry.path(), e))?;
-            write_if_changed(&dest, &bytes)?;
+            write_if_changed(to, &dest, &bytes)?;
         }
         kept.insert(rel.to_path_buf());
     }
     for (rel, bytes) in overrides {
         if kept.insert(rel.clone()) {
-            write_if_changed(&to.join(rel), bytes)?;
+            write_if_changed(to, &to.join(rel), bytes)?;
         }
     }
     prune(to, to, &kept)
@@ -78,8 +78,55 @@ fn excluded(out_dir: &Path, path: &Path, depth: usize) -> bool {
     (depth == 1 && TOP_LEVEL_SKIPS.contains(&name)) || VCS_DIRS.contains(&name) || path == out_dir
 }
 
-/// Writes `bytes` to `path` unless it already holds them; never writes through a symlink.
-pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), InstrumentError> {
+/// Makes `dir` (inside the copy `root`) a real directory: a symbolic link in its place (left by
+/// an earlier copy, or planted there by confined code since) is removed first, never followed.
+pub(crate) fn real_dir(root: &Path, dir: &Path) -> Result<(), InstrumentError> {
+    no_link_above(root, dir)?;
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        fs::remove_file(dir).map_err(|e| io_err(dir, e))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))
+}
+
+/// Refuses `path` when a directory between `root` and it is a symbolic link: the user's crate
+/// may hold `src/generated -> /elsewhere`, copied as a link, and a write below it would land
+/// outside the copy. Frugal never writes through a link.
+pub(crate) fn no_link_above(root: &Path, path: &Path) -> Result<(), InstrumentError> {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Err(io_err(
+            path,
+            io::Error::other(format!("refusing to write outside {}", root.display())),
+        ));
+    };
+    let mut at = root.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            break;
+        }
+        at.push(part);
+        if let Ok(target) = fs::read_link(&at) {
+            return Err(io_err(
+                path,
+                io::Error::other(format!(
+                    "refusing to write through a symbolic link: {} points to {}",
+                    at.display(),
+                    target.display()
+                )),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` (inside the copy `root`) unless it already holds them; never writes
+/// through a symlink, neither `path` itself (replaced) nor a directory above it (refused).
+pub(crate) fn write_if_changed(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), InstrumentError> {
+    no_link_above(root, path)?;
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             fs::remove_file(path).map_err(|e| io_err(path, e))?;
@@ -97,8 +144,11 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Instrume
     fs::write(path, bytes).map_err(|e| io_err(path, e))
 }
 
+/// Copies a link as a link (its target verbatim): reads through it stay the crate's own
+/// business, confined like every build, and no write ever follows it (see [`no_link_above`]).
 #[cfg(unix)]
-fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+fn copy_symlink(root: &Path, src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+    no_link_above(root, dest)?;
     let target = fs::read_link(src).map_err(|e| io_err(src, e))?;
     if fs::read_link(dest).is_ok_and(|old| old == target) {
         return Ok(());
@@ -110,10 +160,10 @@ fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
 }
 
 #[cfg(not(unix))]
-fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+fn copy_symlink(root: &Path, src: &Path, dest: &Path) -> Result<(), InstrumentError> {
     // Without symlinks, copy what the link points at.
     let bytes = fs::read(src).map_err(|e| io_err(src, e))?;
-    write_if_changed(dest, &bytes)
+    write_if_changed(root, dest, &bytes)
 }
 
 /// Removes files of an earlier copy that the source no longer has. The copy's `target/` and
