@@ -198,3 +198,64 @@ pub(crate) fn io_err(path: &Path, source: io::Error) -> InstrumentError {
         source,
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                let bytes = fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn links_are_copied_as_links_and_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("mod.rs"), "// outside").unwrap();
+        let from = tmp.path().join("crate");
+        fs::create_dir_all(from.join("src")).unwrap();
+        fs::write(from.join("src/lib.rs"), "mod generated;").unwrap();
+        symlink(&outside, from.join("src/generated")).unwrap();
+        let to = tmp.path().join("copy");
+        let before = snapshot(&outside);
+
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert_eq!(fs::read_link(to.join("src/generated")).unwrap(), outside);
+
+        // An instrumented module file below the link is refused, not written outside.
+        let overrides = HashMap::from([(PathBuf::from("src/generated/mod.rs"), b"//".to_vec())]);
+        let err = copy_tree(&from, &to, &tmp.path().join("out"), &overrides).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(snapshot(&outside), before);
+    }
+
+    #[test]
+    fn a_link_planted_in_the_copy_in_place_of_a_directory_is_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        let from = tmp.path().join("crate");
+        fs::create_dir_all(from.join("src")).unwrap();
+        fs::write(from.join("src/lib.rs"), "pub fn f() {}").unwrap();
+        let to = tmp.path().join("copy");
+        fs::create_dir_all(&to).unwrap();
+        // What confined code could leave behind between two runs.
+        symlink(&outside, to.join("src")).unwrap();
+
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert!(fs::symlink_metadata(to.join("src")).unwrap().is_dir());
+        assert_eq!(fs::read(to.join("src/lib.rs")).unwrap(), b"pub fn f() {}");
+        assert!(fs::read_dir(&outside).unwrap().next().is_none());
+    }
+}
