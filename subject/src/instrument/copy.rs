@@ -153,8 +153,11 @@ fn copy_symlink(root: &Path, src: &Path, dest: &Path) -> Result<(), InstrumentEr
     if fs::read_link(dest).is_ok_and(|old| old == target) {
         return Ok(());
     }
-    if fs::symlink_metadata(dest).is_ok() {
-        fs::remove_file(dest).map_err(|e| io_err(dest, e))?;
+    // A real directory in its place is frugal's own (`tests/` of an earlier verification copy).
+    match fs::symlink_metadata(dest) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(dest).map_err(|e| io_err(dest, e))?,
+        Ok(_) => fs::remove_file(dest).map_err(|e| io_err(dest, e))?,
+        Err(_) => {}
     }
     std::os::unix::fs::symlink(&target, dest).map_err(|e| io_err(dest, e))
 }
@@ -230,6 +233,11 @@ mod tests {
         let to = tmp.path().join("copy");
         let before = snapshot(&outside);
 
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert_eq!(fs::read_link(to.join("src/generated")).unwrap(), outside);
+        // A real directory left in the link's place (verification's `tests/`) goes again.
+        fs::remove_file(to.join("src/generated")).unwrap();
+        fs::create_dir_all(to.join("src/generated")).unwrap();
         copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
         assert_eq!(fs::read_link(to.join("src/generated")).unwrap(), outside);
 
