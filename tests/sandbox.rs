@@ -238,26 +238,41 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
     let listener = Listener::start(BUILD_PORT);
     let work = work_dir("sandbox-hostile-io");
     let out = tmp.path().join("out");
-    let result = Command::new(&bins.frugal)
-        .current_dir(workspace())
-        .args(["run", "examples/hostile-io", "--budget", "2000", "--json"])
-        .args(["--workers", "2"])
-        .arg("--out")
-        .arg(&out)
-        .arg("--work-dir")
-        .arg(&work.path)
-        .env("FRUGAL_TOKEN", &token)
-        .env("HOSTILE_SECRET", &env_secret)
-        .output()
-        .unwrap();
-    let connections = listener.connections();
-    let after = watched();
-    // The floods' files are the run's own; do not leave gigabytes behind.
-    for f in files_under(&work.path) {
-        if f.file_name().is_some_and(|n| n == "hostile-flood.bin") {
-            let _ = std::fs::remove_file(f);
+    let run = |example: &str, work: &Path, out: &Path| {
+        let result = Command::new(&bins.frugal)
+            .current_dir(workspace())
+            .args(["run", example, "--budget", "2000", "--json"])
+            .args(["--workers", "2"])
+            .arg("--out")
+            .arg(out)
+            .arg("--work-dir")
+            .arg(work)
+            .env("FRUGAL_TOKEN", &token)
+            .env("HOSTILE_SECRET", &env_secret)
+            .output()
+            .unwrap();
+        // The floods' files are the run's own; do not leave gigabytes behind.
+        for f in files_under(work) {
+            if f.file_name().is_some_and(|n| n == "hostile-flood.bin") {
+                let _ = std::fs::remove_file(f);
+            }
         }
-    }
+        result
+    };
+    let result = run("examples/hostile-io", &work.path, &out);
+    let connections = listener.connections();
+    let flood_work = work_dir("sandbox-hostile-flood");
+    let flood_out = tmp.path().join("flood-out");
+    let flooded = run("examples/hostile-flood", &flood_work.path, &flood_out);
+    let after = watched();
+    assert_eq!(
+        flooded.status.code(),
+        Some(0),
+        "hostile-flood: stderr:\n{}",
+        String::from_utf8_lossy(&flooded.stderr)
+    );
+    let flood_suite = std::fs::read_to_string(flood_out.join("frugal_generated.rs")).unwrap();
+    assert!(flood_suite.contains("flood_outside"), "{flood_suite}");
     let stdout = String::from_utf8_lossy(&result.stdout);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
@@ -284,7 +299,9 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
 
     let mut outputs = vec![("stdout".to_string(), result.stdout.clone())];
     outputs.push(("stderr".to_string(), result.stderr.clone()));
-    for f in files_under(&out) {
+    outputs.push(("flood stdout".to_string(), flooded.stdout.clone()));
+    outputs.push(("flood stderr".to_string(), flooded.stderr.clone()));
+    for f in files_under(&out).into_iter().chain(files_under(&flood_out)) {
         outputs.push((f.display().to_string(), std::fs::read(&f).unwrap()));
     }
     for (name, bytes) in &outputs {
@@ -297,14 +314,24 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{stdout}"));
     assert!(json["tests_emitted"].as_u64().unwrap() > 0, "{json}");
     let suite = std::fs::read_to_string(out.join("frugal_generated.rs")).unwrap();
+    // Tests verification dropped (a flood or the fork bomb in them) still record what each
+    // call returned, and were searched for secrets above.
+    let dropped = std::fs::read_to_string(out.join("dropped.rs")).unwrap_or_default();
     for f in [
         "plant_file",
         "read_token",
+        "read_env_secret",
         "read_secret_file",
-        "forge_frames",
     ] {
-        assert!(suite.contains(f), "the search never called {f}:\n{suite}");
+        assert!(
+            suite.contains(f) || dropped.contains(f),
+            "the search never called {f}:\n{suite}\n{dropped}"
+        );
     }
+    assert!(
+        suite.contains("forge_frames"),
+        "no verified test of forge_frames:\n{suite}\n{dropped}"
+    );
     // A forged frame taken for a result would show up as an assertion on 31337 (or, shifted
     // onto the next test, as assertions verification drops).
     assert!(
