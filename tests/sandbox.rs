@@ -20,7 +20,7 @@ const FALLBACK_CANARY: &str = "/tmp/frugal-hostile-canary";
 /// `hostile_fs::PORT`.
 const PORT: u16 = 47_211;
 
-/// Counts connections to 127.0.0.1:`PORT` until dropped.
+/// Counts connections to a port on 127.0.0.1 until dropped.
 struct Listener {
     stop: Arc<AtomicBool>,
     seen: Arc<AtomicUsize>,
@@ -28,9 +28,9 @@ struct Listener {
 }
 
 impl Listener {
-    fn start() -> Listener {
-        let listener = TcpListener::bind(("127.0.0.1", PORT))
-            .unwrap_or_else(|e| panic!("bind 127.0.0.1:{PORT}: {e}"));
+    fn start(port: u16) -> Listener {
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .unwrap_or_else(|e| panic!("bind 127.0.0.1:{port}: {e}"));
         listener.set_nonblocking(true).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(AtomicUsize::new(0));
@@ -65,6 +65,11 @@ impl Listener {
 
 /// Pids of processes running `sleep 1000`.
 fn sleepers() -> Vec<String> {
+    processes(|argv| argv.len() >= 2 && argv[0] == b"sleep" && argv[1] == b"1000")
+}
+
+/// Pids of processes whose command line (arguments split at NUL) satisfies `matches`.
+fn processes(matches: impl Fn(&[&[u8]]) -> bool) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -76,8 +81,10 @@ fn sleepers() -> Vec<String> {
                 .is_some_and(|n| n.parse::<u32>().is_ok())
         })
         .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| c.split(|b| *b == 0).take(2).eq([&b"sleep"[..], b"1000"]))
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                let argv: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+                matches(&argv)
+            })
         })
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect()
@@ -107,7 +114,7 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
     make_canary(&canary);
     make_canary(Path::new(FALLBACK_CANARY));
     let before = sleepers();
-    let listener = Listener::start();
+    let listener = Listener::start(PORT);
     let work = work_dir("sandbox-hostile-fs");
     let out = tmp.path().join("out");
     let result = Command::new(&bins.frugal)
@@ -150,4 +157,282 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
         assert!(suite.contains(f), "the search never called {f}:\n{suite}");
     }
     let _ = std::fs::remove_dir_all(FALLBACK_CANARY);
+}
+
+/// `hostile_io::OUTSIDE_DIR`: the directory outside the run the crate writes into.
+const OUTSIDE_DIR: &str = "/tmp/frugal-hostile-outside";
+/// The directory of `hostile_io::SECRET_FILE`.
+const SECRET_DIR: &str = "/tmp/frugal-hostile-secret";
+/// `BUILD_PORT` of `examples/hostile-io/build.rs`.
+const BUILD_PORT: u16 = 47_212;
+/// `HOME_MARK` of `examples/hostile-io/build.rs`.
+const HOME_MARK: &str = "hostile-build-was-here";
+
+/// Path, size and mtime of every file and directory under `dir`, sorted.
+fn manifest(dir: &Path) -> Vec<(std::path::PathBuf, u64, Option<std::time::SystemTime>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                stack.push(e.path());
+            }
+            out.push((e.path(), meta.len(), meta.modified().ok()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every regular file under `dir`.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    manifest(dir)
+        .into_iter()
+        .map(|(p, _, _)| p)
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// A secret no file or output of the test run holds by chance.
+fn secret(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{name}-{nanos:x}-{}", std::process::id())
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets_nor_forge_results()
+{
+    let bins = binaries();
+    let tmp = tempfile::Builder::new()
+        .prefix("frugal-hostile-io")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let outside = Path::new(OUTSIDE_DIR);
+    make_canary(outside);
+    let secret_file = Path::new(SECRET_DIR).join("secret.txt");
+    make_canary(Path::new(SECRET_DIR));
+    let file_secret = secret("file-secret");
+    std::fs::write(&secret_file, &file_secret).unwrap();
+    let (token, env_secret) = (secret("token"), secret("env-secret"));
+    let home_mark = std::env::var_os("HOME").map(|h| Path::new(&h).join(HOME_MARK));
+    if let Some(mark) = &home_mark {
+        assert!(!mark.exists(), "{} exists before the run", mark.display());
+    }
+    let watched = || (manifest(outside), manifest(Path::new(SECRET_DIR)));
+    let before = watched();
+    let bomb = |argv: &[&[u8]]| argv.len() >= 2 && argv[0] == b"sleep" && argv[1] == b"1002";
+    let bombs_before = processes(bomb);
+    let listener = Listener::start(BUILD_PORT);
+    let work = work_dir("sandbox-hostile-io");
+    let out = tmp.path().join("out");
+    let run = |example: &str, work: &Path, out: &Path| {
+        let result = Command::new(&bins.frugal)
+            .current_dir(workspace())
+            .args(["run", example, "--budget", "2000", "--json"])
+            .args(["--workers", "2"])
+            .arg("--out")
+            .arg(out)
+            .arg("--work-dir")
+            .arg(work)
+            .env("FRUGAL_TOKEN", &token)
+            .env("HOSTILE_SECRET", &env_secret)
+            .output()
+            .unwrap();
+        // The floods' files are the run's own; do not leave gigabytes behind.
+        for f in files_under(work) {
+            if f.file_name().is_some_and(|n| n == "hostile-flood.bin") {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        result
+    };
+    let result = run("examples/hostile-io", &work.path, &out);
+    let connections = listener.connections();
+    let flood_work = work_dir("sandbox-hostile-flood");
+    let flood_out = tmp.path().join("flood-out");
+    let flooded = run("examples/hostile-flood", &flood_work.path, &flood_out);
+    let after = watched();
+    assert_eq!(
+        flooded.status.code(),
+        Some(0),
+        "hostile-flood: stderr:\n{}",
+        String::from_utf8_lossy(&flooded.stderr)
+    );
+    let flood_suite = std::fs::read_to_string(flood_out.join("frugal_generated.rs")).unwrap();
+    assert!(flood_suite.contains("flood_outside"), "{flood_suite}");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+
+    assert_eq!(
+        before, after,
+        "the crate changed a directory outside the run"
+    );
+    assert_eq!(
+        connections, 0,
+        "the build script reached 127.0.0.1:{BUILD_PORT}"
+    );
+    if let Some(mark) = &home_mark {
+        assert!(!mark.exists(), "the build script wrote {}", mark.display());
+    }
+    let left: Vec<String> = processes(bomb)
+        .into_iter()
+        .filter(|p| !bombs_before.contains(p))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "`sleep 1002` survived the run: pids {left:?}"
+    );
+
+    let mut outputs = vec![("stdout".to_string(), result.stdout.clone())];
+    outputs.push(("stderr".to_string(), result.stderr.clone()));
+    outputs.push(("flood stdout".to_string(), flooded.stdout.clone()));
+    outputs.push(("flood stderr".to_string(), flooded.stderr.clone()));
+    for f in files_under(&out).into_iter().chain(files_under(&flood_out)) {
+        outputs.push((f.display().to_string(), std::fs::read(&f).unwrap()));
+    }
+    for (name, bytes) in &outputs {
+        for s in [&token, &env_secret, &file_secret] {
+            assert!(!contains(bytes, s), "a secret reached {name}");
+        }
+    }
+
+    let json: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{stdout}"));
+    assert!(json["tests_emitted"].as_u64().unwrap() > 0, "{json}");
+    let suite = std::fs::read_to_string(out.join("frugal_generated.rs")).unwrap();
+    // Tests verification dropped (a flood or the fork bomb in them) still record what each
+    // call returned, and were searched for secrets above.
+    let dropped = std::fs::read_to_string(out.join("dropped.rs")).unwrap_or_default();
+    for f in [
+        "plant_file",
+        "read_token",
+        "read_env_secret",
+        "read_secret_file",
+    ] {
+        assert!(
+            suite.contains(f) || dropped.contains(f),
+            "the search never called {f}:\n{suite}\n{dropped}"
+        );
+    }
+    assert!(
+        suite.contains("forge_frames"),
+        "no verified test of forge_frames:\n{suite}\n{dropped}"
+    );
+    // A forged frame taken for a result would show up as an assertion on 31337 (or, shifted
+    // onto the next test, as assertions verification drops).
+    assert!(
+        !suite.contains("31337"),
+        "a forged frame fooled the executor:\n{suite}"
+    );
+    let _ = std::fs::remove_dir_all(outside);
+    let _ = std::fs::remove_dir_all(SECRET_DIR);
+}
+
+#[test]
+fn a_build_script_that_hangs_fails_the_run_with_a_timeout_in_bounded_time() {
+    let bins = binaries();
+    let tmp = tempfile::Builder::new()
+        .prefix("frugal-hostile-hang")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let script = |argv: &[&[u8]]| {
+        argv.first().is_some_and(|a| {
+            let a = String::from_utf8_lossy(a);
+            a.contains("hostile-hang") && a.contains("build-script-build")
+        })
+    };
+    let work = work_dir("sandbox-hostile-hang");
+    let started = std::time::Instant::now();
+    let result = Command::new(&bins.frugal)
+        .current_dir(workspace())
+        .args(["run", "examples/hostile-hang", "--budget", "200"])
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .arg("--work-dir")
+        .arg(&work.path)
+        .env("FRUGAL_BUILD_TIMEOUT_SECS", "20")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_ne!(
+        result.status.code(),
+        Some(0),
+        "the hanging build succeeded?\n{stderr}"
+    );
+    assert!(
+        stderr.contains("did not finish within 20 s"),
+        "no clear timeout error:\n{stderr}"
+    );
+    // One timed-out build (plus the fetch and analysis), not the default 30 minutes.
+    assert!(took < Duration::from_secs(120), "took {took:?}:\n{stderr}");
+    let left = processes(script);
+    assert!(left.is_empty(), "the build script survived: pids {left:?}");
+}
+
+#[test]
+fn symlinks_in_the_crate_never_lead_frugal_to_write_outside_it() {
+    let bins = binaries();
+    let tmp = tempfile::Builder::new()
+        .prefix("frugal-hostile-links")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let outside = tmp.path().join("outside");
+    make_canary(&outside.join("generated"));
+    make_canary(&outside.join("elsewhere"));
+    let krate = tmp.path().join("linked");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"linked\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "pub fn clamp(x: i32) -> i32 {\n    if x > 10 { 10 } else { x }\n}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("generated"), krate.join("src/generated")).unwrap();
+    std::os::unix::fs::symlink(outside.join("elsewhere"), krate.join("tests")).unwrap();
+    let before = manifest(&outside);
+    let work = work_dir("sandbox-hostile-links");
+    let out = tmp.path().join("out");
+    let result = Command::new(&bins.frugal)
+        .args(["run", "--budget", "300", "--json"])
+        .arg(&krate)
+        .arg("--out")
+        .arg(&out)
+        .arg("--work-dir")
+        .arg(&work.path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(
+        manifest(&outside),
+        before,
+        "frugal wrote through a link:\n{stderr}"
+    );
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+    assert!(out.join("frugal_generated.rs").is_file());
+    // The crate itself is untouched too: its links are still links.
+    for link in ["src/generated", "tests"] {
+        assert!(
+            std::fs::read_link(krate.join(link)).is_ok(),
+            "{link} is no longer a link"
+        );
+    }
 }

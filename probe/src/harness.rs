@@ -4,7 +4,8 @@
 //! The generated dispatch module supplies one [`OpFn`] per operation (a callable, a literal, a
 //! constructor, ...); this module knows nothing about the crate under test. Protocol frames use
 //! file descriptors 3 (requests) and 4 (outcomes) so that whatever the code under test prints to
-//! stdout cannot corrupt them. Tests run on one long-lived thread with a large stack, so deep but
+//! stdout cannot corrupt them; before any crate code runs they move to close-on-exec descriptors
+//! at a pseudo-random height ([`hide_wire`]), so code that writes to descriptor 4 forges nothing. Tests run on one long-lived thread with a large stack, so deep but
 //! finite recursion is not mistaken for a crash.
 
 use std::any::Any;
@@ -260,9 +261,9 @@ fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
     let _ = panic::catch_unwind(|| panic::panic_any(Stop::FuelExhausted));
     let _ = last_panic();
     crate::tables::warm_up();
-    // SAFETY: the engine opens descriptors 3 and 4 for us before exec; nothing else in this
-    // process owns them.
-    let (input, output) = unsafe { (File::from_raw_fd(3), File::from_raw_fd(4)) };
+    let Some((input, output)) = hide_wire() else {
+        return 2;
+    };
     let (mut input, mut output) = (BufReader::new(input), BufWriter::new(output));
     let mut frame = Vec::new();
     let mut enc = Enc::default();
@@ -296,6 +297,55 @@ fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
             }
             Request::Shutdown => return 0,
         }
+    }
+}
+
+unsafe extern "C" {
+    fn fcntl(fd: i32, cmd: i32, ...) -> i32;
+    fn close(fd: i32) -> i32;
+    fn getpid() -> i32;
+}
+
+/// `F_DUPFD_CLOEXEC` on Linux.
+const F_DUPFD_CLOEXEC: i32 = 1030;
+
+/// Takes the protocol descriptors 3 and 4 the engine opened before exec, moves them to
+/// close-on-exec descriptors at a per-process pseudo-random height (above 256, below the
+/// sandbox's `RLIMIT_NOFILE` of 4096) and closes 3 and 4, before any crate code runs. Code
+/// under test that writes a forged outcome frame to descriptor 4 (or reads requests from 3)
+/// then hits a closed or unrelated descriptor, and processes it spawns do not inherit the
+/// pipes. `None` when the descriptors are missing.
+fn hide_wire() -> Option<(File, File)> {
+    let seed = {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let local = 0u8;
+        // SAFETY: getpid has no preconditions.
+        let pid = unsafe { getpid() } as u32;
+        (t ^ pid.rotate_left(16) ^ (std::ptr::addr_of!(local) as usize as u32 >> 4))
+            .wrapping_mul(0x9e37_79b9)
+    };
+    let mut moved = [0i32; 2];
+    for (i, fd) in [3, 4].into_iter().enumerate() {
+        let base = 256 + ((seed >> (i * 11)) % 3072) as i32;
+        // SAFETY: fcntl only duplicates a descriptor; 3 and 4 belong to the harness alone.
+        let mut new = unsafe { fcntl(fd, F_DUPFD_CLOEXEC, base) };
+        if new < 0 {
+            // A lower descriptor limit than the sandbox's: any free slot above 4 will do.
+            new = unsafe { fcntl(fd, F_DUPFD_CLOEXEC, 5) };
+        }
+        if new < 0 {
+            return None;
+        }
+        moved[i] = new;
+    }
+    // SAFETY: 3 and 4 were duplicated above and are not used again; the duplicates are owned
+    // by the files returned, nothing else in this process knows their numbers.
+    unsafe {
+        close(3);
+        close(4);
+        Some((File::from_raw_fd(moved[0]), File::from_raw_fd(moved[1])))
     }
 }
 

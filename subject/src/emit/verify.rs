@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::Placement;
 use super::render::RenderedTest;
-use crate::cargo::BUILD_TIMEOUT;
+use crate::cargo::build_timeout;
 use frugal_cargo::Output;
 use frugal_sandbox::Policy;
 
@@ -107,17 +107,37 @@ fn crate_root(copy: &Path) -> Option<CrateRoot> {
 
 /// Where the emitted file goes in a copy of the crate, and the cargo target selection that
 /// builds it; for in-crate placement the module declaration is appended to the crate root.
-fn place(copy: &Path, placement: Placement) -> Result<(PathBuf, Vec<String>), VerifyError> {
+///
+/// Nothing is written through a symbolic link: in frugal's own copy (`own`) a `tests` link is
+/// replaced by a real directory; in the user's crate (`--write`) it is refused, as is a crate
+/// root reached through a link.
+fn place(
+    copy: &Path,
+    placement: Placement,
+    own: bool,
+) -> Result<(PathBuf, Vec<String>), VerifyError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| VerifyError::Io { path, source }
     };
+    let linked = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| VerifyError::Copy { path, source }
+    };
     match placement {
         Placement::Tests => {
-            std::fs::create_dir_all(copy.join("tests")).map_err(io(copy))?;
+            let tests = copy.join("tests");
+            if own {
+                crate::instrument::real_dir(copy, &tests).map_err(linked(&tests))?;
+            } else {
+                refuse_link(copy, &tests)?;
+                std::fs::create_dir_all(&tests).map_err(io(copy))?;
+            }
             let manifest = copy.join("Cargo.toml");
             let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
             if let Some(declared) = declare_test_target(&text) {
+                // Copies keep links as links: never write a manifest through one.
+                refuse_link(copy, &manifest)?;
                 std::fs::write(&manifest, declared).map_err(io(&manifest))?;
             }
             Ok((
@@ -130,6 +150,7 @@ fn place(copy: &Path, placement: Placement) -> Result<(PathBuf, Vec<String>), Ve
                 VerifyError::CrateBroken("no library or binary target to hold the tests".into())
             })?;
             let root_file = copy.join(&root.file);
+            refuse_link(copy, &root_file)?;
             let text = std::fs::read_to_string(&root_file).map_err(io(&root_file))?;
             let decl = module_decl();
             if !text.contains(&decl) {
@@ -187,12 +208,49 @@ pub fn write_into(
     placement: Placement,
     text: &str,
 ) -> Result<PathBuf, VerifyError> {
-    let (file, _) = place(crate_dir, placement)?;
+    let (file, _) = place(crate_dir, placement, false)?;
+    refuse_link(crate_dir, &file)?;
     std::fs::write(&file, text).map_err(|source| VerifyError::Io {
         path: file.clone(),
         source,
     })?;
     Ok(file)
+}
+
+/// Fails when `path`, or a directory between `root` and it, is a symbolic link.
+fn refuse_link(root: &Path, path: &Path) -> Result<(), VerifyError> {
+    let linked = |source| VerifyError::Copy {
+        path: path.to_path_buf(),
+        source,
+    };
+    crate::instrument::no_link_above(root, path).map_err(linked)?;
+    match std::fs::read_link(path) {
+        Ok(target) => Err(VerifyError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "refusing to write through a symbolic link (it points to {})",
+                target.display()
+            )),
+        }),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Writes the suite into frugal's verification copy: a link in its place (planted by the
+/// confined build of an earlier round) is removed, a link above it refused, never followed.
+fn write_own(copy: &Path, file: &Path, text: &str) -> Result<(), VerifyError> {
+    crate::instrument::no_link_above(copy, file).map_err(|source| VerifyError::Copy {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let io = |source| VerifyError::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::remove_file(file).map_err(io)?;
+    }
+    std::fs::write(file, text).map_err(io)
 }
 
 /// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file.
@@ -208,7 +266,7 @@ pub fn verify(
         path: copy.clone(),
         source,
     })?;
-    let (file, select) = place(&copy, opts.placement)?;
+    let (file, select) = place(&copy, opts.placement, true)?;
     let filter: Vec<String> = match opts.placement {
         Placement::Tests => Vec::new(),
         Placement::InCrate => vec![format!("{TEST_TARGET}::")],
@@ -218,17 +276,14 @@ pub fn verify(
     let cargo = crate::cargo::builder(&copy, &target, opts.sandbox.as_ref());
     for _ in 0..ROUNDS {
         let text = super::assemble(header, &tests);
-        std::fs::write(&file, &text).map_err(|source| VerifyError::Io {
-            path: file.clone(),
-            source,
-        })?;
+        write_own(&copy, &file, &text)?;
         let started = Instant::now();
         let mut cmd = cargo.command(&copy);
         cmd.arg("test")
             .args(&select)
             .args(["--no-run", "--message-format=json"])
             .args(&opts.cargo_args);
-        let out = cargo.output(cmd, BUILD_TIMEOUT)?;
+        let out = cargo.output(cmd, build_timeout())?;
         v.build_time += started.elapsed();
         if !out.success {
             let bad = failing_tests(&out, header, &tests);

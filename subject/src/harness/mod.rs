@@ -10,7 +10,7 @@ pub mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::cargo::BUILD_TIMEOUT;
+use crate::cargo::build_timeout;
 use crate::manifest::Manifest;
 use crate::model::{ApiModel, Unsupported};
 use frugal_cargo::Output;
@@ -107,7 +107,7 @@ pub fn build_with_features(
         cmd.env("CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS", "true");
         cmd.env("CARGO_PROFILE_RELEASE_DEBUG", "false");
         cmd.env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true");
-        let out = cargo.output(cmd, BUILD_TIMEOUT)?;
+        let out = cargo.output(cmd, build_timeout())?;
         if out.success {
             let binary = target.join("release").join("frugal-harness");
             return Ok(Harness { binary, registry });

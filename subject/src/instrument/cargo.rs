@@ -8,7 +8,7 @@ use std::path::Path;
 use frugal_sandbox::Policy;
 
 use super::InstrumentError;
-use crate::cargo::BUILD_TIMEOUT;
+use crate::cargo::build_timeout;
 
 /// One compiler error: where in the crate it points (innermost macro call site first), and
 /// its rendered text.
@@ -43,7 +43,7 @@ pub(crate) fn build_lib(
         .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .args(extra);
-    let out = cargo.output(cmd, BUILD_TIMEOUT)?;
+    let out = cargo.output(cmd, build_timeout())?;
     if out.success {
         return Ok(Build::Ok);
     }

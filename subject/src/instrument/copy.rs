@@ -54,20 +54,20 @@ pub(crate) fn copy_tree(
             continue;
         };
         if kind.is_dir() {
-            fs::create_dir_all(&dest).map_err(|e| io_err(&dest, e))?;
+            real_dir(to, &dest)?;
         } else if kind.is_symlink() {
-            copy_symlink(entry.path(), &dest)?;
+            copy_symlink(to, entry.path(), &dest)?;
         } else if let Some(bytes) = overrides.get(rel) {
-            write_if_changed(&dest, bytes)?;
+            write_if_changed(to, &dest, bytes)?;
         } else {
             let bytes = fs::read(entry.path()).map_err(|e| io_err(entry.path(), e))?;
-            write_if_changed(&dest, &bytes)?;
+            write_if_changed(to, &dest, &bytes)?;
         }
         kept.insert(rel.to_path_buf());
     }
     for (rel, bytes) in overrides {
         if kept.insert(rel.clone()) {
-            write_if_changed(&to.join(rel), bytes)?;
+            write_if_changed(to, &to.join(rel), bytes)?;
         }
     }
     prune(to, to, &kept)
@@ -78,8 +78,55 @@ fn excluded(out_dir: &Path, path: &Path, depth: usize) -> bool {
     (depth == 1 && TOP_LEVEL_SKIPS.contains(&name)) || VCS_DIRS.contains(&name) || path == out_dir
 }
 
-/// Writes `bytes` to `path` unless it already holds them; never writes through a symlink.
-pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), InstrumentError> {
+/// Makes `dir` (inside the copy `root`) a real directory: a symbolic link in its place (left by
+/// an earlier copy, or planted there by confined code since) is removed first, never followed.
+pub(crate) fn real_dir(root: &Path, dir: &Path) -> Result<(), InstrumentError> {
+    no_link_above(root, dir)?;
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        fs::remove_file(dir).map_err(|e| io_err(dir, e))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))
+}
+
+/// Refuses `path` when a directory between `root` and it is a symbolic link: the user's crate
+/// may hold `src/generated -> /elsewhere`, copied as a link, and a write below it would land
+/// outside the copy. Frugal never writes through a link.
+pub(crate) fn no_link_above(root: &Path, path: &Path) -> Result<(), InstrumentError> {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Err(io_err(
+            path,
+            io::Error::other(format!("refusing to write outside {}", root.display())),
+        ));
+    };
+    let mut at = root.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            break;
+        }
+        at.push(part);
+        if let Ok(target) = fs::read_link(&at) {
+            return Err(io_err(
+                path,
+                io::Error::other(format!(
+                    "refusing to write through a symbolic link: {} points to {}",
+                    at.display(),
+                    target.display()
+                )),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` (inside the copy `root`) unless it already holds them; never writes
+/// through a symlink, neither `path` itself (replaced) nor a directory above it (refused).
+pub(crate) fn write_if_changed(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), InstrumentError> {
+    no_link_above(root, path)?;
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => {
             fs::remove_file(path).map_err(|e| io_err(path, e))?;
@@ -97,23 +144,29 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Instrume
     fs::write(path, bytes).map_err(|e| io_err(path, e))
 }
 
+/// Copies a link as a link (its target verbatim): reads through it stay the crate's own
+/// business, confined like every build, and no write ever follows it (see [`no_link_above`]).
 #[cfg(unix)]
-fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+fn copy_symlink(root: &Path, src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+    no_link_above(root, dest)?;
     let target = fs::read_link(src).map_err(|e| io_err(src, e))?;
     if fs::read_link(dest).is_ok_and(|old| old == target) {
         return Ok(());
     }
-    if fs::symlink_metadata(dest).is_ok() {
-        fs::remove_file(dest).map_err(|e| io_err(dest, e))?;
+    // A real directory in its place is frugal's own (`tests/` of an earlier verification copy).
+    match fs::symlink_metadata(dest) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(dest).map_err(|e| io_err(dest, e))?,
+        Ok(_) => fs::remove_file(dest).map_err(|e| io_err(dest, e))?,
+        Err(_) => {}
     }
     std::os::unix::fs::symlink(&target, dest).map_err(|e| io_err(dest, e))
 }
 
 #[cfg(not(unix))]
-fn copy_symlink(src: &Path, dest: &Path) -> Result<(), InstrumentError> {
+fn copy_symlink(root: &Path, src: &Path, dest: &Path) -> Result<(), InstrumentError> {
     // Without symlinks, copy what the link points at.
     let bytes = fs::read(src).map_err(|e| io_err(src, e))?;
-    write_if_changed(dest, &bytes)
+    write_if_changed(root, dest, &bytes)
 }
 
 /// Removes files of an earlier copy that the source no longer has. The copy's `target/` and
@@ -146,5 +199,71 @@ pub(crate) fn io_err(path: &Path, source: io::Error) -> InstrumentError {
     InstrumentError::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                let bytes = fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn links_are_copied_as_links_and_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("mod.rs"), "// outside").unwrap();
+        let from = tmp.path().join("crate");
+        fs::create_dir_all(from.join("src")).unwrap();
+        fs::write(from.join("src/lib.rs"), "mod generated;").unwrap();
+        symlink(&outside, from.join("src/generated")).unwrap();
+        let to = tmp.path().join("copy");
+        let before = snapshot(&outside);
+
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert_eq!(fs::read_link(to.join("src/generated")).unwrap(), outside);
+        // A real directory left in the link's place (verification's `tests/`) goes again.
+        fs::remove_file(to.join("src/generated")).unwrap();
+        fs::create_dir_all(to.join("src/generated")).unwrap();
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert_eq!(fs::read_link(to.join("src/generated")).unwrap(), outside);
+
+        // An instrumented module file below the link is refused, not written outside.
+        let overrides = HashMap::from([(PathBuf::from("src/generated/mod.rs"), b"//".to_vec())]);
+        let err = copy_tree(&from, &to, &tmp.path().join("out"), &overrides).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(snapshot(&outside), before);
+    }
+
+    #[test]
+    fn a_link_planted_in_the_copy_in_place_of_a_directory_is_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        let from = tmp.path().join("crate");
+        fs::create_dir_all(from.join("src")).unwrap();
+        fs::write(from.join("src/lib.rs"), "pub fn f() {}").unwrap();
+        let to = tmp.path().join("copy");
+        fs::create_dir_all(&to).unwrap();
+        // What confined code could leave behind between two runs.
+        symlink(&outside, to.join("src")).unwrap();
+
+        copy_tree(&from, &to, &tmp.path().join("out"), &HashMap::new()).unwrap();
+        assert!(fs::symlink_metadata(to.join("src")).unwrap().is_dir());
+        assert_eq!(fs::read(to.join("src/lib.rs")).unwrap(), b"pub fn f() {}");
+        assert!(fs::read_dir(&outside).unwrap().next().is_none());
     }
 }

@@ -32,6 +32,7 @@ use crate::analyze::options::EnabledFeatures;
 use crate::manifest::Manifest;
 use crate::probe_src;
 
+pub(crate) use copy::{no_link_above, real_dir};
 pub use visit::Region;
 
 /// Reason recorded for items excluded by [`instrument_and_build`].
