@@ -27,6 +27,11 @@ use frugal_sandbox::{ConfinedChild, Limits, Policy};
 use frugal_probe::wire::{self, Dec, Enc, Outcome, Request};
 use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
 
+/// The largest file code under test may write (harness processes and test runs): enough for
+/// any fixture a unit test writes, small enough that a flood cannot fill a CI host's disk.
+/// Builds keep the sandbox's default, since binaries with debug info are large.
+pub const CODE_FILE_LIMIT: u64 = 64 << 20;
+
 /// Limits and sizes of the pool.
 #[derive(Debug, Clone)]
 pub struct ExecConfig {
@@ -111,6 +116,7 @@ impl ExecutorPool {
         let limits = Limits {
             address_space: Some(self.config.address_space),
             cpu_seconds: None,
+            fsize: Some(CODE_FILE_LIMIT),
             ..Limits::default()
         };
         self.sandbox = Some(policy.limits(limits).timeout(HARNESS_LIFETIME));

@@ -411,7 +411,11 @@ fn run_tests(
 /// Runs `cmd` in the sandbox; the whole job is killed when the binary exits or at the limit.
 fn run_confined(policy: &Policy, mut cmd: Command) -> Result<String, VerifyError> {
     let sandbox_error = |e: frugal_sandbox::Error| VerifyError::Run(std::io::Error::other(e));
-    let policy = policy.clone().timeout(RUN_LIMIT);
+    let limits = frugal_sandbox::Limits {
+        fsize: Some(crate::executor::CODE_FILE_LIMIT),
+        ..frugal_sandbox::Limits::default()
+    };
+    let policy = policy.clone().limits(limits).timeout(RUN_LIMIT);
     let job = frugal_cargo::confine(&policy, &mut cmd).map_err(sandbox_error)?;
     let out = job
         .spawn(&mut cmd)
