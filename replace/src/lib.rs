@@ -425,7 +425,7 @@ fn place_generated(copy: &Path, text: Option<&str>) -> Result<(), ReplaceError> 
 
 /// The confinement of every build and test run: the work dir (copies, target dirs, dumps)
 /// writable, with a private `HOME` and `TMPDIR` under it; the crate's workspace readable (path
-/// dependencies); the system and toolchain readable (the policy's defaults).
+/// dependencies), never above the work dir; the system and toolchain readable (the policy's defaults).
 fn sandbox_policy(
     cfg: &ReplaceConfig,
     work: &Path,
@@ -433,19 +433,13 @@ fn sandbox_policy(
     if !cfg.sandbox {
         return Ok(None);
     }
-    let mut policy = frugal_sandbox::Policy::for_job(work.join("job"), work, work)?;
-    let crate_dir = cfg
-        .crate_dir
+    cfg.crate_dir
         .canonicalize()
         .map_err(|e| ReplaceError::io(&cfg.crate_dir, e))?;
-    if let Some(root) = crate_dir
-        .ancestors()
-        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
-        .last()
-    {
-        policy = policy.readable(root);
-    }
-    Ok(Some(policy))
+    Ok(Some(
+        frugal_sandbox::Policy::for_job(work.join("job"), work, work)?
+            .crate_workspace_readable(&cfg.crate_dir, work),
+    ))
 }
 
 fn profile_config(

@@ -29,5 +29,5 @@ mod seccomp;
 pub use caps::Capabilities;
 pub use child::{ConfinedChild, ConfinedOutput, Finished};
 pub use error::Error;
-pub use policy::{Job, Limits, Policy, Sandboxed};
+pub use policy::{Job, Limits, Policy, Sandboxed, crate_workspace};
 pub use reap::{become_subreaper, reap_orphans};

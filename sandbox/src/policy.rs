@@ -162,6 +162,18 @@ impl Policy {
         self
     }
 
+    /// Makes the crate's workspace readable (its path dependencies usually live there): the
+    /// outermost directory at or above `crate_dir` holding a `Cargo.toml`, but never one that
+    /// holds `work`, the job's own work dir. A directory above the work dir holds the caller's
+    /// private state (frugald's state dir: the API token, other repositories' snapshots), so a
+    /// stray `Cargo.toml` above it must not open it up; `crate_dir` itself is always readable.
+    pub fn crate_workspace_readable(self, crate_dir: &Path, work: &Path) -> Policy {
+        match crate_workspace(crate_dir, work) {
+            Some(root) => self.readable(root),
+            None => self,
+        }
+    }
+
     /// Adds an environment variable for the child (e.g. a harness control variable).
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Policy {
         self.env
@@ -499,4 +511,46 @@ fn last_capability() -> Option<libc::c_ulong> {
     std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
         .ok()
         .and_then(|s| s.trim().parse().ok())
+}
+
+/// The outermost directory at or above `crate_dir` holding a `Cargo.toml` that does not hold
+/// `work` (`crate_dir` itself always qualifies); `None` when `crate_dir` does not resolve.
+pub fn crate_workspace(crate_dir: &Path, work: &Path) -> Option<PathBuf> {
+    let dir = crate_dir.canonicalize().ok()?;
+    let work = work.canonicalize().unwrap_or_else(|_| work.to_path_buf());
+    dir.ancestors()
+        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
+        .filter(|d| *d == dir || !work.starts_with(d))
+        .last()
+        .map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod workspace_tests {
+    use super::crate_workspace;
+
+    #[test]
+    fn the_crate_workspace_never_holds_the_work_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().canonicalize().unwrap();
+        let ws = top.join("state/snap");
+        let krate = ws.join("crates/a");
+        let work = top.join("state/work");
+        for d in [&krate, &work] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for d in [&top, &ws, &krate] {
+            std::fs::write(d.join("Cargo.toml"), "").unwrap();
+        }
+        // `top` holds the work dir (and so the caller's state): the snapshot's workspace wins.
+        assert_eq!(crate_workspace(&krate, &work), Some(ws.clone()));
+        // Without a work dir below it, the outermost manifest is the workspace.
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(crate_workspace(&krate, elsewhere.path()), Some(top.clone()));
+        // A work dir inside the crate still leaves the crate itself readable.
+        assert_eq!(
+            crate_workspace(&krate, &krate.join("w")),
+            Some(krate.clone())
+        );
+    }
 }

@@ -403,11 +403,12 @@ fn work_dir(opts: &RunOptions, model: &crate::model::ApiModel) -> Result<PathBuf
 /// verification copy) writable; the system, the toolchain and cargo's registry readable (the
 /// policy's defaults), and the original crate's workspace, for path dependencies.
 fn sandbox_policy(opts: &RunOptions, work: &Path) -> Result<frugal_sandbox::Policy, RunError> {
-    let mut policy = frugal_sandbox::Policy::for_job(work, work.join("target"), work)?;
-    if let Some(root) = workspace_root(&opts.crate_dir) {
-        policy = policy.readable(root);
-    }
-    Ok(policy)
+    // The crate's workspace is readable, but never a directory holding the work dir: above it
+    // lies the caller's state (frugald's token, other repositories' snapshots).
+    Ok(
+        frugal_sandbox::Policy::for_job(work, work.join("target"), work)?
+            .crate_workspace_readable(&opts.crate_dir, work),
+    )
 }
 
 /// What confined the crate's code in this run, for the summary.
@@ -418,16 +419,6 @@ fn sandbox_report(capabilities: &frugal_sandbox::Capabilities, unconfined: bool)
         ];
     }
     capabilities.report()
-}
-
-/// The outermost directory above (or at) `crate_dir` holding a `Cargo.toml`: the crate's
-/// workspace, where its path dependencies usually live.
-fn workspace_root(crate_dir: &Path) -> Option<PathBuf> {
-    let dir = crate_dir.canonicalize().ok()?;
-    dir.ancestors()
-        .filter(|d| d.parent().is_some() && d.join("Cargo.toml").is_file())
-        .last()
-        .map(Path::to_path_buf)
 }
 
 /// Phase 2: an instrumented copy of the crate in the work dir, built.

@@ -27,11 +27,13 @@ pub use frugal_probe::dump::{
 /// Package name the instrumented crate depends on (`::frugal_probe::...` in probes).
 pub const PACKAGE: &str = "frugal-probe";
 
-/// Writes a standalone copy of the probe crate into `dir` (created if missing).
+/// Writes a standalone copy of the probe crate into `dir` (created if missing). Its empty
+/// `[workspace]` stops cargo's search for a workspace above it: the dirs above a work dir are
+/// none of the build's business, and the sandbox does not let it read them.
 pub fn write_probe_crate(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     let manifest = format!(
-        "[package]\nname = \"{PACKAGE}\"\nversion = \"{}\"\nedition = \"2024\"\n\n[lib]\npath = \"src/lib.rs\"\n",
+        "[package]\nname = \"{PACKAGE}\"\nversion = \"{}\"\nedition = \"2024\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[workspace]\n",
         env!("CARGO_PKG_VERSION")
     );
     write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
