@@ -272,3 +272,72 @@ fn crate_dirs_that_leave_the_repository_are_refused() {
         s.body
     );
 }
+
+#[test]
+fn trigger_commits_are_resolved_to_full_hashes_and_options_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A tiny budget: the one valid trigger below queues a real job.
+    let d = start(tmp.path(), "[search]\nbudget = \"10\"\n");
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            &format!("{{\"path\": \"{}\"}}", repo.display()),
+        )
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    let trigger = |commit: &str| {
+        let body = serde_json::json!({ "commit": commit }).to_string();
+        d.post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), &body)
+            .unwrap()
+    };
+
+    let written = tmp.path().join("written");
+    for bad in [
+        format!("--output={}", written.display()),
+        "HEAD~999".to_string(),
+        "nonexistent".to_string(),
+        "-h".to_string(),
+    ] {
+        let r = trigger(&bad);
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            error.contains("is not a commit of the repository") && error.contains(&bad),
+            "{bad}: {error}"
+        );
+    }
+    // Nothing was queued, so no job ever handed the value to git.
+    let jobs = d.get("/v1/jobs").unwrap();
+    assert_eq!(
+        jobs.json().as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        jobs.body
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!written.exists(), "git wrote {}", written.display());
+    let show = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(show.json()["last_seen_commit"], serde_json::Value::Null);
+
+    // A short hash is stored as the full one, in the answer, the job and the repository.
+    let full = frugal_testkit::run(frugal_testkit::git(&repo).args(["rev-parse", "HEAD"]))
+        .unwrap()
+        .trim()
+        .to_string();
+    let r = trigger(&full[..7]);
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.json()["commit"], full.as_str(), "{}", r.body);
+    let jobs = d.get("/v1/jobs").unwrap().json();
+    assert_eq!(jobs[0]["commit"], full.as_str(), "{jobs}");
+    let show = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(show.json()["last_seen_commit"], full.as_str());
+    // With a last commit seen, a bad value is refused before it reaches `git diff`.
+    let r = trigger(&format!("--output={}", written.display()));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(!written.exists());
+    let _ = d.delete(&format!("/v1/repos/{id}"), Some(&d.token));
+}

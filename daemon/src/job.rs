@@ -173,7 +173,7 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
     let mut archive = Command::new("git")
         .arg("-C")
         .arg(repo)
-        .args(["archive", "--format=tar", commit])
+        .args(["archive", "--format=tar", "--end-of-options", commit])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
