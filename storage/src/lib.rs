@@ -108,6 +108,37 @@ fn decode<T: DeserializeOwned>(tree: &'static str, key: &[u8], bytes: &[u8]) -> 
     })
 }
 
+/// A big-endian `u64` stored as a value (or a key prefix, see `split_krate`): exactly 8 bytes,
+/// anything else is [`StoreError::BadValue`].
+pub(crate) fn be_u64(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u64> {
+    let b: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| bad_value(tree, key, 8, bytes.len()))?;
+    Ok(u64::from_be_bytes(b))
+}
+
+/// A big-endian `u32` stored as a value: exactly 4 bytes.
+pub(crate) fn be_u32(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u32> {
+    let b: [u8; 4] = bytes
+        .try_into()
+        .map_err(|_| bad_value(tree, key, 4, bytes.len()))?;
+    Ok(u32::from_be_bytes(b))
+}
+
+pub(crate) fn bad_value(
+    tree: &'static str,
+    key: &[u8],
+    expected: usize,
+    found: usize,
+) -> StoreError {
+    StoreError::BadValue {
+        tree,
+        key: describe_key(key),
+        expected,
+        found,
+    }
+}
+
 fn describe_key(key: &[u8]) -> String {
     if key.len() == 8 {
         u64::from_be_bytes(key.try_into().expect("8 bytes")).to_string()
@@ -166,11 +197,10 @@ impl Store {
 
     /// Schema version recorded in the store.
     pub fn schema_version(&self) -> Result<Option<u32>> {
-        Ok(self.meta.get(SCHEMA_KEY)?.map(|v| {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(&v[..4]);
-            u32::from_be_bytes(b)
-        }))
+        self.meta
+            .get(SCHEMA_KEY)?
+            .map(|v| be_u32("meta", SCHEMA_KEY, &v))
+            .transpose()
     }
 
     fn set_schema_version(&self, v: u32) -> Result<()> {
@@ -367,7 +397,9 @@ impl Store {
         seq_key.extend_from_slice(&prefix);
         let ids = flatten((&self.goals, &self.meta).transaction(|(goals, meta)| {
             let mut next = match meta.get(&seq_key)? {
-                Some(v) => u32::from_be_bytes(v[..4].try_into().expect("4 bytes")),
+                Some(v) => {
+                    be_u32("meta", &seq_key, &v).map_err(ConflictableTransactionError::Abort)?
+                }
                 None => 0,
             };
             let mut ids = Vec::with_capacity(keys.len());
@@ -375,7 +407,9 @@ impl Store {
                 let mut k = prefix.clone();
                 k.extend_from_slice(g.as_bytes());
                 match goals.get(&k)? {
-                    Some(v) => ids.push(u32::from_be_bytes(v[..4].try_into().expect("4 bytes"))),
+                    Some(v) => ids.push(
+                        be_u32("goals", &k, &v).map_err(ConflictableTransactionError::Abort)?,
+                    ),
                     None => {
                         goals.insert(k, &next.to_be_bytes())?;
                         ids.push(next);
@@ -459,9 +493,12 @@ impl Store {
                     tests_t.insert(&key(t.id.0), encode(t))?;
                 }
                 suites.insert(&key(suite_id.0), suite_bytes.clone())?;
-                let previous = best
-                    .get(&bkey)?
-                    .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes"))));
+                let previous = match best.get(&bkey)? {
+                    Some(v) => Some(SuiteId(
+                        be_u64("best", &bkey, &v).map_err(ConflictableTransactionError::Abort)?,
+                    )),
+                    None => None,
+                };
                 let reason = match previous {
                     _ if force => BestReason::Forced,
                     None => BestReason::First,
@@ -546,10 +583,11 @@ impl Store {
 
     /// Id of the best suite of a repository and crate.
     pub fn best_id(&self, repo: RepoId, krate: &str) -> Result<Option<SuiteId>> {
-        Ok(self
-            .best
-            .get(best_key(repo, krate))?
-            .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes")))))
+        let k = best_key(repo, krate);
+        self.best
+            .get(&k)?
+            .map(|v| be_u64("best", &k, &v).map(SuiteId))
+            .transpose()
     }
 
     /// The best suite of a repository and crate.
