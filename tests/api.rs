@@ -341,3 +341,51 @@ fn trigger_commits_are_resolved_to_full_hashes_and_options_are_refused() {
     assert!(!written.exists());
     let _ = d.delete(&format!("/v1/repos/{id}"), Some(&d.token));
 }
+
+/// Distinct `method` labels of the request counter.
+fn method_labels(metrics: &str) -> std::collections::BTreeSet<String> {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("frugal_http_requests_total{"))
+        .filter_map(|l| l.split("method=\"").nth(1)?.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn custom_http_methods_share_one_metrics_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let addr = d.base.trim_start_matches("http://").to_string();
+    let _ = d.get("/v1/repos").unwrap();
+    let before = method_labels(&d.get("/metrics").unwrap().body);
+    for i in 0..1000 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "CUSTOM{i} /v1/repos HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    }
+    let text = d.get("/metrics").unwrap().body;
+    let after = method_labels(&text);
+    let added: Vec<_> = after.difference(&before).collect();
+    assert!(
+        added.len() <= 1,
+        "{} labels added: {:?}",
+        added.len(),
+        &added[..added.len().min(5)]
+    );
+    assert!(after.contains("other"), "{text}");
+    assert!(after.contains("GET"), "{text}");
+    assert!(
+        text.contains(
+            "frugal_http_requests_total{route=\"/v1/repos\",method=\"other\",status=\"401\"} 1000"
+        ),
+        "{text}"
+    );
+}
