@@ -277,7 +277,7 @@ pub fn run(
         profile.as_ref().ok(),
         run,
     )?;
-    let outcome = store.store_suite(new)?;
+    let outcome = store.store_suite_for_job(job.id, new)?;
     let summary_json = json!({
         "pipeline": summary,
         "profile": profile_digest(&profile),

@@ -76,6 +76,8 @@ pub struct Store {
     goals: sled::Tree,
     meta: sled::Tree,
     replacements: sled::Tree,
+    /// Job id -> id of the suite the job stored ([`Store::store_suite_for_job`]).
+    job_suites: sled::Tree,
 }
 
 const SCHEMA_KEY: &[u8] = b"schema_version";
@@ -183,6 +185,7 @@ impl Store {
             goals: db.open_tree("goals")?,
             meta: db.open_tree("meta")?,
             replacements: db.open_tree("replacements")?,
+            job_suites: db.open_tree("job_suites")?,
             path,
             db,
         };
@@ -429,16 +432,38 @@ impl Store {
     /// Stores a suite and its tests and applies the best-suite rule ([`judge`]), all in one
     /// transaction; flushed before it returns.
     pub fn store_suite(&self, new: NewSuite) -> Result<StoreOutcome> {
-        self.store_suite_inner(new, false)
+        self.store_suite_inner(new, false, None)
+    }
+
+    /// [`Store::store_suite`] for a job, idempotent: when the job already stored a suite of the
+    /// same repository, crate and commit (it ran again after a crash between storing and
+    /// finishing), nothing is written and the outcome names that suite with
+    /// [`BestReason::AlreadyStored`]. The job -> suite index is written in the same transaction.
+    pub fn store_suite_for_job(&self, job: JobId, new: NewSuite) -> Result<StoreOutcome> {
+        self.store_suite_inner(new, false, Some(job))
+    }
+
+    /// The suite `job` stored, if any.
+    pub fn suite_of_job(&self, job: JobId) -> Result<Option<SuiteId>> {
+        let k = key(job.0);
+        self.job_suites
+            .get(k)?
+            .map(|v| be_u64("job_suites", &k, &v).map(SuiteId))
+            .transpose()
     }
 
     /// Stores a suite and makes it the best one whatever the rule says (e.g. the old best no
     /// longer builds at the new commit).
     pub fn store_suite_as_best(&self, new: NewSuite) -> Result<StoreOutcome> {
-        self.store_suite_inner(new, true)
+        self.store_suite_inner(new, true, None)
     }
 
-    fn store_suite_inner(&self, new: NewSuite, force: bool) -> Result<StoreOutcome> {
+    fn store_suite_inner(
+        &self,
+        new: NewSuite,
+        force: bool,
+        job: Option<JobId>,
+    ) -> Result<StoreOutcome> {
         let mut names = std::collections::HashSet::new();
         for t in &new.tests {
             if !names.insert(t.name.as_str()) {
@@ -487,51 +512,85 @@ impl Store {
         };
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
-        let outcome = flatten((&self.suites, &self.tests, &self.best).transaction(
-            |(suites, tests_t, best)| {
-                for t in &tests {
-                    tests_t.insert(&key(t.id.0), encode(t))?;
-                }
-                suites.insert(&key(suite_id.0), suite_bytes.clone())?;
-                let previous = match best.get(&bkey)? {
-                    Some(v) => Some(SuiteId(
-                        be_u64("best", &bkey, &v).map_err(ConflictableTransactionError::Abort)?,
-                    )),
-                    None => None,
-                };
-                let reason = match previous {
-                    _ if force => BestReason::Forced,
-                    None => BestReason::First,
-                    Some(old_id) => {
-                        let k = key(old_id.0);
-                        let old: SuiteRecord = match suites.get(k)? {
-                            Some(bytes) => decode("suites", &k, &bytes)
-                                .map_err(ConflictableTransactionError::Abort)?,
-                            None => {
-                                return Err(ConflictableTransactionError::Abort(
-                                    StoreError::NotFound {
-                                        what: "best suite",
-                                        id: old_id.to_string(),
-                                    },
-                                ));
+        let job_key = job.map(|j| key(j.0));
+        let outcome = flatten(
+            (&self.suites, &self.tests, &self.best, &self.job_suites).transaction(
+                |(suites, tests_t, best, job_suites)| {
+                    let abort = ConflictableTransactionError::Abort;
+                    if let Some(jk) = &job_key
+                        && let Some(v) = job_suites.get(jk)?
+                    {
+                        let k = key(be_u64("job_suites", jk, &v).map_err(abort)?);
+                        if let Some(bytes) = suites.get(k)? {
+                            let old: SuiteRecord = decode("suites", &k, &bytes).map_err(abort)?;
+                            if old.repo == suite.repo
+                                && old.krate == suite.krate
+                                && old.commit == suite.commit
+                            {
+                                let best_now = match best.get(&bkey)? {
+                                    Some(v) => {
+                                        Some(SuiteId(be_u64("best", &bkey, &v).map_err(abort)?))
+                                    }
+                                    None => None,
+                                };
+                                return Ok(StoreOutcome {
+                                    suite: old.id,
+                                    tests: old.tests,
+                                    replaced_best: false,
+                                    previous_best: best_now,
+                                    reason: BestReason::AlreadyStored,
+                                });
                             }
-                        };
-                        judge(&old, &suite)
+                        }
                     }
-                };
-                let replaced_best = reason.replaces();
-                if replaced_best {
-                    best.insert(bkey.as_slice(), &key(suite_id.0))?;
-                }
-                Ok(StoreOutcome {
-                    suite: suite_id,
-                    tests: test_ids.clone(),
-                    replaced_best,
-                    previous_best: previous,
-                    reason,
-                })
-            },
-        ))?;
+                    for t in &tests {
+                        tests_t.insert(&key(t.id.0), encode(t))?;
+                    }
+                    suites.insert(&key(suite_id.0), suite_bytes.clone())?;
+                    let previous = match best.get(&bkey)? {
+                        Some(v) => Some(SuiteId(
+                            be_u64("best", &bkey, &v)
+                                .map_err(ConflictableTransactionError::Abort)?,
+                        )),
+                        None => None,
+                    };
+                    let reason = match previous {
+                        _ if force => BestReason::Forced,
+                        None => BestReason::First,
+                        Some(old_id) => {
+                            let k = key(old_id.0);
+                            let old: SuiteRecord = match suites.get(k)? {
+                                Some(bytes) => decode("suites", &k, &bytes)
+                                    .map_err(ConflictableTransactionError::Abort)?,
+                                None => {
+                                    return Err(ConflictableTransactionError::Abort(
+                                        StoreError::NotFound {
+                                            what: "best suite",
+                                            id: old_id.to_string(),
+                                        },
+                                    ));
+                                }
+                            };
+                            judge(&old, &suite)
+                        }
+                    };
+                    let replaced_best = reason.replaces();
+                    if replaced_best {
+                        best.insert(bkey.as_slice(), &key(suite_id.0))?;
+                    }
+                    if let Some(jk) = &job_key {
+                        job_suites.insert(jk, &key(suite_id.0))?;
+                    }
+                    Ok(StoreOutcome {
+                        suite: suite_id,
+                        tests: test_ids.clone(),
+                        replaced_best,
+                        previous_best: previous,
+                        reason,
+                    })
+                },
+            ),
+        )?;
         self.flush()?;
         Ok(outcome)
     }
