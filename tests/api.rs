@@ -272,3 +272,120 @@ fn crate_dirs_that_leave_the_repository_are_refused() {
         s.body
     );
 }
+
+#[test]
+fn trigger_commits_are_resolved_to_full_hashes_and_options_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A tiny budget: the one valid trigger below queues a real job.
+    let d = start(tmp.path(), "[search]\nbudget = \"10\"\n");
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            &format!("{{\"path\": \"{}\"}}", repo.display()),
+        )
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    let trigger = |commit: &str| {
+        let body = serde_json::json!({ "commit": commit }).to_string();
+        d.post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), &body)
+            .unwrap()
+    };
+
+    let written = tmp.path().join("written");
+    for bad in [
+        format!("--output={}", written.display()),
+        "HEAD~999".to_string(),
+        "nonexistent".to_string(),
+        "-h".to_string(),
+    ] {
+        let r = trigger(&bad);
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            error.contains("is not a commit of the repository") && error.contains(&bad),
+            "{bad}: {error}"
+        );
+    }
+    // Nothing was queued, so no job ever handed the value to git.
+    let jobs = d.get("/v1/jobs").unwrap();
+    assert_eq!(
+        jobs.json().as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        jobs.body
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!written.exists(), "git wrote {}", written.display());
+    let show = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(show.json()["last_seen_commit"], serde_json::Value::Null);
+
+    // A short hash is stored as the full one, in the answer, the job and the repository.
+    let full = frugal_testkit::run(frugal_testkit::git(&repo).args(["rev-parse", "HEAD"]))
+        .unwrap()
+        .trim()
+        .to_string();
+    let r = trigger(&full[..7]);
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.json()["commit"], full.as_str(), "{}", r.body);
+    let jobs = d.get("/v1/jobs").unwrap().json();
+    assert_eq!(jobs[0]["commit"], full.as_str(), "{jobs}");
+    let show = d.get(&format!("/v1/repos/{id}")).unwrap();
+    assert_eq!(show.json()["last_seen_commit"], full.as_str());
+    // With a last commit seen, a bad value is refused before it reaches `git diff`.
+    let r = trigger(&format!("--output={}", written.display()));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(!written.exists());
+    let _ = d.delete(&format!("/v1/repos/{id}"), Some(&d.token));
+}
+
+/// Distinct `method` labels of the request counter.
+fn method_labels(metrics: &str) -> std::collections::BTreeSet<String> {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("frugal_http_requests_total{"))
+        .filter_map(|l| l.split("method=\"").nth(1)?.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn custom_http_methods_share_one_metrics_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let addr = d.base.trim_start_matches("http://").to_string();
+    let _ = d.get("/v1/repos").unwrap();
+    let before = method_labels(&d.get("/metrics").unwrap().body);
+    for i in 0..1000 {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "CUSTOM{i} /v1/repos HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    }
+    let text = d.get("/metrics").unwrap().body;
+    let after = method_labels(&text);
+    let added: Vec<_> = after.difference(&before).collect();
+    assert!(
+        added.len() <= 1,
+        "{} labels added: {:?}",
+        added.len(),
+        &added[..added.len().min(5)]
+    );
+    assert!(after.contains("other"), "{text}");
+    assert!(after.contains("GET"), "{text}");
+    assert!(
+        text.contains(
+            "frugal_http_requests_total{route=\"/v1/repos\",method=\"other\",status=\"401\"} 1000"
+        ),
+        "{text}"
+    );
+}

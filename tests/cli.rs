@@ -110,6 +110,24 @@ fn a_budget_with_an_unknown_unit_is_rejected_with_a_message_about_the_budget() {
 }
 
 #[test]
+fn a_huge_budget_is_rejected_with_its_bound_not_a_panic() {
+    for (budget, says) in [
+        ("18446744073709551615h", "at most 24 h"),
+        ("1e30s", "unknown budget unit"),
+        ("18446744073709551615", "at most 1000000000000 executions"),
+    ] {
+        let result = frugal()
+            .args(["run", "examples/numeric", "--budget", budget])
+            .output()
+            .unwrap();
+        let (_, stderr) = text(&result);
+        assert_eq!(result.status.code(), Some(2), "{budget}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{budget}: {stderr}");
+        assert!(stderr.contains(says), "{budget}: {stderr}");
+    }
+}
+
+#[test]
 fn a_directory_without_a_cargo_toml_is_rejected_with_a_clear_message() {
     let dir = Scratch::new("not-a-crate");
     std::fs::write(dir.0.join("README.md"), "no crate here\n").unwrap();

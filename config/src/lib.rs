@@ -108,8 +108,14 @@ pub enum Budget {
     Executions(u64),
 }
 
+/// Longest time budget (the search's `MAX_TIME`; this crate knows no engine crate).
+pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(24 * 3600);
+/// Largest execution budget (the search's `MAX_EXECUTIONS`).
+pub const MAX_BUDGET_EXECUTIONS: u64 = 1_000_000_000_000;
+
 impl Budget {
-    /// `30s`, `5m`, `1h`, `250ms`, or a plain number of executions.
+    /// `30s`, `5m`, `1h`, `250ms`, or a plain number of executions; at most
+    /// [`MAX_BUDGET_TIME`] or [`MAX_BUDGET_EXECUTIONS`].
     pub fn parse(s: &str) -> Result<Budget, String> {
         let s = s.trim();
         let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -120,11 +126,19 @@ impl Budget {
         if n == 0 {
             return Err(format!("`{s}` is zero"));
         }
+        let too_long = || format!("`{s}` is too long: a budget is at most 24 h (86400s)");
         match unit.trim() {
+            "" if n > MAX_BUDGET_EXECUTIONS => Err(format!(
+                "`{s}` is too large: a budget is at most {MAX_BUDGET_EXECUTIONS} executions"
+            )),
             "" => Ok(Budget::Executions(n)),
-            other => parse_duration_unit(n, other)
-                .map(Budget::Time)
-                .ok_or_else(|| format!("unknown unit `{other}` in `{s}`: use ms, s, m, h or none")),
+            other => match duration_of(n, other) {
+                None => Err(format!(
+                    "unknown unit `{other}` in `{s}`: use ms, s, m, h or none"
+                )),
+                Some(Some(d)) if d <= MAX_BUDGET_TIME => Ok(Budget::Time(d)),
+                Some(_) => Err(too_long()),
+            },
         }
     }
 
@@ -138,14 +152,16 @@ impl Budget {
     }
 }
 
-fn parse_duration_unit(n: u64, unit: &str) -> Option<Duration> {
-    match unit {
-        "ms" => Some(Duration::from_millis(n)),
-        "s" => Some(Duration::from_secs(n)),
-        "m" | "min" => Some(Duration::from_secs(n * 60)),
-        "h" => Some(Duration::from_secs(n * 3600)),
-        _ => None,
-    }
+/// `n` of `unit`: `None` for an unknown unit, `Some(None)` when it overflows.
+fn duration_of(n: u64, unit: &str) -> Option<Option<Duration>> {
+    let ms_per_unit: u64 = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        _ => return None,
+    };
+    Some(n.checked_mul(ms_per_unit).map(Duration::from_millis))
 }
 
 /// `90s`, `5m`, `1h`, `500ms`.
@@ -156,8 +172,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let n: u64 = num
         .parse()
         .map_err(|_| format!("`{s}` is not a duration such as 30s, 5m or 1h"))?;
-    parse_duration_unit(n, unit.trim())
-        .ok_or_else(|| format!("`{s}` needs a unit: ms, s, m or h (e.g. 60s)"))
+    match duration_of(n, unit.trim()) {
+        None => Err(format!("`{s}` needs a unit: ms, s, m or h (e.g. 60s)")),
+        Some(None) => Err(format!("`{s}` is too long")),
+        Some(Some(d)) => Ok(d),
+    }
 }
 
 /// Algorithms the configuration accepts, one name per search algorithm of the design (the

@@ -257,6 +257,36 @@ fn out_of_range_and_unknown_values_name_file_line_and_key() {
         "smart",
     );
     assert_names(
+        "[search]\nbudget = \"18446744073709551615h\"\n",
+        2,
+        "search.budget",
+        "at most 24 h",
+    );
+    assert_names(
+        "[search]\nbudget = 1000000000001\n",
+        2,
+        "search.budget",
+        "at most 1000000000000 executions",
+    );
+    assert_names(
+        "[search]\nbudget = \"1000000000001\"\n",
+        2,
+        "search.budget",
+        "at most 1000000000000 executions",
+    );
+    assert_names(
+        "[[repo]]\npath = \"/a\"\nbudget = \"5124095576030432h\"\n",
+        3,
+        "repo[0].budget",
+        "at most 24 h",
+    );
+    assert_names(
+        "[scheduler]\npoll_interval = \"18446744073709551615h\"\n",
+        2,
+        "scheduler.poll_interval",
+        "too long",
+    );
+    assert_names(
         "[search]\nbudget = \"5 fortnights\"\n",
         2,
         "search.budget",

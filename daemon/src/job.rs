@@ -27,7 +27,7 @@ use anyhow::{Context, bail};
 use frugal_config::Budget as ConfigBudget;
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
-use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
+use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
     StoreOutcome,
@@ -70,7 +70,8 @@ pub struct Finished {
     pub summary_json: serde_json::Value,
 }
 
-/// Scales a configured budget by a job's factor (change-aware budgets).
+/// Scales a configured budget by a job's factor (change-aware budgets), within the search's
+/// bounds ([`MAX_TIME`], [`MAX_EXECUTIONS`]) whatever the budget and the factor.
 pub fn scaled_budget(b: ConfigBudget, factor: f64) -> Budget {
     let f = if factor.is_finite() && factor > 0.0 {
         factor
@@ -78,8 +79,15 @@ pub fn scaled_budget(b: ConfigBudget, factor: f64) -> Budget {
         1.0
     };
     match b {
-        ConfigBudget::Executions(n) => Budget::Executions(((n as f64 * f).round() as u64).max(1)),
-        ConfigBudget::Time(d) => Budget::Time(d.mul_f64(f).max(Duration::from_millis(1))),
+        ConfigBudget::Executions(n) => {
+            // `as` saturates, and the bound keeps the count far below it.
+            let n = (n as f64 * f).round() as u64;
+            Budget::Executions(n.clamp(1, MAX_EXECUTIONS))
+        }
+        ConfigBudget::Time(d) => {
+            let d = Duration::try_from_secs_f64(d.as_secs_f64() * f).unwrap_or(MAX_TIME);
+            Budget::Time(d.clamp(Duration::from_millis(1), MAX_TIME))
+        }
     }
 }
 
@@ -173,7 +181,7 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
     let mut archive = Command::new("git")
         .arg("-C")
         .arg(repo)
-        .args(["archive", "--format=tar", commit])
+        .args(["archive", "--format=tar", "--end-of-options", commit])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -269,7 +277,7 @@ pub fn run(
         profile.as_ref().ok(),
         run,
     )?;
-    let outcome = store.store_suite(new)?;
+    let outcome = store.store_suite_for_job(job.id, new)?;
     let summary_json = json!({
         "pipeline": summary,
         "profile": profile_digest(&profile),
@@ -599,6 +607,30 @@ mod tests {
             scaled_budget(ConfigBudget::Executions(10), f64::NAN),
             Budget::Executions(10)
         );
+    }
+
+    #[test]
+    fn huge_budgets_and_factors_stay_bounded_without_overflow() {
+        let day = Duration::from_secs(24 * 3600);
+        assert_eq!(
+            scaled_budget(ConfigBudget::Time(Duration::from_secs(u64::MAX)), 3.0),
+            Budget::Time(day)
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Time(Duration::MAX), f64::MAX),
+            Budget::Time(day)
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Executions(u64::MAX), 3.0),
+            Budget::Executions(1_000_000_000_000)
+        );
+        assert_eq!(
+            scaled_budget(ConfigBudget::Time(Duration::from_secs(60)), f64::INFINITY),
+            Budget::Time(Duration::from_secs(60))
+        );
+        // The config's bounds are the search's.
+        assert_eq!(frugal_config::MAX_BUDGET_TIME, MAX_TIME);
+        assert_eq!(frugal_config::MAX_BUDGET_EXECUTIONS, MAX_EXECUTIONS);
     }
 
     #[test]

@@ -77,11 +77,12 @@ impl Metrics {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts one answered request.
+    /// Counts one answered request. The method becomes a label through [`method_label`], so a
+    /// client cannot grow the map with methods of its own.
     pub fn request(&self, route: &str, method: &str, status: u16, took: Duration) {
         let mut m = self.lock();
         *m.requests
-            .entry((route.to_string(), method.to_string(), status))
+            .entry((route.to_string(), method_label(method).to_string(), status))
             .or_default() += 1;
         m.latency
             .entry(route.to_string())
@@ -210,6 +211,19 @@ impl Metrics {
     }
 }
 
+/// The metrics label of an HTTP method: one of the nine standard methods (RFC 9110 and PATCH),
+/// or `other` for any other token.
+pub fn method_label(method: &str) -> &'static str {
+    const STANDARD: &[&str] = &[
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    STANDARD
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
+}
+
 fn gauge(out: &mut String, name: &str, help: &str, values: &[(&str, f64)]) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} gauge");
@@ -238,5 +252,23 @@ mod tests {
         assert!(text.contains("route=\"/v1/repos\",le=\"0.001\"} 1"));
         assert!(text.contains("route=\"/v1/repos\",le=\"0.05\"} 2"));
         assert!(text.contains("frugal_http_request_duration_seconds_count{route=\"/v1/repos\"} 2"));
+    }
+
+    #[test]
+    fn methods_outside_the_standard_ones_are_one_label() {
+        assert_eq!(method_label("GET"), "GET");
+        assert_eq!(method_label("PATCH"), "PATCH");
+        assert_eq!(method_label("get"), "other");
+        assert_eq!(method_label("CUSTOM1"), "other");
+        let m = Metrics::default();
+        for i in 0..1000 {
+            m.request("/v1/repos", &format!("X{i}"), 401, Duration::ZERO);
+        }
+        m.request("/v1/repos", "GET", 200, Duration::ZERO);
+        assert_eq!(m.lock().requests.len(), 2);
+        let text = m.render(&Gauges::default());
+        assert!(text.contains(
+            "frugal_http_requests_total{route=\"/v1/repos\",method=\"other\",status=\"401\"} 1000"
+        ));
     }
 }

@@ -222,7 +222,10 @@ fn execute(ctx: &RunnerCtx, job: &JobRecord, run: RunId, abandoned: &Mutex<bool>
     match result {
         Ok(None) => {}
         Ok(Some(done)) => {
-            ctx.metrics.suite_stored(done.outcome.replaced_best);
+            // A re-run after a crash stored nothing new (the store is idempotent per job).
+            if done.outcome.reason != frugal_storage::BestReason::AlreadyStored {
+                ctx.metrics.suite_stored(done.outcome.replaced_best);
+            }
             tracing::info!(job = %job.id, run = %run, suite = %done.outcome.suite,
                 best = done.outcome.replaced_best, reason = %done.outcome.reason,
                 secs = t.elapsed().as_secs_f64(), "job succeeded");

@@ -111,6 +111,7 @@ impl From<SchedulerError> for ApiError {
     fn from(e: SchedulerError) -> Self {
         match e {
             SchedulerError::NoSuchRepo(_) => ApiError::not_found(e.to_string()),
+            SchedulerError::BadCommit { .. } => ApiError::bad_request(e.to_string()),
             SchedulerError::Store(s) => s.into(),
             other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, other.to_string()),
         }

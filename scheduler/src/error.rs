@@ -15,6 +15,8 @@ pub enum SchedulerError {
         args: String,
         message: String,
     },
+    #[error("resolve commit `{commit}`: it is not a commit of the repository ({message})")]
+    BadCommit { commit: String, message: String },
     #[error("parse schedule: {0}")]
     Cron(String),
     #[error("find job {0}: not in the queue")]

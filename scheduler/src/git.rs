@@ -51,12 +51,61 @@ pub fn poll_head(repo: &Path, last_seen: Option<&str>) -> Result<Head, Scheduler
     Ok(Head { commit, changed })
 }
 
+/// Longest commit name accepted from a user; a full SHA-256 hash is 64 characters.
+const MAX_COMMIT_NAME: usize = 256;
+
+/// Resolves a user-given commit name (full or short hash, branch, tag, `HEAD~2`, ...) to the
+/// full hash of a commit of `repo`. The name reaches git after `--end-of-options`, so a value
+/// starting with `-` is a (bad) revision, never an option.
+pub fn resolve_commit(repo: &Path, name: &str) -> Result<String, SchedulerError> {
+    let bad = |message: String| SchedulerError::BadCommit {
+        commit: name.to_string(),
+        message,
+    };
+    if name.is_empty() {
+        return Err(bad("it is empty".into()));
+    }
+    if name.len() > MAX_COMMIT_NAME {
+        return Err(bad(format!("it is longer than {MAX_COMMIT_NAME} bytes")));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(bad("it contains control characters".into()));
+    }
+    let rev = format!("{name}^{{commit}}");
+    let out = git(
+        repo,
+        &["rev-parse", "--verify", "--quiet", "--end-of-options", &rev],
+    )
+    .map_err(|e| match e {
+        SchedulerError::Git { message, .. } if !message.starts_with("cannot start git") => {
+            bad("git rev-parse --verify names no commit by it".into())
+        }
+        other => other,
+    })?;
+    let full = out.trim();
+    if !matches!(full.len(), 40 | 64) || !full.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad(format!(
+            "git resolved it to `{full}`, not a commit hash"
+        )));
+    }
+    Ok(full.to_string())
+}
+
 /// Files changed between two commits, relative to the repository root. Renames count as a
 /// deletion plus an addition, so a file moved out of a crate changes that crate too.
 pub fn changed_files(repo: &Path, from: &str, to: &str) -> Result<Vec<String>, SchedulerError> {
     let out = git(
         repo,
-        &["diff", "--name-only", "--no-renames", "-z", from, to, "--"],
+        &[
+            "diff",
+            "--name-only",
+            "--no-renames",
+            "-z",
+            "--end-of-options",
+            from,
+            to,
+            "--",
+        ],
     )?;
     Ok(out
         .split('\0')

@@ -8,7 +8,7 @@ use frugal_storage::{JobId, JobRecord, JobState, RepoId, RunId, Store, now_ms};
 
 use crate::budget::{BudgetDecision, CrateBudget, plan_budgets};
 use crate::cron::CronSchedule;
-use crate::git::{changed_files, poll_head};
+use crate::git::{changed_files, poll_head, resolve_commit};
 use crate::{Result, SchedulerError};
 
 /// Why a job was asked for. Decides priority: API > hook > poll > cron > recovered.
@@ -415,7 +415,9 @@ impl Scheduler {
 
     /// A new commit of a registered repository (hook, API, or a poll that saw one): plans
     /// change-aware budgets against the last commit seen, queues the changed crates (and any
-    /// `forced` ones), and records the commit as seen. `commit: None` resolves HEAD.
+    /// `forced` ones), and records the commit as seen. `commit: None` resolves HEAD; a given
+    /// commit is resolved to its full hash ([`SchedulerError::BadCommit`] if it names none),
+    /// which is what the jobs and the repository record from then on.
     pub fn on_commit(
         &self,
         repo: RepoId,
@@ -429,7 +431,7 @@ impl Scheduler {
             .ok_or(SchedulerError::NoSuchRepo(repo))?;
         let path = Path::new(&rec.path);
         let commit = match commit {
-            Some(c) => c.to_string(),
+            Some(c) => resolve_commit(path, c)?,
             None => poll_head(path, None)?.commit,
         };
         let changed = match rec.last_seen_commit.as_deref() {

@@ -227,3 +227,28 @@ fn polling_a_registered_repo_queues_only_what_changed() {
             changed: false
         }));
 }
+
+#[test]
+fn user_commits_resolve_to_full_hashes_and_never_reach_git_as_options() {
+    let (dir, c1) = repo();
+    assert_eq!(resolve_commit(dir.path(), &c1[..8]).unwrap(), c1);
+    assert_eq!(resolve_commit(dir.path(), "HEAD").unwrap(), c1);
+    let out = dir.path().join("written");
+    for bad in [
+        format!("--output={}", out.display()),
+        "HEAD~999".into(),
+        "nonexistent".into(),
+        String::new(),
+        "a\nb".into(),
+        "x".repeat(300),
+    ] {
+        match resolve_commit(dir.path(), &bad) {
+            Err(SchedulerError::BadCommit { commit, .. }) => assert_eq!(commit, bad),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    assert!(!out.exists());
+    // A tree is not a commit.
+    let tree = git(dir.path(), &["rev-parse", "HEAD^{tree}"]);
+    assert!(resolve_commit(dir.path(), &tree).is_err());
+}

@@ -9,10 +9,16 @@ pub enum Budget {
     Executions(u64),
 }
 
+/// Longest time budget: a day (a longer search belongs to several runs).
+pub const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
+/// Largest execution budget (well beyond what a day affords, far below any overflow).
+pub const MAX_EXECUTIONS: u64 = 1_000_000_000_000;
+
 impl std::str::FromStr for Budget {
     type Err = String;
 
-    /// `30s`, `5m`, `1h`, `250ms` or a plain number of executions.
+    /// `30s`, `5m`, `1h`, `250ms` or a plain number of executions, at most [`MAX_TIME`] or
+    /// [`MAX_EXECUTIONS`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
         let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -20,20 +26,26 @@ impl std::str::FromStr for Budget {
         let n: u64 = num
             .parse()
             .map_err(|_| format!("budget `{s}` must start with a number, e.g. 30s, 5m or 20000"))?;
-        let time = |d: Duration| {
+        let too_long = || format!("budget `{s}` is too long: at most 24 h (86400s)");
+        let time = |ms_per_unit: u64| {
             if n == 0 {
-                Err(format!("budget `{s}` is zero"))
-            } else {
-                Ok(Budget::Time(d))
+                return Err(format!("budget `{s}` is zero"));
+            }
+            match n.checked_mul(ms_per_unit).map(Duration::from_millis) {
+                Some(d) if d <= MAX_TIME => Ok(Budget::Time(d)),
+                _ => Err(too_long()),
             }
         };
         match unit {
+            "" if n > MAX_EXECUTIONS => Err(format!(
+                "budget `{s}` is too large: at most {MAX_EXECUTIONS} executions"
+            )),
             "" if n > 0 => Ok(Budget::Executions(n)),
             "" => Err("a budget of 0 executions does nothing".to_string()),
-            "ms" => time(Duration::from_millis(n)),
-            "s" => time(Duration::from_secs(n)),
-            "m" | "min" => time(Duration::from_secs(n * 60)),
-            "h" => time(Duration::from_secs(n * 3600)),
+            "ms" => time(1),
+            "s" => time(1000),
+            "m" | "min" => time(60_000),
+            "h" => time(3_600_000),
             other => Err(format!(
                 "unknown budget unit `{other}` in `{s}`: use ms, s, m, h or none for executions"
             )),
@@ -109,5 +121,31 @@ mod tests {
         assert!("5x".parse::<Budget>().is_err());
         assert!("0".parse::<Budget>().is_err());
         assert!("m5".parse::<Budget>().is_err());
+    }
+
+    #[test]
+    fn huge_budgets_are_refused_not_overflowed() {
+        for (text, says) in [
+            ("18446744073709551615h", "at most 24 h"),
+            ("5124095576030432h", "at most 24 h"),
+            ("18446744073709551615m", "at most 24 h"),
+            ("25h", "at most 24 h"),
+            ("1441m", "at most 24 h"),
+            ("86400001ms", "at most 24 h"),
+            ("1000000000001", "at most 1000000000000 executions"),
+            ("18446744073709551615", "at most 1000000000000 executions"),
+            ("99999999999999999999999s", "must start with a number"),
+            ("1e30s", "unknown budget unit"),
+        ] {
+            let e = text.parse::<Budget>().expect_err(text);
+            assert!(e.contains(says), "{text}: {e}");
+        }
+        let day = Duration::from_secs(24 * 3600);
+        assert_eq!("24h".parse(), Ok(Budget::Time(day)));
+        assert_eq!("86400s".parse(), Ok(Budget::Time(day)));
+        assert_eq!(
+            "1000000000000".parse(),
+            Ok(Budget::Executions(1_000_000_000_000))
+        );
     }
 }

@@ -32,7 +32,7 @@ pub use algorithm::{
     Algorithm, AlgorithmKind, Evaluated, Generation, Observer, SearchParams, run_search,
 };
 pub use archive::{Archive, ArchivePolicy, Entry};
-pub use budget::{Budget, BudgetClock};
+pub use budget::{Budget, BudgetClock, MAX_EXECUTIONS, MAX_TIME};
 pub use exec::{Counters, ExecResult, Executor, Status};
 pub use frugal_proxies::Proxies;
 pub use goals::{GoalKind, GoalSelection, Goals};

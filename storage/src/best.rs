@@ -35,6 +35,8 @@ pub enum BestReason {
     NotCheaperMeasured { basis: String, old: f64, new: f64 },
     /// Kept: same goals, not cheaper by proxy cost.
     NotCheaperProxy { old: f64, new: f64 },
+    /// Nothing stored: the job had stored this suite already (it ran again after a crash).
+    AlreadyStored,
 }
 
 impl BestReason {
@@ -86,6 +88,10 @@ impl fmt::Display for BestReason {
             BestReason::NotCheaperProxy { old, new } => write!(
                 f,
                 "kept old best: same goals, proxy cost not lower ({new} >= {old})"
+            ),
+            BestReason::AlreadyStored => write!(
+                f,
+                "the job had stored this suite already (run again after a crash); nothing new stored"
             ),
         }
     }

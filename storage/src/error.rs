@@ -47,6 +47,16 @@ pub enum StoreError {
         #[source]
         source: serde_json::Error,
     },
+    #[error(
+        "decode record {key} of tree `{tree}` (corrupt): {found} bytes where {expected} were \
+         expected"
+    )]
+    BadValue {
+        tree: &'static str,
+        key: String,
+        expected: usize,
+        found: usize,
+    },
     #[error("find {what} {id}: not in the store")]
     NotFound { what: &'static str, id: String },
     #[error("{0}")]

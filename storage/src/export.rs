@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     JobRecord, RepoId, RepoRecord, Result, RunRecord, SCHEMA_VERSION, Store, StoreError, SuiteId,
-    SuiteRecord, TestRecord, best_key, encode, goal_prefix, key,
+    SuiteRecord, TestRecord, bad_value, be_u32, be_u64, best_key, encode, goal_prefix, key,
 };
 
 /// One line of an export.
@@ -36,12 +36,15 @@ pub enum ExportLine {
     },
 }
 
-fn split_krate(k: &[u8]) -> (RepoId, String, &[u8]) {
-    let repo = RepoId(u64::from_be_bytes(k[..8].try_into().expect("8 bytes")));
-    let rest = &k[8..];
+/// Splits a `best` or `goals` key: 8 bytes of repository id, the crate, then `\0` and the goal.
+fn split_krate<'k>(tree: &'static str, k: &'k [u8]) -> Result<(RepoId, String, &'k [u8])> {
+    let Some((id, rest)) = k.split_first_chunk::<8>() else {
+        return Err(bad_value(tree, k, 8, k.len()));
+    };
+    let repo = RepoId(u64::from_be_bytes(*id));
     let end = rest.iter().position(|b| *b == 0).unwrap_or(rest.len());
     let krate = String::from_utf8_lossy(&rest[..end]).into_owned();
-    (repo, krate, rest.get(end + 1..).unwrap_or(&[]))
+    Ok((repo, krate, rest.get(end + 1..).unwrap_or(&[])))
 }
 
 impl Store {
@@ -71,8 +74,8 @@ impl Store {
         }
         for kv in self.best.iter() {
             let (k, v) = kv?;
-            let (repo, krate, _) = split_krate(&k);
-            let suite = SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes")));
+            let (repo, krate, _) = split_krate("best", &k)?;
+            let suite = SuiteId(be_u64("best", &k, &v)?);
             line(&ExportLine::Best { repo, krate, suite })?;
         }
         for r in self.jobs()? {
@@ -81,8 +84,8 @@ impl Store {
         for kv in self.goals.iter() {
             let (k, v) = kv?;
             // Goal keys are "<repo><krate>\0<goal>"; best_key has no \0, so split at the first.
-            let (repo, krate, goal) = split_krate(&k);
-            let id = u32::from_be_bytes(v[..4].try_into().expect("4 bytes"));
+            let (repo, krate, goal) = split_krate("goals", &k)?;
+            let id = be_u32("goals", &k, &v)?;
             let key = String::from_utf8_lossy(goal).into_owned();
             line(&ExportLine::Goal {
                 repo,
@@ -160,7 +163,7 @@ impl Store {
                     let mut seq_key = b"goalseq/".to_vec();
                     seq_key.extend_from_slice(&prefix);
                     let next = match self.meta.get(&seq_key)? {
-                        Some(v) => u32::from_be_bytes(v[..4].try_into().expect("4 bytes")),
+                        Some(v) => be_u32("meta", &seq_key, &v)?,
                         None => 0,
                     };
                     self.meta.insert(seq_key, &next.max(id + 1).to_be_bytes())?;

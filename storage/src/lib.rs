@@ -76,6 +76,8 @@ pub struct Store {
     goals: sled::Tree,
     meta: sled::Tree,
     replacements: sled::Tree,
+    /// Job id -> id of the suite the job stored ([`Store::store_suite_for_job`]).
+    job_suites: sled::Tree,
 }
 
 const SCHEMA_KEY: &[u8] = b"schema_version";
@@ -106,6 +108,37 @@ fn decode<T: DeserializeOwned>(tree: &'static str, key: &[u8], bytes: &[u8]) -> 
         key: describe_key(key),
         source,
     })
+}
+
+/// A big-endian `u64` stored as a value (or a key prefix, see `split_krate`): exactly 8 bytes,
+/// anything else is [`StoreError::BadValue`].
+pub(crate) fn be_u64(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u64> {
+    let b: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| bad_value(tree, key, 8, bytes.len()))?;
+    Ok(u64::from_be_bytes(b))
+}
+
+/// A big-endian `u32` stored as a value: exactly 4 bytes.
+pub(crate) fn be_u32(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u32> {
+    let b: [u8; 4] = bytes
+        .try_into()
+        .map_err(|_| bad_value(tree, key, 4, bytes.len()))?;
+    Ok(u32::from_be_bytes(b))
+}
+
+pub(crate) fn bad_value(
+    tree: &'static str,
+    key: &[u8],
+    expected: usize,
+    found: usize,
+) -> StoreError {
+    StoreError::BadValue {
+        tree,
+        key: describe_key(key),
+        expected,
+        found,
+    }
 }
 
 fn describe_key(key: &[u8]) -> String {
@@ -152,6 +185,7 @@ impl Store {
             goals: db.open_tree("goals")?,
             meta: db.open_tree("meta")?,
             replacements: db.open_tree("replacements")?,
+            job_suites: db.open_tree("job_suites")?,
             path,
             db,
         };
@@ -166,11 +200,10 @@ impl Store {
 
     /// Schema version recorded in the store.
     pub fn schema_version(&self) -> Result<Option<u32>> {
-        Ok(self.meta.get(SCHEMA_KEY)?.map(|v| {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(&v[..4]);
-            u32::from_be_bytes(b)
-        }))
+        self.meta
+            .get(SCHEMA_KEY)?
+            .map(|v| be_u32("meta", SCHEMA_KEY, &v))
+            .transpose()
     }
 
     fn set_schema_version(&self, v: u32) -> Result<()> {
@@ -367,7 +400,9 @@ impl Store {
         seq_key.extend_from_slice(&prefix);
         let ids = flatten((&self.goals, &self.meta).transaction(|(goals, meta)| {
             let mut next = match meta.get(&seq_key)? {
-                Some(v) => u32::from_be_bytes(v[..4].try_into().expect("4 bytes")),
+                Some(v) => {
+                    be_u32("meta", &seq_key, &v).map_err(ConflictableTransactionError::Abort)?
+                }
                 None => 0,
             };
             let mut ids = Vec::with_capacity(keys.len());
@@ -375,7 +410,9 @@ impl Store {
                 let mut k = prefix.clone();
                 k.extend_from_slice(g.as_bytes());
                 match goals.get(&k)? {
-                    Some(v) => ids.push(u32::from_be_bytes(v[..4].try_into().expect("4 bytes"))),
+                    Some(v) => ids.push(
+                        be_u32("goals", &k, &v).map_err(ConflictableTransactionError::Abort)?,
+                    ),
                     None => {
                         goals.insert(k, &next.to_be_bytes())?;
                         ids.push(next);
@@ -395,16 +432,38 @@ impl Store {
     /// Stores a suite and its tests and applies the best-suite rule ([`judge`]), all in one
     /// transaction; flushed before it returns.
     pub fn store_suite(&self, new: NewSuite) -> Result<StoreOutcome> {
-        self.store_suite_inner(new, false)
+        self.store_suite_inner(new, false, None)
+    }
+
+    /// [`Store::store_suite`] for a job, idempotent: when the job already stored a suite of the
+    /// same repository, crate and commit (it ran again after a crash between storing and
+    /// finishing), nothing is written and the outcome names that suite with
+    /// [`BestReason::AlreadyStored`]. The job -> suite index is written in the same transaction.
+    pub fn store_suite_for_job(&self, job: JobId, new: NewSuite) -> Result<StoreOutcome> {
+        self.store_suite_inner(new, false, Some(job))
+    }
+
+    /// The suite `job` stored, if any.
+    pub fn suite_of_job(&self, job: JobId) -> Result<Option<SuiteId>> {
+        let k = key(job.0);
+        self.job_suites
+            .get(k)?
+            .map(|v| be_u64("job_suites", &k, &v).map(SuiteId))
+            .transpose()
     }
 
     /// Stores a suite and makes it the best one whatever the rule says (e.g. the old best no
     /// longer builds at the new commit).
     pub fn store_suite_as_best(&self, new: NewSuite) -> Result<StoreOutcome> {
-        self.store_suite_inner(new, true)
+        self.store_suite_inner(new, true, None)
     }
 
-    fn store_suite_inner(&self, new: NewSuite, force: bool) -> Result<StoreOutcome> {
+    fn store_suite_inner(
+        &self,
+        new: NewSuite,
+        force: bool,
+        job: Option<JobId>,
+    ) -> Result<StoreOutcome> {
         let mut names = std::collections::HashSet::new();
         for t in &new.tests {
             if !names.insert(t.name.as_str()) {
@@ -453,48 +512,85 @@ impl Store {
         };
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
-        let outcome = flatten((&self.suites, &self.tests, &self.best).transaction(
-            |(suites, tests_t, best)| {
-                for t in &tests {
-                    tests_t.insert(&key(t.id.0), encode(t))?;
-                }
-                suites.insert(&key(suite_id.0), suite_bytes.clone())?;
-                let previous = best
-                    .get(&bkey)?
-                    .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes"))));
-                let reason = match previous {
-                    _ if force => BestReason::Forced,
-                    None => BestReason::First,
-                    Some(old_id) => {
-                        let k = key(old_id.0);
-                        let old: SuiteRecord = match suites.get(k)? {
-                            Some(bytes) => decode("suites", &k, &bytes)
-                                .map_err(ConflictableTransactionError::Abort)?,
-                            None => {
-                                return Err(ConflictableTransactionError::Abort(
-                                    StoreError::NotFound {
-                                        what: "best suite",
-                                        id: old_id.to_string(),
-                                    },
-                                ));
+        let job_key = job.map(|j| key(j.0));
+        let outcome = flatten(
+            (&self.suites, &self.tests, &self.best, &self.job_suites).transaction(
+                |(suites, tests_t, best, job_suites)| {
+                    let abort = ConflictableTransactionError::Abort;
+                    if let Some(jk) = &job_key
+                        && let Some(v) = job_suites.get(jk)?
+                    {
+                        let k = key(be_u64("job_suites", jk, &v).map_err(abort)?);
+                        if let Some(bytes) = suites.get(k)? {
+                            let old: SuiteRecord = decode("suites", &k, &bytes).map_err(abort)?;
+                            if old.repo == suite.repo
+                                && old.krate == suite.krate
+                                && old.commit == suite.commit
+                            {
+                                let best_now = match best.get(&bkey)? {
+                                    Some(v) => {
+                                        Some(SuiteId(be_u64("best", &bkey, &v).map_err(abort)?))
+                                    }
+                                    None => None,
+                                };
+                                return Ok(StoreOutcome {
+                                    suite: old.id,
+                                    tests: old.tests,
+                                    replaced_best: false,
+                                    previous_best: best_now,
+                                    reason: BestReason::AlreadyStored,
+                                });
                             }
-                        };
-                        judge(&old, &suite)
+                        }
                     }
-                };
-                let replaced_best = reason.replaces();
-                if replaced_best {
-                    best.insert(bkey.as_slice(), &key(suite_id.0))?;
-                }
-                Ok(StoreOutcome {
-                    suite: suite_id,
-                    tests: test_ids.clone(),
-                    replaced_best,
-                    previous_best: previous,
-                    reason,
-                })
-            },
-        ))?;
+                    for t in &tests {
+                        tests_t.insert(&key(t.id.0), encode(t))?;
+                    }
+                    suites.insert(&key(suite_id.0), suite_bytes.clone())?;
+                    let previous = match best.get(&bkey)? {
+                        Some(v) => Some(SuiteId(
+                            be_u64("best", &bkey, &v)
+                                .map_err(ConflictableTransactionError::Abort)?,
+                        )),
+                        None => None,
+                    };
+                    let reason = match previous {
+                        _ if force => BestReason::Forced,
+                        None => BestReason::First,
+                        Some(old_id) => {
+                            let k = key(old_id.0);
+                            let old: SuiteRecord = match suites.get(k)? {
+                                Some(bytes) => decode("suites", &k, &bytes)
+                                    .map_err(ConflictableTransactionError::Abort)?,
+                                None => {
+                                    return Err(ConflictableTransactionError::Abort(
+                                        StoreError::NotFound {
+                                            what: "best suite",
+                                            id: old_id.to_string(),
+                                        },
+                                    ));
+                                }
+                            };
+                            judge(&old, &suite)
+                        }
+                    };
+                    let replaced_best = reason.replaces();
+                    if replaced_best {
+                        best.insert(bkey.as_slice(), &key(suite_id.0))?;
+                    }
+                    if let Some(jk) = &job_key {
+                        job_suites.insert(jk, &key(suite_id.0))?;
+                    }
+                    Ok(StoreOutcome {
+                        suite: suite_id,
+                        tests: test_ids.clone(),
+                        replaced_best,
+                        previous_best: previous,
+                        reason,
+                    })
+                },
+            ),
+        )?;
         self.flush()?;
         Ok(outcome)
     }
@@ -546,10 +642,11 @@ impl Store {
 
     /// Id of the best suite of a repository and crate.
     pub fn best_id(&self, repo: RepoId, krate: &str) -> Result<Option<SuiteId>> {
-        Ok(self
-            .best
-            .get(best_key(repo, krate))?
-            .map(|v| SuiteId(u64::from_be_bytes(v[..8].try_into().expect("8 bytes")))))
+        let k = best_key(repo, krate);
+        self.best
+            .get(&k)?
+            .map(|v| be_u64("best", &k, &v).map(SuiteId))
+            .transpose()
     }
 
     /// The best suite of a repository and crate.

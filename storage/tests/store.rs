@@ -355,3 +355,42 @@ fn export_then_import_reproduces_the_store() {
         "import needs an empty store"
     );
 }
+
+#[test]
+fn a_second_store_for_the_same_job_returns_the_first_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = {
+        let store = Store::open(dir.path()).unwrap();
+        let repo = store.add_repo("/srv/demo", Vec::new(), None).unwrap().id;
+        let first = store
+            .store_suite_for_job(JobId(7), suite(repo, &[1, 2], None, 2.0))
+            .unwrap();
+        assert_eq!(first.reason, BestReason::First);
+        repo
+        // The daemon dies here, before the job is finished: it runs again after the restart.
+    };
+    let store = Store::open(dir.path()).unwrap();
+    let first = store.suites(repo, None).unwrap()[0].clone();
+    let again = store
+        .store_suite_for_job(JobId(7), suite(repo, &[1, 2, 3], None, 1.0))
+        .unwrap();
+    assert_eq!(again.suite, first.id);
+    assert_eq!(again.tests, first.tests);
+    assert_eq!(again.reason, BestReason::AlreadyStored);
+    assert!(!again.replaced_best);
+    assert_eq!(store.suites(repo, None).unwrap(), vec![first.clone()]);
+    assert_eq!(store.best_id(repo, "demo").unwrap(), Some(first.id));
+    assert_eq!(store.suite_of_job(JobId(7)).unwrap(), Some(first.id));
+
+    // Another job, or the same job at another commit (a requeued job a trigger moved on), stores
+    // a suite of its own.
+    let other = store
+        .store_suite_for_job(JobId(8), suite(repo, &[1, 2], None, 2.0))
+        .unwrap();
+    assert_ne!(other.suite, first.id);
+    let mut moved = suite(repo, &[1, 2], None, 2.0);
+    moved.commit = Some("def".into());
+    let moved = store.store_suite_for_job(JobId(7), moved).unwrap();
+    assert_ne!(moved.suite, first.id);
+    assert_eq!(store.suites(repo, None).unwrap().len(), 3);
+}

@@ -18,9 +18,36 @@ pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The first ten characters of a commit (whole characters, whatever the string holds), or `-`.
+pub(crate) fn short_commit(commit: Option<&str>) -> &str {
+    match commit {
+        Some(c) => c.char_indices().nth(10).map_or(c, |(end, _)| &c[..end]),
+        None => "-",
+    }
+}
+
 pub(crate) fn cost_text(s: &v1::Suite) -> String {
     match &s.total_cost {
         Some(c) => format!(", cost {:.0} {}", c.value, c.basis),
         None => ", cost not measured".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_commits_cut_at_character_boundaries() {
+        let full = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(short_commit(Some(full)), "0123456789");
+        assert_eq!(short_commit(Some("abc")), "abc");
+        assert_eq!(short_commit(Some("")), "");
+        assert_eq!(short_commit(None), "-");
+        assert_eq!(short_commit(Some("abcdefghié-and-more")), "abcdefghié");
+        assert_eq!(
+            short_commit(Some("😀😀😀😀😀😀😀😀😀😀😀😀")),
+            "😀😀😀😀😀😀😀😀😀😀"
+        );
     }
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use frugald::v1;
 
-use super::print_json;
+use super::{print_json, short_commit};
 use crate::client::{Conn, TIMEOUT};
 
 #[derive(Debug, clap::Args)]
@@ -25,10 +25,7 @@ fn run_line(r: &v1::Run) -> String {
         r.id,
         r.krate,
         r.status,
-        r.commit
-            .as_deref()
-            .map(|c| &c[..c.len().min(10)])
-            .unwrap_or("-"),
+        short_commit(r.commit.as_deref()),
         p.phase
     );
     if p.goals > 0 {
@@ -86,5 +83,31 @@ pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
         }
         eprintln!("{}", run_line(&r));
         std::thread::sleep(Duration::from_secs(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with_commit(commit: &str) -> v1::Run {
+        serde_json::from_value(serde_json::json!({
+            "id": 1, "repo": 1, "crate": "k", "commit": commit, "status": "running",
+            "error": null, "started_ms": 0, "finished_ms": null, "job": null, "suite": null,
+            "progress": { "phase": "search", "generation": 0, "executions": 0, "covered": 0,
+                          "goals": 0, "search_fraction": 0.0, "elapsed_s": 0.0, "live": false },
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_run_line_shortens_any_commit_string_without_panicking() {
+        let full = "0123456789abcdef0123456789abcdef01234567";
+        assert!(run_line(&run_with_commit(full)).contains("@ 0123456789: search"));
+        // A multi-byte character straddles byte 10.
+        let odd = "abcdefghié-and-more";
+        assert!(run_line(&run_with_commit(odd)).contains("@ abcdefghié: search"));
+        assert!(run_line(&run_with_commit("ééééééééééééé")).contains("@ éééééééééé: search"));
+        assert!(run_line(&run_with_commit("")).contains("@ : search"));
     }
 }

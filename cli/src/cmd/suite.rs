@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use frugald::v1;
 
-use super::{cost_text, print_json};
+use super::{cost_text, print_json, short_commit};
 use crate::client::{Conn, TIMEOUT};
 
 #[derive(Debug, clap::Subcommand)]
@@ -69,24 +69,26 @@ pub fn run(conn: &Conn, cmd: SuiteCmd) -> anyhow::Result<()> {
                 return print_json(&suites);
             }
             for s in suites {
-                println!(
-                    "{} suite {:>5}  {}  {}  {} tests, {}/{} goals{}",
-                    if s.is_best { "*" } else { " " },
-                    s.id,
-                    s.krate,
-                    s.commit
-                        .as_deref()
-                        .map(|c| &c[..c.len().min(10)])
-                        .unwrap_or("-"),
-                    s.test_count,
-                    s.goals_covered,
-                    s.goals_total,
-                    cost_text(&s)
-                );
+                println!("{}", history_line(&s));
             }
             Ok(())
         }
     }
+}
+
+/// One line of `frugal suite history`.
+fn history_line(s: &v1::Suite) -> String {
+    format!(
+        "{} suite {:>5}  {}  {}  {} tests, {}/{} goals{}",
+        if s.is_best { "*" } else { " " },
+        s.id,
+        s.krate,
+        short_commit(s.commit.as_deref()),
+        s.test_count,
+        s.goals_covered,
+        s.goals_total,
+        cost_text(s)
+    )
 }
 
 /// Writes to a file, or to stdout where a closed pipe (`| head`) ends quietly.
@@ -105,5 +107,25 @@ fn write_out(out: Option<&Path>, text: &str) -> anyhow::Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             other => other.context("write to stdout"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_history_line_shortens_any_commit_string_without_panicking() {
+        let suite: v1::Suite = serde_json::from_value(serde_json::json!({
+            "id": 3, "repo": 1, "crate": "k", "commit": "abcdefghié-and-more", "created_ms": 0,
+            "goals_total": 10, "goals_covered": 4, "total_cost": null, "proxy_cost": 1.0,
+            "test_count": 2, "run": null, "is_best": true,
+        }))
+        .unwrap();
+        let line = history_line(&suite);
+        assert!(
+            line.contains("  k  abcdefghié  2 tests, 4/10 goals"),
+            "{line}"
+        );
     }
 }
