@@ -15,13 +15,7 @@ fn frugald() -> &'static Path {
 }
 
 fn config(dir: &Path, extra: &str) -> PathBuf {
-    let path = dir.join("frugal.toml");
-    let text = format!(
-        "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n{extra}\n\
-         [scheduler]\npoll_interval = \"off\"\n"
-    );
-    std::fs::write(&path, text).unwrap();
-    path
+    frugal_testkit::daemon_config(dir, extra)
 }
 
 fn start(dir: &Path, extra: &str) -> Daemon {
@@ -177,26 +171,25 @@ fn a_bad_config_names_the_file_line_and_key() {
         "[daemon]\nstate_dir = \"state\"\nlisten = \"nowhere\"\n",
     )
     .unwrap();
-    let out = Command::new(frugald())
-        .arg("--config")
-        .arg(&cfg)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("{}:3:", cfg.display())), "{err}");
+    let err = refused_config(&cfg);
     assert!(err.contains("key `daemon.listen`"), "{err}");
 
     std::fs::write(&cfg, "[search]\nbudget = \"5m\"\nbugdet = 3\n").unwrap();
+    let err = refused_config(&cfg);
+    assert!(err.contains("bugdet"), "{err}");
+}
+
+/// Starts frugald on a bad config and returns its error, which must name line 3 of the file.
+fn refused_config(cfg: &Path) -> String {
     let out = Command::new(frugald())
         .arg("--config")
-        .arg(&cfg)
+        .arg(cfg)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("{}:3:", cfg.display())), "{err}");
-    assert!(err.contains("bugdet"), "{err}");
+    err
 }
 
 #[test]

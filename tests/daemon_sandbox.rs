@@ -13,6 +13,10 @@
 //! tmpfs, the target dir bound writable): should confinement ever break, the crate only reaches
 //! the test's temp dir.
 
+mod common;
+
+use common::sandbox_holds;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -25,11 +29,13 @@ const JOB_LIMIT: Duration = Duration::from_secs(300);
 const MARK: &str = "hostile-daemon-was-here";
 
 fn config(dir: &Path) -> PathBuf {
-    let path = dir.join("frugal.toml");
-    let text = "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n\
-                [search]\nbudget = \"1000\"\n\n[executor]\nworkers = 2\n\n\
-                [scheduler]\npoll_interval = \"off\"\nmax_concurrent_jobs = 1\n";
-    std::fs::write(&path, text).unwrap();
+    // One job at a time: the hostile job runs after numeric's work dirs exist.
+    let path = frugal_testkit::daemon_config(
+        dir,
+        "[search]\nbudget = \"1000\"\n\n[executor]\nworkers = 2\n",
+    );
+    let text = std::fs::read_to_string(&path).expect("read the config back");
+    std::fs::write(&path, format!("{text}max_concurrent_jobs = 1\n")).expect("write the config");
     path
 }
 
@@ -127,20 +133,6 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
         .enumerate()
         .filter(|(_, b)| **b == first)
         .any(|(i, _)| hay[i..].starts_with(needle))
-}
-
-/// Hostile crates run only where the sandbox can hold them (files and network confined): on
-/// another host the test says why and stops, rather than run them with root's rights.
-fn sandbox_holds(test: &str) -> bool {
-    let caps = frugal_sandbox::Capabilities::probe();
-    if caps.fs_confined() && caps.net_confined() {
-        return true;
-    }
-    eprintln!(
-        "{test}: SKIPPED: this host cannot confine hostile code: {}",
-        caps.report().join("; ")
-    );
-    false
 }
 
 #[test]

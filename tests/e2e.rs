@@ -15,12 +15,10 @@ use serde_json::Value;
 const JOB_LIMIT: Duration = Duration::from_secs(300);
 
 fn config(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("frugal.toml");
-    let text = "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n\
-                [search]\nbudget = \"3000\"\n\n[executor]\nworkers = 2\n\n\
-                [scheduler]\npoll_interval = \"off\"\n";
-    std::fs::write(&path, text).unwrap();
-    path
+    frugal_testkit::daemon_config(
+        dir,
+        "[search]\nbudget = \"3000\"\n\n[executor]\nworkers = 2\n",
+    )
 }
 
 fn frugal(cfg: &Path, cwd: &Path) -> Command {

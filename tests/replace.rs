@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for, workspace};
+use frugal_testkit::{Daemon, binaries, example_repo, git, run, stdout_of, wait_for, workspace};
 use serde_json::Value;
 
 /// Stands in for `frugal run`'s output: one test covering the untested `shout`, one redundant.
@@ -40,20 +40,14 @@ fn frugal() -> Command {
 /// `frugal replace examples/redundant --json <extra>`; the parsed answer.
 fn replace(name: &str, extra: &[&str]) -> Value {
     let dir = scratch(name);
-    let out = frugal()
-        .args(["replace", "examples/redundant", "--json", "--repeat", "3"])
-        .arg("--out")
-        .arg(dir.join("out"))
-        .arg("--work-dir")
-        .arg(dir.join("work"))
-        .args(extra)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "frugal replace failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        frugal()
+            .args(["replace", "examples/redundant", "--json", "--repeat", "3"])
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--work-dir")
+            .arg(dir.join("work"))
+            .args(extra),
     );
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}"))
 }
@@ -293,17 +287,12 @@ fn frugald_answers_the_replacement_of_the_best_suite() {
     assert_eq!(r["before"]["goals"], r["after"]["goals"]);
     assert!(r["cost_ratio"].as_f64().unwrap() <= 0.5);
     // The CLI reads the stored answer.
-    let out = frugal()
-        .arg("--config")
-        .arg(&cfg)
-        .args(["replace", "--repo", "1", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        frugal()
+            .arg("--config")
+            .arg(&cfg)
+            .args(["replace", "--repo", "1", "--json"]),
     );
-    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cli: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(&cli, r);
 }

@@ -6,6 +6,10 @@
 //! tmpfs, the target dir bound writable): should confinement ever break, the crate only reaches
 //! its two canary directories.
 
+mod common;
+
+use common::hostile_scratch;
+
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use frugal_testkit::{binaries, work_dir, workspace};
+use frugal_testkit::{binaries, processes, work_dir, workspace};
 
 /// The fallback path hard-coded in the crate (`hostile_fs::CANARY`).
 const FALLBACK_CANARY: &str = "/tmp/frugal-hostile-canary";
@@ -64,30 +68,8 @@ impl Listener {
 }
 
 /// Pids of processes running `sleep 1000`.
-fn sleepers() -> Vec<String> {
+fn sleepers() -> Vec<u32> {
     processes(|argv| argv.len() >= 2 && argv[0] == b"sleep" && argv[1] == b"1000")
-}
-
-/// Pids of processes whose command line (arguments split at NUL) satisfies `matches`.
-fn processes(matches: impl Fn(&[&[u8]]) -> bool) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
-                let argv: Vec<&[u8]> = c.split(|b| *b == 0).collect();
-                matches(&argv)
-            })
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
 }
 
 fn make_canary(dir: &Path) {
@@ -103,30 +85,14 @@ fn assert_canary(dir: &Path) {
     );
 }
 
-/// Hostile crates run only where the sandbox can hold them (files and network confined): on
-/// another host the test says why and stops, rather than run them with root's rights.
-fn sandbox_holds(test: &str) -> bool {
-    let caps = frugal_sandbox::Capabilities::probe();
-    if caps.fs_confined() && caps.net_confined() {
-        return true;
-    }
-    eprintln!(
-        "{test}: SKIPPED: this host cannot confine hostile code: {}",
-        caps.report().join("; ")
-    );
-    false
-}
-
 #[test]
 fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
-    if !sandbox_holds("a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind") {
+    let Some(tmp) = hostile_scratch(
+        "a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind",
+    ) else {
         return;
-    }
+    };
     let bins = binaries();
-    let tmp = tempfile::Builder::new()
-        .prefix("frugal-sandbox-e2e")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap();
     let canary = tmp.path().join("canary");
     make_canary(&canary);
     make_canary(Path::new(FALLBACK_CANARY));
@@ -154,7 +120,7 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
     assert_canary(&canary);
     assert_canary(Path::new(FALLBACK_CANARY));
     assert_eq!(connections, 0, "the crate's code reached 127.0.0.1:{PORT}");
-    let left: Vec<String> = sleepers()
+    let left: Vec<u32> = sleepers()
         .into_iter()
         .filter(|p| !before.contains(p))
         .collect();
@@ -232,16 +198,10 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 #[test]
 fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets_nor_forge_results()
 {
-    if !sandbox_holds(
-        "a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets_nor_forge_results",
-    ) {
+    let Some(tmp) = hostile_scratch("frugal-hostile-io") else {
         return;
-    }
+    };
     let bins = binaries();
-    let tmp = tempfile::Builder::new()
-        .prefix("frugal-hostile-io")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap();
     let outside = Path::new(OUTSIDE_DIR);
     make_canary(outside);
     let secret_file = Path::new(SECRET_DIR).join("secret.txt");
@@ -310,7 +270,7 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
     if let Some(mark) = &home_mark {
         assert!(!mark.exists(), "the build script wrote {}", mark.display());
     }
-    let left: Vec<String> = processes(bomb)
+    let left: Vec<u32> = processes(bomb)
         .into_iter()
         .filter(|p| !bombs_before.contains(p))
         .collect();
@@ -366,21 +326,21 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
 
 #[test]
 fn a_build_script_that_hangs_fails_the_run_with_a_timeout_in_bounded_time() {
-    if !sandbox_holds("a_build_script_that_hangs_fails_the_run_with_a_timeout_in_bounded_time") {
+    let Some(tmp) =
+        hostile_scratch("a_build_script_that_hangs_fails_the_run_with_a_timeout_in_bounded_time")
+    else {
         return;
-    }
+    };
     let bins = binaries();
-    let tmp = tempfile::Builder::new()
-        .prefix("frugal-hostile-hang")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap();
+    let work = work_dir("sandbox-hostile-hang");
+    // Only this run's build script: another checkout may run the same test at the same time.
+    let ours = work.path.to_string_lossy().into_owned();
     let script = |argv: &[&[u8]]| {
         argv.first().is_some_and(|a| {
             let a = String::from_utf8_lossy(a);
-            a.contains("hostile-hang") && a.contains("build-script-build")
+            a.starts_with(&ours) && a.contains("build-script-build")
         })
     };
-    let work = work_dir("sandbox-hostile-hang");
     let started = std::time::Instant::now();
     let result = Command::new(&bins.frugal)
         .current_dir(workspace())
@@ -411,14 +371,11 @@ fn a_build_script_that_hangs_fails_the_run_with_a_timeout_in_bounded_time() {
 
 #[test]
 fn symlinks_in_the_crate_never_lead_frugal_to_write_outside_it() {
-    if !sandbox_holds("symlinks_in_the_crate_never_lead_frugal_to_write_outside_it") {
+    let Some(tmp) = hostile_scratch("symlinks_in_the_crate_never_lead_frugal_to_write_outside_it")
+    else {
         return;
-    }
+    };
     let bins = binaries();
-    let tmp = tempfile::Builder::new()
-        .prefix("frugal-hostile-links")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap();
     let outside = tmp.path().join("outside");
     make_canary(&outside.join("generated"));
     make_canary(&outside.join("elsewhere"));

@@ -203,6 +203,21 @@ pub(crate) struct Sample {
     pub output_tail: Option<String>,
 }
 
+impl Sample {
+    /// A run that produced an outcome but no measurement (it timed out, or never started).
+    fn unmeasured(outcome: Outcome, setup_ns: u64) -> Sample {
+        Sample {
+            outcome,
+            wall_ns: None,
+            usage: None,
+            counters: Vec::new(),
+            setup_ns,
+            profiler_ns: 0,
+            output_tail: None,
+        }
+    }
+}
+
 /// What the launcher said at the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum LauncherReport {
@@ -320,17 +335,8 @@ fn drive(
         Ok(line) => line,
         Err(LineError::Timeout) => {
             proc.kill();
-            return Ok(Sample {
-                outcome: Outcome::Timeout {
-                    after_ms: u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX),
-                },
-                wall_ns: None,
-                usage: None,
-                counters: Vec::new(),
-                setup_ns,
-                profiler_ns: 0,
-                output_tail: None,
-            });
+            let after_ms = u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX);
+            return Ok(Sample::unmeasured(Outcome::Timeout { after_ms }, setup_ns));
         }
         Err(e) => return Err(misbehaved(format!("reading its report: {e}"))),
     };
@@ -363,21 +369,16 @@ fn drive(
             profiler_ns: 0,
             output_tail: None,
         },
-        LauncherReport::ExecFailed { errno } => Sample {
-            outcome: Outcome::ExecFailed {
+        LauncherReport::ExecFailed { errno } => Sample::unmeasured(
+            Outcome::ExecFailed {
                 reason: format!(
                     "exec `{}`: {}",
                     spec.program.display(),
                     std::io::Error::from_raw_os_error(errno)
                 ),
             },
-            wall_ns: None,
-            usage: None,
-            counters: Vec::new(),
             setup_ns,
-            profiler_ns: 0,
-            output_tail: None,
-        },
+        ),
     })
 }
 

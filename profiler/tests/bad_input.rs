@@ -63,19 +63,8 @@ fn outcome_core(report: &frugal_profiler::Report) -> bool {
     }
 }
 
-fn processes_with_arg(arg: &str) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            std::fs::read(p.join("cmdline")).is_ok_and(|c| {
-                c.split(|&b| b == 0).any(|a| a == arg.as_bytes()) && !c.starts_with(b"cargo")
-            })
-        })
-        .collect()
+fn processes_with_arg(arg: &str) -> Vec<u32> {
+    frugal_testkit::processes(|argv| argv.contains(&arg.as_bytes()) && !argv[0].ends_with(b"cargo"))
 }
 
 #[test]

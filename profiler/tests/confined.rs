@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{MIB, config, median, valgrind_present};
+use common::{MIB, assert_all_pass, config, median, valgrind_present};
 use frugal_profiler::report::{Metric, Reading, Source};
 use frugal_profiler::{ProfileConfig, profile};
 
@@ -28,15 +28,7 @@ fn a_confined_profile_measures_like_an_unconfined_one() {
     let mut config = confined(scratch.path());
     config.filter = Some("tests::".into());
     let report = profile(&config).expect("confined profile of the costs fixture");
-    for test in &report.tests {
-        assert!(
-            test.outcomes.iter().all(|o| o.is_pass()),
-            "{}: {:?}\n{}",
-            test.name,
-            test.outcomes,
-            test.failure_output.as_deref().unwrap_or_default()
-        );
-    }
+    assert_all_pass(&report);
     assert_eq!(report.tests.len(), 4, "{:?}", report.not_profiled);
     let big = median(
         &report,

@@ -4,7 +4,7 @@ mod common;
 
 use std::io;
 
-use common::{MIB, config, median, names, net, valgrind_present};
+use common::{MIB, assert_all_pass, config, median, names, net, valgrind_present};
 use frugal_profiler::report::{Metric, Reading, Report, SCHEMA_VERSION, Source};
 use frugal_profiler::{
     CounterBackend, OpenCounter, PerfEvent, PerfEventBackend, Suite, profile, profile_with,
@@ -17,18 +17,6 @@ const ALL_PASS: [&str; 5] = [
     "tests::loop_1e3",
     "runs_in_the_crate_dir_with_cargo_env",
 ];
-
-fn assert_all_pass(report: &Report) {
-    for test in &report.tests {
-        assert!(
-            test.outcomes.iter().all(|o| o.is_pass()),
-            "{}: {:?}\n{}",
-            test.name,
-            test.outcomes,
-            test.failure_output.as_deref().unwrap_or_default()
-        );
-    }
-}
 
 #[test]
 fn existing_suite_orders_tests_by_memory_and_time() {

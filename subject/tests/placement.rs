@@ -23,37 +23,54 @@ fn fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-#[test]
-fn binary_crate_gets_a_verified_in_crate_module() {
-    let work = common::work_dir("placement-bin_only");
-    let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        crate_dir: fixture("bin_only"),
-        out_dir: out.path().to_path_buf(),
-        write: false,
-        search: SearchParams {
-            seed: 1,
-            budget: Budget::Executions(1500),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers: 1,
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.path.clone()),
-        analyze: Default::default(),
-        criteria: Default::default(),
-        goal_selection: Default::default(),
-        placement: Placement::InCrate,
-        unconfined: false,
-    };
-    let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+/// Runs the pipeline and checks that it emitted tests and dropped none.
+fn run_clean(opts: &RunOptions) -> pipeline::RunSummary {
+    let summary = pipeline::run(opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
     assert!(summary.tests_emitted > 0, "{summary:?}");
     assert!(
         summary.tests_dropped.is_empty(),
         "{:?}",
         summary.tests_dropped
     );
+    summary
+}
+
+/// A run of the fixture `name` with seed 1, one worker and `executions` executions.
+fn options(
+    name: &str,
+    executions: u64,
+    placement: Placement,
+    work: &Path,
+    out: &Path,
+) -> RunOptions {
+    RunOptions {
+        crate_dir: fixture(name),
+        out_dir: out.to_path_buf(),
+        write: false,
+        search: SearchParams {
+            seed: 1,
+            budget: Budget::Executions(executions),
+            ..SearchParams::default()
+        },
+        exec: ExecConfig {
+            workers: 1,
+            ..ExecConfig::default()
+        },
+        work_dir: Some(work.to_path_buf()),
+        analyze: Default::default(),
+        criteria: Default::default(),
+        goal_selection: Default::default(),
+        placement,
+        unconfined: false,
+    }
+}
+
+#[test]
+fn binary_crate_gets_a_verified_in_crate_module() {
+    let work = common::work_dir("placement-bin_only");
+    let out = tempfile::tempdir().unwrap();
+    let opts = options("bin_only", 1500, Placement::InCrate, &work.path, out.path());
+    let summary = run_clean(&opts);
     let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
     assert!(text.contains("use crate as bin_only;"), "{text}");
     // Private functions of the root and `pub(crate)` ones of a private module are called.
@@ -73,33 +90,14 @@ fn binary_crate_gets_a_verified_in_crate_module() {
 fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
     let work = common::work_dir("placement-explicit_targets");
     let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        crate_dir: fixture("explicit_targets"),
-        out_dir: out.path().to_path_buf(),
-        write: false,
-        search: SearchParams {
-            seed: 1,
-            budget: Budget::Executions(500),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers: 1,
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.path.clone()),
-        analyze: Default::default(),
-        criteria: Default::default(),
-        goal_selection: Default::default(),
-        placement: Placement::Tests,
-        unconfined: false,
-    };
-    let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
-    assert!(summary.tests_emitted > 0, "{summary:?}");
-    assert!(
-        summary.tests_dropped.is_empty(),
-        "{:?}",
-        summary.tests_dropped
+    let opts = options(
+        "explicit_targets",
+        500,
+        Placement::Tests,
+        &work.path,
+        out.path(),
     );
+    run_clean(&opts);
     // The user's manifest is untouched (no --write).
     let manifest = std::fs::read_to_string(fixture("explicit_targets/Cargo.toml")).unwrap();
     assert!(!manifest.contains("frugal_generated"), "{manifest}");

@@ -356,3 +356,52 @@ pub fn cargo_test(root: &Path, target_dir: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Pids of the live (not zombie) processes whose argument vector (`/proc/<pid>/cmdline` split at
+/// NUL) satisfies `matches`: how tests count what code under test left running.
+pub fn processes(matches: impl Fn(&[&[u8]]) -> bool) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| Some((e.file_name().to_str()?.parse::<u32>().ok()?, e.path())))
+        .filter(|(_, dir)| {
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rfind(')')
+                .and_then(|i| stat.get(i + 2..i + 3))
+                .is_some_and(|s| s == "Z");
+            !zombie
+                && std::fs::read(dir.join("cmdline")).is_ok_and(|c| {
+                    let argv: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+                    matches(&argv)
+                })
+        })
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Writes `<dir>/frugal.toml` for a test daemon: loopback on port 0, the state in
+/// `<dir>/state`, no polling, and `sections` (whole TOML sections) on top.
+pub fn daemon_config(dir: &Path, sections: &str) -> PathBuf {
+    let path = dir.join("frugal.toml");
+    let text = format!(
+        "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n{sections}\n\
+         [scheduler]\npoll_interval = \"off\"\n"
+    );
+    std::fs::write(&path, text).expect("write the test config");
+    path
+}
+
+/// Runs a command that must succeed (failing with its stderr otherwise) and returns its stdout.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed with {}:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

@@ -73,3 +73,16 @@ pub fn names(report: &Report) -> Vec<&str> {
 }
 
 pub const MIB: f64 = 1024.0 * 1024.0;
+
+/// Every run of every test in the report passed (its output otherwise).
+pub fn assert_all_pass(report: &Report) {
+    for test in &report.tests {
+        assert!(
+            test.outcomes.iter().all(|o| o.is_pass()),
+            "{}: {:?}\n{}",
+            test.name,
+            test.outcomes,
+            test.failure_output.as_deref().unwrap_or_default()
+        );
+    }
+}

@@ -77,22 +77,9 @@ pub fn sh_with(policy: &Policy, script: &str, args: &[&Path]) -> ConfinedOutput 
 
 /// Live processes whose command line contains `marker`.
 pub fn processes_with(marker: &str) -> usize {
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
-        .filter(|e| {
-            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
-            let zombie = stat
-                .rfind(')')
-                .and_then(|i| stat.get(i + 2..i + 3))
-                .is_some_and(|s| s == "Z");
-            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-            !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
-        })
-        .count()
+    frugal_testkit::processes(|argv| {
+        argv.iter()
+            .any(|a| String::from_utf8_lossy(a).contains(marker))
+    })
+    .len()
 }
