@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,7 @@ use anyhow::{Context, bail};
 use frugal_config::Budget as ConfigBudget;
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
+use frugal_scheduler::{GIT_TIMEOUT, output_within};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
@@ -178,24 +179,18 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
         std::fs::remove_dir_all(dest).with_context(|| format!("empty {}", dest.display()))?;
     }
     std::fs::create_dir_all(dest).with_context(|| format!("create {}", dest.display()))?;
-    let mut archive = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(["archive", "--format=tar", "--end-of-options", commit])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("run git archive (is git installed?)")?;
-    let stdout = archive.stdout.take().context("git archive has no stdout")?;
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(dest)
-        .stdin(stdout)
-        .stderr(Stdio::piped())
-        .output()
-        .context("run tar (is it installed?)")?;
-    let git = archive.wait_with_output().context("wait for git archive")?;
+    // Two steps through a file rather than a pipe, so each runs under its own timeout.
+    let tarball = dest.with_extension("tar");
+    let git = output_within(
+        Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(["archive", "--format=tar", "-o"])
+            .arg(&tarball)
+            .args(["--end-of-options", commit]),
+        GIT_TIMEOUT,
+    )
+    .context("run git archive (is git installed?)")?;
     if !git.status.success() {
         bail!(
             "git archive {commit} in {} failed: {}",
@@ -203,6 +198,17 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
             String::from_utf8_lossy(&git.stderr).trim()
         );
     }
+    let tar = output_within(
+        Command::new("tar")
+            .arg("-x")
+            .arg("-f")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(dest),
+        GIT_TIMEOUT,
+    );
+    let _ = std::fs::remove_file(&tarball);
+    let tar = tar.context("run tar (is it installed?)")?;
     if !tar.status.success() {
         bail!(
             "extracting {commit} into {} failed: {}",

@@ -377,12 +377,14 @@ fn crate_dir_inside(repo: &Path, name: &str, dir: &str) -> ApiResult<()> {
 }
 
 fn git_check(path: &Path) -> ApiResult<()> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(path)
-        .args(["rev-parse", "--git-dir"])
-        .output()
-        .map_err(ApiError::internal)?;
+    let out = frugal_scheduler::output_within(
+        Command::new("git")
+            .arg("-C")
+            .arg(path)
+            .args(["rev-parse", "--git-dir"]),
+        frugal_scheduler::GIT_TIMEOUT,
+    )
+    .map_err(ApiError::internal)?;
     if out.status.success() {
         Ok(())
     } else {

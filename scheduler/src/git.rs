@@ -1,8 +1,11 @@
 //! Polling repositories with the git CLI (no libgit2: one fewer C dependency, and the daemon's
 //! host has git anyway since it runs the hooks).
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::SchedulerError;
 
@@ -21,17 +24,15 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
         args: args.join(" "),
         message,
     };
-    let out = Command::new("git")
-        .arg("-C")
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
         .arg(repo)
         .args(args)
         // Hooks export these; they would point git at the hook's repository, not `repo`.
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| err(format!("cannot start git: {e}")))?;
+        .env_remove("GIT_INDEX_FILE");
+    let out = output_within(&mut cmd, GIT_TIMEOUT).map_err(|e| err(format!("git: {e}")))?;
     if !out.status.success() {
         return Err(err(format!(
             "{} ({})",
@@ -40,6 +41,67 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
         )));
     }
     String::from_utf8(out.stdout).map_err(|e| err(format!("output is not UTF-8: {e}")))
+}
+
+/// The longest one git (or tar) command of the daemon may take: a repository on a hung network
+/// file system, or a huge archive, must not hold a job slot or a request for ever.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Runs `cmd` (stdin closed, stdout and stderr captured) in its own process group,
+/// and kills the group when it has not finished within `timeout` (an error of kind
+/// `TimedOut`). Every git and tar command of the scheduler and the daemon runs through it.
+pub fn output_within(cmd: &mut Command, timeout: Duration) -> std::io::Result<Output> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            // SAFETY: kill(2) on our child's process group; no memory is touched.
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "did not finish within {} s and was killed",
+                    timeout.as_secs()
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
 }
 
 /// The current HEAD commit of `repo` and whether it changed since `last_seen`.
@@ -112,4 +174,24 @@ pub fn changed_files(repo: &Path, from: &str, to: &str) -> Result<Vec<String>, S
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect())
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::*;
+
+    #[test]
+    fn a_hanging_command_and_its_group_are_killed_at_the_timeout() {
+        let started = Instant::now();
+        let r = output_within(
+            Command::new("sh").args(["-c", "sleep 30 & sleep 30"]),
+            Duration::from_millis(300),
+        );
+        assert_eq!(
+            r.map(|_| ()).unwrap_err().kind(),
+            std::io::ErrorKind::TimedOut
+        );
+        // The background sleep held stdout open: the drain would hang had it survived.
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
 }
