@@ -1,11 +1,9 @@
 //! Building cargo commands and running them under a timeout that kills the whole process group.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use frugal_sandbox::{Job, Policy};
 
@@ -211,24 +209,23 @@ fn run_in_group(
     command: &str,
     timeout: Duration,
 ) -> Result<(String, String, bool), CargoError> {
-    let spawn_error = |source| CargoError::Spawn {
-        command: command.to_string(),
-        source,
-    };
-    cmd.stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn().map_err(spawn_error)?;
-    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
-    let status = wait_or_kill(&mut child, timeout).map_err(spawn_error)?;
-    let (stdout, stderr) = (join(out), join(err));
-    let Some(status) = status else {
-        return Err(CargoError::Timeout {
+    let out = frugal_sandbox::output_in_group(&mut cmd, timeout).map_err(|source| match source
+        .kind()
+    {
+        std::io::ErrorKind::TimedOut => CargoError::Timeout {
             command: command.to_string(),
             seconds: timeout.as_secs(),
-        });
-    };
-    Ok((stdout, stderr, status.success()))
+        },
+        _ => CargoError::Spawn {
+            command: command.to_string(),
+            source,
+        },
+    })?;
+    Ok((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    ))
 }
 
 /// The caller's rustflags plus `--cap-lints=warn`, in cargo's `\x1f`-separated encoding.
@@ -256,57 +253,10 @@ fn describe(cmd: &Command) -> String {
     format!("cargo {}", args.join(" "))
 }
 
-type Reader = Option<std::thread::JoinHandle<String>>;
-
-/// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> Reader {
-    pipe.map(|mut p| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = p.read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    })
-}
-
-fn join(r: Reader) -> String {
-    r.and_then(|h| h.join().ok()).unwrap_or_default()
-}
-
-/// Waits for the child; on timeout kills its process group (so rustc and build scripts go too,
-/// and the pipes close) and returns `None`.
-fn wait_or_kill(
-    child: &mut Child,
-    timeout: Duration,
-) -> std::io::Result<Option<std::process::ExitStatus>> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(5);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            kill_group(child.id());
-            return Ok(Some(status));
-        }
-        if start.elapsed() >= timeout {
-            kill_group(child.id());
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(100));
-    }
-}
-
-/// SIGKILL to the process group led by `pid`: whatever a build left running goes with it.
-fn kill_group(pid: u32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-    unsafe {
-        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn sh(script: &str) -> Command {
         let mut c = Command::new("sh");

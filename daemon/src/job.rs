@@ -27,7 +27,8 @@ use anyhow::{Context, bail};
 use frugal_config::Budget as ConfigBudget;
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
-use frugal_scheduler::{GIT_TIMEOUT, output_within};
+use frugal_sandbox::output_in_group;
+use frugal_scheduler::GIT_TIMEOUT;
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
@@ -181,7 +182,7 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dest).with_context(|| format!("create {}", dest.display()))?;
     // Two steps through a file rather than a pipe, so each runs under its own timeout.
     let tarball = dest.with_extension("tar");
-    let git = output_within(
+    let git = output_in_group(
         Command::new("git")
             .arg("-C")
             .arg(repo)
@@ -198,7 +199,7 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
             String::from_utf8_lossy(&git.stderr).trim()
         );
     }
-    let tar = output_within(
+    let tar = output_in_group(
         Command::new("tar")
             .arg("-x")
             .arg("-f")

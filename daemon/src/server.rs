@@ -377,7 +377,7 @@ fn crate_dir_inside(repo: &Path, name: &str, dir: &str) -> ApiResult<()> {
 }
 
 fn git_check(path: &Path) -> ApiResult<()> {
-    let out = frugal_scheduler::output_within(
+    let out = frugal_sandbox::output_in_group(
         Command::new("git")
             .arg("-C")
             .arg(path)

@@ -5,8 +5,9 @@
 //! constructor, ...); this module knows nothing about the crate under test. Protocol frames use
 //! file descriptors 3 (requests) and 4 (outcomes) so that whatever the code under test prints to
 //! stdout cannot corrupt them; before any crate code runs they move to close-on-exec descriptors
-//! at a pseudo-random height ([`hide_wire`]), so code that writes to descriptor 4 forges nothing. Tests run on one long-lived thread with a large stack, so deep but
-//! finite recursion is not mistaken for a crash.
+//! at a pseudo-random height ([`hide_wire`]), so code that writes to descriptor 4 forges
+//! nothing. Tests run on one long-lived thread with a large stack, so deep but finite recursion
+//! is not mistaken for a crash.
 
 use std::any::Any;
 use std::fs::File;

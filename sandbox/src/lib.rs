@@ -10,6 +10,8 @@
 //! and [`ConfinedChild`] makes sure the whole process tree ends with the job.
 //! [`Capabilities::probe`] says honestly which kernel features are there and what is
 //! used instead when one is missing.
+//! Commands that run no code under test (git, tar, `cargo fetch`) get the same deadline
+//! without the confinement: [`output_in_group`].
 //!
 //! It must know nothing about search, HTTP, storage or Rust source: it confines
 //! processes, whatever they are.
@@ -21,6 +23,7 @@ mod cgroup;
 mod child;
 mod enter;
 mod error;
+mod group;
 mod landlock_rules;
 mod policy;
 mod reap;
@@ -29,5 +32,6 @@ mod seccomp;
 pub use caps::Capabilities;
 pub use child::{ConfinedChild, ConfinedOutput, Finished};
 pub use error::Error;
+pub use group::output_in_group;
 pub use policy::{Job, Limits, Policy, Sandboxed, crate_workspace};
 pub use reap::{become_subreaper, reap_orphans};
