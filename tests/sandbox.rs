@@ -198,7 +198,9 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 #[test]
 fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets_nor_forge_results()
 {
-    let Some(tmp) = hostile_scratch("frugal-hostile-io") else {
+    let Some(tmp) = hostile_scratch(
+        "a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets_nor_forge_results",
+    ) else {
         return;
     };
     let bins = binaries();

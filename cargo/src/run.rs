@@ -265,24 +265,10 @@ mod tests {
     }
 
     #[test]
-    fn a_hanging_command_and_its_children_are_killed_at_the_timeout() {
-        let t = Instant::now();
-        let r = Cargo::new().output(sh("sleep 30 & sleep 30"), Duration::from_millis(300));
+    fn a_timeout_is_reported_as_such() {
+        // The process-group kill itself is `frugal_sandbox::output_in_group`'s, tested there.
+        let r = Cargo::new().output(sh("sleep 30"), Duration::from_millis(200));
         assert!(matches!(r, Err(CargoError::Timeout { .. })), "{r:?}");
-        // The background sleep held stdout open: the drain would block if it had survived.
-        assert!(t.elapsed() < Duration::from_secs(10));
-    }
-
-    #[test]
-    fn output_and_status_come_back() {
-        let out = Cargo::new()
-            .output(
-                sh("echo out; echo err >&2; exit 3"),
-                Duration::from_secs(10),
-            )
-            .unwrap();
-        assert!(!out.success);
-        assert_eq!((out.stdout.trim(), out.stderr.trim()), ("out", "err"));
     }
 
     #[test]

@@ -84,16 +84,13 @@ fn kill_group(pid: u32) {
 mod tests {
     use super::*;
 
-    fn sh(script: &str) -> Command {
-        let mut c = Command::new("sh");
-        c.args(["-c", script]);
-        c
-    }
-
     #[test]
     fn a_hanging_command_and_its_group_are_killed_at_the_timeout() {
         let started = Instant::now();
-        let r = output_in_group(&mut sh("sleep 30 & sleep 30"), Duration::from_millis(300));
+        let r = output_in_group(
+            Command::new("sh").args(["-c", "sleep 30 & sleep 30"]),
+            Duration::from_millis(300),
+        );
         assert_eq!(
             r.map(|_| ()).unwrap_err().kind(),
             std::io::ErrorKind::TimedOut
@@ -105,7 +102,7 @@ mod tests {
     #[test]
     fn output_and_status_come_back() {
         let out = output_in_group(
-            &mut sh("echo out; echo err >&2; exit 3"),
+            Command::new("sh").args(["-c", "echo out; echo err >&2; exit 3"]),
             Duration::from_secs(10),
         )
         .unwrap();
