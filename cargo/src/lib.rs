@@ -16,7 +16,7 @@ mod run;
 
 pub use messages::{Artifact, CompilerError, Location, Messages};
 pub use metadata::{Metadata, Package, Target};
-pub use run::{Cargo, Output, confine};
+pub use run::{BUILD_TIMEOUT, BUILD_TIMEOUT_ENV, Cargo, Output, build_timeout, confine};
 
 /// What went wrong driving cargo (not a failed build: that is an [`Output`] with errors).
 #[derive(Debug, thiserror::Error)]

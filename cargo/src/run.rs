@@ -228,6 +228,24 @@ fn run_in_group(
     ))
 }
 
+/// The longest a build of a crate (instrumented, harness, verification or profiling) may take before its
+/// whole process tree is killed: cold builds of real crates take 100–170 s on 2 cores, and a
+/// build script that hangs must not hold a daemon's job slot for ever.
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// The environment variable that lowers (or raises) [`BUILD_TIMEOUT`], in whole seconds.
+pub const BUILD_TIMEOUT_ENV: &str = "FRUGAL_BUILD_TIMEOUT_SECS";
+
+/// The build timeout in force: `FRUGAL_BUILD_TIMEOUT_SECS` when it holds a positive number of
+/// seconds, else [`BUILD_TIMEOUT`]. The one place the variable is read.
+pub fn build_timeout() -> Duration {
+    std::env::var(BUILD_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .map_or(BUILD_TIMEOUT, Duration::from_secs)
+}
+
 /// The caller's rustflags plus `--cap-lints=warn`, in cargo's `\x1f`-separated encoding.
 fn encoded_rustflags() -> String {
     let mut flags: Vec<String> = match std::env::var("CARGO_ENCODED_RUSTFLAGS") {

@@ -8,9 +8,6 @@ use frugal_cargo::{Artifact, Cargo, Metadata, Output, Package};
 use crate::error::ProfileError;
 use crate::report::{Suite, TestBinary};
 
-/// The longest a build of the crate's tests may take before its process tree is killed.
-const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
 /// The longest `cargo fetch` may take before a confined build.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
@@ -121,7 +118,7 @@ pub(crate) fn build_tests(
     }
     command.args(options.cargo_args);
     let output = cargo
-        .output(command, BUILD_TIMEOUT)
+        .output(command, frugal_cargo::build_timeout())
         .map_err(|e| ProfileError::Cargo(e.to_string()))?;
     if !output.success {
         return Err(ProfileError::Build {

@@ -1,29 +1,12 @@
 //! How the subject drives cargo: always through `frugal-cargo`, the one driver, and never for
-//! longer than [`build_timeout`] ([`BUILD_TIMEOUT`] unless `FRUGAL_BUILD_TIMEOUT_SECS` says).
+//! longer than [`build_timeout`].
 
 use std::path::Path;
 use std::time::Duration;
 
 use frugal_cargo::Cargo;
+pub use frugal_cargo::build_timeout;
 use frugal_sandbox::Policy;
-
-/// The longest a build of the crate (instrumented, harness or verification) may take before its
-/// whole process tree is killed: cold builds of real crates take 100–170 s on 2 cores, and a
-/// build script that hangs must not hold a daemon's job slot for ever.
-pub const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
-/// The environment variable that lowers (or raises) [`BUILD_TIMEOUT`], in whole seconds.
-pub const BUILD_TIMEOUT_ENV: &str = "FRUGAL_BUILD_TIMEOUT_SECS";
-
-/// The build timeout in force: `FRUGAL_BUILD_TIMEOUT_SECS` when it holds a positive number of
-/// seconds, else [`BUILD_TIMEOUT`]. The one place the variable is read.
-pub fn build_timeout() -> Duration {
-    std::env::var(BUILD_TIMEOUT_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .map_or(BUILD_TIMEOUT, Duration::from_secs)
-}
 
 /// The longest `cargo fetch` may take before a confined build.
 pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10 * 60);
