@@ -179,6 +179,21 @@ mod tests {
         }
     }
 
+    /// Runs a script this test just wrote. Another test thread forking at that moment can hold
+    /// the script's write descriptor until its exec, and Linux refuses to run a file open for
+    /// writing (ETXTBSY): retry briefly instead of failing on that race.
+    fn run_fresh_script(path: &std::path::Path) -> std::process::ExitStatus {
+        for _ in 0..100 {
+            match Command::new(path).status() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => return other.expect("run the hook"),
+            }
+        }
+        panic!("{} stayed busy", path.display());
+    }
+
     #[test]
     fn a_hook_returns_at_once_and_succeeds_when_the_daemon_is_down() {
         let dir = tempfile::tempdir().unwrap();
@@ -192,7 +207,7 @@ mod tests {
         std::fs::write(&hook, script("post-commit", &s)).unwrap();
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
         let t = std::time::Instant::now();
-        let status = Command::new(&hook).status().unwrap();
+        let status = run_fresh_script(&hook);
         assert!(status.success());
         assert!(
             t.elapsed() < std::time::Duration::from_secs(5),
