@@ -47,6 +47,8 @@ fn seed(state: &std::path::Path) -> u64 {
             proxy_cost: 60.0,
             tests,
             run: None,
+            model: None,
+            hold: false,
         })
         .unwrap();
     repo.id.0

@@ -240,6 +240,8 @@ fn frugald_answers_the_replacement_of_the_best_suite() {
                 proxy_cost: 1.0,
                 tests: Vec::new(),
                 run: None,
+                model: None,
+                hold: false,
             })
             .unwrap();
     }

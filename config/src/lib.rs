@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRepo, RawSandbox, RawScheduler, RawSearch,
-    StrOrInt, key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRegressions, RawRepo, RawSandbox, RawScheduler,
+    RawSearch, StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -250,6 +250,33 @@ pub struct SandboxConfig {
     pub require: bool,
 }
 
+/// What a job does when the previous suite reports behaviour changes (`regressions.policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegressionPolicy {
+    /// The new suite records the new behaviour (and may become the best suite); the report stays
+    /// attached to the commit.
+    Record,
+    /// The previous best suite stays the best one until `frugal accept <commit>`.
+    Hold,
+}
+
+impl RegressionPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegressionPolicy::Record => "record",
+            RegressionPolicy::Hold => "hold",
+        }
+    }
+}
+
+/// `[regressions]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegressionsConfig {
+    /// Run the previous suite against each new commit before generating (the regression check).
+    pub check: bool,
+    pub policy: RegressionPolicy,
+}
+
 /// One crate of a `[[repo]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrateConfig {
@@ -278,6 +305,7 @@ pub struct Config {
     pub executor: ExecutorConfig,
     pub scheduler: SchedulerConfig,
     pub sandbox: SandboxConfig,
+    pub regressions: RegressionsConfig,
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,
@@ -303,6 +331,8 @@ pub const KEYS: &[&str] = &[
     "scheduler.poll_interval",
     "scheduler.default_schedule",
     "sandbox.require",
+    "regressions.check",
+    "regressions.policy",
 ];
 
 /// The environment variable overriding a key.
@@ -316,6 +346,7 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_EXECUTOR_",
     "FRUGAL_SCHEDULER_",
     "FRUGAL_SANDBOX_",
+    "FRUGAL_REGRESSIONS_",
 ];
 
 impl Default for Config {
@@ -508,6 +539,15 @@ mod defaults {
         /// A daemon runs untrusted code: without filesystem confinement it refuses jobs.
         pub const REQUIRE: bool = true;
     }
+
+    pub mod regressions {
+        use crate::RegressionPolicy;
+
+        /// A regression service checks every commit against the previous suite.
+        pub const CHECK: bool = true;
+        /// Suites follow the code; the report says what changed.
+        pub const POLICY: RegressionPolicy = RegressionPolicy::Record;
+    }
 }
 
 impl Resolver<'_> {
@@ -687,6 +727,32 @@ fn resolve_sandbox(r: &mut Resolver, raw: &RawSandbox) -> Result<SandboxConfig, 
         .parsed("sandbox.require", s, boolean)?
         .unwrap_or(d::REQUIRE);
     Ok(SandboxConfig { require })
+}
+
+/// `[regressions]`
+fn resolve_regressions(
+    r: &mut Resolver,
+    raw: &RawRegressions,
+) -> Result<RegressionsConfig, ConfigError> {
+    use defaults::regressions as d;
+    let s = r.pick("regressions.check", &raw.check, bool::to_string);
+    let check = r
+        .parsed("regressions.check", s, boolean)?
+        .unwrap_or(d::CHECK);
+    let policy = r
+        .string_parsed("regressions.policy", &raw.policy, regression_policy)?
+        .unwrap_or(d::POLICY);
+    Ok(RegressionsConfig { check, policy })
+}
+
+fn regression_policy(s: &str) -> Result<RegressionPolicy, String> {
+    match s.trim() {
+        "record" => Ok(RegressionPolicy::Record),
+        "hold" => Ok(RegressionPolicy::Hold),
+        other => Err(format!(
+            "`{other}` is not a policy: use \"record\" or \"hold\""
+        )),
+    }
 }
 
 fn boolean(s: &str) -> Result<bool, String> {
@@ -896,6 +962,7 @@ impl Config {
         let executor = resolve_executor(&mut r, &raw.executor)?;
         let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
         let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
+        let regressions = resolve_regressions(&mut r, &raw.regressions)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -904,6 +971,7 @@ impl Config {
             executor,
             scheduler,
             sandbox,
+            regressions,
             repos,
             origins: r.origins,
         })

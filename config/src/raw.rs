@@ -35,6 +35,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub sandbox: RawSandbox,
     #[serde(default)]
+    pub regressions: RawRegressions,
+    #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
 
@@ -79,6 +81,13 @@ pub(crate) struct RawScheduler {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSandbox {
     pub require: Option<Spanned<bool>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRegressions {
+    pub check: Option<Spanned<bool>>,
+    pub policy: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -251,6 +251,12 @@ fn out_of_range_and_unknown_values_name_file_line_and_key() {
         "too small",
     );
     assert_names(
+        "[regressions]\npolicy = \"ignore\"\n",
+        2,
+        "regressions.policy",
+        "\"hold\"",
+    );
+    assert_names(
         "[search]\ngoal_selection = \"clever\"\n",
         2,
         "search.goal_selection",

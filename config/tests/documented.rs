@@ -56,4 +56,5 @@ fn the_example_shows_every_default() {
     assert_eq!(example.executor, defaults.executor);
     assert_eq!(example.scheduler, defaults.scheduler);
     assert_eq!(example.sandbox, defaults.sandbox);
+    assert_eq!(example.regressions, defaults.regressions);
 }

@@ -529,6 +529,8 @@ fn new_suite(
         proxy_cost: summary.suite_proxy_total as f64,
         tests,
         run: Some(run),
+        model: None,
+        hold: false,
     })
 }
 

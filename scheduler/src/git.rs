@@ -118,3 +118,14 @@ pub fn changed_files(repo: &Path, from: &str, to: &str) -> Result<Vec<String>, S
         .map(str::to_string)
         .collect())
 }
+
+/// Ancestors of `commit` (full ids), nearest first, at most `max`, the commit itself excluded:
+/// where the regression check looks for the previous suite.
+pub fn ancestors(repo: &Path, commit: &str, max: usize) -> Result<Vec<String>, SchedulerError> {
+    let count = format!("--max-count={}", max.saturating_add(1));
+    let out = git(
+        repo,
+        &["rev-list", &count, "--end-of-options", commit, "--"],
+    )?;
+    Ok(out.lines().skip(1).map(str::to_string).collect())
+}

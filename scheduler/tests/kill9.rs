@@ -28,6 +28,8 @@ fn suite(n: u64) -> NewSuite {
             proxies: Default::default(),
         }],
         run: None,
+        model: None,
+        hold: false,
     }
 }
 

@@ -37,6 +37,8 @@ pub enum BestReason {
     NotCheaperProxy { old: f64, new: f64 },
     /// Nothing stored: the job had stored this suite already (it ran again after a crash).
     AlreadyStored,
+    /// Kept: the new suite records behaviour changes that await review (`frugal accept`).
+    Held,
 }
 
 impl BestReason {
@@ -57,6 +59,11 @@ impl fmt::Display for BestReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BestReason::First => write!(f, "first suite for this crate"),
+            BestReason::Held => write!(
+                f,
+                "kept the old best: this suite records behaviour changes that await review \
+                 (frugal accept)"
+            ),
             BestReason::Forced => write!(f, "set as best explicitly"),
             BestReason::GainsGoals { gained, lost } => {
                 write!(f, "covers {gained} goal(s) the old best missed")?;

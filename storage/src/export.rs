@@ -7,8 +7,9 @@ use std::io::{BufRead, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    JobRecord, RepoId, RepoRecord, Result, RunRecord, SCHEMA_VERSION, Store, StoreError, SuiteId,
-    SuiteRecord, TestRecord, bad_value, be_u32, be_u64, best_key, encode, goal_prefix, key,
+    JobRecord, RepoId, RepoRecord, ReportRecord, Result, RunRecord, SCHEMA_VERSION, Store,
+    StoreError, SuiteId, SuiteRecord, TestRecord, bad_value, be_u32, be_u64, best_key, encode,
+    goal_prefix, key,
 };
 
 /// One line of an export.
@@ -34,6 +35,8 @@ pub enum ExportLine {
         key: String,
         id: u32,
     },
+    /// A regression report (with whether it was accepted: not derivable from the rest).
+    Report(ReportRecord),
 }
 
 /// Splits a `best` or `goals` key: 8 bytes of repository id, the crate, then `\0` and the goal.
@@ -93,6 +96,9 @@ impl Store {
                 key,
                 id,
             })?;
+        }
+        for r in self.all::<ReportRecord>(&self.reports, "reports")? {
+            line(&ExportLine::Report(r))?;
         }
         w.flush()?;
         Ok(n)
@@ -168,6 +174,7 @@ impl Store {
                     };
                     self.meta.insert(seq_key, &next.max(id + 1).to_be_bytes())?;
                 }
+                ExportLine::Report(rec) => self.put_report_unflushed(&rec)?,
             }
             n += 1;
         }

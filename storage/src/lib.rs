@@ -20,6 +20,7 @@ mod export;
 mod migrate;
 mod records;
 mod replacements;
+mod reports;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -38,6 +39,7 @@ pub use records::{
     RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord, TestRecordId,
 };
 pub use replacements::ReplacementRecord;
+pub use reports::ReportRecord;
 
 /// Result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -78,6 +80,8 @@ pub struct Store {
     replacements: sled::Tree,
     /// Job id -> id of the suite the job stored ([`Store::store_suite_for_job`]).
     job_suites: sled::Tree,
+    /// Regression reports by repository, commit and crate (`reports.rs`).
+    reports: sled::Tree,
 }
 
 const SCHEMA_KEY: &[u8] = b"schema_version";
@@ -186,6 +190,7 @@ impl Store {
             meta: db.open_tree("meta")?,
             replacements: db.open_tree("replacements")?,
             job_suites: db.open_tree("job_suites")?,
+            reports: db.open_tree("reports")?,
             path,
             db,
         };
@@ -220,6 +225,7 @@ impl Store {
             &self.best,
             &self.jobs,
             &self.goals,
+            &self.reports,
         ]
         .iter()
         .all(|t| t.is_empty())
@@ -251,6 +257,21 @@ impl Store {
 
     fn all<T: DeserializeOwned>(&self, tree: &sled::Tree, name: &'static str) -> Result<Vec<T>> {
         tree.iter()
+            .map(|kv| {
+                let (k, v) = kv?;
+                decode(name, &k, &v)
+            })
+            .collect()
+    }
+
+    /// Records whose keys start with `prefix`, in key order.
+    fn scan<T: DeserializeOwned>(
+        &self,
+        tree: &sled::Tree,
+        name: &'static str,
+        prefix: &[u8],
+    ) -> Result<Vec<T>> {
+        tree.scan_prefix(prefix)
             .map(|kv| {
                 let (k, v) = kv?;
                 decode(name, &k, &v)
@@ -509,7 +530,9 @@ impl Store {
             proxy_cost: new.proxy_cost,
             tests: test_ids.clone(),
             run: new.run,
+            model: new.model,
         };
+        let hold = new.hold;
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
         let job_key = job.map(|j| key(j.0));
@@ -556,6 +579,7 @@ impl Store {
                     };
                     let reason = match previous {
                         _ if force => BestReason::Forced,
+                        Some(_) if hold => BestReason::Held,
                         None => BestReason::First,
                         Some(old_id) => {
                             let k = key(old_id.0);

@@ -224,6 +224,10 @@ pub struct SuiteRecord {
     /// The run that produced the suite.
     #[serde(default)]
     pub run: Option<RunId>,
+    /// The suite's test model (JSON): its tests as operations, so the next search can start
+    /// from them without parsing Rust (incremental regeneration).
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// One test of a stored suite.
@@ -262,6 +266,11 @@ pub struct NewSuite {
     pub proxy_cost: f64,
     pub tests: Vec<NewTest>,
     pub run: Option<RunId>,
+    /// See [`SuiteRecord::model`].
+    pub model: Option<String>,
+    /// Never make this suite the best one by the rule: the behaviour it records awaits review
+    /// (`regressions.policy = "hold"`); `frugal accept` makes it best.
+    pub hold: bool,
 }
 
 /// State of a queued job.

@@ -21,6 +21,8 @@ fn suite(repo: RepoId, n: &str, goals: &[u32]) -> NewSuite {
             })
             .collect(),
         run: None,
+        model: None,
+        hold: false,
     }
 }
 

@@ -25,6 +25,8 @@ fn suite(repo: RepoId) -> NewSuite {
             proxies: Default::default(),
         }],
         run: None,
+        model: None,
+        hold: false,
     }
 }
 

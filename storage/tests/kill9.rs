@@ -30,6 +30,8 @@ fn new_suite(n: u64) -> NewSuite {
             })
             .collect(),
         run: None,
+        model: None,
+        hold: false,
     }
 }
 

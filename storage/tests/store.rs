@@ -33,6 +33,8 @@ fn suite(repo: RepoId, goals: &[u32], cost: Option<f64>, proxy: f64) -> NewSuite
             })
             .collect(),
         run: None,
+        model: None,
+        hold: false,
     }
 }
 
@@ -334,6 +336,21 @@ fn export_then_import_reproduces_the_store() {
     let a = store.store_suite(suite(repo.id, &[1], None, 1.0)).unwrap();
     store.intern_goals(repo.id, "demo", &["g0", "g1"]).unwrap();
     store.create_run(repo.id, "demo", None, None).unwrap();
+    let report = ReportRecord {
+        repo: repo.id,
+        krate: "demo".into(),
+        commit: "abc".into(),
+        created: 1,
+        baseline: None,
+        baseline_commit: None,
+        changed: 1,
+        report: None,
+        note: Some("no earlier suite".into()),
+        suite: Some(a.suite),
+        accepted: None,
+    };
+    store.put_report(&report).unwrap();
+    store.accept_report(repo.id, "abc", "demo").unwrap();
     let mut buf = Vec::new();
     let lines = store.export_jsonl(&mut buf).unwrap();
     assert!(lines >= 6, "{lines}");
@@ -342,6 +359,11 @@ fn export_then_import_reproduces_the_store() {
     assert_eq!(other.import_jsonl(buf.as_slice()).unwrap(), lines);
     assert_eq!(other.best_id(repo.id, "demo").unwrap(), Some(a.suite));
     assert_eq!(other.repos().unwrap(), store.repos().unwrap());
+    assert_eq!(
+        other.reports_of_commit(repo.id, "abc").unwrap(),
+        store.reports_of_commit(repo.id, "abc").unwrap(),
+        "reports and their acceptance survive export"
+    );
     assert_eq!(
         other.intern_goals(repo.id, "demo", &["g1", "g2"]).unwrap(),
         vec![1, 2]
@@ -393,4 +415,19 @@ fn a_second_store_for_the_same_job_returns_the_first_suite() {
     let moved = store.store_suite_for_job(JobId(7), moved).unwrap();
     assert_ne!(moved.suite, first.id);
     assert_eq!(store.suites(repo, None).unwrap().len(), 3);
+}
+
+#[test]
+fn a_held_suite_never_replaces_the_best_until_set_explicitly() {
+    let (_dir, store) = open();
+    let repo = store.add_repo("/r", vec![], None).unwrap().id;
+    let first = store.store_suite(suite(repo, &[1], None, 1.0)).unwrap();
+    let mut held = suite(repo, &[1, 2, 3], None, 1.0);
+    held.hold = true;
+    let held = store.store_suite(held).unwrap();
+    assert_eq!(held.reason, BestReason::Held);
+    assert!(!held.replaced_best);
+    assert_eq!(store.best_id(repo, "demo").unwrap(), Some(first.suite));
+    store.set_best(repo, "demo", held.suite).unwrap();
+    assert_eq!(store.best_id(repo, "demo").unwrap(), Some(held.suite));
 }
