@@ -87,7 +87,7 @@ fn poll_head_sees_a_new_commit_and_the_changed_files() {
     let mut files = changed_files(dir.path(), &c1, &c2).unwrap();
     files.sort();
     assert_eq!(files, ["README.md", "crates/core/src/lib.rs"]);
-    assert_eq!(ancestors(dir.path(), &c2, 10).unwrap(), [c1.clone()]);
+    assert_eq!(ancestors(dir.path(), &c2, 10).unwrap(), vec![c1.clone()]);
     assert!(ancestors(dir.path(), &c1, 10).unwrap().is_empty());
     assert!(
         ancestors(dir.path(), "--all", 10).is_err(),
