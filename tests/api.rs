@@ -382,3 +382,54 @@ fn custom_http_methods_share_one_metrics_label() {
         "{text}"
     );
 }
+
+#[test]
+fn commit_reports_need_a_checked_commit_and_accepting_needs_the_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            &format!("{{\"path\": \"{}\"}}", repo.display()),
+        )
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    let full = frugal_testkit::run(frugal_testkit::git(&repo).args(["rev-parse", "HEAD"]))
+        .unwrap()
+        .trim()
+        .to_string();
+
+    // Nothing checked the commit yet: 404 naming the full commit, whether given short or whole.
+    for given in [&full[..8], full.as_str(), "HEAD"] {
+        let r = d
+            .get(&format!("/v1/repos/{id}/commits/{given}/report"))
+            .unwrap();
+        assert_eq!(r.status, 404, "{given}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            error.contains(&full) && error.contains("frugal trigger"),
+            "{error}"
+        );
+    }
+    // Not a commit: 400 with git's reason, never an option handed to git.
+    let r = d
+        .get(&format!("/v1/repos/{id}/commits/--all/report"))
+        .unwrap();
+    assert_eq!(r.status, 400, "{}", r.body);
+
+    let accept = format!("/v1/repos/{id}/commits/{full}/accept");
+    let r = d.post(&accept, None, "").unwrap();
+    assert_eq!(r.status, 401, "{}", r.body);
+    let r = d.post(&accept, Some(&d.token), "").unwrap();
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body.contains("nothing to accept"), "{}", r.body);
+    let r = d
+        .post(&format!("{accept}?crate=nope"), Some(&d.token), "")
+        .unwrap();
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body.contains("has no crate `nope`"), "{}", r.body);
+}

@@ -38,6 +38,9 @@ enum Command {
     /// Get stored suites from frugald.
     #[command(subcommand)]
     Suite(cmd::suite::SuiteCmd),
+    /// Accept the behaviour changes frugald reported for a commit (CI stops failing on them; a
+    /// suite held by `regressions.policy = "hold"` becomes the best one).
+    Accept(cmd::accept::AcceptArgs),
     /// Install the git hooks that tell frugald about new commits.
     #[command(subcommand)]
     Hooks(cmd::hooks::HooksCmd),
@@ -53,6 +56,7 @@ fn main() {
         Command::Trigger(args) => cmd::trigger::run(&cli.conn, args),
         Command::Status(args) => cmd::status::run(&cli.conn, args),
         Command::Suite(cmd) => cmd::suite::run(&cli.conn, cmd),
+        Command::Accept(args) => cmd::accept::run(&cli.conn, args),
         Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
     };
     if let Err(e) = result {

@@ -1,13 +1,15 @@
-//! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`), the job runner
-//! (`runner`, one job in `job`), live progress of runs in flight (`live`), the replacement
-//! suites it serves (`replacement`), metrics, the API token, and its lifecycle (`service`:
-//! configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
+//! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`, commits'
+//! regression reports in `commits`), the job runner (`runner`, one job in `job`), live progress
+//! of runs in flight (`live`), the replacement suites it serves (`replacement`), metrics, the
+//! API token, and its lifecycle (`service`: configuration, logging, systemd notify and watchdog,
+//! signals, graceful shutdown).
 //!
 //! Glue only: the engine is `frugal-subject`/`frugal-search`, measurement is `frugal-profiler`,
 //! state is `frugal-storage`, the queue is `frugal-scheduler`, settings are `frugal-config`.
 //! This crate is the only one that knows HTTP as a server; the `frugal` CLI (`cli/`) is its
 //! client and shares only `v1`, `token` and `service::load_config`.
 
+mod commits;
 pub mod job;
 pub mod live;
 pub mod metrics;

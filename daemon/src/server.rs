@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 
 use frugal_cargo::{Cargo, Metadata};
 
+use crate::commits;
 use crate::live::Live;
 use crate::metrics::{Gauges, Metrics};
 use crate::runner::job_counts;
@@ -49,7 +50,7 @@ pub struct AppState {
     pub sandbox: Vec<String>,
 }
 
-type Shared = Arc<AppState>;
+pub(crate) type Shared = Arc<AppState>;
 
 /// An error answer.
 #[derive(Debug)]
@@ -70,11 +71,11 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, message)
     }
 
-    fn not_found(message: impl Into<String>) -> ApiError {
+    pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
         Self::new(StatusCode::NOT_FOUND, message)
     }
 
-    fn internal(e: impl std::fmt::Display) -> ApiError {
+    pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
         tracing::error!(error = %e, "request failed");
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
     }
@@ -118,7 +119,7 @@ impl From<SchedulerError> for ApiError {
     }
 }
 
-type ApiResult<T> = Result<T, ApiError>;
+pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
 /// The router with every route, the auth check and the metrics layer.
 pub fn router(state: Shared) -> Router {
@@ -128,6 +129,8 @@ pub fn router(state: Shared) -> Router {
         .route("/repos/{id}", get(show_repo).delete(remove_repo))
         .route("/repos/{id}/trigger", post(trigger))
         .route("/repos/{id}/suites", get(suite_history))
+        .route("/repos/{id}/commits/{sha}/report", get(commits::report))
+        .route("/repos/{id}/commits/{sha}/accept", post(commits::accept))
         .route("/repos/{id}/suites/best", get(best_suite))
         .route("/repos/{id}/suites/best/source", get(best_source))
         .route(
@@ -206,7 +209,7 @@ fn parse_id(what: &str, raw: &str) -> ApiResult<u64> {
         .map_err(|_| ApiError::bad_request(format!("{what} id `{raw}` is not a number")))
 }
 
-fn repo_of(s: &AppState, raw: &str) -> ApiResult<RepoRecord> {
+pub(crate) fn repo_of(s: &AppState, raw: &str) -> ApiResult<RepoRecord> {
     let id = RepoId(parse_id("repository", raw)?);
     s.sched
         .store()
@@ -518,13 +521,13 @@ async fn trigger(
 }
 
 #[derive(Debug, Deserialize)]
-struct CrateQuery {
+pub(crate) struct CrateQuery {
     #[serde(rename = "crate")]
-    krate: Option<String>,
+    pub(crate) krate: Option<String>,
 }
 
 /// The crate a request means: the one asked for, or the repository's only crate.
-fn crate_of(repo: &RepoRecord, q: &CrateQuery) -> ApiResult<String> {
+pub(crate) fn crate_of(repo: &RepoRecord, q: &CrateQuery) -> ApiResult<String> {
     match &q.krate {
         Some(k) if repo.crates.iter().any(|c| &c.name == k) => Ok(k.clone()),
         Some(k) => Err(ApiError::not_found(format!(
@@ -549,7 +552,7 @@ fn crate_names(repo: &RepoRecord) -> String {
         .join(", ")
 }
 
-fn query<T: DeserializeOwned>(
+pub(crate) fn query<T: DeserializeOwned>(
     q: Result<Query<T>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<T> {
     q.map(|Query(v)| v)

@@ -6,7 +6,8 @@
 //! renaming or removing one needs `/v2`.
 
 use frugal_storage::{
-    CrateEntry, JobRecord, RepoRecord, RunProgress, RunRecord, RunStatus, SuiteRecord, TestRecord,
+    CrateEntry, JobRecord, RepoRecord, ReportRecord, RunProgress, RunRecord, RunStatus,
+    SuiteRecord, TestRecord,
 };
 use serde::{Deserialize, Serialize};
 
@@ -389,5 +390,62 @@ mod tests {
     fn add_repo_rejects_unknown_fields_so_typos_are_reported() {
         let e = serde_json::from_str::<AddRepo>(r#"{"path":"/r","crate":"a"}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `crate`"), "{e}");
+    }
+}
+
+/// `GET /v1/repos/{id}/commits/{sha}/report`: what the previous suites said about a commit, one
+/// entry per crate checked; `POST .../accept` answers the same shape after accepting.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CommitReport {
+    pub repo: u64,
+    /// Full commit id.
+    pub commit: String,
+    /// Tests whose behaviour changed or that no longer compile, over all crates.
+    pub changed: u32,
+    /// Whether CI should fail: behaviour changed and nobody accepted it.
+    pub gates: bool,
+    /// Crates with a job still queued or running for this commit (their report may follow).
+    pub pending: Vec<String>,
+    pub crates: Vec<CrateReport>,
+}
+
+/// The regression check of one crate at one commit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CrateReport {
+    #[serde(rename = "crate")]
+    pub krate: String,
+    /// The suite run as the oracle and the commit it was generated at.
+    pub baseline_suite: Option<u64>,
+    pub baseline_commit: Option<String>,
+    pub changed: u32,
+    /// When the changes were accepted (`frugal accept`), Unix milliseconds.
+    pub accepted_ms: Option<u64>,
+    /// The suite the same job stored for this commit.
+    pub suite: Option<u64>,
+    /// Whether that suite was held back from becoming the best one (`regressions.policy =
+    /// "hold"`) until the changes are accepted.
+    pub held: bool,
+    /// Why there is no report: no earlier suite, or the check failed.
+    pub note: Option<String>,
+    /// The engine's report (`frugal_subject::regress::Report`): each test's outcome, the
+    /// expected and actual values of changed behaviour, the test bodies.
+    pub report: Option<serde_json::Value>,
+    pub created_ms: u64,
+}
+
+impl CrateReport {
+    pub fn from_record(r: &ReportRecord) -> CrateReport {
+        CrateReport {
+            krate: r.krate.clone(),
+            baseline_suite: r.baseline.map(|s| s.0),
+            baseline_commit: r.baseline_commit.clone(),
+            changed: r.changed,
+            accepted_ms: r.accepted,
+            suite: r.suite.map(|s| s.0),
+            held: r.held,
+            note: r.note.clone(),
+            report: r.report.clone(),
+            created_ms: r.created,
+        }
     }
 }

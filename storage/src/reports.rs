@@ -28,6 +28,10 @@ pub struct ReportRecord {
     /// The suite the same job stored for this commit, once it did.
     #[serde(default)]
     pub suite: Option<SuiteId>,
+    /// Whether that suite was kept from becoming the best one until the changes are accepted
+    /// (`regressions.policy = "hold"`).
+    #[serde(default)]
+    pub held: bool,
     /// When someone accepted the changes (`frugal accept`), Unix milliseconds.
     #[serde(default)]
     pub accepted: Option<u64>,
@@ -116,6 +120,7 @@ mod tests {
             report: Some(serde_json::json!({"tests": []})),
             note: None,
             suite: None,
+            held: false,
             accepted: None,
         }
     }

@@ -347,6 +347,7 @@ fn export_then_import_reproduces_the_store() {
         report: None,
         note: Some("no earlier suite".into()),
         suite: Some(a.suite),
+        held: false,
         accepted: None,
     };
     store.put_report(&report).unwrap();

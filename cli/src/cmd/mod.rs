@@ -1,7 +1,8 @@
 //! One module per subcommand. `run`, `profile` and `replace` work alone; `repo`, `trigger`,
-//! `status`, `suite` and `hooks` talk to `frugald` through [`crate::client`], and print a short
+//! `status`, `suite`, `accept` and `hooks` talk to `frugald` through [`crate::client`], and print a short
 //! human answer (or JSON with `--json`).
 
+pub mod accept;
 pub mod hooks;
 pub mod profile;
 pub mod replace;

@@ -1,0 +1,107 @@
+//! A commit's regression reports over HTTP: `GET /v1/repos/{id}/commits/{sha}/report` (what the
+//! previous suites said about the commit, per crate) and `POST .../accept` (someone reviewed the
+//! behaviour changes; a suite held back by `regressions.policy = "hold"` becomes the best one).
+//!
+//! Owns the answers only: the reports are written by the job (`job.rs`), stored by
+//! `frugal-storage`, and their content is the engine's.
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, Query, State};
+use frugal_storage::{RepoRecord, ReportRecord};
+
+use crate::server::{ApiError, ApiResult, CrateQuery, Shared, crate_of, query, repo_of};
+use crate::v1;
+
+/// A full commit id as given, or the one git resolves an abbreviation or ref to.
+async fn full_commit(repo: &RepoRecord, given: &str) -> ApiResult<String> {
+    let is_full = matches!(given.len(), 40 | 64) && given.bytes().all(|b| b.is_ascii_hexdigit());
+    if is_full {
+        return Ok(given.to_ascii_lowercase());
+    }
+    let path = std::path::PathBuf::from(&repo.path);
+    let given = given.to_string();
+    tokio::task::spawn_blocking(move || frugal_scheduler::resolve_commit(&path, &given))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::from)
+}
+
+/// The answer for one commit: its reports and the crates still being worked on.
+fn commit_report(
+    s: &Shared,
+    repo: &RepoRecord,
+    commit: &str,
+    reports: &[ReportRecord],
+) -> ApiResult<v1::CommitReport> {
+    let pending = s
+        .sched
+        .active()?
+        .into_iter()
+        .filter(|j| j.repo == repo.id && j.commit.as_deref() == Some(commit))
+        .map(|j| j.krate)
+        .collect();
+    Ok(v1::CommitReport {
+        repo: repo.id.0,
+        commit: commit.to_string(),
+        changed: reports.iter().map(|r| r.changed).sum(),
+        gates: reports.iter().any(ReportRecord::gates),
+        pending,
+        crates: reports.iter().map(v1::CrateReport::from_record).collect(),
+    })
+}
+
+pub(crate) async fn report(
+    State(s): State<Shared>,
+    UrlPath((id, sha)): UrlPath<(String, String)>,
+) -> ApiResult<Json<v1::CommitReport>> {
+    let repo = repo_of(&s, &id)?;
+    let commit = full_commit(&repo, &sha).await?;
+    let reports = s.sched.store().reports_of_commit(repo.id, &commit)?;
+    let answer = commit_report(&s, &repo, &commit, &reports)?;
+    if answer.crates.is_empty() && answer.pending.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "no regression report for commit {commit} of repository {}: no job has checked it \
+             (run `frugal trigger --commit {commit}`)",
+            repo.id
+        )));
+    }
+    Ok(Json(answer))
+}
+
+pub(crate) async fn accept(
+    State(s): State<Shared>,
+    UrlPath((id, sha)): UrlPath<(String, String)>,
+    q: Result<Query<CrateQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<v1::CommitReport>> {
+    let q = query(q)?;
+    let repo = repo_of(&s, &id)?;
+    let commit = full_commit(&repo, &sha).await?;
+    let only = match &q.krate {
+        Some(_) => Some(crate_of(&repo, &q)?),
+        None => None,
+    };
+    let store = s.sched.store();
+    let chosen: Vec<ReportRecord> = store
+        .reports_of_commit(repo.id, &commit)?
+        .into_iter()
+        .filter(|r| only.as_ref().is_none_or(|k| &r.krate == k))
+        .collect();
+    if chosen.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "nothing to accept: no regression report for commit {commit} of repository {}",
+            repo.id
+        )));
+    }
+    for r in &chosen {
+        let accepted = store.accept_report(repo.id, &commit, &r.krate)?;
+        if accepted.held
+            && let Some(suite) = accepted.suite
+        {
+            store.set_best(repo.id, &r.krate, suite)?;
+        }
+        tracing::info!(repo = %repo.id, commit = %commit, krate = %r.krate,
+            changed = accepted.changed, held = accepted.held, "behaviour changes accepted");
+    }
+    let reports = store.reports_of_commit(repo.id, &commit)?;
+    Ok(Json(commit_report(&s, &repo, &commit, &reports)?))
+}
