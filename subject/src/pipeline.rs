@@ -770,7 +770,7 @@ fn header(krate: &str, opts: &RunOptions) -> String {
 }
 
 /// `cargo build`/`cargo test` flags for the features analysis treats as enabled.
-fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
+pub fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
     let mut args = Vec::new();
     if a.all_features {
         args.push("--all-features".to_string());

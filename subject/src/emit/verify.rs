@@ -335,7 +335,7 @@ impl SuiteCopy {
             .filter_map(|a| Some((a.target.as_str(), a.executable.as_deref()?)));
         let exe = match self.placement {
             Placement::Tests => executables.find(|(n, _)| *n == TEST_TARGET),
-            Placement::InCrate => executables.last(),
+            Placement::InCrate => executables.next_back(),
         };
         exe.map(|(_, exe)| exe.to_path_buf())
             .ok_or_else(|| VerifyError::CrateBroken("cargo built no test executable".into()))

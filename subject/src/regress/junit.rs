@@ -183,10 +183,13 @@ mod tests {
         }
     }
 
-    /// (element name, its attributes, the text inside) for every element of `xml`.
-    pub(crate) fn elements(xml: &str) -> Vec<(String, Vec<(String, String)>, String)> {
+    /// An element: its name, its attributes, the text inside.
+    type Element = (String, Vec<(String, String)>, String);
+
+    /// Every element of `xml`, in document order.
+    fn elements(xml: &str) -> Vec<Element> {
         let mut reader = Reader::from_str(xml);
-        let mut out: Vec<(String, Vec<(String, String)>, String)> = Vec::new();
+        let mut out: Vec<Element> = Vec::new();
         let mut open: Vec<usize> = Vec::new();
         loop {
             let event = reader.read_event().expect("well-formed XML");
@@ -235,9 +238,8 @@ mod tests {
         let xml = report().junit();
         assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
         let els = elements(&xml);
-        let attr = |el: &(String, Vec<(String, String)>, String), k: &str| {
-            el.1.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
-        };
+        let attr =
+            |el: &Element, k: &str| el.1.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         let suite = els.iter().find(|e| e.0 == "testsuite").unwrap();
         assert_eq!(attr(suite, "tests").as_deref(), Some("4"));
         assert_eq!(attr(suite, "failures").as_deref(), Some("2"));

@@ -94,7 +94,10 @@ pub enum CheckError {
         source: std::io::Error,
     },
     /// The crate (or its test profile) does not compile: nothing of the suite can run.
-    #[error("{krate} does not build, so no test of the suite can run:\n{errors}")]
+    #[error(
+        "{krate} does not build (`cargo test` of the suite's target), so no test of the suite \
+         can run:\n{errors}"
+    )]
     CrateBroken { krate: String, errors: String },
     /// The suite's lines outside its tests (imports, helpers) do not compile.
     #[error("the suite's code outside its tests does not compile:\n{errors}")]
@@ -138,7 +141,7 @@ pub fn check_with_progress(
         line: e.span().start().line,
         message: e.to_string(),
     })?;
-    let krate = crate::analyze::cargo_toml::read_lib_target(crate_dir, true)?.crate_name;
+    let krate = crate_name(crate_dir)?;
     std::fs::create_dir_all(&opts.work_dir).map_err(|source| CheckError::WorkDir {
         path: opts.work_dir.clone(),
         source,
@@ -182,6 +185,12 @@ pub fn check_with_progress(
         build_seconds: checker.build.as_secs_f64(),
         run_seconds: checker.run.as_secs_f64(),
     })
+}
+
+/// The crate's name as the suite's paths spell it (`[lib] name`, else the package name with
+/// `-` as `_`), read from its manifest.
+pub fn crate_name(crate_dir: &Path) -> Result<String, CheckError> {
+    Ok(crate::analyze::cargo_toml::read_lib_target(crate_dir, true)?.crate_name)
 }
 
 /// One check in progress: the outcome of each test of the suite as it becomes known.
@@ -449,4 +458,88 @@ fn value_change(suite: &Suite, t: &SuiteTest, p: &libtest::Panic) -> Option<Chan
         actual: "false".into(),
         assertion,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Real libtest output and the test file it ran (see `libtest-failures.rs.txt`).
+    const OUTPUT: &str = include_str!("../../tests/fixtures/libtest-failures.txt");
+    const SUITE: &str = include_str!("../../tests/fixtures/libtest-failures.rs.txt");
+
+    fn classified(name: &str) -> Outcome {
+        let suite = Suite::parse(SUITE).unwrap();
+        let run = libtest::parse(OUTPUT);
+        let t = suite.tests.iter().find(|t| t.name == name).unwrap();
+        classify(&suite, t, &run.failures[name])
+    }
+
+    fn change(name: &str) -> Change {
+        match classified(name) {
+            Outcome::Changed { change } => change,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn failed_assertions_are_value_changes_with_the_call_behind_the_value() {
+        assert_eq!(
+            change("value_changed"),
+            Change::Value {
+                subject: "lt::f(2)".into(),
+                expected: "4".into(),
+                actual: "3".into(),
+                assertion: "assert_eq!(n, 4);".into(),
+            }
+        );
+        // `format!("{:?}", ..)` assertions compare Debug text: shown unquoted.
+        assert_eq!(
+            change("debug_changed"),
+            Change::Value {
+                subject: "Some(lt::f(1))".into(),
+                expected: "Some(\"x\\ny\")".into(),
+                actual: "Some(2)".into(),
+                assertion: r#"assert_eq!(format!("{:?}", maybe), "Some(\"x\\ny\")");"#.into(),
+            }
+        );
+        // An assertion failing before a `#[should_panic]` test's expected panic.
+        assert!(matches!(
+            change("assertion_in_should_panic"),
+            Change::Value { expected, actual, .. } if expected == "3" && actual == "2"
+        ));
+    }
+
+    #[test]
+    fn panics_are_told_apart_by_what_the_test_expected() {
+        assert_eq!(
+            change("no_panic_now"),
+            Change::MissingPanic {
+                expected: Some("empty input".into())
+            }
+        );
+        assert_eq!(
+            change("plain_should_panic_without_panic"),
+            Change::MissingPanic { expected: None }
+        );
+        assert_eq!(
+            change("other_message"),
+            Change::PanicMessage {
+                expected: "something else".into(),
+                actual: "empty input:\nsecond line".into(),
+            }
+        );
+        assert_eq!(
+            change("unexpected"),
+            Change::UnexpectedPanic {
+                message: "empty input:\nsecond line".into()
+            }
+        );
+        assert_eq!(
+            change("unwrap_none"),
+            Change::UnexpectedPanic {
+                message: "called `Option::unwrap()` on a `None` value".into()
+            }
+        );
+    }
 }

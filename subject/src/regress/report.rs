@@ -75,6 +75,19 @@ impl Outcome {
         !matches!(self, Outcome::Passed | Outcome::Flaky { .. })
     }
 
+    /// Order of outcomes in the text report: changes, compile failures, crashes, timeouts,
+    /// flaky passes; passes (not shown) last.
+    fn rank(&self) -> u8 {
+        match self {
+            Outcome::Changed { .. } => 0,
+            Outcome::NoLongerCompiles { .. } => 1,
+            Outcome::Crashed { .. } => 2,
+            Outcome::TimedOut => 3,
+            Outcome::Flaky { .. } => 4,
+            Outcome::Passed => 5,
+        }
+    }
+
     /// A word for the outcome in text and counts.
     pub fn label(&self) -> &'static str {
         match self {
@@ -262,23 +275,20 @@ impl Report {
     }
 
     /// The report for a reviewer: the summary line, then per test that did not pass, what it
-    /// called and how the result differs; flaky tests last.
+    /// called and how the result differs; grouped by outcome (changes first, flaky last).
     pub fn human(&self, label: &str) -> String {
         let mut out = self.summary_line(label);
         out.push('\n');
-        let shown = self.tests.iter().filter(|t| t.outcome.is_failure()).chain(
-            self.tests
-                .iter()
-                .filter(|t| matches!(t.outcome, Outcome::Flaky { .. })),
-        );
-        for t in shown {
-            out.push_str(&format!(
-                "  {} {}: {}\n      {}\n",
-                t.outcome.label(),
-                t.name,
-                t.describe(),
-                t.compact_body()
-            ));
+        for rank in 0..5 {
+            for t in self.tests.iter().filter(|t| t.outcome.rank() == rank) {
+                out.push_str(&format!(
+                    "  {} {}: {}\n      {}\n",
+                    t.outcome.label(),
+                    t.name,
+                    t.describe(),
+                    t.compact_body()
+                ));
+            }
         }
         out
     }

@@ -160,7 +160,7 @@ fn statement(lines: &[String], s: &syn::Stmt) -> Stmt {
     };
     let asserts = mac
         .filter(|m| m.path.is_ident("assert_eq"))
-        .and_then(|m| first_arg(m))
+        .and_then(first_arg)
         .map(|actual| actual_side(lines, &actual));
     Stmt {
         first_line: span.start().line,
