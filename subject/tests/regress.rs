@@ -14,8 +14,8 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/regress")
 }
 
-/// Checks `suite` against the fixture in a fresh work dir; the report and the progress seen.
-fn check(suite: &str, test_timeout: Duration) -> (Report, Vec<CheckEvent>) {
+/// A fresh work dir (removed on drop) and the options `frugal check` would use with it.
+fn options() -> (tempfile::TempDir, CheckOptions) {
     let work = tempfile::Builder::new()
         .prefix("frugal-regress")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -23,6 +23,12 @@ fn check(suite: &str, test_timeout: Duration) -> (Report, Vec<CheckEvent>) {
     let work_dir = work.path().canonicalize().unwrap();
     let mut opts = CheckOptions::new(&work_dir);
     opts.sandbox = Some(pipeline::job_policy(&fixture(), &work_dir).unwrap());
+    (work, opts)
+}
+
+/// Checks `suite` against the fixture in a fresh work dir; the report and the progress seen.
+fn check(suite: &str, test_timeout: Duration) -> (Report, Vec<CheckEvent>) {
+    let (_work, mut opts) = options();
     opts.test_timeout = test_timeout;
     opts.reruns = 1;
     let mut events = Vec::new();
@@ -192,5 +198,16 @@ fn a_crash_kills_no_other_test_and_a_hang_times_out() {
             .iter()
             .any(|e| matches!(e, CheckEvent::OneByOne { .. })),
         "{events:?}"
+    );
+}
+
+#[test]
+fn code_outside_the_tests_that_no_longer_compiles_is_an_error_not_a_change() {
+    let (_work, opts) = options();
+    let suite = format!("use regress_fixture::Gone;\n\n{CRASHES}");
+    let err = regress::check(&fixture(), &suite, &opts).expect_err("the import fails");
+    assert!(
+        matches!(&err, regress::CheckError::SuiteBroken { errors } if errors.contains("Gone")),
+        "{err}"
     );
 }

@@ -253,13 +253,18 @@ fn write_own(copy: &Path, file: &Path, text: &str) -> Result<(), VerifyError> {
     std::fs::write(file, text).map_err(io)
 }
 
+/// Whether a path the compiler or a panic names is the suite's file.
+pub(crate) fn is_suite_file(path: &str) -> bool {
+    path.ends_with(&format!("{TEST_TARGET}.rs"))
+}
+
 /// A clean copy of the crate with a place for a suite, and the cargo and test-binary runs that
 /// build and run it there: what verification and the regression check share.
 pub(crate) struct SuiteCopy {
     /// The copy's root.
-    pub root: PathBuf,
+    root: PathBuf,
     /// Where the suite is written inside the copy.
-    pub file: PathBuf,
+    file: PathBuf,
     /// `--test frugal_generated`, `--lib` or `--bin NAME`.
     select: Vec<String>,
     placement: Placement,
@@ -389,7 +394,7 @@ impl SuiteCopy {
         out.messages
             .errors
             .iter()
-            .filter(|e| e.primary().file.ends_with(&format!("{TEST_TARGET}.rs")))
+            .filter(|e| is_suite_file(&e.primary().file))
             .filter_map(|e| {
                 let i = starts.partition_point(|&s| s <= e.primary().line);
                 Some((i.checked_sub(1)?, e))

@@ -29,7 +29,7 @@ pub use report::{Change, Outcome, Report, TestReport};
 pub use suite::detect_placement;
 
 use crate::emit::Placement;
-use crate::emit::verify::{BinaryRun, SuiteCopy, VerifyError, VerifyOptions};
+use crate::emit::verify::{BinaryRun, SuiteCopy, VerifyError, VerifyOptions, is_suite_file};
 use crate::libtest::{self, Failure, Status};
 use suite::{Suite, SuiteTest};
 
@@ -229,12 +229,10 @@ impl Checker<'_> {
                 return Ok(Some(self.copy.executable(&out)?));
             }
             let mut rejected = 0;
-            let mut outside = Vec::new();
             for (i, e) in self.copy.errors_by_test(&out, &starts) {
                 let t = &self.suite.tests[i];
                 if e.primary().line > t.last_line {
-                    outside.push(e.rendered.trim_end());
-                    continue;
+                    continue; // between tests: the suite's own code
                 }
                 if self.outcomes[i].is_none() {
                     self.outcomes[i] = Some(Outcome::NoLongerCompiles {
@@ -247,12 +245,12 @@ impl Checker<'_> {
             if rejected > 0 {
                 continue;
             }
-            let in_suite = out.messages.errors.iter().any(|e| {
-                e.primary()
-                    .file
-                    .ends_with(&format!("{}.rs", crate::emit::verify::TEST_TARGET))
-            });
-            return Err(if in_suite || !outside.is_empty() {
+            let in_suite = out
+                .messages
+                .errors
+                .iter()
+                .any(|e| is_suite_file(&e.primary().file));
+            return Err(if in_suite {
                 CheckError::SuiteBroken {
                     errors: out.summarise_errors(3),
                 }
@@ -427,10 +425,7 @@ fn classify(suite: &Suite, t: &SuiteTest, section: &str) -> Outcome {
 /// A failed assertion of the suite as a value change: what was asserted on, the recorded
 /// value and the new one.
 fn value_change(suite: &Suite, t: &SuiteTest, p: &libtest::Panic) -> Option<Change> {
-    let in_suite = p
-        .file
-        .ends_with(&format!("{}.rs", crate::emit::verify::TEST_TARGET));
-    if !in_suite {
+    if !is_suite_file(&p.file) {
         return None;
     }
     let stmt = t.stmt_at(p.line);
