@@ -10,6 +10,8 @@ pub struct Location {
     /// As cargo reports it: relative to the package root, or absolute.
     pub file: String,
     pub line: usize,
+    /// 1-based column where the span starts (0 when cargo gave none).
+    pub column: usize,
 }
 
 /// A compiler error: its primary span and the call sites of the macros that span was expanded
@@ -26,6 +28,7 @@ impl CompilerError {
         self.chain.first().cloned().unwrap_or(Location {
             file: String::new(),
             line: 0,
+            column: 0,
         })
     }
 
@@ -90,6 +93,7 @@ fn error(msg: &Value) -> Option<CompilerError> {
         chain.push(Location {
             file: s["file_name"].as_str().unwrap_or_default().to_string(),
             line: s["line_start"].as_u64().unwrap_or(0) as usize,
+            column: s["column_start"].as_u64().unwrap_or(0) as usize,
         });
         cur = s.get("expansion").and_then(|e| e.get("span"));
     }
@@ -144,6 +148,7 @@ mod tests {
             vec![("src/lib.rs".to_string(), 12)]
         );
         assert_eq!(m.errors[0].primary().line, 5);
+        assert_eq!(m.errors[0].primary().column, 0, "no column given");
         let none = Messages::parse(r#"{"reason":"build-finished","success":false}"#);
         assert!(none.errors.is_empty() && none.artifacts.is_empty());
     }

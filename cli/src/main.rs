@@ -23,6 +23,9 @@ struct Cli {
 enum Command {
     /// Generate a verified regression test suite for a crate, one-shot.
     Run(cmd::run::RunArgs),
+    /// Run a stored suite against a crate and report which behaviours changed (exit 1 when
+    /// any did).
+    Check(cmd::check::CheckArgs),
     /// Measure what a crate's tests cost to run, one process per test.
     Profile(cmd::profile::ProfileArgs),
     /// Find the cheapest mix of a crate's own tests and generated tests covering what its own
@@ -50,6 +53,11 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
+        Command::Check(args) => cmd::check::run(args).map(|code| {
+            if code != 0 {
+                std::process::exit(code);
+            }
+        }),
         Command::Profile(args) => cmd::profile::run(args),
         Command::Replace(args) => cmd::replace::run(&cli.conn, args),
         Command::Repo(cmd) => cmd::repo::run(&cli.conn, cmd),

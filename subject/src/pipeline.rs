@@ -403,11 +403,20 @@ fn work_dir(opts: &RunOptions, model: &crate::model::ApiModel) -> Result<PathBuf
 /// verification copy) writable; the system, the toolchain and cargo's registry readable (the
 /// policy's defaults), and the original crate's workspace, for path dependencies.
 fn sandbox_policy(opts: &RunOptions, work: &Path) -> Result<frugal_sandbox::Policy, RunError> {
-    // The crate's workspace is readable, but never a directory holding the work dir: above it
-    // lies the caller's state (frugald's token, other repositories' snapshots).
+    Ok(job_policy(&opts.crate_dir, work)?)
+}
+
+/// The policy of a run or check over the crate at `crate_dir` whose scratch space is `work`
+/// (an absolute path): `work` writable (`work/target` the target dir), the crate's workspace
+/// readable for path dependencies, but never a directory holding the work dir: above it lies
+/// the caller's state (frugald's token, other repositories' snapshots).
+pub fn job_policy(
+    crate_dir: &Path,
+    work: &Path,
+) -> Result<frugal_sandbox::Policy, frugal_sandbox::Error> {
     Ok(
         frugal_sandbox::Policy::for_job(work, work.join("target"), work)?
-            .crate_workspace_readable(&opts.crate_dir, work),
+            .crate_workspace_readable(crate_dir, work),
     )
 }
 
@@ -761,7 +770,7 @@ fn header(krate: &str, opts: &RunOptions) -> String {
 }
 
 /// `cargo build`/`cargo test` flags for the features analysis treats as enabled.
-fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
+pub fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
     let mut args = Vec::new();
     if a.all_features {
         args.push("--all-features".to_string());
@@ -806,7 +815,7 @@ fn enabled_features(crate_dir: &Path, a: &AnalyzeOptions) -> Vec<String> {
 }
 
 /// `$XDG_CACHE_HOME/frugal/<crate>-<hash of its path>`, so each crate keeps its build cache.
-fn default_work_dir(crate_dir: &Path, krate: &str) -> PathBuf {
+pub fn default_work_dir(crate_dir: &Path, krate: &str) -> PathBuf {
     use sha2::Digest;
     let abs = crate_dir
         .canonicalize()

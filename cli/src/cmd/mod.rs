@@ -1,8 +1,9 @@
-//! One module per subcommand. `run`, `profile` and `replace` work alone; `repo`, `trigger`,
-//! `status`, `suite`, `accept` and `hooks` talk to `frugald` through [`crate::client`], and print a short
-//! human answer (or JSON with `--json`).
+//! One module per subcommand. `run`, `check --suite`, `profile` and `replace` work alone;
+//! `repo`, `trigger`, `status`, `suite`, `check`, `accept` and `hooks` talk to `frugald` through
+//! [`crate::client`], and print a short human answer (or JSON with `--json`).
 
 pub mod accept;
+pub mod check;
 pub mod hooks;
 pub mod profile;
 pub mod replace;
@@ -13,6 +14,28 @@ pub mod suite;
 pub mod trigger;
 
 use frugald::v1;
+
+/// The crate features a command builds and analyses with.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Features {
+    /// Features to enable, comma separated.
+    #[arg(long, value_delimiter = ',')]
+    pub features: Vec<String>,
+    /// Enable every feature.
+    #[arg(long)]
+    pub all_features: bool,
+}
+
+impl Features {
+    /// Analysis options with these features enabled.
+    pub fn analyze_options(&self) -> frugal_subject::analyze::AnalyzeOptions {
+        frugal_subject::analyze::AnalyzeOptions {
+            features: self.features.iter().cloned().collect(),
+            all_features: self.all_features,
+            ..Default::default()
+        }
+    }
+}
 
 pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
-use frugal_subject::analyze::AnalyzeOptions;
 use frugal_subject::criteria::Criteria;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
@@ -40,12 +39,8 @@ pub struct RunArgs {
     /// Scratch directory for the instrumented copy and build cache (default: ~/.cache/frugal).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Features to enable, comma separated.
-    #[arg(long, value_delimiter = ',')]
-    pub features: Vec<String>,
-    /// Enable every feature.
-    #[arg(long)]
-    pub all_features: bool,
+    #[command(flatten)]
+    pub features: super::Features,
     /// Coverage criteria, comma separated: branch, line, function, function-no-panic, panic,
     /// output, input (or `all`), and the opt-in weak-mutation (`all,weak-mutation`).
     #[arg(long, default_value = "all")]
@@ -95,11 +90,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         },
         exec,
         work_dir: args.work_dir.clone(),
-        analyze: AnalyzeOptions {
-            features: args.features.iter().cloned().collect(),
-            all_features: args.all_features,
-            ..AnalyzeOptions::default()
-        },
+        analyze: args.features.analyze_options(),
         criteria: args.criteria.clone(),
         goal_selection: args.goal_selection,
         placement: args.placement,

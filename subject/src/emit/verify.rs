@@ -253,6 +253,156 @@ fn write_own(copy: &Path, file: &Path, text: &str) -> Result<(), VerifyError> {
     std::fs::write(file, text).map_err(io)
 }
 
+/// Whether a path the compiler or a panic names is the suite's file.
+pub(crate) fn is_suite_file(path: &str) -> bool {
+    path.ends_with(&format!("{TEST_TARGET}.rs"))
+}
+
+/// A clean copy of the crate with a place for a suite, and the cargo and test-binary runs that
+/// build and run it there: what verification and the regression check share.
+pub(crate) struct SuiteCopy {
+    /// The copy's root.
+    root: PathBuf,
+    /// Where the suite is written inside the copy.
+    file: PathBuf,
+    /// `--test frugal_generated`, `--lib` or `--bin NAME`.
+    select: Vec<String>,
+    placement: Placement,
+    cargo: frugal_cargo::Cargo,
+    cargo_args: Vec<String>,
+    sandbox: Option<Policy>,
+}
+
+/// How one run of a test binary ended, and what it printed.
+#[derive(Debug, Default)]
+pub(crate) struct BinaryRun {
+    pub stdout: String,
+    pub stderr: String,
+    /// `None` when the run was killed at its limit.
+    pub status: Option<std::process::ExitStatus>,
+}
+
+impl BinaryRun {
+    pub fn timed_out(&self) -> bool {
+        self.status.is_none()
+    }
+}
+
+impl SuiteCopy {
+    /// Copies the crate at `crate_dir` to `root` (see [`crate::instrument::standalone_copy`])
+    /// and prepares the place `opts.placement` puts the suite; builds go to `target`.
+    pub fn new(
+        crate_dir: &Path,
+        root: PathBuf,
+        target: &Path,
+        opts: &VerifyOptions,
+    ) -> Result<SuiteCopy, VerifyError> {
+        crate::instrument::standalone_copy(crate_dir, &root).map_err(|source| {
+            VerifyError::Copy {
+                path: root.clone(),
+                source,
+            }
+        })?;
+        let (file, select) = place(&root, opts.placement, true)?;
+        let cargo = crate::cargo::builder(&root, target, opts.sandbox.as_ref());
+        Ok(SuiteCopy {
+            root,
+            file,
+            select,
+            placement: opts.placement,
+            cargo,
+            cargo_args: opts.cargo_args.clone(),
+            sandbox: opts.sandbox.clone(),
+        })
+    }
+
+    /// Writes the suite's text into the copy (see [`write_own`]).
+    pub fn write(&self, text: &str) -> Result<(), VerifyError> {
+        write_own(&self.root, &self.file, text)
+    }
+
+    /// `cargo test --no-run --message-format=json` of the target holding the suite.
+    pub fn build(&self) -> Result<Output, VerifyError> {
+        let mut cmd = self.cargo.command(&self.root);
+        cmd.arg("test")
+            .args(&self.select)
+            .args(["--no-run", "--message-format=json"])
+            .args(&self.cargo_args);
+        Ok(self.cargo.output(cmd, build_timeout())?)
+    }
+
+    /// The test executable a successful [`SuiteCopy::build`] made.
+    pub fn executable(&self, out: &Output) -> Result<PathBuf, VerifyError> {
+        let mut executables = out
+            .messages
+            .artifacts
+            .iter()
+            .filter_map(|a| Some((a.target.as_str(), a.executable.as_deref()?)));
+        let exe = match self.placement {
+            Placement::Tests => executables.find(|(n, _)| *n == TEST_TARGET),
+            Placement::InCrate => executables.next_back(),
+        };
+        exe.map(|(_, exe)| exe.to_path_buf())
+            .ok_or_else(|| VerifyError::CrateBroken("cargo built no test executable".into()))
+    }
+
+    /// The name libtest gives the suite's test fn `name` (in-crate tests sit in a module).
+    pub fn test_path(&self, name: &str) -> String {
+        match self.placement {
+            Placement::Tests => name.to_string(),
+            Placement::InCrate => format!("{TEST_TARGET}::{name}"),
+        }
+    }
+
+    /// The filter that selects every test of the suite and nothing else of the binary.
+    pub fn filter(&self) -> Vec<String> {
+        match self.placement {
+            Placement::Tests => Vec::new(),
+            Placement::InCrate => vec![format!("{TEST_TARGET}::")],
+        }
+    }
+
+    /// Runs the test binary `exe` with `args` in the copy (confined when the options gave a
+    /// policy), killing it at `limit`.
+    pub fn run(
+        &self,
+        exe: &Path,
+        args: &[String],
+        limit: Duration,
+    ) -> Result<BinaryRun, VerifyError> {
+        let mut cmd = Command::new(exe);
+        cmd.args(args)
+            .current_dir(&self.root)
+            .env("RUST_BACKTRACE", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match &self.sandbox {
+            Some(policy) => run_confined(policy, cmd, limit),
+            None => run_plain(cmd, limit),
+        }
+    }
+
+    /// For each compiler error of `out` whose primary span lies in the suite, the index of the
+    /// test holding it: the last of `starts` (the tests' first lines, ascending) at or before
+    /// the error's line. Errors above the first test are left out.
+    pub fn errors_by_test<'o>(
+        &self,
+        out: &'o Output,
+        starts: &[usize],
+    ) -> Vec<(usize, &'o frugal_cargo::CompilerError)> {
+        out.messages
+            .errors
+            .iter()
+            .filter(|e| is_suite_file(&e.primary().file))
+            .filter_map(|e| {
+                let i = starts.partition_point(|&s| s <= e.primary().line);
+                Some((i.checked_sub(1)?, e))
+            })
+            .collect()
+    }
+}
+
 /// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file.
 pub fn verify(
     crate_dir: &Path,
@@ -261,57 +411,32 @@ pub fn verify(
     mut tests: Vec<RenderedTest>,
     opts: &VerifyOptions,
 ) -> Result<Verified, VerifyError> {
-    let copy = work.join("verify");
-    crate::instrument::standalone_copy(crate_dir, &copy).map_err(|source| VerifyError::Copy {
-        path: copy.clone(),
-        source,
-    })?;
-    let (file, select) = place(&copy, opts.placement, true)?;
-    let filter: Vec<String> = match opts.placement {
-        Placement::Tests => Vec::new(),
-        Placement::InCrate => vec![format!("{TEST_TARGET}::")],
-    };
-    let target = work.join("target-verify");
+    let copy = SuiteCopy::new(
+        crate_dir,
+        work.join("verify"),
+        &work.join("target-verify"),
+        opts,
+    )?;
+    let filter = copy.filter();
     let mut v = Verified::default();
-    let cargo = crate::cargo::builder(&copy, &target, opts.sandbox.as_ref());
     for _ in 0..ROUNDS {
         let text = super::assemble(header, &tests);
-        write_own(&copy, &file, &text)?;
+        copy.write(&text)?;
         let started = Instant::now();
-        let mut cmd = cargo.command(&copy);
-        cmd.arg("test")
-            .args(&select)
-            .args(["--no-run", "--message-format=json"])
-            .args(&opts.cargo_args);
-        let out = cargo.output(cmd, build_timeout())?;
+        let out = copy.build()?;
         v.build_time += started.elapsed();
         if !out.success {
-            let bad = failing_tests(&out, header, &tests);
+            let bad = failing_tests(&copy, &out, header, &tests);
             if bad.is_empty() {
                 return Err(VerifyError::CrateBroken(out.summarise_errors(3)));
             }
             drop_tests(&mut tests, &bad, &mut v);
             continue;
         }
-        let executables: Vec<(&str, &Path)> = out
-            .messages
-            .artifacts
-            .iter()
-            .filter_map(|a| Some((a.target.as_str(), a.executable.as_deref()?)))
-            .collect();
-        let exe = match opts.placement {
-            Placement::Tests => executables.iter().find(|(n, _)| *n == TEST_TARGET),
-            Placement::InCrate => executables.last(),
-        };
-        let Some((_, exe)) = exe else {
-            return Err(VerifyError::CrateBroken(
-                "cargo built no test executable".into(),
-            ));
-        };
+        let exe = copy.executable(&out)?;
         let started = Instant::now();
-        let sandbox = opts.sandbox.as_ref();
-        let first = run_tests(exe, &copy, &filter, sandbox)?;
-        let second = run_tests(exe, &copy, &filter, sandbox)?;
+        let first = run_tests(&copy, &exe, &filter)?;
+        let second = run_tests(&copy, &exe, &filter)?;
         v.run_time += started.elapsed();
         let failing: Vec<(String, String)> = tests
             .iter()
@@ -353,7 +478,12 @@ fn drop_tests(tests: &mut Vec<RenderedTest>, bad: &[(String, String)], v: &mut V
 }
 
 /// Tests whose lines hold a compiler error, with the error's first line.
-fn failing_tests(out: &Output, header: &str, tests: &[RenderedTest]) -> Vec<(String, String)> {
+fn failing_tests(
+    copy: &SuiteCopy,
+    out: &Output,
+    header: &str,
+    tests: &[RenderedTest],
+) -> Vec<(String, String)> {
     // Line where each test starts in the assembled file.
     let mut starts = Vec::with_capacity(tests.len());
     let mut line = header.lines().count() + 1;
@@ -362,17 +492,8 @@ fn failing_tests(out: &Output, header: &str, tests: &[RenderedTest]) -> Vec<(Str
         line += 1 + t.text.lines().count();
     }
     let mut bad: Vec<(String, String)> = Vec::new();
-    for e in out
-        .messages
-        .errors
-        .iter()
-        .filter(|e| e.primary().file.ends_with(&format!("{TEST_TARGET}.rs")))
-    {
-        let i = starts.partition_point(|&s| s <= e.primary().line);
-        if i == 0 {
-            continue;
-        }
-        let name = &tests[i - 1].name;
+    for (i, e) in copy.errors_by_test(out, &starts) {
+        let name = &tests[i].name;
         if !bad.iter().any(|(n, _)| n == name) {
             let first = e
                 .rendered
@@ -386,87 +507,54 @@ fn failing_tests(out: &Output, header: &str, tests: &[RenderedTest]) -> Vec<(Str
     bad
 }
 
-/// Runs the test binary (confined by `sandbox` when given) and returns the names of the passing
-/// tests.
-fn run_tests(
-    exe: &Path,
-    dir: &Path,
-    filter: &[String],
-    sandbox: Option<&Policy>,
-) -> Result<Vec<String>, VerifyError> {
-    let mut cmd = Command::new(exe);
-    cmd.args(filter)
-        .current_dir(dir)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let out = match sandbox {
-        Some(policy) => run_confined(policy, cmd)?,
-        None => run_plain(cmd)?,
-    };
-    Ok(passing(&out))
+/// Runs the suite's tests once and returns the names of the passing ones.
+fn run_tests(copy: &SuiteCopy, exe: &Path, filter: &[String]) -> Result<Vec<String>, VerifyError> {
+    let run = copy.run(exe, filter, RUN_LIMIT)?;
+    if run.timed_out() {
+        return Err(VerifyError::Hung(RUN_LIMIT));
+    }
+    Ok(crate::libtest::parse(&run.stdout)
+        .passed()
+        .map(String::from)
+        .collect())
 }
 
-/// Runs `cmd` in the sandbox; the whole job is killed when the binary exits or at the limit.
-fn run_confined(policy: &Policy, mut cmd: Command) -> Result<String, VerifyError> {
+/// Runs `cmd` in the sandbox; the whole job is killed when the binary exits or at `limit`.
+fn run_confined(
+    policy: &Policy,
+    mut cmd: Command,
+    limit: Duration,
+) -> Result<BinaryRun, VerifyError> {
     let sandbox_error = |e: frugal_sandbox::Error| VerifyError::Run(std::io::Error::other(e));
     let limits = frugal_sandbox::Limits {
         fsize: Some(crate::executor::CODE_FILE_LIMIT),
         ..frugal_sandbox::Limits::default()
     };
-    let policy = policy.clone().limits(limits).timeout(RUN_LIMIT);
+    let policy = policy.clone().limits(limits).timeout(limit);
     let job = frugal_cargo::confine(&policy, &mut cmd).map_err(sandbox_error)?;
     let out = job
         .spawn(&mut cmd)
-        .and_then(|child| child.output_with_timeout(RUN_LIMIT))
+        .and_then(|child| child.output_with_timeout(limit))
         .map_err(sandbox_error)?;
-    if out.finished.timed_out {
-        return Err(VerifyError::Hung(RUN_LIMIT));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(BinaryRun {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: (!out.finished.timed_out).then_some(out.finished.status),
+    })
 }
 
-fn run_plain(mut cmd: Command) -> Result<String, VerifyError> {
-    let mut child = cmd.spawn().map_err(VerifyError::Run)?;
-    let mut stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(o) = stdout.as_mut() {
-            let _ = std::io::Read::read_to_string(o, &mut s);
-        }
-        s
-    });
-    let started = Instant::now();
-    loop {
-        if child.try_wait().map_err(VerifyError::Run)?.is_some() {
-            break;
-        }
-        if started.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(VerifyError::Hung(RUN_LIMIT));
-        }
-        std::thread::sleep(Duration::from_millis(20));
+/// Runs `cmd` unconfined in its own process group, killed whole at the end or at `limit` (a
+/// run killed at the limit keeps no output).
+fn run_plain(mut cmd: Command, limit: Duration) -> Result<BinaryRun, VerifyError> {
+    match frugal_sandbox::output_in_group(&mut cmd, limit) {
+        Ok(out) => Ok(BinaryRun {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            status: Some(out.status),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => Ok(BinaryRun::default()),
+        Err(e) => Err(VerifyError::Run(e)),
     }
-    Ok(reader.join().unwrap_or_default())
-}
-
-/// Names of the tests the harness reported as passing.
-fn passing(out: &str) -> Vec<String> {
-    out.lines()
-        .filter_map(|l| {
-            let name = l.strip_prefix("test ")?.strip_suffix(" ... ok")?;
-            let name = name
-                .strip_prefix(&format!("{TEST_TARGET}::"))
-                .unwrap_or(name);
-            Some(
-                name.strip_suffix(" - should panic")
-                    .unwrap_or(name)
-                    .to_string(),
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]
