@@ -39,7 +39,7 @@ SERIES = {
     "humantime": ["2.0.0", "2.0.1", "2.1.0", "2.2.0", "2.3.0", "2.4.0"],
     "bytesize": ["1.3.0", "1.3.1", "1.3.2", "2.0.0", "2.0.1", "2.1.0"],
 }
-KINDS = ["passed", "changed", "no-longer-compiles", "crashed", "timed-out", "flaky"]
+KINDS = ["passed", "changed", "no_longer_compiles", "crashed", "timed_out", "flaky"]
 
 
 def log(msg):
@@ -189,14 +189,14 @@ def table(rows, budget):
         c = r["counts"]
         checked = sum(c.values())
         example = r["note"] or ""
-        for k in ("changed", "no-longer-compiles", "crashed", "timed-out"):
+        for k in ("changed", "no_longer_compiles", "crashed", "timed_out"):
             if k in r["examples"]:
                 e = r["examples"][k]
                 example = f"`{e['test']}`: {json.dumps(e['outcome'])[:160]}"
                 break
         out.append(f"| {r['crate']} | {r['version']} | {r['job_state']} | {r['wall_s']} | "
                    f"{checked} | {c.get('passed', 0)} | {c.get('changed', 0)} | "
-                   f"{c.get('no-longer-compiles', 0)} | {c.get('crashed', 0) + c.get('timed-out', 0)}"
+                   f"{c.get('no_longer_compiles', 0)} | {c.get('crashed', 0) + c.get('timed_out', 0)}"
                    f" | {c.get('flaky', 0)} | {example.replace('|', '/')} |")
     m = realcrates.machine()
     head = (f"Budget {budget} per job; frugal {git(ROOT, 'rev-parse', '--short', 'HEAD')}; "

@@ -133,6 +133,22 @@ impl Client {
         self.answer(&format!("GET {path}"), resp)
     }
 
+    /// GET, parsing JSON; `None` when frugald answers 404 (nothing there yet).
+    pub fn get_opt<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<Option<T>> {
+        let resp = self
+            .agent
+            .get(self.url(path))
+            .call()
+            .map_err(|e| self.unreachable(e))?;
+        if resp.status() == ureq::http::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        let text = self.answer(&format!("GET {path}"), resp)?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .with_context(|| format!("parse frugald's answer to GET {path}"))
+    }
+
     /// GET, parsing JSON.
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<T> {
         let text = self.get_text(path)?;

@@ -53,7 +53,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
-        Command::Check(args) => cmd::check::run(args).map(|code| {
+        Command::Check(args) => cmd::check::run(&cli.conn, args).map(|code| {
             if code != 0 {
                 std::process::exit(code);
             }

@@ -1,6 +1,6 @@
-//! One regeneration job: snapshot the commit, run the whole pipeline (analyse, instrument,
-//! search, emit, verify), profile the emitted suite, and store it with per-test figures and
-//! per-test goal coverage.
+//! One regeneration job: snapshot the commit, check it with the previous suite
+//! (`regression.rs`), run the whole pipeline (analyse, instrument, search, emit, verify),
+//! profile the emitted suite, and store it with per-test figures and per-test goal coverage.
 //!
 //! Owns the job's directories under the state dir (`work/repo-<id>/<crate>/` for the snapshot
 //! and build caches, `runs/<run>/` for the run's outputs), the mapping from engine results to
@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use frugal_config::Budget as ConfigBudget;
+use frugal_config::{Budget as ConfigBudget, RegressionPolicy};
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
 use frugal_sandbox::output_in_group;
@@ -40,6 +40,7 @@ use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
 use serde_json::json;
 
 use crate::live::Live;
+use crate::regression;
 
 /// What every job shares: resolved settings and where things go.
 #[derive(Clone, Debug)]
@@ -63,6 +64,8 @@ pub struct JobEnv {
     /// What the host lacks to confine a job's files (`Capabilities::fs_confined` false), as the
     /// capability report words it; `None` when it can.
     pub sandbox_missing: Option<String>,
+    /// `[regressions]`: whether jobs check the previous suite first, and what a change does.
+    pub regressions: frugal_config::RegressionsConfig,
 }
 
 /// How a job that ran to the end went.
@@ -261,6 +264,18 @@ pub fn run(
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
     let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
+    let mut check = None;
+    if env.regressions.check {
+        set_phase(store, live, run, "check");
+        let work = base_dir(env, job).join("check");
+        let policy = env.regressions.policy;
+        check = Some(
+            regression::check(store, &repo, job, &commit, &crate_dir, &work, policy)
+                .with_context(|| format!("check `{}` at {commit}", job.krate))?,
+        );
+    }
+    let hold = env.regressions.policy == RegressionPolicy::Hold
+        && check.as_ref().is_some_and(|(r, _)| r.changed > 0);
     let opts = run_options(env, &repo, job, &crate_dir, &dirs);
     let mut progress = JobProgress::new(store, live, run);
     let summary = pipeline::run(&opts, &mut progress)
@@ -275,7 +290,7 @@ pub fn run(
     if *guard {
         return Ok(None);
     }
-    let new = new_suite(
+    let mut new = new_suite(
         store,
         job,
         &summary,
@@ -284,13 +299,22 @@ pub fn run(
         profile.as_ref().ok(),
         run,
     )?;
+    new.hold = hold;
     let outcome = store.store_suite_for_job(job.id, new)?;
+    if let Some((rec, _)) = &mut check {
+        regression::attach_suite(store, rec, outcome.suite, hold)?;
+    }
+    let regressions = check.as_ref().map(|(r, _)| {
+        json!({ "changed": r.changed, "baseline_commit": r.baseline_commit,
+                "baseline_suite": r.baseline.map(|s| s.0), "note": r.note, "held": hold })
+    });
     let summary_json = json!({
         "pipeline": summary,
         "profile": profile_digest(&profile),
         "best": { "replaced": outcome.replaced_best, "reason": outcome.reason.to_string(),
                   "previous": outcome.previous_best.map(|s| s.0) },
         "outputs": dirs.out,
+        "regressions": regressions,
     });
     if let Ok(r) = &profile {
         let _ = std::fs::write(

@@ -1,8 +1,8 @@
 //! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`, commits'
-//! regression reports in `commits`), the job runner (`runner`, one job in `job`), live progress
-//! of runs in flight (`live`), the replacement suites it serves (`replacement`), metrics, the
-//! API token, and its lifecycle (`service`: configuration, logging, systemd notify and watchdog,
-//! signals, graceful shutdown).
+//! regression reports in `commits`), the job runner (`runner`, one job in `job`, its first
+//! phase, the regression check, in `regression`), live progress of runs in flight (`live`), the
+//! replacement suites it serves (`replacement`), metrics, the API token, and its lifecycle
+//! (`service`: configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
 //!
 //! Glue only: the engine is `frugal-subject`/`frugal-search`, measurement is `frugal-profiler`,
 //! state is `frugal-storage`, the queue is `frugal-scheduler`, settings are `frugal-config`.
@@ -13,6 +13,7 @@ mod commits;
 pub mod job;
 pub mod live;
 pub mod metrics;
+pub mod regression;
 pub mod replacement;
 pub mod runner;
 pub mod server;

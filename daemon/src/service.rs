@@ -108,6 +108,7 @@ fn job_env(
         profile_repeat,
         sandbox_required: cfg.sandbox.require,
         sandbox_missing,
+        regressions: cfg.regressions.clone(),
     })
 }
 

@@ -1,15 +1,19 @@
-//! `frugal check`: run a stored suite against a crate and report what behaviour changed
-//! (`frugal_subject::regress`). The one-shot form, `frugal check <crate> --suite FILE`, checks
-//! the crate's working tree; progress goes to stderr, the report (or JSON) to stdout, JUnit XML
-//! to `--junit`.
+//! `frugal check`: what behaviour changed (`frugal_subject::regress`). The one-shot form,
+//! `frugal check <crate> --suite FILE`, runs a stored suite against the crate's working tree;
+//! the daemon form, `frugal check [<repo>] [--commit SHA]`, reads the report frugald stored
+//! for a commit (waiting while its jobs run). Progress goes to stderr, the report (or JSON) to
+//! stdout, JUnit XML to `--junit`.
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use frugal_subject::pipeline;
 use frugal_subject::regress::{self, CheckEvent, CheckOptions};
+use frugald::v1;
+
+use crate::client::{Conn, TIMEOUT};
 
 /// Arguments of `frugal check`.
 #[derive(Debug, clap::Args)]
@@ -20,14 +24,25 @@ use frugal_subject::regress::{self, CheckEvent, CheckOptions};
     suite cannot be read, bad arguments)."
 )]
 pub struct CheckArgs {
-    /// The crate to check (the directory holding its Cargo.toml; default: the current
-    /// directory).
-    #[arg(value_name = "CRATE")]
+    /// With --suite: the crate to check (the directory holding its Cargo.toml). Without: the
+    /// repository frugald watches, by id or path. Default: the current directory.
+    #[arg(value_name = "CRATE|REPO")]
     pub target: Option<PathBuf>,
     /// The stored suite to run (a `frugal_generated.rs` from `frugal run`): checks CRATE's
-    /// working tree against it, one-shot.
+    /// working tree against it, one-shot. Without it, frugald's report for a commit is read.
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
+    /// Daemon form: the commit whose report is read (a full id, an abbreviation or a ref).
+    #[arg(long, default_value = "HEAD", conflicts_with = "suite")]
+    pub commit: String,
+    /// Daemon form: seconds to wait while the commit's jobs are queued or running.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 1800,
+        conflicts_with = "suite"
+    )]
+    pub wait: u64,
     /// Also write the report as JUnit XML to this file.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -57,13 +72,9 @@ pub struct CheckArgs {
 }
 
 /// Runs `frugal check`; the process's exit status (0: nothing changed, 1: something did).
-pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
+pub fn run(conn: &Conn, args: CheckArgs) -> anyhow::Result<i32> {
     let Some(suite_file) = &args.suite else {
-        anyhow::bail!(
-            "`frugal check` without --suite is the daemon form (`frugal check [<repo>] \
-             [--commit SHA]`), which is not available yet: pass --suite FILE to check a \
-             crate's working tree against a stored suite"
-        );
+        return from_daemon(conn, &args);
     };
     let crate_dir = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
     if !crate_dir.join("Cargo.toml").is_file() {
@@ -110,6 +121,107 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     }
     std::io::stdout().flush()?;
     Ok(if report.failures() > 0 { 1 } else { 0 })
+}
+
+/// The daemon form: the report frugald stored for a commit, waited for while jobs of the
+/// commit are queued or running.
+fn from_daemon(conn: &Conn, args: &CheckArgs) -> anyhow::Result<i32> {
+    let client = conn.client(TIMEOUT)?;
+    let spec = args
+        .target
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned());
+    let repo = client.resolve_repo(spec.as_deref())?;
+    let path = super::accept::commit_path(repo.id, &args.commit, "report");
+    let deadline = Instant::now() + Duration::from_secs(args.wait);
+    let mut said = false;
+    let answer = loop {
+        let answer: Option<v1::CommitReport> = client.get_opt(&path)?;
+        let waiting = answer.as_ref().is_some_and(|a| !a.pending.is_empty());
+        if !waiting || Instant::now() >= deadline {
+            break answer;
+        }
+        if !said {
+            let pending = answer
+                .as_ref()
+                .map(|a| a.pending.join(", "))
+                .unwrap_or_default();
+            eprintln!(
+                "frugal check: waiting for the jobs of {pending} at {}",
+                args.commit
+            );
+            said = true;
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    };
+    let Some(answer) = answer else {
+        anyhow::bail!(
+            "frugald has no report for {} in repository {}: no job checked that commit \
+             (`frugal trigger --commit {}` queues one)",
+            args.commit,
+            repo.id,
+            args.commit
+        );
+    };
+    if !answer.pending.is_empty() {
+        anyhow::bail!(
+            "the jobs of {} at {} are still running after {} s (--wait)",
+            answer.pending.join(", "),
+            answer.commit,
+            args.wait
+        );
+    }
+    let reports = daemon_reports(&answer)?;
+    if let Some(path) = &args.junit {
+        let all: Vec<&regress::Report> = reports.iter().collect();
+        std::fs::write(path, regress::Report::junit_of(&all))
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    if args.json {
+        super::print_json(&answer)?;
+    } else {
+        print_daemon_answer(&answer, &reports);
+    }
+    std::io::stdout().flush()?;
+    Ok(if answer.gates { 1 } else { 0 })
+}
+
+/// The engine's reports inside frugald's answer.
+fn daemon_reports(answer: &v1::CommitReport) -> anyhow::Result<Vec<regress::Report>> {
+    answer
+        .crates
+        .iter()
+        .filter_map(|c| c.report.clone())
+        .map(|v| serde_json::from_value(v).context("read the report frugald stored"))
+        .collect()
+}
+
+fn print_daemon_answer(answer: &v1::CommitReport, reports: &[regress::Report]) {
+    let commit = super::short_commit(Some(&answer.commit));
+    let mut reports = reports.iter();
+    for c in &answer.crates {
+        let accepted = if c.accepted_ms.is_some() {
+            " (accepted)"
+        } else {
+            ""
+        };
+        match (&c.report, &c.note) {
+            (Some(_), _) => {
+                if let Some(r) = reports.next() {
+                    print!("{}", r.human(commit));
+                }
+                if let Some(base) = &c.baseline_commit {
+                    println!(
+                        "{}: checked with the suite of {}{accepted}",
+                        c.krate,
+                        super::short_commit(Some(base))
+                    );
+                }
+            }
+            (None, Some(note)) => println!("{}: {note}", c.krate),
+            (None, None) => println!("{}: no report", c.krate),
+        }
+    }
 }
 
 /// Phases on stderr, so stdout holds only the report.

@@ -7,44 +7,53 @@ use quick_xml::events::{BytesDecl, BytesText, Event};
 
 use super::report::{Outcome, Report, TestReport};
 
-/// The JUnit document for `report`.
-pub(crate) fn render(report: &Report) -> String {
+/// The JUnit document for `reports`: one `testsuite` per crate checked.
+pub(crate) fn render(reports: &[&Report]) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     // Writing into a Vec cannot fail.
-    let _ = write(&mut w, report);
+    let _ = write(&mut w, reports);
     let mut text = String::from_utf8(w.into_inner()).unwrap_or_default();
     text.push('\n');
     text
 }
 
-fn write(w: &mut Writer<Vec<u8>>, r: &Report) -> std::io::Result<()> {
-    let tests = r.tests.len().to_string();
-    let failures = (r.changed() + r.no_longer_compile()).to_string();
-    let errors = (r.crashed() + r.timed_out()).to_string();
-    let time = format!("{:.3}", r.build_seconds + r.run_seconds);
-    let krate = xml_text(&r.krate);
-    let classname = format!("{krate}::frugal_generated");
+/// `tests`, `failures`, `errors` and `time` over `reports`.
+fn counts(reports: &[&Report]) -> [(&'static str, String); 4] {
+    let sum = |f: fn(&Report) -> usize| reports.iter().map(|r| f(r)).sum::<usize>().to_string();
+    let time: f64 = reports
+        .iter()
+        .map(|r| r.build_seconds + r.run_seconds)
+        .sum();
+    [
+        ("tests", sum(|r| r.tests.len())),
+        ("failures", sum(|r| r.changed() + r.no_longer_compile())),
+        ("errors", sum(|r| r.crashed() + r.timed_out())),
+        ("time", format!("{time:.3}")),
+    ]
+}
+
+fn write(w: &mut Writer<Vec<u8>>, reports: &[&Report]) -> std::io::Result<()> {
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-    let counts = [
-        ("tests", tests.as_str()),
-        ("failures", failures.as_str()),
-        ("errors", errors.as_str()),
-        ("time", time.as_str()),
-    ];
+    let all = counts(reports);
     w.create_element("testsuites")
         .with_attribute(("name", "frugal check"))
-        .with_attributes(counts)
+        .with_attributes(all.iter().map(|(k, v)| (*k, v.as_str())))
         .write_inner_content(|w| {
-            w.create_element("testsuite")
-                .with_attribute(("name", krate.as_str()))
-                .with_attributes(counts)
-                .with_attribute(("skipped", "0"))
-                .write_inner_content(|w| {
-                    for t in &r.tests {
-                        testcase(w, t, &classname)?;
-                    }
-                    Ok(())
-                })?;
+            for r in reports {
+                let krate = xml_text(&r.krate);
+                let classname = format!("{krate}::frugal_generated");
+                let own = counts(&[r]);
+                w.create_element("testsuite")
+                    .with_attribute(("name", krate.as_str()))
+                    .with_attributes(own.iter().map(|(k, v)| (*k, v.as_str())))
+                    .with_attribute(("skipped", "0"))
+                    .write_inner_content(|w| {
+                        for t in &r.tests {
+                            testcase(w, t, &classname)?;
+                        }
+                        Ok(())
+                    })?;
+            }
             Ok(())
         })?;
     Ok(())

@@ -297,7 +297,13 @@ impl Report {
     /// `failure` for a changed behaviour or a test that no longer compiles, an `error` for a
     /// crash or a timeout, `system-out` noting a flaky pass.
     pub fn junit(&self) -> String {
-        super::junit::render(self)
+        super::junit::render(&[self])
+    }
+
+    /// One JUnit document for several crates' reports (the daemon checks each crate of a
+    /// commit), one `testsuite` each.
+    pub fn junit_of(reports: &[&Report]) -> String {
+        super::junit::render(reports)
     }
 }
 
