@@ -340,6 +340,7 @@ fn run_options(
         goal_selection: env.goal_selection,
         placement: Default::default(),
         unconfined: false,
+        seed_model: None,
     }
 }
 

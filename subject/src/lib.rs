@@ -16,3 +16,4 @@ pub mod model;
 mod modtree;
 pub mod pipeline;
 pub mod probe_src;
+pub mod suite_model;
