@@ -145,9 +145,14 @@ impl SuiteModel {
             .collect();
         let schema = registry.schema(api);
         for t in &self.tests {
-            let test = match unknown_op(t, &ids) {
-                Some(key) => Err(missing(key, &keys)),
-                None => t
+            let unknown = unknown_ops(t, &ids);
+            let test = match unknown.is_empty() {
+                false => Err(unknown
+                    .iter()
+                    .map(|k| missing(k, &keys))
+                    .collect::<Vec<_>>()
+                    .join("; ")),
+                true => t
                     .stmts
                     .iter()
                     .map(|s| resolve_stmt(s, &ids))
@@ -204,22 +209,28 @@ impl SuiteModel {
     }
 }
 
-/// The key of a test's operation the new registry lacks, a call's first: the callable that
-/// changed says more than the literal type that went with it.
-fn unknown_op<'t>(t: &'t ModelTest, ids: &BTreeMap<&str, u32>) -> Option<&'t str> {
-    let mut unknown = t
-        .stmts
+/// The distinct keys of a test's operations the new registry lacks: the calls among them if
+/// any (the callable that changed says more than the literal type that went with it), else
+/// the first.
+fn unknown_ops<'t>(t: &'t ModelTest, ids: &BTreeMap<&str, u32>) -> Vec<&'t str> {
+    let mut unknown: Vec<&str> = Vec::new();
+    for s in &t.stmts {
+        if !ids.contains_key(s.op.as_str()) && !unknown.contains(&s.op.as_str()) {
+            unknown.push(&s.op);
+        }
+    }
+    let calls: Vec<&str> = unknown
         .iter()
-        .map(|s| s.op.as_str())
-        .filter(|k| !ids.contains_key(k));
-    let first = unknown.next()?;
-    let call = std::iter::once(first)
-        .chain(unknown)
-        .find(|k| k.starts_with("call "));
-    Some(call.unwrap_or(first))
+        .copied()
+        .filter(|k| k.starts_with("call "))
+        .collect();
+    match calls.is_empty() {
+        true => unknown.into_iter().take(1).collect(),
+        false => calls,
+    }
 }
 
-/// A statement over the new registry's ids; every key is known ([`unknown_op`]).
+/// A statement over the new registry's ids; every key is known ([`unknown_ops`]).
 fn resolve_stmt(s: &ModelStmt, ids: &BTreeMap<&str, u32>) -> Result<Stmt, String> {
     let op = ids
         .get(s.op.as_str())
