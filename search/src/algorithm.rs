@@ -346,7 +346,8 @@ pub fn run_search(
     cx.last_gain = (0, seed_covered);
     // Seeds that already cover everything leave nothing to search for; without seeds the
     // first population is always evaluated, as it always was.
-    if !schema.calls().is_empty() && !(seeded && cx.done()) {
+    let search = !seeded || !cx.done();
+    if search && !schema.calls().is_empty() {
         let mut algorithm: Box<dyn Algorithm> = match params.algorithm {
             AlgorithmKind::Random => Box::new(crate::random::RandomSearch),
             AlgorithmKind::Mosa => Box::new(ManyObjective::new(false, false)),
