@@ -84,13 +84,15 @@ pub enum ModelError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a frugal test model: {source}")]
+    #[error("{origin} is not a frugal test model: {source}")]
     Json {
-        path: PathBuf,
+        origin: String,
         source: serde_json::Error,
     },
-    #[error("{path} is a test model of version {found}; this frugal reads version {MODEL_VERSION}")]
-    Version { path: PathBuf, found: u32 },
+    #[error(
+        "{origin} is a test model of version {found}; this frugal reads version {MODEL_VERSION}"
+    )]
+    Version { origin: String, found: u32 },
 }
 
 impl SuiteModel {
@@ -177,8 +179,14 @@ impl SuiteModel {
             path: path.to_path_buf(),
             source,
         })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Parses a model kept elsewhere (a store), refusing other versions; `origin` names it in
+    /// errors.
+    pub fn from_json(text: &str, origin: &str) -> Result<Self, ModelError> {
         let json = |source| ModelError::Json {
-            path: path.to_path_buf(),
+            origin: origin.to_string(),
             source,
         };
         // The version first, so a future format is refused as such and not as bad JSON.
@@ -186,16 +194,16 @@ impl SuiteModel {
         struct Versioned {
             version: u32,
         }
-        let found = serde_json::from_str::<Versioned>(&text)
+        let found = serde_json::from_str::<Versioned>(text)
             .map_err(json)?
             .version;
         if found != MODEL_VERSION {
             return Err(ModelError::Version {
-                path: path.to_path_buf(),
+                origin: origin.to_string(),
                 found,
             });
         }
-        serde_json::from_str(&text).map_err(json)
+        serde_json::from_str(text).map_err(json)
     }
 
     /// Writes the model as pretty JSON.
@@ -528,6 +536,16 @@ mod tests {
         .unwrap();
         let err = SuiteModel::read(&path).unwrap_err();
         assert!(err.to_string().contains("version 2"), "{err}");
+        let stored = serde_json::to_string(&model).unwrap();
+        assert_eq!(
+            SuiteModel::from_json(&stored, "the stored model").unwrap(),
+            model
+        );
+        let err = SuiteModel::from_json("[]", "the stored model").unwrap_err();
+        assert!(
+            err.to_string().starts_with("the stored model is not"),
+            "{err}"
+        );
         std::fs::write(&path, "{").unwrap();
         let err = SuiteModel::read(&path).unwrap_err();
         assert!(err.to_string().contains("not a frugal test model"), "{err}");
