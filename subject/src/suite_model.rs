@@ -71,23 +71,24 @@ pub struct Resolved {
     pub dropped: Vec<(String, String)>,
 }
 
-/// Why a model could not be read or written.
+/// Why a model could not be read or written. The cause is part of the message and not a
+/// `source`, so `{:#}` does not print it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("cannot read the test model {path}: {source}")]
+    #[error("cannot read the test model {path}: {error}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("cannot write the test model {path}: {source}")]
+    #[error("cannot write the test model {path}: {error}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{origin} is not a frugal test model: {source}")]
+    #[error("{origin} is not a frugal test model: {error}")]
     Json {
         origin: String,
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     #[error(
         "{origin} is a test model of version {found}; this frugal reads version {MODEL_VERSION}"
@@ -175,9 +176,9 @@ impl SuiteModel {
 
     /// Reads a model file, refusing other versions.
     pub fn read(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ModelError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::from_json(&text, &path.display().to_string())
     }
@@ -185,9 +186,9 @@ impl SuiteModel {
     /// Parses a model kept elsewhere (a store), refusing other versions; `origin` names it in
     /// errors.
     pub fn from_json(text: &str, origin: &str) -> Result<Self, ModelError> {
-        let json = |source| ModelError::Json {
+        let json = |error| ModelError::Json {
             origin: origin.to_string(),
-            source,
+            error,
         };
         // The version first, so a future format is refused as such and not as bad JSON.
         #[derive(Deserialize)]
@@ -208,9 +209,9 @@ impl SuiteModel {
 
     /// Writes the model as pretty JSON.
     pub fn write(&self, path: &Path) -> Result<(), ModelError> {
-        let write = |source| ModelError::Write {
+        let write = |error| ModelError::Write {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let text = serde_json::to_string_pretty(self).map_err(|e| write(e.into()))?;
         std::fs::write(path, text).map_err(write)
@@ -556,7 +557,16 @@ mod tests {
     fn tests_of_a_removed_or_changed_callable_are_dropped_with_the_reason() {
         let old = before();
         let reg = Registry::build(&old);
-        let model = SuiteModel::from_tests(&reg, &old, &tests(&reg, &old));
+        let mut tests = tests(&reg, &old);
+        // One more test calls both `double` and `shout`.
+        let mut both = tests[0].1.clone();
+        both.stmts.extend(tests[1].1.stmts.iter().map(|s| Stmt {
+            args: s.args.iter().map(|a| a + 2).collect(),
+            ..s.clone()
+        }));
+        assert_eq!(both.check(&reg.schema(&old)), Ok(()));
+        tests.push(("test_both".into(), both));
+        let model = SuiteModel::from_tests(&reg, &old, &tests);
         // `shout` is gone, `double` takes an i64 now, `half` is unchanged.
         let new = api(vec![
             free("half", vec![prim("f64")], Some(prim("f64"))),
@@ -575,7 +585,12 @@ mod tests {
             .iter()
             .map(|(n, w)| (n.as_str(), w.as_str()))
             .collect();
-        assert_eq!(why.len(), 2, "{why:?}");
+        assert_eq!(why.len(), 3, "{why:?}");
+        assert!(
+            why["test_both"].contains("`calc::double` changed its signature")
+                && why["test_both"].contains("`calc::shout` is gone"),
+            "{why:?}"
+        );
         assert!(
             why["test_shout"].contains("`calc::shout` is gone"),
             "{why:?}"
