@@ -51,7 +51,7 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(c.search.population, 50);
     assert_eq!(c.search.tournament_size, 10);
     assert_eq!(c.search.goal_selection, "all");
-    assert_eq!(c.search.stall_generations, Some(20));
+    assert_eq!(c.search.stall_generations, Some(50));
     assert_eq!(c.executor.timeout, Duration::from_millis(1000));
     assert!(c.executor.workers >= 1);
     assert_eq!(c.scheduler.max_concurrent_jobs, 1);
