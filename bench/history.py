@@ -80,18 +80,21 @@ def free_port():
 
 
 class Daemon:
-    def __init__(self, workdir, budget):
+    def __init__(self, workdir, budget, bin_dir):
+        self.bin_dir = bin_dir
         self.dir = workdir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        os.makedirs(workdir, exist_ok=True)
+        # A fresh state dir: every replay starts with no suites and no registration.
+        shutil.rmtree(workdir, ignore_errors=True)
+        os.makedirs(workdir)
         self.config = os.path.join(workdir, "frugal.toml")
         with open(self.config, "w") as f:
             f.write(f'[daemon]\nlisten = "127.0.0.1:{self.port}"\nstate_dir = "state"\n\n'
                     f'[search]\nbudget = "{budget}"\n\n[scheduler]\npoll_interval = "off"\n\n'
                     '[regressions]\ncheck = true\npolicy = "record"\n')
         self.log = open(os.path.join(workdir, "frugald.log"), "w")
-        frugald = os.path.join(ROOT, "target", "release", "frugald")
+        frugald = os.path.join(bin_dir, "frugald")
         self.proc = subprocess.Popen([frugald, "--config", self.config], stdout=self.log,
                                      stderr=subprocess.STDOUT)
         for _ in range(200):
@@ -107,9 +110,12 @@ class Daemon:
             return json.loads(r.read())
 
     def frugal(self, *args):
-        frugal = os.path.join(ROOT, "target", "release", "frugal")
-        return subprocess.run([frugal, *args, "--config", self.config, "--url", self.url],
-                              check=True, capture_output=True, text=True).stdout
+        frugal = os.path.join(self.bin_dir, "frugal")
+        out = subprocess.run([frugal, *args, "--config", self.config, "--url", self.url],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"frugal {' '.join(args)} failed ({out.returncode}):\n{out.stderr}")
+        return out.stdout
 
     def stop(self):
         self.proc.terminate()
@@ -147,10 +153,10 @@ def summarise(report):
     return counts, examples
 
 
-def replay(name, versions, budget, cache):
+def replay(name, versions, budget, cache, bin_dir):
     repo = os.path.join(cache, f"{name}-repo")
     commits = make_history(name, versions, repo)
-    d = Daemon(os.path.join(cache, f"{name}-daemon"), budget)
+    d = Daemon(os.path.join(cache, f"{name}-daemon"), budget, bin_dir)
     rows = []
     try:
         d.frugal("repo", "add", repo, "--crate", name, "--no-hooks")
@@ -211,6 +217,8 @@ def main():
     ap.add_argument("--budget", default="60s")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench"))
+    ap.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"),
+                    help="where frugal and frugald are (a copy keeps a long run off rebuilds)")
     a = ap.parse_args()
     series = {"humantime": ["2.0.1", "2.1.0"]} if a.smoke else {
         c: SERIES[c] for c in a.crates.split(",")}
@@ -218,7 +226,7 @@ def main():
     cache = os.path.join(realcrates.cache_root(), "history")
     rows = []
     for name, versions in series.items():
-        rows += replay(name, versions, budget, cache)
+        rows += replay(name, versions, budget, cache, os.path.abspath(a.bin_dir))
     if not a.smoke:
         with open(os.path.join(a.out, "history.json"), "w") as f:
             json.dump(rows, f, indent=1)

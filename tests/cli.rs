@@ -202,6 +202,8 @@ fn help_for_run_documents_every_flag() {
         "--work-dir",
         "--features",
         "--all-features",
+        "--from-model",
+        "--stall",
         "--json",
         "--help",
     ] {

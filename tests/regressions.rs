@@ -3,7 +3,8 @@
 //! returns and renames `collatz_steps`. The second job's first phase runs the first suite
 //! against it, and the change shows up the same in the API's report, in `frugal check` (exit 1,
 //! the value diff, the test body) and in its JUnit file. Under `regressions.policy = "hold"` the
-//! first suite stays the best one until `frugal accept`, after which `frugal check` passes.
+//! first suite stays the best one until `frugal accept`, after which `frugal check` passes. The
+//! second job's search starts from the first suite's tests that still apply.
 
 mod common;
 
@@ -29,9 +30,9 @@ fn head(repo: &Path) -> String {
         .to_string()
 }
 
-/// Triggers `commit` and waits until its run succeeded; panics with the daemon's log if it
-/// failed.
-fn generate(d: &Daemon, cfg: &Path, repo: &Path, commit: &str) {
+/// Triggers `commit`, waits until its run succeeded (panics with the daemon's log if it
+/// failed) and returns the run with its summary.
+fn generate(d: &Daemon, cfg: &Path, repo: &Path, commit: &str) -> Value {
     run(frugal(cfg, repo).args(["trigger", "--commit", commit])).unwrap();
     wait_for(
         "the commit's run to succeed",
@@ -44,7 +45,9 @@ fn generate(d: &Daemon, cfg: &Path, repo: &Path, commit: &str) {
                     continue;
                 }
                 match r["status"].as_str() {
-                    Some("succeeded") => return Ok(Some(())),
+                    Some("succeeded") => {
+                        return Ok(Some(d.get(&format!("/v1/runs/{}", r["id"]))?.json()));
+                    }
                     Some("failed") => panic!("run failed: {r}\n--- log ---\n{}", d.log_text()),
                     _ => {}
                 }
@@ -52,7 +55,7 @@ fn generate(d: &Daemon, cfg: &Path, repo: &Path, commit: &str) {
             Ok(None)
         },
     )
-    .unwrap();
+    .unwrap()
 }
 
 fn best_commit(d: &Daemon) -> Value {
@@ -102,7 +105,20 @@ fn a_behaviour_change_is_reported_by_the_api_the_cli_and_junit_and_held_until_ac
     std::fs::write(&lib, changed).unwrap();
     run(git(&repo).args(["commit", "-q", "-am", "grade E, rename collatz"])).unwrap();
     let second = head(&repo);
-    generate(&d, &cfg, &repo, &second);
+    let second_run = generate(&d, &cfg, &repo, &second);
+
+    // The search started from the first suite's tests: those calling the renamed function are
+    // dropped with the reason, the others seed it.
+    let seeding = &second_run["summary"]["pipeline"]["seeding"];
+    assert!(seeding["resolved"].as_u64().unwrap() > 0, "{second_run}");
+    assert!(
+        seeding["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.to_string().contains("collatz_steps")),
+        "{second_run}"
+    );
 
     // The API.
     let report = d

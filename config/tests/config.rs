@@ -51,6 +51,7 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(c.search.population, 50);
     assert_eq!(c.search.tournament_size, 10);
     assert_eq!(c.search.goal_selection, "all");
+    assert_eq!(c.search.stall_generations, Some(50));
     assert_eq!(c.executor.timeout, Duration::from_millis(1000));
     assert!(c.executor.workers >= 1);
     assert_eq!(c.scheduler.max_concurrent_jobs, 1);
@@ -74,6 +75,7 @@ log_format = "json"
 [search]
 budget = 20000
 algorithm = "random"
+stall_generations = 0
 
 [scheduler]
 poll_interval = "off"
@@ -95,6 +97,10 @@ path = "/srv/git/b"
     assert_eq!(c.daemon.token_file, dir.path().join("state/token"));
     assert_eq!(c.daemon.log_format, LogFormat::Json);
     assert_eq!(c.search.budget, Budget::Executions(20000));
+    assert_eq!(
+        c.search.stall_generations, None,
+        "0 turns the stall stop off"
+    );
     assert_eq!(c.scheduler.poll_interval, None);
     assert_eq!(
         c.scheduler.default_schedule.as_ref().unwrap().normalized(),
@@ -255,6 +261,18 @@ fn out_of_range_and_unknown_values_name_file_line_and_key() {
         2,
         "regressions.policy",
         "\"hold\"",
+    );
+    assert_names(
+        "[search]\nstall_generations = 4294967296\n",
+        2,
+        "search.stall_generations",
+        "at most 4294967295",
+    );
+    assert_names(
+        "[search]\nstall_generations = -1\n",
+        2,
+        "search.stall_generations",
+        "too small",
     );
     assert_names(
         "[search]\ngoal_selection = \"clever\"\n",

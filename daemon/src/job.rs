@@ -32,11 +32,12 @@ use frugal_scheduler::GIT_TIMEOUT;
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
-    StoreOutcome,
+    StoreOutcome, SuiteRecord,
 };
 use frugal_subject::analyze::AnalyzeOptions;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
+use frugal_subject::suite_model::SuiteModel;
 use serde_json::json;
 
 use crate::live::Live;
@@ -66,6 +67,9 @@ pub struct JobEnv {
     pub sandbox_missing: Option<String>,
     /// `[regressions]`: whether jobs check the previous suite first, and what a change does.
     pub regressions: frugal_config::RegressionsConfig,
+    /// `search.stall_generations`: a search seeded from the previous suite stops after this
+    /// many generations without a new goal.
+    pub stall_generations: Option<u32>,
 }
 
 /// How a job that ran to the end went.
@@ -264,19 +268,22 @@ pub fn run(
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
     let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
+    let policy = env.regressions.policy;
     let mut check = None;
-    if env.regressions.check {
+    let previous = if env.regressions.check {
         set_phase(store, live, run, "check");
         let work = base_dir(env, job).join("check");
-        let policy = env.regressions.policy;
-        check = Some(
+        let (rec, previous) =
             regression::check(store, &repo, job, &commit, &crate_dir, &work, policy)
-                .with_context(|| format!("check `{}` at {commit}", job.krate))?,
-        );
-    }
-    let hold = env.regressions.policy == RegressionPolicy::Hold
-        && check.as_ref().is_some_and(|(r, _)| r.changed > 0);
-    let opts = run_options(env, &repo, job, &crate_dir, &dirs);
+                .with_context(|| format!("check `{}` at {commit}", job.krate))?;
+        check = Some(rec);
+        previous
+    } else {
+        regression::baseline(store, &repo, &job.krate, &commit, policy)?
+    };
+    let hold = policy == RegressionPolicy::Hold && check.as_ref().is_some_and(|r| r.changed > 0);
+    let mut opts = run_options(env, &repo, job, &crate_dir, &dirs);
+    seed_from(&mut opts, previous.as_ref(), env.stall_generations);
     let mut progress = JobProgress::new(store, live, run);
     let summary = pipeline::run(&opts, &mut progress)
         .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
@@ -300,11 +307,13 @@ pub fn run(
         run,
     )?;
     new.hold = hold;
+    // The model lets the next job start from these tests; a suite without one still stores.
+    new.model = std::fs::read_to_string(&summary.model).ok();
     let outcome = store.store_suite_for_job(job.id, new)?;
-    if let Some((rec, _)) = &mut check {
+    if let Some(rec) = &mut check {
         regression::attach_suite(store, rec, outcome.suite, hold)?;
     }
-    let regressions = check.as_ref().map(|(r, _)| {
+    let regressions = check.as_ref().map(|r| {
         json!({ "changed": r.changed, "baseline_commit": r.baseline_commit,
                 "baseline_suite": r.baseline.map(|s| s.0), "note": r.note, "held": hold })
     });
@@ -364,6 +373,23 @@ fn run_options(
         goal_selection: env.goal_selection,
         placement: Default::default(),
         unconfined: false,
+        seed_model: None,
+    }
+}
+
+/// Seeds the search with the previous suite's tests (its stored model) and lets it stop once it
+/// stalls: an incremental regeneration. Without a previous suite, or with a model this frugal
+/// cannot read (logged), the search starts from scratch with its whole budget.
+fn seed_from(opts: &mut RunOptions, previous: Option<&SuiteRecord>, stall: Option<u32>) {
+    let Some((suite, text)) = previous.and_then(|s| Some((s, s.model.as_deref()?))) else {
+        return;
+    };
+    match SuiteModel::from_json(text, &format!("the model of suite {}", suite.id)) {
+        Ok(model) => {
+            opts.seed_model = Some(model);
+            opts.search.stall_generations = stall;
+        }
+        Err(e) => tracing::warn!(suite = %suite.id, error = %e, "searching from scratch"),
     }
 }
 

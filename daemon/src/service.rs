@@ -109,6 +109,7 @@ fn job_env(
         sandbox_required: cfg.sandbox.require,
         sandbox_missing,
         regressions: cfg.regressions.clone(),
+        stall_generations: cfg.search.stall_generations,
     })
 }
 

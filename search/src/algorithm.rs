@@ -96,6 +96,17 @@ pub struct SearchParams {
     pub wholesuite: WholeSuiteParams,
     /// MIO and its hypermutation (`mio`).
     pub mio: MioParams,
+    /// Tests to start from, valid for the schema ([`TestCase::check`]; invalid ones are
+    /// skipped): typically a stored suite resolved against a new build. They are executed
+    /// first, against the budget, and enter the archive, so the goals they cover are covered
+    /// before the first generation. The many-objective family (MOSA, DynaMOSA, aDynaMOSA) also
+    /// puts them in its first population, filled up with random tests; whole-suite, MIO and
+    /// random search only take their archive entries and start from random tests as usual.
+    pub seeds: Vec<TestCase>,
+    /// Stop after this many generations in a row without a newly covered goal (`None`: only
+    /// the budget or full coverage stop the search). For MIO a generation is one report, every
+    /// `population` executions.
+    pub stall_generations: Option<u32>,
 }
 
 impl Default for SearchParams {
@@ -110,8 +121,52 @@ impl Default for SearchParams {
             operators: OperatorParams::default(),
             wholesuite: WholeSuiteParams::default(),
             mio: MioParams::default(),
+            seeds: Vec::new(),
+            stall_generations: None,
         }
     }
+}
+
+/// Why a search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The budget ran out (or the algorithm had nothing left to evolve).
+    Budget,
+    /// Every goal the search pursues is covered.
+    AllCovered,
+    /// [`SearchParams::stall_generations`] generations passed without a newly covered goal.
+    Stalled,
+}
+
+impl StopReason {
+    /// The name summaries use: `budget`, `all-covered`, `stalled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Budget => "budget",
+            StopReason::AllCovered => "all-covered",
+            StopReason::Stalled => "stalled",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What [`run_search`] found and spent.
+#[derive(Debug, Clone)]
+pub struct SearchOutcome {
+    /// The best test per covered goal, deferred goals included.
+    pub archive: Archive,
+    /// Executions used, the seeds' included.
+    pub executions: u64,
+    pub stop: StopReason,
+    /// Seeds executed (the budget may cut them short) and the searched goals they covered
+    /// before the first generation.
+    pub seeds_executed: usize,
+    pub seed_covered: usize,
 }
 
 /// Progress after each generation (or batch, for random search).
@@ -153,6 +208,11 @@ pub struct Context<'a> {
     pub params: SearchParams,
     generation: u64,
     observer: &'a mut dyn Observer,
+    /// The executed seeds, until the algorithm takes them ([`Context::take_seeded`]).
+    seeded: Vec<Evaluated>,
+    /// Generation of the last newly covered goal, and the archive's size then.
+    last_gain: (u64, usize),
+    stalled: bool,
     /// Per operation: executions that crashed or hung with it in the test, and that ran it.
     crashed_with: Vec<u32>,
     ran_ok: Vec<u32>,
@@ -202,14 +262,29 @@ impl Context<'_> {
         }
     }
 
-    /// Every goal is covered: nothing left to search for.
+    /// The budget is spent, every goal is covered, or the search stalled.
     pub fn done(&self) -> bool {
-        self.clock.spent() || self.archive.len() >= self.goals.searched_len()
+        self.clock.spent() || self.all_covered() || self.stalled
     }
 
-    /// Reports a finished generation.
+    fn all_covered(&self) -> bool {
+        self.archive.len() >= self.goals.searched_len()
+    }
+
+    /// The executed seeds ([`SearchParams::seeds`]), for an algorithm's first population;
+    /// empty after the first call.
+    pub fn take_seeded(&mut self) -> Vec<Evaluated> {
+        std::mem::take(&mut self.seeded)
+    }
+
+    /// Reports a finished generation, and notes a stall.
     pub fn report(&mut self) {
         self.generation += 1;
+        if self.archive.len() > self.last_gain.1 {
+            self.last_gain = (self.generation, self.archive.len());
+        } else if let Some(n) = self.params.stall_generations {
+            self.stalled |= self.generation - self.last_gain.0 >= u64::from(n);
+        }
         let g = Generation {
             number: self.generation,
             executions: self.clock.executions,
@@ -226,14 +301,15 @@ pub trait Algorithm {
     fn run(&mut self, cx: &mut Context<'_>);
 }
 
-/// Runs the selected algorithm and returns the archive and executions used.
+/// Runs the selected algorithm, from the seeds if there are any, until the budget is spent,
+/// every goal is covered or the search stalls.
 pub fn run_search(
     schema: &Schema,
     goals: &Goals,
     executor: &mut dyn Executor,
     params: &SearchParams,
     observer: &mut dyn Observer,
-) -> (Archive, u64) {
+) -> SearchOutcome {
     let mut builder = Builder::new(schema);
     builder.params = params.operators.clone();
     let mut cx = Context {
@@ -251,10 +327,27 @@ pub fn run_search(
         params: params.clone(),
         generation: 0,
         observer,
+        seeded: Vec::new(),
+        last_gain: (0, 0),
+        stalled: false,
         crashed_with: vec![0; schema.ops.len()],
         ran_ok: vec![0; schema.ops.len()],
     };
-    if !schema.calls().is_empty() {
+    let seeds: Vec<TestCase> = params
+        .seeds
+        .iter()
+        .filter(|t| t.check(schema).is_ok())
+        .cloned()
+        .collect();
+    let seeded = !seeds.is_empty();
+    cx.seeded = cx.evaluate(seeds);
+    let seeds_executed = cx.seeded.len();
+    let seed_covered = cx.archive.len();
+    cx.last_gain = (0, seed_covered);
+    // Seeds that already cover everything leave nothing to search for; without seeds the
+    // first population is always evaluated, as it always was.
+    let search = !seeded || !cx.done();
+    if search && !schema.calls().is_empty() {
         let mut algorithm: Box<dyn Algorithm> = match params.algorithm {
             AlgorithmKind::Random => Box::new(crate::random::RandomSearch),
             AlgorithmKind::Mosa => Box::new(ManyObjective::new(false, false)),
@@ -265,6 +358,19 @@ pub fn run_search(
         };
         algorithm.run(&mut cx);
     }
+    let stop = if cx.stalled {
+        StopReason::Stalled
+    } else if cx.all_covered() {
+        StopReason::AllCovered
+    } else {
+        StopReason::Budget
+    };
     cx.archive.include_deferred();
-    (cx.archive, cx.clock.executions)
+    SearchOutcome {
+        archive: cx.archive,
+        executions: cx.clock.executions,
+        stop,
+        seeds_executed,
+        seed_covered,
+    }
 }

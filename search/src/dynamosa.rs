@@ -84,10 +84,16 @@ struct Ind {
 impl Algorithm for ManyObjective {
     fn run(&mut self, cx: &mut Context<'_>) {
         let m = cx.params.population.max(2);
-        let first: Vec<TestCase> = (0..m)
+        // The seeds start the first population; random tests fill it up.
+        let mut pop = into_inds(cx.take_seeded());
+        let first: Vec<TestCase> = (pop.len()..m)
             .map(|_| cx.builder.random_test(&mut cx.rng))
             .collect();
-        let mut pop = into_inds(cx.evaluate(first));
+        pop.extend(into_inds(cx.evaluate(first)));
+        if pop.len() > m {
+            let targets = self.targets(cx);
+            pop = select(pop, &targets, cx.goals, m, self.secondary());
+        }
         if self.adaptive {
             self.switch.observe(true);
         }

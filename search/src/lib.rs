@@ -29,7 +29,8 @@ mod schema;
 mod wholesuite;
 
 pub use algorithm::{
-    Algorithm, AlgorithmKind, Evaluated, Generation, Observer, SearchParams, run_search,
+    Algorithm, AlgorithmKind, Evaluated, Generation, Observer, SearchOutcome, SearchParams,
+    StopReason, run_search,
 };
 pub use archive::{Archive, ArchivePolicy, Entry};
 pub use budget::{Budget, BudgetClock, MAX_EXECUTIONS, MAX_TIME};

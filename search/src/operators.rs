@@ -420,7 +420,6 @@ impl<'s> Builder<'s> {
         let live = live_before(self.schema, t, i);
         for k in 0..t.stmts[i].args.len() {
             let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
-            let a = t.stmts[i].args[k];
             let others: Vec<u32> = t.stmts[i]
                 .args
                 .iter()
@@ -428,13 +427,7 @@ impl<'s> Builder<'s> {
                 .filter(|&(j, _)| j != k)
                 .map(|(_, &x)| x)
                 .collect();
-            let ok = a != DANGLING
-                && (a as usize) < i
-                && live[a as usize]
-                && !others[..k].contains(&a)
-                && self.schema.op(t.stmts[a as usize].op).ret == Some(ty)
-                && (!self.schema.consumes(ty, pass) || !used_after(t, a, i + 1));
-            if !ok {
+            if !arg_ok(self.schema, t, i, k, &live) {
                 match self.pick_existing(t, i, ty, pass, &others[..k], rng) {
                     Some(b) if !self.schema.consumes(ty, pass) || !used_after(t, b, i + 1) => {
                         t.stmts[i].args[k] = b
@@ -444,6 +437,79 @@ impl<'s> Builder<'s> {
             }
         }
         true
+    }
+}
+
+/// Whether argument `k` of statement `i` obeys the rules [`Builder::repair`] restores: an
+/// earlier, live value of the parameter's type, not already an earlier argument of the same
+/// statement, and not used again when the parameter consumes it. `live` is
+/// [`live_before`]`(schema, t, i)`.
+fn arg_ok(schema: &Schema, t: &TestCase, i: usize, k: usize, live: &[bool]) -> bool {
+    let info = schema.op(t.stmts[i].op);
+    let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+    let args = &t.stmts[i].args;
+    let a = args[k];
+    a != DANGLING
+        && (a as usize) < i
+        && live[a as usize]
+        && !args[..k].contains(&a)
+        && schema.op(t.stmts[a as usize].op).ret == Some(ty)
+        && (!schema.consumes(ty, pass) || !used_after(t, a, i + 1))
+}
+
+impl TestCase {
+    /// Checks, without changing anything, that the test is well-formed for `schema`: every
+    /// operation exists, has its arity and (for literals) a value of its type's kind, and every
+    /// argument obeys the rules [`Builder::repair`] restores. A test read back from outside
+    /// the search (a stored suite) must pass this before it is executed; the error names the
+    /// first statement that does not.
+    pub fn check(&self, schema: &Schema) -> Result<(), String> {
+        for (i, s) in self.stmts.iter().enumerate() {
+            let Some(info) = schema.ops.get(s.op as usize) else {
+                return Err(format!("statement {i}: no operation {}", s.op));
+            };
+            if info.variadic && info.params.is_empty()
+                || !info.variadic && s.args.len() != info.params.len()
+            {
+                return Err(format!(
+                    "statement {i} ({}): {} arguments for {} parameters",
+                    info.name,
+                    s.args.len(),
+                    info.params.len()
+                ));
+            }
+            let value_ok = match (info.kind, info.ret, &s.value) {
+                (OpKind::Literal, Some(ty), Some(v)) => value_fits(schema, ty, v),
+                (OpKind::Literal, _, _) => false,
+                (_, _, value) => value.is_none(),
+            };
+            if !value_ok {
+                return Err(format!(
+                    "statement {i} ({}): literal {:?} does not fit",
+                    info.name, s.value
+                ));
+            }
+            let live = live_before(schema, self, i);
+            if let Some(k) = (0..s.args.len()).find(|&k| !arg_ok(schema, self, i, k, &live)) {
+                return Err(format!(
+                    "statement {i} ({}): argument {k} is not a live value of the parameter's type",
+                    info.name
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a literal can be a value of `ty`.
+fn value_fits(schema: &Schema, ty: u32, v: &Value) -> bool {
+    match (&schema.ty(ty).literal, v) {
+        (Some(ValueKind::Int { min, max }), Value::Int(i)) => (min..=max).contains(&i),
+        (Some(ValueKind::Float), Value::Float(_))
+        | (Some(ValueKind::Bool), Value::Bool(_))
+        | (Some(ValueKind::Char), Value::Char(_))
+        | (Some(ValueKind::Str), Value::Str(_)) => true,
+        _ => false,
     }
 }
 

@@ -115,7 +115,7 @@ mod tests {
             budget: Budget::Executions(budget),
             ..Default::default()
         };
-        run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).0
+        run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).archive
     }
 
     #[test]
@@ -157,9 +157,9 @@ mod tests {
             ..Default::default()
         };
         params.mio.batch = 1;
-        let (archive, _) = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        let archive = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).archive;
         assert_eq!(archive.len(), 5);
-        let again = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).0;
+        let again = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ()).archive;
         let tests = |a: &crate::Archive| -> Vec<TestCase> {
             a.tests().into_iter().map(|e| e.test.clone()).collect()
         };
@@ -176,8 +176,9 @@ mod tests {
             ..Default::default()
         };
         params.wholesuite.ls_rate = 0;
-        let (archive, used) = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
-        assert!(used <= 3_000);
+        let out = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        let archive = out.archive;
+        assert!(out.executions <= 3_000);
         assert!(
             archive.covers(0) && archive.covers(2),
             "{:?}",
@@ -240,7 +241,7 @@ mod tests {
             budget: Budget::Executions(20_000),
             ..Default::default()
         };
-        let (archive, _) = run_search(&schema(), &goals, &mut ToyExecutor, &params, &mut ());
+        let archive = run_search(&schema(), &goals, &mut ToyExecutor, &params, &mut ()).archive;
         assert!(archive.covers(1) && archive.covers(2));
         let deferred_covered = [3, 4].iter().filter(|&&g| archive.covers(g)).count();
         // The test reaching `x == 4242` decides `y < -777` one way, so one of the pair is
@@ -263,6 +264,155 @@ mod tests {
             let tb: Vec<_> = b.tests().into_iter().map(|e| e.test.clone()).collect();
             assert_eq!(ta, tb, "{}", kind.name());
         }
+    }
+
+    /// `f(x, y)` on two literals.
+    fn call_f(x: i128, y: i128) -> TestCase {
+        use crate::Stmt;
+        let lit = |v| Stmt {
+            op: 0,
+            args: vec![],
+            value: Some(Value::Int(v)),
+        };
+        TestCase {
+            stmts: vec![
+                lit(x),
+                lit(y),
+                Stmt {
+                    op: 1,
+                    args: vec![0, 1],
+                    value: None,
+                },
+            ],
+        }
+    }
+
+    /// Records the archive size each generation reports.
+    struct Covered(Vec<usize>);
+
+    impl crate::Observer for Covered {
+        fn generation(&mut self, g: &crate::Generation) {
+            self.0.push(g.covered);
+        }
+    }
+
+    fn seeded(kind: AlgorithmKind, seeds: Vec<TestCase>, budget: u64) -> SearchParams {
+        SearchParams {
+            algorithm: kind,
+            seed: 1,
+            budget: Budget::Executions(budget),
+            seeds,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn seeds_are_archived_before_the_first_generation() {
+        // x == 4242 is the needle random search never finds; the seed holds it, and y < -777.
+        for kind in AlgorithmKind::ALL {
+            let params = seeded(kind, vec![call_f(4242, -1000)], 2_000);
+            let mut seen = Covered(Vec::new());
+            let out = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut seen);
+            assert_eq!((out.seeds_executed, out.seed_covered), (1, 3), "{kind}");
+            assert!(
+                seen.0.first().is_some_and(|&c| c >= 3),
+                "{kind}: {seen:?}",
+                seen = seen.0
+            );
+            assert!(out.archive.covers(1) && out.archive.covers(3), "{kind}");
+        }
+        // A budget of one execution runs the seed and nothing else.
+        let out = run_search(
+            &schema(),
+            &goals(),
+            &mut ToyExecutor,
+            &seeded(AlgorithmKind::DynaMosa, vec![call_f(4242, -1000)], 1),
+            &mut (),
+        );
+        assert_eq!(out.executions, 1);
+        assert_eq!(out.archive.covered().collect::<Vec<_>>(), vec![0, 1, 3]);
+        assert_eq!(out.stop, crate::StopReason::Budget);
+    }
+
+    #[test]
+    fn seeds_invalid_for_the_schema_are_skipped() {
+        let mut wrong_arity = call_f(1, 2);
+        wrong_arity.stmts[2].args.pop();
+        let mut no_such_op = call_f(1, 2);
+        no_such_op.stmts[2].op = 7;
+        let mut forward_ref = call_f(1, 2);
+        forward_ref.stmts[2].args = vec![0, 2];
+        for bad in [&wrong_arity, &no_such_op, &forward_ref] {
+            assert!(bad.check(&schema()).is_err(), "{bad:?}");
+        }
+        assert_eq!(call_f(1, 2).check(&schema()), Ok(()));
+        let params = seeded(AlgorithmKind::Mosa, vec![wrong_arity, no_such_op], 100);
+        let out = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        assert_eq!(out.seeds_executed, 0);
+    }
+
+    #[test]
+    fn seeds_that_cover_everything_end_the_search_at_once() {
+        let seeds = vec![call_f(4242, -1000), call_f(4242, 0), call_f(1, 1)];
+        let params = seeded(AlgorithmKind::ADynaMosa, seeds, 20_000);
+        let out = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        assert_eq!(out.seed_covered, 5);
+        assert_eq!(out.executions, 3);
+        assert_eq!(out.stop, crate::StopReason::AllCovered);
+    }
+
+    #[test]
+    fn a_seeded_search_reaches_full_coverage_with_fewer_executions() {
+        for kind in [
+            AlgorithmKind::Mosa,
+            AlgorithmKind::DynaMosa,
+            AlgorithmKind::ADynaMosa,
+        ] {
+            let scratch = run_search(
+                &schema(),
+                &goals(),
+                &mut ToyExecutor,
+                &seeded(kind, vec![], 20_000),
+                &mut (),
+            );
+            let params = seeded(kind, vec![call_f(4242, -1000)], 20_000);
+            let from_seed = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+            for out in [&scratch, &from_seed] {
+                assert_eq!(out.stop, crate::StopReason::AllCovered, "{kind}");
+                assert_eq!(out.archive.len(), 5, "{kind}");
+            }
+            assert!(
+                from_seed.executions < scratch.executions,
+                "{kind}: seeded {} vs from scratch {}",
+                from_seed.executions,
+                scratch.executions
+            );
+            // Same seeds, seed and budget: the same archive.
+            let again = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+            let tests = |a: &crate::Archive| -> Vec<TestCase> {
+                a.tests().into_iter().map(|e| e.test.clone()).collect()
+            };
+            assert_eq!(tests(&again.archive), tests(&from_seed.archive), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_stalled_search_stops_before_its_budget() {
+        // Random search covers goals 0 and 2 in its first batch and then never the needle.
+        let mut params = seeded(AlgorithmKind::Random, vec![], 20_000);
+        let full = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
+        assert_eq!(
+            (full.executions, full.stop),
+            (20_000, crate::StopReason::Budget)
+        );
+        params.stall_generations = Some(5);
+        let mut seen = Covered(Vec::new());
+        let out = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut seen);
+        assert_eq!(out.stop, crate::StopReason::Stalled);
+        // One generation that covers, five that do not.
+        assert_eq!(seen.0.len(), 6, "{:?}", seen.0);
+        assert_eq!(out.executions, 6 * params.population as u64);
+        assert_eq!(out.archive.len(), full.archive.len());
     }
 
     #[test]

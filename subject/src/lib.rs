@@ -18,3 +18,4 @@ mod modtree;
 pub mod pipeline;
 pub mod probe_src;
 pub mod regress;
+pub mod suite_model;

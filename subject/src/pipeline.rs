@@ -14,6 +14,7 @@ use crate::emit::{self, Placement, minimise::Kept, verify};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
+use crate::suite_model::{self, SuiteModel};
 
 /// What to run and where to put the result.
 #[derive(Debug, Clone)]
@@ -38,6 +39,11 @@ pub struct RunOptions {
     /// Run the crate's code without the sandbox: only to measure what confinement costs, or on a
     /// host that cannot confine and whose user accepts the risk (the summary says so).
     pub unconfined: bool,
+    /// The test model of an earlier suite of this crate (`frugal_generated.model.json`): its
+    /// tests that still apply to the new build are executed first and seed the search, which
+    /// then pursues only the goals they leave uncovered. Pair it with
+    /// [`SearchParams::stall_generations`] to stop once the search stops finding goals.
+    pub seed_model: Option<SuiteModel>,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -125,7 +131,15 @@ pub struct RunSummary {
     pub uninstrumented: usize,
     pub seconds: Timings,
     pub output: PathBuf,
+    /// The suite's test model (`frugal_generated.model.json` next to `output`): the verified
+    /// tests by stable operation keys, which [`RunOptions::seed_model`] reads back.
+    pub model: PathBuf,
     pub written_to_crate: Option<PathBuf>,
+    /// Why the search ended: `budget`, `all-covered` or `stalled`.
+    pub search_stop: String,
+    /// What the seed model contributed, in a run that had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeding: Option<Seeding>,
     /// Goals each emitted test covers, in the suite's order (ids index `goals.json` in the work
     /// dir): the daemon stores them per test.
     pub tests: Vec<TestGoals>,
@@ -160,7 +174,21 @@ pub const PROXY_NAMES: [&str; 7] = [
     "test_length",
 ];
 
-/// A test verification dropped.
+/// What a seed model contributed to a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Seeding {
+    /// Model tests that still apply to the new build.
+    pub resolved: usize,
+    /// Model tests that do not, with the reason (the callable is gone, its signature or a type
+    /// changed).
+    pub dropped: Vec<DroppedTest>,
+    /// Resolved tests executed before the first generation (the budget may cut them short).
+    pub executed: usize,
+    /// Goals the search pursues that the seeds covered before its first generation.
+    pub goals_covered: usize,
+}
+
+/// A test verification (or, in [`Seeding::dropped`], resolution) dropped.
 #[derive(Debug, Clone, Serialize)]
 pub struct DroppedTest {
     pub name: String,
@@ -198,6 +226,8 @@ pub enum RunError {
     Sandbox(#[from] frugal_sandbox::Error),
     #[error("{krate} has no public callable the harness can drive ({reasons})")]
     NothingToCall { krate: String, reasons: String },
+    #[error(transparent)]
+    Model(#[from] suite_model::ModelError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
@@ -235,19 +265,21 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     if let Some(policy) = &policy {
         pool = pool.sandbox(policy.clone());
     }
+    let resolved = opts
+        .seed_model
+        .as_ref()
+        .map(|m| m.resolve(&harness.registry, &model));
+    let mut search = opts.search.clone();
+    if let Some(r) = &resolved {
+        search.seeds.extend(r.tests.iter().map(|(_, t)| t.clone()));
+    }
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
     let mut exec = criteria::Derive::new(&mut pool, &plan);
-    let (archive, executions) = clock.time(Phase::Search, |p| {
-        run_search(
-            &schema,
-            &goals,
-            &mut exec,
-            &opts.search,
-            &mut SearchObserver(p),
-        )
+    let outcome = clock.time(Phase::Search, |p| {
+        run_search(&schema, &goals, &mut exec, &search, &mut SearchObserver(p))
     });
     let kept = clock.time(Phase::Minimise, |_| {
-        minimise(opts, &schema, &archive, &mut exec)
+        minimise(opts, &schema, &outcome.archive, &mut exec)
     });
     let found = exec.discovered().clone();
     drop(exec);
@@ -274,17 +306,28 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         )
     })?;
     let written = write_suite(opts, &artifacts, &suite.verified)?;
+    let model_path = artifacts.out.join(suite_model::MODEL_FILE);
+    SuiteModel::from_tests(&harness.registry, &model, &suite.verified_tests())
+        .write(&model_path)?;
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
     let facts = RunFacts {
         krate: model.crate_name.clone(),
         callables,
         goals: goal_counts(&plan, &opts.criteria, &found, &covered),
-        executions,
+        executions: outcome.executions,
+        stop: outcome.stop,
+        seeding: resolved.map(|r| Seeding {
+            resolved: r.tests.len(),
+            dropped: dropped_tests(&r.dropped),
+            executed: outcome.seeds_executed,
+            goals_covered: outcome.seed_covered,
+        }),
         stats,
         uninstrumented: inst.manifest.skipped.len(),
         times: clock.times,
         written,
+        model: model_path,
         warnings: artifacts.warnings.clone(),
         sandbox: sandbox_report(&capabilities, opts.unconfined),
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
@@ -547,9 +590,10 @@ fn minimise(
     emit::minimise::minimise(archive, &builder, exec)
 }
 
-/// The verified suite with what each kept test covers and costs, by test name.
+/// The verified suite with what each kept test is, covers and costs, by test name.
 struct Suite {
     verified: verify::Verified,
+    tests_by_name: BTreeMap<String, frugal_search::TestCase>,
     goals_by_name: BTreeMap<String, Vec<u32>>,
     proxies_by_name: BTreeMap<String, frugal_search::Proxies>,
 }
@@ -579,9 +623,15 @@ fn verify_suite(
         .zip(kept)
         .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
         .collect();
+    let tests_by_name = rendered
+        .iter()
+        .zip(kept)
+        .map(|(r, k)| (r.name.clone(), k.test.clone()))
+        .collect();
     let verified = verify::verify(&opts.crate_dir, work, &header, rendered, verify_opts)?;
     Ok(Suite {
         verified,
+        tests_by_name,
         goals_by_name,
         proxies_by_name,
     })
@@ -636,14 +686,12 @@ impl Suite {
             .collect()
     }
 
-    fn dropped(&self) -> Vec<DroppedTest> {
+    /// The tests verification kept, by name, in suite order: what the test model holds.
+    fn verified_tests(&self) -> Vec<(String, frugal_search::TestCase)> {
         self.verified
-            .dropped
+            .kept
             .iter()
-            .map(|(n, r)| DroppedTest {
-                name: n.clone(),
-                reason: r.clone(),
-            })
+            .filter_map(|n| Some((n.clone(), self.tests_by_name.get(n)?.clone())))
             .collect()
     }
 
@@ -670,10 +718,13 @@ struct RunFacts {
     callables: CallableSupport,
     goals: BTreeMap<String, GoalCount>,
     executions: u64,
+    stop: frugal_search::StopReason,
+    seeding: Option<Seeding>,
     stats: crate::executor::ExecStats,
     uninstrumented: usize,
     times: Timings,
     written: Written,
+    model: PathBuf,
     warnings: Vec<String>,
     sandbox: Vec<String>,
     sandbox_fs_confined: bool,
@@ -696,16 +747,30 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         tests_emitted: suite.verified.kept.len(),
         suite_proxies: proxy_sums(&proxies),
         suite_proxy_total: frugal_search::suite_total(&proxies),
-        tests_dropped: suite.dropped(),
+        tests_dropped: dropped_tests(&suite.verified.dropped),
         uninstrumented: facts.uninstrumented,
         seconds: facts.times,
         output: facts.written.output,
+        model: facts.model,
         written_to_crate: facts.written.into_crate,
+        search_stop: facts.stop.as_str().to_string(),
+        seeding: facts.seeding,
         tests: suite.test_goals(),
         warnings: facts.warnings,
         sandbox: facts.sandbox,
         sandbox_fs_confined: facts.sandbox_fs_confined,
     }
+}
+
+/// Dropped tests, name and reason, as the summary lists them.
+fn dropped_tests(dropped: &[(String, String)]) -> Vec<DroppedTest> {
+    dropped
+        .iter()
+        .map(|(name, reason)| DroppedTest {
+            name: name.clone(),
+            reason: reason.clone(),
+        })
+        .collect()
 }
 
 /// Sums of each proxy I1..I7 over the suite.

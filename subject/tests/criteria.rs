@@ -46,6 +46,7 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
         goal_selection: Default::default(),
         placement: Default::default(),
         unconfined: false,
+        seed_model: None,
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

@@ -80,6 +80,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         goal_selection: Default::default(),
         placement: Default::default(),
         unconfined: false,
+        seed_model: None,
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

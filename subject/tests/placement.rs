@@ -62,6 +62,7 @@ fn options(
         goal_selection: Default::default(),
         placement,
         unconfined: false,
+        seed_model: None,
     }
 }
 

@@ -8,6 +8,7 @@ use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
 use frugal_subject::criteria::Criteria;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
+use frugal_subject::suite_model::SuiteModel;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `frugal run`.
@@ -58,6 +59,15 @@ pub struct RunArgs {
     /// user's rights: only to measure what confinement costs, on code you trust.
     #[arg(long)]
     pub no_sandbox: bool,
+    /// Start from an earlier suite's test model (`frugal_generated.model.json`): its tests that
+    /// still apply are executed first and seed the search, which then pursues only the goals
+    /// they leave uncovered.
+    #[arg(long, value_name = "FILE")]
+    pub from_model: Option<PathBuf>,
+    /// Stop the search after N generations in a row without a newly covered goal (default:
+    /// only the budget or full coverage stop it).
+    #[arg(long, value_name = "N")]
+    pub stall: Option<u32>,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -78,6 +88,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if let Some(w) = args.workers {
         exec.workers = w.max(1);
     }
+    let seed_model = args
+        .from_model
+        .as_deref()
+        .map(SuiteModel::read)
+        .transpose()?;
     let opts = RunOptions {
         crate_dir: args.krate.clone(),
         out_dir: args.out.clone(),
@@ -86,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             algorithm: args.algorithm,
             seed: args.seed,
             budget: args.budget,
+            stall_generations: args.stall,
             ..SearchParams::default()
         },
         exec,
@@ -95,6 +111,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         goal_selection: args.goal_selection,
         placement: args.placement,
         unconfined: args.no_sandbox,
+        seed_model,
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)
@@ -199,9 +216,21 @@ fn print_summary(s: &RunSummary) {
         "suite cost estimate (sum of proxies I1..I7): {} {:?}",
         s.suite_proxy_total, s.suite_proxies
     );
+    if let Some(seeding) = &s.seeding {
+        println!(
+            "seed model: {} tests resolved, {} dropped; {} executed first, covering {} goals",
+            seeding.resolved,
+            seeding.dropped.len(),
+            seeding.executed,
+            seeding.goals_covered
+        );
+        for d in &seeding.dropped {
+            println!("  dropped {}: {}", d.name, d.reason);
+        }
+    }
     println!(
-        "search: {} executions, {:.0} executions/s, {} crashes, {} timeouts",
-        s.executions, s.executions_per_second, s.crashes, s.timeouts
+        "search: {} executions, {:.0} executions/s, {} crashes, {} timeouts, stopped: {}",
+        s.executions, s.executions_per_second, s.crashes, s.timeouts, s.search_stop
     );
     println!(
         "callables: {}/{} supported ({:.0}%)",
@@ -231,6 +260,7 @@ fn print_summary(s: &RunSummary) {
         println!("warning: {w}");
     }
     println!("suite: {}", s.output.display());
+    println!("test model: {}", s.model.display());
     if let Some(p) = &s.written_to_crate {
         println!("written to: {}", p.display());
     }
