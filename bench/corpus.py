@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """frugal on a public corpus of crates as they are published today (issue 13).
 
-The corpus is 34 library crates from crates.io's most-downloaded ones, pinned to exact
+The corpus is 35 library crates from crates.io's most-downloaded ones, pinned to exact
 versions. For each crate: fetch it (sha256 checked against the index), `frugal run` it
 (sandboxed by frugal) with a wall-clock budget, then measure with cargo-llvm-cov, confined
 (bench/crates_common.py): line and region coverage of the generated suite alone, and of the

@@ -220,7 +220,11 @@ def confined(cmd, scratch, env, cwd, timeout=MEASURE_TIMEOUT_SECS):
     capabilities. Returns the CompletedProcess; a timeout kills the whole namespace."""
     tmp = os.path.join(scratch, "tmp")
     os.makedirs(tmp, exist_ok=True)
-    env = dict(env, TMPDIR=tmp, HOME=os.path.join(scratch, "home"))
+    # A private HOME: the toolchain is named through RUSTUP_HOME and CARGO_HOME (read-only).
+    home = os.path.expanduser("~")
+    env = dict(env, TMPDIR=tmp, HOME=os.path.join(scratch, "home"),
+               RUSTUP_HOME=env.get("RUSTUP_HOME", os.path.join(home, ".rustup")),
+               CARGO_HOME=env.get("CARGO_HOME", os.path.join(home, ".cargo")))
     os.makedirs(env["HOME"], exist_ok=True)
     wrapped = (["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc",
                 "sh", "-c", CONFINE_SH, "confine", scratch] + cmd)
