@@ -157,10 +157,17 @@ def characterise(name, src):
 def one_line(err):
     """The reason in one line: frugal's `error:` line, else the last line said."""
     lines = [line.strip() for line in (err or "").splitlines() if line.strip()]
-    for line in lines:
-        if line.lower().startswith("error"):
-            return line[:300]
-    return lines[-1][:300] if lines else "failed without a message"
+    line = next((line for line in lines if line.lower().startswith("error")),
+                lines[-1] if lines else "failed without a message")
+    # `error: frugal run <path>: ` says nothing the row does not.
+    return re.sub(r"^error: frugal run \S+: ", "", line)[:300]
+
+
+def reason_class(row):
+    """A failure's class: its status and reason without the crate's name and the details in
+    parentheses, so crates failing the same way group together."""
+    reason = re.sub(r"\s*\([^()]*\)", "", row["reason"].replace(row["crate"], "the crate"))
+    return f"{row['status']}: {reason}" if reason else row["status"]
 
 
 def run_crate(frugal, name, version, category, budget):
@@ -261,7 +268,9 @@ def markdown(results, args, info):
     reasons = {}
     for r in results:
         if r["status"] != "passing":
-            reasons.setdefault(f"{r['status']}: {r['reason']}", []).append(r["crate"])
+            detail = re.findall(r"\(([^()]*)\)", r["reason"])
+            reasons.setdefault(reason_class(r), []).append(
+                r["crate"] + (f" ({'; '.join(d for d in detail if d) or 'no reason given'})" if detail else ""))
     kind = ("**Acceptance run**" if len(results) == len(CRATES) and args.budget == "2m"
             else f"**Validation run of {len(results)} of the {len(CRATES)} crates, budget {args.budget}** "
                  "(not the acceptance run: that is all crates with the 2-minute budget)")
@@ -297,7 +306,7 @@ def markdown(results, args, info):
         "",
         "## Failures by reason",
         "",
-        *([f"- {why} ({', '.join(names)})" for why, names in sorted(reasons.items())] or ["- none"]),
+        *([f"- {why}: {', '.join(names)}" for why, names in sorted(reasons.items())] or ["- none"]),
         "",
     ]
     return "\n".join(out)
