@@ -199,16 +199,18 @@ def run_frugal(frugal, src, seed, budget, flags, placement, work, out):
     return json.loads(proc.stdout), wall, None
 
 
-# Run inside `unshare --mount --net --pid --fork`: every mount read-only except the scratch
-# directory ($1), then every capability dropped so nothing can remount. /proc is the pid
-# namespace's own; /dev and /sys keep their flags (device nodes such as /dev/null stay usable).
+# Run inside `unshare --mount --net --pid --fork --mount-proc`: every mount read-only except the
+# scratch directory ($1) and the pid namespace's own /proc (whose /proc/sys is read-only too),
+# then every capability dropped so nothing can remount. Device nodes (/dev/null) stay usable.
 CONFINE_SH = r'''
 set -e
 scratch="$1"; shift
 mount --make-rprivate /
 mount --bind "$scratch" "$scratch"
+mount --bind /proc/sys /proc/sys
+if [ -e /proc/sysrq-trigger ]; then mount --bind /proc/sysrq-trigger /proc/sysrq-trigger; fi
 for mp in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do
-  case "$mp" in "$scratch"|/proc|/proc/*|/dev|/dev/pts|/sys|/sys/*) continue;; esac
+  case "$mp" in "$scratch"|/proc) continue;; esac
   mount -o remount,bind,ro "$mp"
 done
 exec setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$@"
@@ -253,11 +255,15 @@ def standalone_copy(src, dest, declare_generated):
     return manifest
 
 
-def measure(src, generated, flags, placement, cov_root):
+def measure(src, generated, flags, placement, cov_root, copy_name="crate", detail=False):
     """Line and region coverage of a suite over the crate's own sources, measured confined.
-    `generated`: the emitted suite (frugal_generated.rs), measured alone; None: the crate's own
-    tests (unit and integration tests; doctests are not measured)."""
-    copy = os.path.join(cov_root, "crate")
+    `generated`: the emitted suite (frugal_generated.rs), measured alone; "" with in-crate
+    placement: an empty suite (the crate's code compiled alone); None: the crate's own tests
+    (unit and integration tests; doctests are not measured). The copy is `cov_root/copy_name`
+    with its own target dir (cargo-llvm-cov reports on every test binary of a target dir).
+    `detail`: also each line's and each code region's count (`line_hits`, `region_hits`), to
+    compare suites over the same code."""
+    copy = os.path.join(cov_root, copy_name)
     standalone_copy(src, copy, declare_generated=generated is not None and placement == "tests")
     pkg, has_lib, bins = package_name(copy)
     cov_flags = [f for f in flags if f.startswith("--") and f in ("--all-features",)]
@@ -282,7 +288,12 @@ def measure(src, generated, flags, placement, cov_root):
                         with open(path, "w") as f:
                             f.write(text.replace("#[cfg(test)]", "#[cfg(all(test, frugal_bench_never))]"))
         root_file = "lib.rs" if has_lib else "main.rs"
-        shutil.copy(generated, os.path.join(copy, "src", "frugal_generated.rs"))
+        module = os.path.join(copy, "src", "frugal_generated.rs")
+        if generated:
+            shutil.copy(generated, module)
+        else:
+            with open(module, "w") as f:
+                f.write("// An empty suite: the code the suites are measured over.\n")
         with open(os.path.join(copy, "src", root_file), "a") as f:
             f.write('\n#[cfg(test)]\n#[path = "frugal_generated.rs"]\nmod frugal_generated;\n')
         target_args = ["--lib"] if has_lib else ["--bin", bins[0]]
@@ -292,25 +303,76 @@ def measure(src, generated, flags, placement, cov_root):
                              capture_output=True, text=True, cwd=copy)
     if fetched.returncode != 0:
         return {"error": "cargo fetch failed: " + fetched.stderr[-3000:]}
-    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(cov_root, "target"), RUST_BACKTRACE="0",
+    target = "target" if copy_name == "crate" else f"target-{copy_name}"
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(cov_root, target), RUST_BACKTRACE="0",
                CARGO_NET_OFFLINE="true")
+    common = ["--manifest-path", os.path.join(copy, "Cargo.toml"), "--ignore-filename-regex", "frugal_generated"]
     # --ignore-run-fail: a report (and the pass/fail counts) even when some tests fail.
-    cmd = (["cargo", "llvm-cov", "--json", "--summary-only", "--ignore-run-fail", "--manifest-path",
-            os.path.join(copy, "Cargo.toml"), "--ignore-filename-regex", "frugal_generated"]
-           + cov_flags + target_args + filter_args)
+    cmd = ["cargo", "llvm-cov", "--no-report", "--ignore-run-fail"] + common + cov_flags + target_args + filter_args
     log(" ".join(cmd) + "  (confined)")
     proc = confined(cmd, cov_root, env, copy)
     if proc.returncode != 0:
         return {"error": proc.stderr[-3000:]}
-    totals = json.loads(proc.stdout)["data"][0]["totals"]
-    passed, failed = test_counts(proc.stderr)
-    return {
+    passed, failed = test_counts(proc.stdout + proc.stderr)
+    reports = {"json": os.path.join(cov_root, f"{copy_name}.json")}
+    if detail:
+        reports["lcov"] = os.path.join(cov_root, f"{copy_name}.lcov")
+    for kind, path in reports.items():
+        proc = confined(["cargo", "llvm-cov", "report", f"--{kind}", "--output-path", path] + common,
+                        cov_root, env, copy)
+        if proc.returncode != 0:
+            return {"error": proc.stderr[-3000:]}
+    with open(reports["json"]) as f:
+        export = json.load(f)["data"][0]
+    totals = export["totals"]
+    result = {
         "lines": totals["lines"],
         "regions": totals["regions"],
         "functions": totals["functions"],
         "passed": passed,
         "failed": failed,
     }
+    if detail:
+        result["line_hits"] = lcov_line_hits(reports["lcov"], copy)
+        result["region_hits"] = region_hits(export, copy)
+    return result
+
+
+def lcov_line_hits(path, copy):
+    """{"src/file.rs:line": count} from an lcov report, paths relative to the crate's copy."""
+    hits, current = {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("SF:"):
+                current = os.path.relpath(line[3:], copy)
+            elif line.startswith("DA:") and current:
+                number, count = line[3:].split(",")[:2]
+                key = f"{current}:{number}"
+                hits[key] = max(hits.get(key, 0), int(count))
+    return hits
+
+
+def region_hits(export, copy):
+    """{"src/file.rs:l1:c1:l2:c2": count} of every code region in an llvm-cov JSON export,
+    instantiations of one function merged (a region counts as run if any instantiation ran it).
+    Only regions of the files the report covers (not those --ignore-filename-regex left out)."""
+    hits, files = {}, {f["filename"] for f in export.get("files", [])}
+    for function in export.get("functions", []):
+        for ls, cs, le, ce, count, file_id, _, kind in (r[:8] for r in function["regions"]):
+            # Code regions only (not expansions, skipped or gap regions).
+            if kind != 0 or function["filenames"][file_id] not in files:
+                continue
+            key = f"{os.path.relpath(function['filenames'][file_id], copy)}:{ls}:{cs}:{le}:{ce}"
+            hits[key] = max(hits.get(key, 0), count)
+    return hits
+
+
+def coverage_over(hits, base):
+    """{"count", "covered"} of `hits` (a suite's per-line or per-region counts) over the keys of
+    `base`: the same code for every suite, whatever else a suite's build compiles (the crate's
+    own `#[cfg(test)]` modules are code only the own suite's build has)."""
+    return {"count": len(base), "covered": sum(1 for k in base if hits.get(k, 0) > 0)}
 
 
 def test_counts(output):
