@@ -160,8 +160,10 @@ def characterise(name, src):
 def one_line(err):
     """The reason in one line: frugal's `error:` line, else the last line said."""
     lines = [line.strip() for line in (err or "").splitlines() if line.strip()]
-    line = next((line for line in lines if line.lower().startswith("error")),
-                lines[-1] if lines else "failed without a message")
+    at = next((i for i, line in enumerate(lines) if line.lower().startswith("error")), len(lines) - 1)
+    line = lines[at] if lines else "failed without a message"
+    if line.endswith(":") and at + 1 < len(lines):  # the cause is on the next line
+        line += " " + lines[at + 1]
     # `error: frugal run <path>: ` says nothing the row does not.
     return re.sub(r"^error: frugal run \S+: ", "", line)[:300]
 
@@ -213,6 +215,8 @@ def run_crate(frugal, name, version, category, budget):
         row.get(suite, {}).pop("region_hits", None)
     row["wall_seconds"] = round(time.time() - started, 1)
     row["status"], row["reason"] = status(row, err)
+    if err:
+        row["frugal_error"] = err
     log(f"{name} {version}: {row['status']}{': ' + row['reason'] if row['reason'] else ''}")
     return row
 
