@@ -162,8 +162,10 @@ def one_line(err):
     lines = [line.strip() for line in (err or "").splitlines() if line.strip()]
     at = next((i for i, line in enumerate(lines) if line.lower().startswith("error")), len(lines) - 1)
     line = lines[at] if lines else "failed without a message"
-    if line.endswith(":") and at + 1 < len(lines):  # the cause is on the next line
-        line += " " + lines[at + 1]
+    if line.endswith(":") and at + 1 < len(lines):
+        # The cause follows: its first `error` line (tools' `info:` chatter may come first).
+        rest = lines[at + 1:]
+        line += " " + next((cause for cause in rest if cause.lower().startswith("error")), rest[0])
     # `error: frugal run <path>: ` says nothing the row does not.
     return re.sub(r"^error: frugal run \S+: ", "", line)[:300]
 
@@ -366,6 +368,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="crates run at once (default 1)")
     ap.add_argument("--frugal", default=None, help="path of the frugal binary")
     ap.add_argument("--list", action="store_true", help="fetch and characterise the corpus, run nothing")
+    ap.add_argument("--from-json", default=None, metavar="CORPUS_JSON",
+                    help="write --md-out again from the results of an earlier run; runs nothing")
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "corpus.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "CORPUS.md"))
     args = ap.parse_args()
@@ -377,6 +381,16 @@ def main():
         sys.exit(f"not in the corpus: {', '.join(sorted(unknown))}")
     if args.list:
         list_corpus(wanted)
+        return
+    if args.from_json:
+        with open(args.from_json) as f:
+            info = json.load(f)
+        for row in info["results"]:
+            if "status" in row and row["status"] != "fetch failed":
+                row["status"], row["reason"] = status(row, row.get("frugal_error"))
+        args.budget = info["budget"]
+        with open(args.md_out, "w") as f:
+            f.write(markdown(info["results"], args, info))
         return
     frugal = frugal_bin(args.frugal)
     ensure_llvm_cov()
