@@ -28,8 +28,8 @@ import shutil
 import statistics
 import sys
 
-from crates_common import (ROOT, ensure_llvm_cov, fetch, frugal_bin, log, machine, measure, pct,
-                           run_frugal, top_reasons)
+from crates_common import (ROOT, cache_root, ensure_llvm_cov, fetch, frugal_bin, log, machine,
+                           measure, pct, run_frugal, top_reasons)
 
 # name, version, binary crate, extra frugal/cargo flags, RustyUnit RS and seeded DynaMOSA
 # (mean MIR basic-block coverage over 30 runs; [rustyunit], see docs/references.md).
