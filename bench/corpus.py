@@ -228,6 +228,10 @@ def status(row, frugal_err):
     under cargo-llvm-cov."""
     if "summary" not in row:
         return "frugal failed", one_line(frugal_err)
+    dropped = row["summary"]["tests_dropped"]
+    if not row["summary"]["tests_emitted"]:
+        why = sorted({d["reason"] for d in dropped})
+        return "empty suite", f"0 tests emitted, {len(dropped)} dropped" + (f" ({'; '.join(why)})" if why else "")
     gen = row.get("generated", {})
     if "error" in gen:
         return "suite does not build", one_line(gen["error"])
