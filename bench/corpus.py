@@ -16,7 +16,8 @@ Usage (from the repository root):
     python3 bench/corpus.py [--budget 2m] [--crates semver,heck] [--smoke] [--jobs 1]
     python3 bench/corpus.py --list      # fetch and characterise the corpus; runs nothing
 
-Writes bench/corpus.json and bench/CORPUS.md (see --json-out, --md-out).
+Writes bench/corpus.json and bench/CORPUS.md (see --json-out, --md-out; --smoke, strsim and
+heck with a 20 s budget, writes them to $TMPDIR).
 The crate sources and build caches live in $FRUGAL_BENCH_CACHE (default ~/.cache/frugal-bench).
 """
 
@@ -28,6 +29,7 @@ import re
 import shutil
 import statistics
 import sys
+import tempfile
 import time
 import tomllib
 
@@ -374,11 +376,16 @@ def main():
     ap.add_argument("--list", action="store_true", help="fetch and characterise the corpus, run nothing")
     ap.add_argument("--from-json", default=None, metavar="CORPUS_JSON",
                     help="write --md-out again from the results of an earlier run; runs nothing")
-    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "corpus.json"))
-    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "CORPUS.md"))
+    ap.add_argument("--json-out", default=None, help="default bench/corpus.json (--smoke: in $TMPDIR)")
+    ap.add_argument("--md-out", default=None, help="default bench/CORPUS.md (--smoke: in $TMPDIR)")
     args = ap.parse_args()
     if args.smoke:
         args.budget, args.crates = "20s", ",".join(SMOKE)
+    # A smoke run leaves the committed table alone.
+    out = os.path.join(ROOT, "bench") if not args.smoke else tempfile.gettempdir()
+    suffix = "-smoke" if args.smoke else ""
+    args.json_out = args.json_out or os.path.join(out, f"corpus{suffix}.json")
+    args.md_out = args.md_out or os.path.join(out, f"CORPUS{suffix}.md")
     wanted = args.crates.split(",") if args.crates else [c[0] for c in CRATES]
     unknown = set(wanted) - {c[0] for c in CRATES}
     if unknown:
