@@ -32,7 +32,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import realcrates  # noqa: E402  (fetch, cache_root, machine)
+import crates_common  # noqa: E402  (fetch, cache_root, machine)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERIES = {
@@ -61,7 +61,7 @@ def make_history(name, versions, dest):
     git(dest, "init", "-q", "-b", "main")
     commits = []
     for v in versions:
-        src = realcrates.fetch(name, v)
+        src = crates_common.fetch(name, v)
         for entry in os.listdir(dest):
             if entry != ".git":
                 path = os.path.join(dest, entry)
@@ -204,7 +204,7 @@ def table(rows, budget):
                    f"{checked} | {c.get('passed', 0)} | {c.get('changed', 0)} | "
                    f"{c.get('no_longer_compiles', 0)} | {c.get('crashed', 0) + c.get('timed_out', 0)}"
                    f" | {c.get('flaky', 0)} | {example.replace('|', '/')} |")
-    m = realcrates.machine()
+    m = crates_common.machine()
     head = (f"Budget {budget} per job; frugal {git(ROOT, 'rev-parse', '--short', 'HEAD')}; "
             f"{m['cpu']}, {m['cores']} cores, {m['rustc']}; {time.strftime('%Y-%m-%d')}.\n"
             "Command: `python3 bench/history.py " + " ".join(sys.argv[1:]) + "`\n")
@@ -223,7 +223,7 @@ def main():
     series = {"humantime": ["2.0.1", "2.1.0"]} if a.smoke else {
         c: SERIES[c] for c in a.crates.split(",")}
     budget = "20s" if a.smoke else a.budget
-    cache = os.path.join(realcrates.cache_root(), "history")
+    cache = os.path.join(crates_common.cache_root(), "history")
     rows = []
     for name, versions in series.items():
         rows += replay(name, versions, budget, cache, os.path.abspath(a.bin_dir))
