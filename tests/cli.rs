@@ -72,6 +72,36 @@ fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
 }
 
 #[test]
+fn a_crate_asking_for_another_toolchain_is_built_with_frugals_own() {
+    // rustup's proxies would try to install this toolchain (read-only and offline when
+    // confined): frugal runs the real cargo and rustc of the toolchain it runs with.
+    let dir = Scratch::new("toolchain");
+    let krate = dir.0.join("numeric");
+    frugal_testkit::copy_example("numeric", &krate).unwrap();
+    std::fs::write(
+        krate.join("rust-toolchain.toml"),
+        "[toolchain]\nchannel = \"1.0.0\"\ncomponents = [\"rust-src\"]\n",
+    )
+    .unwrap();
+    let work = work_dir("cli-toolchain");
+    let result = frugal()
+        .args(["run", "--budget", "300", "--json"])
+        .arg(&krate)
+        .arg("--out")
+        .arg(dir.0.join("out"))
+        .arg("--work-dir")
+        .arg(&work.path)
+        // As a user's shell has it: no toolchain chosen by a cargo running us.
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+}
+
+#[test]
 fn a_relative_work_dir_is_taken_from_the_current_directory() {
     let out = Scratch::new("relative");
     // Held so that no other test uses the same cache; the path given is relative.

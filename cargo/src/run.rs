@@ -3,6 +3,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use frugal_sandbox::{Job, Policy};
@@ -65,12 +66,20 @@ impl Default for Cargo {
 }
 
 impl Cargo {
-    /// `$CARGO` when a cargo process runs us (it names the toolchain in use), else `cargo`.
+    /// `$CARGO` when a cargo process runs us (it names the toolchain in use), else the default
+    /// toolchain's own `cargo`, else `cargo` on PATH.
+    ///
+    /// Why not rustup's proxies: a crate may ship a `rust-toolchain.toml` asking for another
+    /// toolchain or component, which the proxy then tries to download (into `$RUSTUP_HOME`,
+    /// read-only when confined, and over a network a confined build does not have), so the
+    /// crate did not build (anyhow). frugal builds every crate with the toolchain it runs with;
+    /// the real binaries need nothing writable.
     pub fn new() -> Cargo {
         Cargo {
             program: std::env::var_os("CARGO")
-                .unwrap_or_else(|| "cargo".into())
-                .into(),
+                .map(PathBuf::from)
+                .or_else(|| toolchain_binary("cargo"))
+                .unwrap_or_else(|| "cargo".into()),
             target_dir: None,
             prepare: None,
             sandbox: None,
@@ -126,6 +135,9 @@ impl Cargo {
         if let Some(t) = &self.target_dir {
             c.env("CARGO_TARGET_DIR", t);
         }
+        if let Some(rustc) = rustc() {
+            c.env("RUSTC", rustc);
+        }
         c.env("CARGO_TERM_PROGRESS_WHEN", "never")
             .env("CARGO_TERM_COLOR", "never")
             .env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags())
@@ -154,6 +166,44 @@ impl Cargo {
             messages,
         })
     }
+}
+
+/// The sysroot of the toolchain `rustc` on PATH resolves to (rustup's proxy answers for its
+/// default toolchain), asked once.
+fn sysroot() -> Option<&'static Path> {
+    static SYSROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    SYSROOT
+        .get_or_init(|| {
+            let mut cmd = Command::new("rustc");
+            // From `/`: a `rust-toolchain.toml` in the current directory must not pick it.
+            cmd.args(["--print", "sysroot"])
+                .current_dir("/")
+                .stdin(Stdio::null());
+            let out = frugal_sandbox::output_in_group(&mut cmd, Duration::from_secs(120)).ok()?;
+            let text = String::from_utf8(out.stdout).ok()?;
+            let dir = PathBuf::from(text.trim());
+            (out.status.success() && dir.is_dir()).then_some(dir)
+        })
+        .as_deref()
+}
+
+/// `bin/<tool>` of the toolchain, when it exists.
+fn toolchain_binary(tool: &str) -> Option<PathBuf> {
+    let path = sysroot()?.join("bin").join(tool);
+    path.is_file().then_some(path)
+}
+
+/// The `rustc` cargo and build scripts run: `$RUSTC` when the user set one, else the one next
+/// to `$CARGO` (the toolchain of the cargo running us), else the default toolchain's own.
+fn rustc() -> Option<PathBuf> {
+    let beside_cargo = || {
+        let path = PathBuf::from(std::env::var_os("CARGO")?).with_file_name("rustc");
+        path.is_file().then_some(path)
+    };
+    std::env::var_os("RUSTC")
+        .map(PathBuf::from)
+        .or_else(beside_cargo)
+        .or_else(|| toolchain_binary("rustc"))
 }
 
 /// Confines `cmd` with `policy` and keeps the variables the command set explicitly (the

@@ -291,11 +291,16 @@ pub fn git(repo: &Path) -> Command {
 
 /// Copies an example crate (without build output) into a fresh git repository with one commit.
 pub fn example_repo(example: &str, dest: &Path) -> anyhow::Result<()> {
-    copy_dir(&workspace().join("examples").join(example), dest)?;
+    copy_example(example, dest)?;
     run(git(dest).args(["init", "-q", "-b", "main"]))?;
     run(git(dest).args(["add", "-A"]))?;
     run(git(dest).args(["commit", "-q", "-m", "initial"]))?;
     Ok(())
+}
+
+/// A copy of `examples/<example>` at `dest`, for a test that changes it.
+pub fn copy_example(example: &str, dest: &Path) -> anyhow::Result<()> {
+    copy_dir(&workspace().join("examples").join(example), dest)
 }
 
 fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
