@@ -176,6 +176,7 @@ def replay(name, versions, budget, cache, bin_dir):
             crate = next((c for c in answer.get("crates", []) if c["crate"] == name), {})
             counts, examples = summarise(crate.get("report"))
             rows.append({"crate": name, "version": v, "commit": sha, "job": job["id"],
+                         "frugal": git(ROOT, "rev-parse", "--short", "HEAD"),
                          "job_state": job["state"], "job_outcome": job.get("outcome"),
                          "wall_s": round(wall, 1), "baseline_commit": crate.get("baseline_commit"),
                          "changed": crate.get("changed"), "note": crate.get("note"),
@@ -188,26 +189,45 @@ def replay(name, versions, budget, cache, bin_dir):
     return rows
 
 
-def table(rows, budget):
+def describe(example):
+    """One line a reviewer reads: the call and how its result differs, or what no longer builds."""
+    o = example["outcome"] or {}
+    c = o.get("change") or {}
+    if c.get("kind") == "value":
+        return f"`{c.get('subject')}` was `{c.get('expected')}`, now `{c.get('actual')}`"
+    if c:
+        return f"{c.get('kind')}: {c.get('message') or c.get('expected') or ''}"
+    if o.get("kind") == "no_longer_compiles":
+        first = (o.get("error") or "").splitlines()[0] if o.get("error") else ""
+        return f"`{o.get('item') or example['test']}`: {first}"
+    return f"{o.get('kind')}: {o.get('detail', '')}"
+
+
+def write_outputs(out, rows, budget, command):
+    with open(os.path.join(out, "HISTORY.md"), "w") as f:
+        f.write("# Published versions replayed as commits\n\n" + table(rows, budget, command))
+
+
+def table(rows, budget, command):
     out = ["| crate | version | job | wall s | checked | passed | changed | no longer compiles | "
            "crashed/timed out | flaky | example |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["counts"]
         checked = sum(c.values())
         example = r["note"] or ""
-        for k in ("changed", "no_longer_compiles", "crashed", "timed_out"):
-            if k in r["examples"]:
-                e = r["examples"][k]
-                example = f"`{e['test']}`: {json.dumps(e['outcome'])[:160]}"
-                break
+        shown = [describe(r["examples"][k]) for k in ("changed", "no_longer_compiles", "crashed",
+                                                      "timed_out") if k in r["examples"]]
+        if shown:
+            example = "; ".join(x[:200] for x in shown)
         out.append(f"| {r['crate']} | {r['version']} | {r['job_state']} | {r['wall_s']} | "
                    f"{checked} | {c.get('passed', 0)} | {c.get('changed', 0)} | "
                    f"{c.get('no_longer_compiles', 0)} | {c.get('crashed', 0) + c.get('timed_out', 0)}"
                    f" | {c.get('flaky', 0)} | {example.replace('|', '/')} |")
     m = crates_common.machine()
-    head = (f"Budget {budget} per job; frugal {git(ROOT, 'rev-parse', '--short', 'HEAD')}; "
+    commit = rows[0].get("frugal") if rows else None
+    head = (f"Budget {budget} per job; frugal {commit or git(ROOT, 'rev-parse', '--short', 'HEAD')}; "
             f"{m['cpu']}, {m['cores']} cores, {m['rustc']}; {time.strftime('%Y-%m-%d')}.\n"
-            "Command: `python3 bench/history.py " + " ".join(sys.argv[1:]) + "`\n")
+            f"Command: `{command}`\n")
     return head + "\n" + "\n".join(out) + "\n"
 
 
@@ -217,9 +237,18 @@ def main():
     ap.add_argument("--budget", default="60s")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench"))
+    ap.add_argument("--render", action="store_true",
+                    help="write HISTORY.md again from history.json, running nothing")
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"),
                     help="where frugal and frugald are (a copy keeps a long run off rebuilds)")
     a = ap.parse_args()
+    if a.render:
+        with open(os.path.join(a.out, "history.json")) as f:
+            rows = json.load(f)
+        with open(os.path.join(a.out, "HISTORY.md")) as f:
+            budget = f.read().split("Budget ", 1)[1].split(" ", 1)[0]
+        write_outputs(a.out, rows, budget, rows[0].get("command", ""))
+        return
     series = {"humantime": ["2.0.1", "2.1.0"]} if a.smoke else {
         c: SERIES[c] for c in a.crates.split(",")}
     budget = "20s" if a.smoke else a.budget
@@ -227,12 +256,14 @@ def main():
     rows = []
     for name, versions in series.items():
         rows += replay(name, versions, budget, cache, os.path.abspath(a.bin_dir))
+    command = "python3 bench/history.py " + " ".join(sys.argv[1:])
+    for r in rows:
+        r["command"] = command
     if not a.smoke:
         with open(os.path.join(a.out, "history.json"), "w") as f:
             json.dump(rows, f, indent=1)
-        with open(os.path.join(a.out, "HISTORY.md"), "w") as f:
-            f.write("# Published versions replayed as commits\n\n" + table(rows, budget))
-    print(table(rows, budget))
+        write_outputs(a.out, rows, budget, command)
+    print(table(rows, budget, command))
     failed = [r for r in rows if r["job_state"] != "succeeded"]
     sys.exit(1 if failed else 0)
 
