@@ -110,6 +110,10 @@ pub struct Param {
     /// Source name, or `arg{i}` for patterns.
     pub name: String,
     pub ty: Ty,
+    /// The type comes from a generic stand-in (`V`, `&[T]`, `impl Into<u64>`): a call infers
+    /// it from the argument, so an emitted literal must carry its type (`5u64`, not `5`).
+    #[serde(default)]
+    pub inferred: bool,
 }
 
 /// A crate type reachable through the public API.

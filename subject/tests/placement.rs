@@ -142,6 +142,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
                 vec![Param {
                     name: "d".into(),
                     ty: duration.clone(),
+                    inferred: false,
                 }],
             ),
         ],

@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use syn::visit::Visit;
+
 use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
 use super::index::{ImplDecl, Ns, Resolved, Target};
@@ -491,12 +493,42 @@ fn lower_params(
             _ => format!("arg{i}"),
         };
         let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
-        params.push(Param { name, ty });
+        let inferred = mentions_generic(&pt.ty, scope.subst);
+        params.push(Param { name, ty, inferred });
     }
     if sig.variadic.is_some() {
         return Err(Problem::new(reason::OTHER, "..."));
     }
     Ok(params)
+}
+
+/// Whether a parameter's type is decided by a generic stand-in: it names a type parameter in
+/// scope (`V`, `&[T]`) or is an `impl Trait`.
+fn mentions_generic(ty: &syn::Type, generics: &BTreeMap<String, Ty>) -> bool {
+    struct Finder<'g> {
+        generics: &'g BTreeMap<String, Ty>,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
+            let named = tp.qself.is_none()
+                && tp.path.segments.len() == 1
+                && self
+                    .generics
+                    .contains_key(&tp.path.segments[0].ident.to_string());
+            self.found |= named;
+            syn::visit::visit_type_path(self, tp);
+        }
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.found = true;
+        }
+    }
+    let mut finder = Finder {
+        generics,
+        found: false,
+    };
+    finder.visit_type(ty);
+    finder.found
 }
 
 /// Return types never block a call: what cannot be lowered is kept as source text.

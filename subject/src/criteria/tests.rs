@@ -27,6 +27,7 @@ fn model() -> ApiModel {
         params: vec![Param {
             name: "amount".into(),
             ty: Ty::Prim("i64".into()),
+            inferred: false,
         }],
         ret: Some(Ty::Result(
             Box::new(Ty::Prim("i64".into())),
@@ -49,6 +50,7 @@ fn model() -> ApiModel {
                 mutable: false,
                 inner: Box::new(Ty::Str),
             },
+            inferred: false,
         }],
         ret: Some(acct()),
         file: "src/lib.rs".into(),

@@ -67,6 +67,8 @@ struct Renderer<'a> {
     inline: BTreeSet<usize>,
     /// Variables some later statement borrows mutably.
     mutable: BTreeSet<usize>,
+    /// Values whose type the call site infers (see [`typed_values`]).
+    typed: BTreeSet<usize>,
 }
 
 impl<'a> Renderer<'a> {
@@ -85,6 +87,7 @@ impl<'a> Renderer<'a> {
             vars: BTreeMap::new(),
             inline: BTreeSet::new(),
             mutable: BTreeSet::new(),
+            typed: typed_values(test, reg, model),
         };
         let mut taken: BTreeMap<String, usize> = BTreeMap::new();
         for (i, s) in test.stmts.iter().enumerate() {
@@ -235,10 +238,22 @@ impl Target for Stmt<'_, '_> {
         let value = self.r.test.stmts[self.i].value.as_ref();
         match t {
             Ty::String => format!("String::from({})", literal(&Ty::String, value)),
+            // The harness used this type; inference alone would pick `i32`.
+            Ty::Prim(p) if self.r.typed.contains(&self.i) && p != "i32" => {
+                match (literal(t, value), value) {
+                    (text, Some(Value::Int(_))) if !text.ends_with(p.as_str()) => {
+                        format!("{text}{p}")
+                    }
+                    (text, _) => text,
+                }
+            }
             t => literal(t, value),
         }
     }
-    fn vec_of(&self, _: &Ty, args: &[String]) -> String {
+    fn vec_of(&self, t: &Ty, args: &[String]) -> String {
+        if args.is_empty() && self.r.typed.contains(&self.i) {
+            return format!("Vec::<{}>::new()", self.ty(t));
+        }
         format!("vec![{}]", args.join(", "))
     }
     fn subject(&self, k: usize) -> String {
@@ -251,6 +266,38 @@ impl Target for Stmt<'_, '_> {
     fn readable(&self) -> bool {
         true
     }
+}
+
+/// Statements whose value reaches a parameter typed by a generic stand-in (directly, or as an
+/// element of a `Vec` or `Option` that does): their literals carry a suffix and their empty
+/// `Vec`s a type, since the call site would otherwise infer `i32` or nothing.
+fn typed_values(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeSet<usize> {
+    let mut typed = BTreeSet::new();
+    for (j, s) in test.stmts.iter().enumerate().rev() {
+        let op = &reg.ops[s.op as usize];
+        let passes_type =
+            typed.contains(&j) && matches!(op.code, OpCode::VecOf(_) | OpCode::Some(_));
+        for (k, &a) in s.args.iter().enumerate() {
+            if passes_type || inferred_param(op, k, model) {
+                typed.insert(a as usize);
+            }
+        }
+    }
+    typed
+}
+
+/// Whether operand `k` of `op` is a callable's parameter whose type the call infers.
+fn inferred_param(op: &Op, k: usize, model: &ApiModel) -> bool {
+    let OpCode::Call(c) = op.code else {
+        return false;
+    };
+    let c = &model.callables[c];
+    let k = match c.kind {
+        CallableKind::Method { .. } if k == 0 => return false,
+        CallableKind::Method { .. } => k - 1,
+        _ => k,
+    };
+    c.params.get(k).is_some_and(|p| p.inferred)
 }
 
 fn is_call(op: &Op) -> bool {

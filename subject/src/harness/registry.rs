@@ -707,6 +707,7 @@ mod tests {
                     mutable: true,
                     inner: Box::new(step_rng()),
                 },
+                inferred: false,
             }],
             ret: Some(Ty::Prim("u32".into())),
             file: "src/lib.rs".into(),
