@@ -102,6 +102,19 @@ pub struct Callable {
     /// the operator calls are written with (`+`, `-`, `+=`).
     #[serde(default)]
     pub operator: Option<String>,
+    /// How the result is consumed before it is kept (see [`Consume`]); `ret` is then the
+    /// consumed type (`Vec<T>`, `String`).
+    #[serde(default)]
+    pub consume: Option<Consume>,
+}
+
+/// A result whose code runs only when consumed: an iterator or a `Display` adaptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Consume {
+    /// `.collect::<Vec<_>>()`.
+    Collect,
+    /// `.to_string()`.
+    ToString,
 }
 
 /// One parameter of a callable.

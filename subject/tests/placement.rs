@@ -132,6 +132,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         lent: Vec::new(),
         via_trait: None,
         operator: None,
+        consume: None,
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -4,3 +4,4 @@
 //! that frugal must be able to call.
 
 pub mod units;
+pub mod words;

@@ -9,6 +9,7 @@ use syn::visit::Visit;
 
 use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
+use super::consume;
 use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
@@ -330,7 +331,12 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     };
     let params = lower_params(low, scope, sig, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
+    let consumed = match &sig.output {
+        syn::ReturnType::Type(_, ty) => consume::consumed(low, scope, ty),
+        syn::ReturnType::Default => None,
+    };
     let ret = match (&sig.output, output) {
+        _ if consumed.is_some() => consumed.as_ref().map(|(_, ty)| ty.clone()),
         (syn::ReturnType::Type(arrow, ty), Some(out)) if is_self_output(ty) => lower_return(
             low,
             scope,
@@ -349,7 +355,11 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     };
     let no_impl = ImplBorrows::default();
     let impl_borrows = site.imp.map_or(&no_impl, |cx| &cx.borrows);
-    let lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
+    let mut lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
+    // A collected or formatted result keeps no borrow unless its items are references.
+    if consumed.is_some() && !ret.as_ref().is_some_and(holds_reference) {
+        lent.clear();
+    }
     let kind = match (site.imp, receiver) {
         (None, _) => CallableKind::Free,
         (Some(cx), Some(receiver)) => CallableKind::Method {
@@ -372,6 +382,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         lent,
         via_trait: None,
         operator: None,
+        consume: consumed.map(|(how, _)| how),
     })
 }
 

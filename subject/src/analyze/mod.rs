@@ -13,6 +13,7 @@ mod bounds;
 mod callables;
 pub(crate) mod cargo_toml;
 mod constants;
+mod consume;
 mod error;
 mod index;
 pub(crate) mod options;

@@ -39,6 +39,7 @@ fn model() -> ApiModel {
         lent: vec![],
         via_trait: None,
         operator: None,
+        consume: None,
     };
     let open = Callable {
         path: "k::open".into(),
@@ -59,6 +60,7 @@ fn model() -> ApiModel {
         lent: vec![],
         via_trait: None,
         operator: None,
+        consume: None,
     };
     ApiModel {
         crate_name: "k".into(),

@@ -5,7 +5,7 @@
 //! spelled, where operand values come from, and whether readability or hygiene wins.
 
 use crate::harness::registry::{self, Op, OpCode};
-use crate::model::{ApiModel, Callable, CallableKind, Ty};
+use crate::model::{ApiModel, Callable, CallableKind, Consume, Ty};
 
 /// What an expression is written for.
 pub(crate) trait Target {
@@ -76,6 +76,17 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
             args.join(", ")
         ),
         _ => format!("{}({})", t.path(&c.path), args.join(", ")),
+    };
+    let expr = match (c.consume, t.readable()) {
+        (None, _) => expr,
+        (Some(Consume::Collect), true) => format!("{expr}.collect::<Vec<_>>()"),
+        (Some(Consume::Collect), false) => {
+            format!("::std::iter::Iterator::collect::<::std::vec::Vec<_>>({expr})")
+        }
+        (Some(Consume::ToString), true) => format!("{expr}.to_string()"),
+        (Some(Consume::ToString), false) => {
+            format!("::std::string::ToString::to_string(&{expr})")
+        }
     };
     if ok { format!("{expr}.ok()") } else { expr }
 }

@@ -716,6 +716,7 @@ mod tests {
             lent: vec![],
             via_trait: None,
             operator: None,
+            consume: None,
         };
         let model = ApiModel {
             crate_name: "game".into(),
