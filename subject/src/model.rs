@@ -19,6 +19,18 @@ pub struct ApiModel {
     pub constants: ConstantPool,
     /// Public callables the harness cannot drive, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// Public `const` and `static` items of the crate's types: values a test can name.
+    #[serde(default)]
+    pub values: Vec<CrateValue>,
+}
+
+/// A public `const` or `static` whose type is a struct or enum: `krate::HTTP` by value (a
+/// `const`), `&krate::HTTP` for a `&'static` parameter (either).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrateValue {
+    pub path: String,
+    pub ty: Ty,
+    pub is_static: bool,
 }
 
 /// A type as written in a signature, resolved syntactically.
@@ -127,6 +139,10 @@ pub struct Param {
     /// it from the argument, so an emitted literal must carry its type (`5u64`, not `5`).
     #[serde(default)]
     pub inferred: bool,
+    /// Written `&'static T`: a borrow of the pool's values would not live long enough, so the
+    /// argument is one of the crate's own constants or statics (see [`CrateValue`]).
+    #[serde(default)]
+    pub static_ref: bool,
 }
 
 /// A crate type reachable through the public API.

@@ -144,6 +144,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
                     name: "d".into(),
                     ty: duration.clone(),
                     inferred: false,
+                    static_ref: false,
                 }],
             ),
         ],

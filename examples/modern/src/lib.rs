@@ -5,3 +5,4 @@
 
 pub mod units;
 pub mod words;
+pub mod tables;

@@ -505,7 +505,17 @@ fn lower_params(
         };
         let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
         let inferred = mentions_generic(&pt.ty, scope.subst);
-        params.push(Param { name, ty, inferred });
+        let static_ref = matches!(
+            &*pt.ty,
+            syn::Type::Reference(r) if r.mutability.is_none()
+                && r.lifetime.as_ref().is_some_and(|l| l.ident == "static")
+        );
+        params.push(Param {
+            name,
+            ty,
+            inferred,
+            static_ref,
+        });
     }
     if sig.variadic.is_some() {
         return Err(Problem::new(reason::OTHER, "..."));

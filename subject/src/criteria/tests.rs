@@ -28,6 +28,7 @@ fn model() -> ApiModel {
             name: "amount".into(),
             ty: Ty::Prim("i64".into()),
             inferred: false,
+            static_ref: false,
         }],
         ret: Some(Ty::Result(
             Box::new(Ty::Prim("i64".into())),
@@ -52,6 +53,7 @@ fn model() -> ApiModel {
                 inner: Box::new(Ty::Str),
             },
             inferred: false,
+            static_ref: false,
         }],
         ret: Some(acct()),
         file: "src/lib.rs".into(),

@@ -105,6 +105,7 @@ impl<'a> Renderer<'a> {
                     | OpCode::StructLit { .. }
                     | OpCode::Variant { .. }
                     | OpCode::StdValue { .. }
+                    | OpCode::CrateValue { .. }
             );
             let receiver = test
                 .stmts
@@ -385,6 +386,7 @@ fn var_base(t: &Ty, model: &ApiModel) -> String {
         Ty::Result(..) => "result".into(),
         Ty::Tuple(_) => "pair".into(),
         Ty::Adt { path, .. } => snake(path.rsplit("::").next().unwrap_or("value")),
+        Ty::Ref { inner, .. } => var_base(inner, model),
         _ => "value".into(),
     }
 }

@@ -38,6 +38,9 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
         OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
         OpCode::DebugFmt(_) => format!("{std}format!(\"{{:?}}\", {})", t.subject(0)),
         OpCode::StdValue { template, .. } => registry::fill(template, args),
+        OpCode::CrateValue { path, borrowed } => {
+            format!("{}{}", if *borrowed { "&" } else { "" }, t.path(path))
+        }
         OpCode::Some(_) => format!("Some({})", args[0]),
         OpCode::None(ty) => format!("None::<{}>", t.ty(ty)),
         OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use frugal_search::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
 
 use crate::model::{
-    ApiModel, Callable, CallableKind, Receiver, Ty, TypeKind, Unsupported, VariantShape,
+    ApiModel, Callable, CallableKind, Param, Receiver, Ty, TypeKind, Unsupported, VariantShape,
 };
 
 /// What an operation does, in terms the code generators understand.
@@ -47,6 +47,9 @@ pub enum OpCode {
     Display(Ty),
     /// `format!("{:?}", x)` for a type implementing `Debug`: the other `Formatter` method.
     DebugFmt(Ty),
+    /// A crate's `const` or `static` by path: `krate::HTTP`, or `&krate::HTTP` (`borrowed`) for
+    /// a `&'static` parameter.
+    CrateValue { path: String, borrowed: bool },
     /// A std value built from integers or a string (`Duration::new(s, n)`, `UNIX_EPOCH +
     /// Duration::from_secs(s)`, `PathBuf::from(s)`): `template` with `{0}`, `{1}`, ... standing
     /// for the arguments, the same text in the harness and in emitted tests.
@@ -167,9 +170,15 @@ fn literal_kind(ty: &Ty) -> Option<ValueKind> {
 }
 
 /// The owned pool type behind a parameter type and how it is passed, or `None` when the
-/// harness cannot supply it.
-fn pool_slot(ty: &Ty) -> Option<(Ty, Pass)> {
+/// harness cannot supply it. A `&'static T` of a crate type is itself the pool type: only the
+/// crate's constants and statics produce one (see [`OpCode::CrateValue`]).
+fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
+    let ty = &p.ty;
     match ty {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } if p.static_ref && matches!(**inner, Ty::Adt { .. }) => Some((ty.clone(), Pass::Move)),
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match inner.as_ref() {
@@ -433,7 +442,7 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
         out.push((self_ty.clone(), pass, self_ty.clone()));
     }
     for p in &c.params {
-        let (owned, pass) = pool_slot(&p.ty).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
+        let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
         out.push((owned, pass, p.ty.clone()));
     }
     Ok(out)
@@ -493,7 +502,7 @@ fn is_debug(ty: &Ty, model: &ApiModel) -> bool {
 
 pub(crate) fn is_copy(ty: &Ty, model: &ApiModel) -> bool {
     match ty {
-        Ty::Prim(_) => true,
+        Ty::Prim(_) | Ty::Ref { mutable: false, .. } => true,
         Ty::Option(t) => is_copy(t, model),
         Ty::Tuple(ts) => ts.iter().all(|t| is_copy(t, model)),
         Ty::Adt { path, args } => {
@@ -587,9 +596,43 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 })
                 .collect()
         }
-        Ty::Adt { path, args } if args.is_empty() => adt_builders(ty, path, model),
+        Ty::Adt { path, args } if args.is_empty() => {
+            let mut ops = adt_builders(ty, path, model);
+            ops.extend(crate_values(ty, false, model));
+            ops
+        }
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => crate_values(inner, true, model),
         _ => Vec::new(),
     }
+}
+
+/// The crate's constants and statics of type `ty`: by value (constants, and statics of a
+/// `Copy` type), or `borrowed` for a `&'static` parameter.
+fn crate_values(ty: &Ty, borrowed: bool, model: &ApiModel) -> Vec<Op> {
+    let ret = if borrowed {
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(ty.clone()),
+        }
+    } else {
+        ty.clone()
+    };
+    model
+        .values
+        .iter()
+        .filter(|v| &v.ty == ty && (borrowed || !v.is_static || is_copy(ty, model)))
+        .map(|v| {
+            let code = OpCode::CrateValue {
+                path: v.path.clone(),
+                borrowed,
+            };
+            let name = format!("{}{}", if borrowed { "&" } else { "" }, v.path);
+            builder(code, vec![], &ret, name)
+        })
+        .collect()
 }
 
 fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
@@ -708,6 +751,7 @@ mod tests {
                     inner: Box::new(step_rng()),
                 },
                 inferred: false,
+                static_ref: false,
             }],
             ret: Some(Ty::Prim("u32".into())),
             file: "src/lib.rs".into(),
