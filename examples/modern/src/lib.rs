@@ -6,3 +6,4 @@
 pub mod units;
 pub mod words;
 pub mod tables;
+pub mod ext;

@@ -112,7 +112,7 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         None => None,
         Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
             Some(found) => Some(found),
-            None => return,
+            None => return collect_crate_trait_impl(low, cfg, imp, trait_path, set),
         },
     };
     // `impl Sub<&Duration> for &Date`: the function takes a borrowed `Date`.
@@ -158,6 +158,77 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
                 Some((_, Some(op))) => c.operator = Some(op.to_string()),
                 _ => {}
             }
+            c
+        });
+        set.push(path, lowered);
+    }
+}
+
+/// The functions of an impl of one of the crate's public traits, for any self type: a crate
+/// type, a primitive, `str`, a slice, or a blanket `impl<T: AsRef<str>> Ext for T` (`T` gets
+/// its stand-in). Calls name the trait (`<str as Ext>::f(x)` in the harness, `x.f()` with the
+/// trait imported in tests).
+fn collect_crate_trait_impl(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    imp: &ImplDecl,
+    trait_path: &syn::Path,
+    set: &mut CallableSet,
+) {
+    let Some(Resolved::Local(Target::Trait(t))) = low.ix.resolve(imp.module, trait_path, Ns::Type)
+    else {
+        return;
+    };
+    let Some(trait_public) = low.public.traits.get(&t) else {
+        return;
+    };
+    let empty = BTreeMap::new();
+    let scope = Scope {
+        module: imp.module,
+        self_ty: None,
+        subst: &empty,
+    };
+    let (subst, inst, mut problem) = match instantiate(low, scope, &imp.item.generics) {
+        Ok((subst, inst)) => (subst, inst, None),
+        Err(p) => (BTreeMap::new(), Vec::new(), Some(p)),
+    };
+    let scope = Scope {
+        module: imp.module,
+        self_ty: None,
+        subst: &subst,
+    };
+    let ty = low
+        .lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
+        .unwrap_or_else(|p| {
+            problem.get_or_insert(p);
+            Ty::Unit
+        });
+    let cx = ImplCx {
+        self_ty: SelfTy { ty, problem: None },
+        subst,
+        inst,
+        problem,
+        borrows: ImplBorrows {
+            self_lifetimes: type_lifetimes(&imp.item.self_ty),
+            self_borrows: false,
+        },
+        self_ref: None,
+        output: None,
+    };
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        if !cfg.keeps(&f.attrs) || attrs::is_doc_hidden(&f.attrs) {
+            continue;
+        }
+        let path = format!("{trait_public}::{}", f.sig.ident);
+        let site = FnSite {
+            path: path.clone(),
+            module: imp.module,
+            sig: &f.sig,
+            imp: Some(&cx),
+        };
+        let lowered = lower_fn(low, &site).map(|mut c| {
+            c.via_trait = Some(trait_public.clone());
             c
         });
         set.push(path, lowered);

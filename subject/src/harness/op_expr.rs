@@ -71,13 +71,18 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         CallableKind::Method { .. } if t.readable() => {
             format!("{}.{}({})", t.subject(0), c.name, args[1..].join(", "))
         }
-        CallableKind::Assoc { self_ty } if c.via_trait.is_some() => format!(
-            "<{} as {}>::{}({})",
-            t.ty(self_ty),
-            c.via_trait.as_deref().unwrap_or_default(),
-            c.name,
-            args.join(", ")
-        ),
+        // Tests import a crate trait (see `emit::render`); the harness names it.
+        CallableKind::Assoc { self_ty } | CallableKind::Method { self_ty, .. }
+            if c.via_trait.is_some() =>
+        {
+            format!(
+                "<{} as {}>::{}({})",
+                t.ty(self_ty),
+                t.path(c.via_trait.as_deref().unwrap_or_default()),
+                c.name,
+                args.join(", ")
+            )
+        }
         _ => format!("{}({})", t.path(&c.path), args.join(", ")),
     };
     let expr = match (c.consume, t.readable()) {

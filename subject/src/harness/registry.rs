@@ -436,16 +436,31 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             Receiver::Ref => Pass::Ref,
             Receiver::RefMut => Pass::Mut,
         };
-        if !storable(self_ty) {
+        // A trait implemented for `str` or `[T]`: the pool holds a `String` or `Vec<T>`, viewed
+        // as the borrowed type the method takes.
+        let (owned, source) = match self_ty {
+            Ty::Str => (Ty::String, borrowed(Ty::Str)),
+            Ty::Slice(e) => (Ty::Vec(e.clone()), borrowed(Ty::Slice(e.clone()))),
+            other => (other.clone(), other.clone()),
+        };
+        let by_value = matches!(self_ty, Ty::Str | Ty::Slice(_)) && pass == Pass::Move;
+        if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
         }
-        out.push((self_ty.clone(), pass, self_ty.clone()));
+        out.push((owned, pass, source));
     }
     for p in &c.params {
         let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
         out.push((owned, pass, p.ty.clone()));
     }
     Ok(out)
+}
+
+fn borrowed(inner: Ty) -> Ty {
+    Ty::Ref {
+        mutable: false,
+        inner: Box::new(inner),
+    }
 }
 
 fn find_type<'m>(model: &'m ApiModel, path: &str) -> Option<&'m crate::model::TypeDef> {
