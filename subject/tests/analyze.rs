@@ -542,7 +542,7 @@ fn every_unsupported_reason_is_reported() {
         ("later", "async fn", "async fn later"),
         ("fixed", "const generic", "const N: usize"),
         ("dep", "dependency type", "regex::Regex"),
-        ("lookup", "std type not supported", "HashMap<String, i32>"),
+        ("queued", "std type not supported", "VecDeque<i32>"),
         ("raw", "raw pointer", "*mut i32"),
         ("callback", "fn pointer", "fn(i32) -> i32"),
         (
@@ -564,6 +564,11 @@ fn every_unsupported_reason_is_reported() {
         );
     }
     assert_eq!(un.len(), expected.len(), "{}", summary(&m));
+    // Std maps and sets are built from `Vec`s.
+    assert_eq!(
+        signature(callable(&m, "analyze_unsupported::lookup")),
+        "analyze_unsupported::lookup(m: &std::collections::HashMap<String, i32>) -> usize"
+    );
     assert_eq!(
         signature(callable(&m, "analyze_unsupported::Thing::fine")),
         "analyze_unsupported::Thing::fine(&mut self, x: i32, s: &str, v: Vec<u8>, o: Option<(u8, char)>, sl: &[i64]) -> bool"

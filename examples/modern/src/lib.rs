@@ -7,3 +7,4 @@ pub mod units;
 pub mod words;
 pub mod tables;
 pub mod ext;
+pub mod maps;

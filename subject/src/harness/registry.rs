@@ -92,6 +92,23 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
     }
 }
 
+/// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
+/// its values (the shorter decides the length), a set from its elements.
+fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
+    let vec = |t: &Ty| Ty::Vec(Box::new(t.clone()));
+    match (path, args) {
+        (STD_HASH_MAP | STD_BTREE_MAP, [k, v]) => vec![(
+            format!("{{0}}.into_iter().zip({{1}}).collect::<{path}<_, _>>()"),
+            vec![vec(k), vec(v)],
+        )],
+        (STD_HASH_SET | STD_BTREE_SET, [k]) => vec![(
+            format!("{{0}}.into_iter().collect::<{path}<_>>()"),
+            vec![vec(k)],
+        )],
+        _ => Vec::new(),
+    }
+}
+
 /// Reason for callables left out because their results differ run to run.
 pub const NONDETERMINISTIC: &str = "nondeterministic (reads the clock)";
 
@@ -109,6 +126,10 @@ fn reads_the_clock(c: &Callable) -> bool {
 pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
+pub const STD_HASH_MAP: &str = "std::collections::HashMap";
+pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
+pub const STD_HASH_SET: &str = "std::collections::HashSet";
+pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
@@ -611,6 +632,16 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 })
                 .collect()
         }
+        Ty::Adt { path, args } if !collection(path, args).is_empty() => collection(path, args)
+            .into_iter()
+            .map(|(template, params)| {
+                let code = OpCode::StdValue {
+                    ty: ty.clone(),
+                    template: template.clone(),
+                };
+                builder(code, params, ty, template)
+            })
+            .collect(),
         Ty::Adt { path, args } if args.is_empty() => {
             let mut ops = adt_builders(ty, path, model);
             ops.extend(crate_values(ty, false, model));
