@@ -103,6 +103,33 @@ fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
     assert!(!manifest.contains("frugal_generated"), "{manifest}");
 }
 
+/// A crate whose own test build fails (a dev-dependency does not compile) is told so: which
+/// target failed, its first error, and the command to see it, not a missing test target.
+#[test]
+fn a_crate_whose_tests_do_not_build_gets_the_failing_target_and_error() {
+    let work = common::work_dir("placement-broken_dev_dep");
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(
+        "broken_dev_dep",
+        300,
+        Placement::Tests,
+        &work.path,
+        out.path(),
+    );
+    let err = match pipeline::run(&opts, &mut Quiet) {
+        Ok(s) => panic!("the run succeeded: {s:?}"),
+        Err(e) => format!("{e:#}"),
+    };
+    for part in [
+        "fails in lib helper before any generated test is compiled",
+        "error[E0308]",
+        "cargo test --test frugal_generated --no-run",
+    ] {
+        assert!(err.contains(part), "no {part:?} in: {err}");
+    }
+    assert!(!err.contains("no test target named"), "{err}");
+}
+
 #[test]
 fn placement_parses_and_names_itself() {
     for p in [Placement::Tests, Placement::InCrate] {
