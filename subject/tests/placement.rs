@@ -65,6 +65,17 @@ fn options(
     }
 }
 
+/// A run of fixture `name` placed under `tests/`, with its locked work dir and output dir.
+fn tests_placement(
+    name: &str,
+    executions: u64,
+) -> (common::WorkDir, tempfile::TempDir, RunOptions) {
+    let work = common::work_dir(&format!("placement-{name}"));
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(name, executions, Placement::Tests, &work.path, out.path());
+    (work, out, opts)
+}
+
 #[test]
 fn binary_crate_gets_a_verified_in_crate_module() {
     let work = common::work_dir("placement-bin_only");
@@ -88,15 +99,7 @@ fn binary_crate_gets_a_verified_in_crate_module() {
 /// the copy declares `tests/frugal_generated.rs` as a target.
 #[test]
 fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
-    let work = common::work_dir("placement-explicit_targets");
-    let out = tempfile::tempdir().unwrap();
-    let opts = options(
-        "explicit_targets",
-        500,
-        Placement::Tests,
-        &work.path,
-        out.path(),
-    );
+    let (_work, _out, opts) = tests_placement("explicit_targets", 500);
     run_clean(&opts);
     // The user's manifest is untouched (no --write).
     let manifest = std::fs::read_to_string(fixture("explicit_targets/Cargo.toml")).unwrap();
@@ -107,15 +110,7 @@ fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
 /// target failed, its first error, and the command to see it, not a missing test target.
 #[test]
 fn a_crate_whose_tests_do_not_build_gets_the_failing_target_and_error() {
-    let work = common::work_dir("placement-broken_dev_dep");
-    let out = tempfile::tempdir().unwrap();
-    let opts = options(
-        "broken_dev_dep",
-        300,
-        Placement::Tests,
-        &work.path,
-        out.path(),
-    );
+    let (_work, _out, opts) = tests_placement("broken_dev_dep", 300);
     let err = match pipeline::run(&opts, &mut Quiet) {
         Ok(s) => panic!("the run succeeded: {s:?}"),
         Err(e) => format!("{e:#}"),

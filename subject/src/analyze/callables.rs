@@ -129,7 +129,12 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
     let Some(type_path) = low.public.types.get(&t) else {
         return;
     };
-    let mut cx = impl_cx(low, imp, type_path);
+    let mut cx = impl_cx(low, imp, |scope| {
+        Ok(Ty::Adt {
+            path: type_path.to_string(),
+            args: self_type_args(low, scope, &imp.item.self_ty)?,
+        })
+    });
     cx.self_ref = self_ref;
     cx.output = imp.item.items.iter().find_map(|item| match item {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
@@ -144,24 +149,36 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         if !wanted || !cfg.keeps(&f.attrs) {
             continue;
         }
-        let path = format!("{type_path}::{}", f.sig.ident);
-        let site = FnSite {
-            path: path.clone(),
-            module: imp.module,
-            sig: &f.sig,
-            imp: Some(&cx),
-        };
-        let lowered = lower_fn(low, &site).map(|mut c| {
-            match trait_fn {
-                // `FromStr` is in no edition's prelude: calls name the trait.
-                Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
-                Some((_, Some(op))) => c.operator = Some(op.to_string()),
-                _ => {}
-            }
-            c
+        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match trait_fn {
+            // `FromStr` is in no edition's prelude: calls name the trait.
+            Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+            Some((_, Some(op))) => c.operator = Some(op.to_string()),
+            _ => {}
         });
-        set.push(path, lowered);
     }
+}
+
+/// Lowers the impl function `f` as the callable `{prefix}::{name}`; `finish` records how it
+/// is called.
+fn push_impl_fn(
+    low: &Lowering<'_>,
+    set: &mut CallableSet,
+    (cx, imp, f): (&ImplCx, &ImplDecl, &syn::ImplItemFn),
+    prefix: &str,
+    finish: impl FnOnce(&mut Callable),
+) {
+    let path = format!("{prefix}::{}", f.sig.ident);
+    let site = FnSite {
+        path: path.clone(),
+        module: imp.module,
+        sig: &f.sig,
+        imp: Some(cx),
+    };
+    let lowered = lower_fn(low, &site).map(|mut c| {
+        finish(&mut c);
+        c
+    });
+    set.push(path, lowered);
 }
 
 /// The functions of an impl of one of the crate's public traits, for any self type: a crate
@@ -182,56 +199,17 @@ fn collect_crate_trait_impl(
     let Some(trait_public) = low.public.traits.get(&t) else {
         return;
     };
-    let empty = BTreeMap::new();
-    let scope = Scope {
-        module: imp.module,
-        self_ty: None,
-        subst: &empty,
-    };
-    let (subst, inst, mut problem) = match instantiate(low, scope, &imp.item.generics) {
-        Ok((subst, inst)) => (subst, inst, None),
-        Err(p) => (BTreeMap::new(), Vec::new(), Some(p)),
-    };
-    let scope = Scope {
-        module: imp.module,
-        self_ty: None,
-        subst: &subst,
-    };
-    let ty = low
-        .lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
-        .unwrap_or_else(|p| {
-            problem.get_or_insert(p);
-            Ty::Unit
-        });
-    let cx = ImplCx {
-        self_ty: SelfTy { ty, problem: None },
-        subst,
-        inst,
-        problem,
-        borrows: ImplBorrows {
-            self_lifetimes: type_lifetimes(&imp.item.self_ty),
-            self_borrows: false,
-        },
-        self_ref: None,
-        output: None,
-    };
+    let cx = impl_cx(low, imp, |scope| {
+        low.lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
+    });
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         if !cfg.keeps(&f.attrs) || attrs::is_doc_hidden(&f.attrs) {
             continue;
         }
-        let path = format!("{trait_public}::{}", f.sig.ident);
-        let site = FnSite {
-            path: path.clone(),
-            module: imp.module,
-            sig: &f.sig,
-            imp: Some(&cx),
-        };
-        let lowered = lower_fn(low, &site).map(|mut c| {
+        push_impl_fn(low, set, (&cx, imp, f), trait_public, |c| {
             c.via_trait = Some(trait_public.clone());
-            c
         });
-        set.push(path, lowered);
     }
 }
 
@@ -250,7 +228,13 @@ fn callable_trait_fn(
     }
 }
 
-fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
+/// The context of an impl block: its generics instantiated, then its self type lowered by
+/// `self_ty` in their scope.
+fn impl_cx(
+    low: &Lowering<'_>,
+    imp: &ImplDecl,
+    self_ty: impl FnOnce(Scope<'_>) -> Result<Ty, Problem>,
+) -> ImplCx {
     let empty = BTreeMap::new();
     let scope = Scope {
         module: imp.module,
@@ -266,14 +250,10 @@ fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
         self_ty: None,
         subst: &subst,
     };
-    let args = self_type_args(low, scope, &imp.item.self_ty).unwrap_or_else(|p| {
+    let ty = self_ty(scope).unwrap_or_else(|p| {
         problem.get_or_insert(p);
-        Vec::new()
+        Ty::Unit
     });
-    let ty = Ty::Adt {
-        path: type_path.to_string(),
-        args,
-    };
     let borrows = ImplBorrows {
         self_lifetimes: type_lifetimes(&imp.item.self_ty),
         self_borrows: holds_reference(&ty),

@@ -227,22 +227,12 @@ impl Index {
                 (&t.ident, Target::Alias(self.aliases.len() - 1), &t.vis)
             }
             syn::Item::Const(c) if c.generics.params.is_empty() => {
-                self.values.push(ValueDecl {
-                    module,
-                    ty: (*c.ty).clone(),
-                    is_static: false,
-                    attrs: c.attrs.clone(),
-                });
-                (&c.ident, Target::Value(self.values.len() - 1), &c.vis)
+                let target = self.add_value(module, &c.ty, false, &c.attrs);
+                (&c.ident, target, &c.vis)
             }
             syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => {
-                self.values.push(ValueDecl {
-                    module,
-                    ty: (*s.ty).clone(),
-                    is_static: true,
-                    attrs: s.attrs.clone(),
-                });
-                (&s.ident, Target::Value(self.values.len() - 1), &s.vis)
+                let target = self.add_value(module, &s.ty, true, &s.attrs);
+                (&s.ident, target, &s.vis)
             }
             syn::Item::Trait(t) => {
                 self.trait_count += 1;
@@ -279,6 +269,22 @@ impl Index {
             public,
             hidden,
         });
+    }
+
+    fn add_value(
+        &mut self,
+        module: ModId,
+        ty: &syn::Type,
+        is_static: bool,
+        attrs: &[syn::Attribute],
+    ) -> Target {
+        self.values.push(ValueDecl {
+            module,
+            ty: ty.clone(),
+            is_static,
+            attrs: attrs.to_vec(),
+        });
+        Target::Value(self.values.len() - 1)
     }
 
     pub(crate) fn is_hidden(&self, target: Target) -> bool {
