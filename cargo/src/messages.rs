@@ -20,6 +20,9 @@ pub struct Location {
 pub struct CompilerError {
     pub chain: Vec<Location>,
     pub rendered: String,
+    /// The target being compiled, as `kind name` (`lib helper`, `test frugal_generated`);
+    /// empty when cargo did not say.
+    pub target: String,
 }
 
 impl CompilerError {
@@ -69,7 +72,7 @@ impl Messages {
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         {
             match v["reason"].as_str() {
-                Some("compiler-message") => m.errors.extend(error(&v["message"])),
+                Some("compiler-message") => m.errors.extend(error(&v["message"], &v["target"])),
                 Some("compiler-artifact") => m.artifacts.push(artifact(&v)),
                 _ => {}
             }
@@ -78,7 +81,7 @@ impl Messages {
     }
 }
 
-fn error(msg: &Value) -> Option<CompilerError> {
+fn error(msg: &Value, target: &Value) -> Option<CompilerError> {
     if !msg["level"].as_str()?.starts_with("error") {
         return None;
     }
@@ -97,9 +100,14 @@ fn error(msg: &Value) -> Option<CompilerError> {
         });
         cur = s.get("expansion").and_then(|e| e.get("span"));
     }
+    let target = match (target["kind"][0].as_str(), target["name"].as_str()) {
+        (Some(kind), Some(name)) => format!("{kind} {name}"),
+        _ => String::new(),
+    };
     Some(CompilerError {
         chain,
         rendered: msg["rendered"].as_str().unwrap_or_default().to_string(),
+        target,
     })
 }
 

@@ -19,6 +19,18 @@ pub struct ApiModel {
     pub constants: ConstantPool,
     /// Public callables the harness cannot drive, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// Public `const` and `static` items of the crate's types: values a test can name.
+    #[serde(default)]
+    pub values: Vec<CrateValue>,
+}
+
+/// A public `const` or `static` whose type is a struct or enum: `krate::HTTP` by value (a
+/// `const`), `&krate::HTTP` for a `&'static` parameter (either).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrateValue {
+    pub path: String,
+    pub ty: Ty,
+    pub is_static: bool,
 }
 
 /// A type as written in a signature, resolved syntactically.
@@ -102,6 +114,19 @@ pub struct Callable {
     /// the operator calls are written with (`+`, `-`, `+=`).
     #[serde(default)]
     pub operator: Option<String>,
+    /// How the result is consumed before it is kept (see [`Consume`]); `ret` is then the
+    /// consumed type (`Vec<T>`, `String`).
+    #[serde(default)]
+    pub consume: Option<Consume>,
+}
+
+/// A result whose code runs only when consumed: an iterator or a `Display` adaptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Consume {
+    /// `.collect::<Vec<_>>()`.
+    Collect,
+    /// `.to_string()`.
+    ToString,
 }
 
 /// One parameter of a callable.
@@ -110,6 +135,14 @@ pub struct Param {
     /// Source name, or `arg{i}` for patterns.
     pub name: String,
     pub ty: Ty,
+    /// The type comes from a generic stand-in (`V`, `&[T]`, `impl Into<u64>`): a call infers
+    /// it from the argument, so an emitted literal must carry its type (`5u64`, not `5`).
+    #[serde(default)]
+    pub inferred: bool,
+    /// Written `&'static T`: a borrow of the pool's values would not live long enough, so the
+    /// argument is one of the crate's own constants or statics (see [`CrateValue`]).
+    #[serde(default)]
+    pub static_ref: bool,
 }
 
 /// A crate type reachable through the public API.

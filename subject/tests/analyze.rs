@@ -385,6 +385,16 @@ fn self_aliases_and_std_trait_impls_are_resolved() {
         callable(&m, "gen::Circle::into_parts").ret,
         Some(Ty::Tuple(vec![prim("f64"), prim("bool")]))
     );
+    // The crate's own public traits' methods are callables, called through the trait.
+    let area = callable(&m, "gen::Shape::area");
+    assert_eq!(area.via_trait.as_deref(), Some("gen::Shape"));
+    assert_eq!(
+        area.kind,
+        CallableKind::Method {
+            self_ty: circle.clone(),
+            receiver: Receiver::Ref
+        }
+    );
     // Other trait impls are recorded on the type, not as callables.
     let traits = &type_def(&m, "gen::Circle").traits;
     for t in [
@@ -400,9 +410,7 @@ fn self_aliases_and_std_trait_impls_are_resolved() {
         assert!(traits.iter().any(|x| x == t), "{t} missing from {traits:?}");
     }
     assert!(
-        m.callables
-            .iter()
-            .all(|c| c.name != "fmt" && c.name != "area"),
+        m.callables.iter().all(|c| c.name != "fmt"),
         "{}",
         summary(&m)
     );
@@ -534,7 +542,7 @@ fn every_unsupported_reason_is_reported() {
         ("later", "async fn", "async fn later"),
         ("fixed", "const generic", "const N: usize"),
         ("dep", "dependency type", "regex::Regex"),
-        ("lookup", "std type not supported", "HashMap<String, i32>"),
+        ("queued", "std type not supported", "VecDeque<i32>"),
         ("raw", "raw pointer", "*mut i32"),
         ("callback", "fn pointer", "fn(i32) -> i32"),
         (
@@ -556,6 +564,11 @@ fn every_unsupported_reason_is_reported() {
         );
     }
     assert_eq!(un.len(), expected.len(), "{}", summary(&m));
+    // Std maps and sets are built from `Vec`s.
+    assert_eq!(
+        signature(callable(&m, "analyze_unsupported::lookup")),
+        "analyze_unsupported::lookup(m: &std::collections::HashMap<String, i32>) -> usize"
+    );
     assert_eq!(
         signature(callable(&m, "analyze_unsupported::Thing::fine")),
         "analyze_unsupported::Thing::fine(&mut self, x: i32, s: &str, v: Vec<u8>, o: Option<(u8, char)>, sl: &[i64]) -> bool"

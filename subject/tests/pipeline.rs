@@ -324,3 +324,23 @@ fn results_that_borrow_their_inputs_are_driven_through_lent_values() {
     assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
     assert_eq!(s.crashes, 0);
 }
+
+#[test]
+fn apis_of_crates_published_today_get_suites_that_compile() {
+    let out = temp_out();
+    let s = run("modern", 3_000, 1, out.path());
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    let dropped = &s.tests_dropped;
+    // `units`: `V: Into<u64>` is driven with `u64`; an unsuffixed literal would infer `i32`
+    // and the test would not compile (main before the change: 4 emitted, 9 dropped).
+    assert!(
+        suite.contains("modern::units::total(") && suite.contains("u64"),
+        "no typed literal for a generic parameter:\n{suite}"
+    );
+    assert!(dropped.is_empty(), "{dropped:?}\n{suite}");
+    assert_eq!(
+        s.callables.supported, s.callables.total,
+        "{:?}",
+        s.callables.reasons
+    );
+}

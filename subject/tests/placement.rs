@@ -66,6 +66,17 @@ fn options(
     }
 }
 
+/// A run of fixture `name` placed under `tests/`, with its locked work dir and output dir.
+fn tests_placement(
+    name: &str,
+    executions: u64,
+) -> (common::WorkDir, tempfile::TempDir, RunOptions) {
+    let work = common::work_dir(&format!("placement-{name}"));
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(name, executions, Placement::Tests, &work.path, out.path());
+    (work, out, opts)
+}
+
 #[test]
 fn binary_crate_gets_a_verified_in_crate_module() {
     let work = common::work_dir("placement-bin_only");
@@ -89,19 +100,30 @@ fn binary_crate_gets_a_verified_in_crate_module() {
 /// the copy declares `tests/frugal_generated.rs` as a target.
 #[test]
 fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
-    let work = common::work_dir("placement-explicit_targets");
-    let out = tempfile::tempdir().unwrap();
-    let opts = options(
-        "explicit_targets",
-        500,
-        Placement::Tests,
-        &work.path,
-        out.path(),
-    );
+    let (_work, _out, opts) = tests_placement("explicit_targets", 500);
     run_clean(&opts);
     // The user's manifest is untouched (no --write).
     let manifest = std::fs::read_to_string(fixture("explicit_targets/Cargo.toml")).unwrap();
     assert!(!manifest.contains("frugal_generated"), "{manifest}");
+}
+
+/// A crate whose own test build fails (a dev-dependency does not compile) is told so: which
+/// target failed, its first error, and the command to see it, not a missing test target.
+#[test]
+fn a_crate_whose_tests_do_not_build_gets_the_failing_target_and_error() {
+    let (_work, _out, opts) = tests_placement("broken_dev_dep", 300);
+    let err = match pipeline::run(&opts, &mut Quiet) {
+        Ok(s) => panic!("the run succeeded: {s:?}"),
+        Err(e) => format!("{e:#}"),
+    };
+    for part in [
+        "fails in lib helper before any generated test is compiled",
+        "error[E0308]",
+        "cargo test --test frugal_generated --no-run",
+    ] {
+        assert!(err.contains(part), "no {part:?} in: {err}");
+    }
+    assert!(!err.contains("no test target named"), "{err}");
 }
 
 #[test]
@@ -133,6 +155,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         lent: Vec::new(),
         via_trait: None,
         operator: None,
+        consume: None,
     };
     let model = ApiModel {
         crate_name: "k".into(),
@@ -143,6 +166,8 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
                 vec![Param {
                     name: "d".into(),
                     ty: duration.clone(),
+                    inferred: false,
+                    static_ref: false,
                 }],
             ),
         ],

@@ -321,6 +321,8 @@ const DEPENDENCY_CANDIDATES: &[DependencyCandidate] = &[DependencyCandidate {
 pub(crate) struct Candidates {
     crate_types: Vec<(Ty, BTreeSet<String>)>,
     dependency_types: Vec<(Ty, &'static [&'static str])>,
+    /// Primitives the crate implements its own traits for, with those traits' keys.
+    primitives: Vec<(Ty, BTreeSet<String>)>,
 }
 
 impl Candidates {
@@ -329,7 +331,25 @@ impl Candidates {
         Candidates {
             crate_types: types,
             dependency_types: Vec::new(),
+            primitives: Vec::new(),
         }
+    }
+
+    /// Adds primitives with the crate traits they implement (see `analyze::macros`): a bound
+    /// naming a crate trait (`W: Width`) is met by the first primitive implementing it, with
+    /// the std traits of its kind besides.
+    pub(crate) fn with_primitives(
+        mut self,
+        prims: std::collections::BTreeMap<String, BTreeSet<String>>,
+    ) -> Self {
+        let order = |name: &str| PRIM_ORDER.iter().position(|p| *p == name);
+        let mut prims: Vec<(String, BTreeSet<String>)> = prims.into_iter().collect();
+        prims.sort_by_key(|(name, _)| order(name));
+        self.primitives = prims
+            .into_iter()
+            .map(|(name, keys)| (Ty::Prim(name), keys))
+            .collect();
+        self
     }
 
     /// Adds the stand-ins of the dependencies in `deps` (name to version requirement).
@@ -381,10 +401,41 @@ impl Candidates {
         if let Some((ty, _)) = dependency {
             return Some(ty.clone());
         }
+        let primitive = self.primitives.iter().find(|(ty, own)| {
+            keys.iter()
+                .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
+        });
+        if let Some((ty, _)) = primitive {
+            return Some(ty.clone());
+        }
         self.crate_types
             .iter()
             .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)))
             .map(|(ty, _)| ty.clone())
+    }
+}
+
+/// Primitives in the order a test reads best: small unsigned first.
+const PRIM_ORDER: &[&str] = &[
+    "u8", "u16", "u32", "u64", "usize", "u128", "i8", "i16", "i32", "i64", "isize", "i128", "f32",
+    "f64", "bool", "char",
+];
+
+/// The std traits of a primitive's kind: every integer has the integer candidates' shared
+/// traits, floats the `f64` candidate's, others the core value traits.
+fn primitive_satisfies(ty: &Ty, key: &str) -> bool {
+    let Ty::Prim(name) = ty else {
+        return false;
+    };
+    if let Some(c) = STD_CANDIDATES.iter().find(|c| c.name == name) {
+        return std_satisfies(c, key);
+    }
+    match name.as_str() {
+        "f32" => STD_CANDIDATES
+            .iter()
+            .any(|c| c.name == "f64" && std_satisfies(c, key)),
+        "bool" | "char" => CORE_VALUE.contains(&key),
+        _ => CORE_VALUE.contains(&key) || INT_OPS.contains(&key),
     }
 }
 
@@ -441,6 +492,24 @@ mod tests {
         assert_eq!(with("0.8").choose(&keys(&["Rng"])), Some(step.clone()));
         assert_eq!(with("^0.7.3").choose(&keys(&["RngCore"])), Some(step));
         assert_eq!(with("0.10").choose(&keys(&["Rng"])), None);
+    }
+
+    #[test]
+    fn crate_traits_on_primitives_make_them_candidates() {
+        let width = BTreeSet::from(["Width".to_string(), "Sealed".to_string()]);
+        let prims = [
+            ("u32".to_string(), width.clone()),
+            ("u8".to_string(), width),
+        ]
+        .into();
+        let c = Candidates::default().with_primitives(prims);
+        assert_eq!(c.choose(&keys(&["Width"])), Some(Ty::Prim("u8".into())));
+        assert_eq!(
+            c.choose(&keys(&["Width", "Copy", "Shl"])),
+            Some(Ty::Prim("u8".into()))
+        );
+        assert_eq!(c.choose(&keys(&["Width", "Neg"])), None);
+        assert_eq!(Candidates::default().choose(&keys(&["Width"])), None);
     }
 
     #[test]

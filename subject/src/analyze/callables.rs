@@ -5,8 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use syn::visit::Visit;
+
 use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
+use super::consume;
 use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
@@ -109,7 +112,7 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         None => None,
         Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
             Some(found) => Some(found),
-            None => return,
+            None => return collect_crate_trait_impl(low, cfg, imp, trait_path, set),
         },
     };
     // `impl Sub<&Duration> for &Date`: the function takes a borrowed `Date`.
@@ -126,7 +129,12 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
     let Some(type_path) = low.public.types.get(&t) else {
         return;
     };
-    let mut cx = impl_cx(low, imp, type_path);
+    let mut cx = impl_cx(low, imp, |scope| {
+        Ok(Ty::Adt {
+            path: type_path.to_string(),
+            args: self_type_args(low, scope, &imp.item.self_ty)?,
+        })
+    });
     cx.self_ref = self_ref;
     cx.output = imp.item.items.iter().find_map(|item| match item {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
@@ -141,23 +149,67 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         if !wanted || !cfg.keeps(&f.attrs) {
             continue;
         }
-        let path = format!("{type_path}::{}", f.sig.ident);
-        let site = FnSite {
-            path: path.clone(),
-            module: imp.module,
-            sig: &f.sig,
-            imp: Some(&cx),
-        };
-        let lowered = lower_fn(low, &site).map(|mut c| {
-            match trait_fn {
-                // `FromStr` is in no edition's prelude: calls name the trait.
-                Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
-                Some((_, Some(op))) => c.operator = Some(op.to_string()),
-                _ => {}
-            }
-            c
+        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match trait_fn {
+            // `FromStr` is in no edition's prelude: calls name the trait.
+            Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+            Some((_, Some(op))) => c.operator = Some(op.to_string()),
+            _ => {}
         });
-        set.push(path, lowered);
+    }
+}
+
+/// Lowers the impl function `f` as the callable `{prefix}::{name}`; `finish` records how it
+/// is called.
+fn push_impl_fn(
+    low: &Lowering<'_>,
+    set: &mut CallableSet,
+    (cx, imp, f): (&ImplCx, &ImplDecl, &syn::ImplItemFn),
+    prefix: &str,
+    finish: impl FnOnce(&mut Callable),
+) {
+    let path = format!("{prefix}::{}", f.sig.ident);
+    let site = FnSite {
+        path: path.clone(),
+        module: imp.module,
+        sig: &f.sig,
+        imp: Some(cx),
+    };
+    let lowered = lower_fn(low, &site).map(|mut c| {
+        finish(&mut c);
+        c
+    });
+    set.push(path, lowered);
+}
+
+/// The functions of an impl of one of the crate's public traits, for any self type: a crate
+/// type, a primitive, `str`, a slice, or a blanket `impl<T: AsRef<str>> Ext for T` (`T` gets
+/// its stand-in). Calls name the trait (`<str as Ext>::f(x)` in the harness, `x.f()` with the
+/// trait imported in tests).
+fn collect_crate_trait_impl(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    imp: &ImplDecl,
+    trait_path: &syn::Path,
+    set: &mut CallableSet,
+) {
+    let Some(Resolved::Local(Target::Trait(t))) = low.ix.resolve(imp.module, trait_path, Ns::Type)
+    else {
+        return;
+    };
+    let Some(trait_public) = low.public.traits.get(&t) else {
+        return;
+    };
+    let cx = impl_cx(low, imp, |scope| {
+        low.lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
+    });
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        if !cfg.keeps(&f.attrs) || attrs::is_doc_hidden(&f.attrs) {
+            continue;
+        }
+        push_impl_fn(low, set, (&cx, imp, f), trait_public, |c| {
+            c.via_trait = Some(trait_public.clone());
+        });
     }
 }
 
@@ -176,7 +228,13 @@ fn callable_trait_fn(
     }
 }
 
-fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
+/// The context of an impl block: its generics instantiated, then its self type lowered by
+/// `self_ty` in their scope.
+fn impl_cx(
+    low: &Lowering<'_>,
+    imp: &ImplDecl,
+    self_ty: impl FnOnce(Scope<'_>) -> Result<Ty, Problem>,
+) -> ImplCx {
     let empty = BTreeMap::new();
     let scope = Scope {
         module: imp.module,
@@ -192,14 +250,10 @@ fn impl_cx(low: &Lowering<'_>, imp: &ImplDecl, type_path: &str) -> ImplCx {
         self_ty: None,
         subst: &subst,
     };
-    let args = self_type_args(low, scope, &imp.item.self_ty).unwrap_or_else(|p| {
+    let ty = self_ty(scope).unwrap_or_else(|p| {
         problem.get_or_insert(p);
-        Vec::new()
+        Ty::Unit
     });
-    let ty = Ty::Adt {
-        path: type_path.to_string(),
-        args,
-    };
     let borrows = ImplBorrows {
         self_lifetimes: type_lifetimes(&imp.item.self_ty),
         self_borrows: holds_reference(&ty),
@@ -328,7 +382,12 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     };
     let params = lower_params(low, scope, sig, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
+    let consumed = match &sig.output {
+        syn::ReturnType::Type(_, ty) => consume::consumed(low, scope, ty),
+        syn::ReturnType::Default => None,
+    };
     let ret = match (&sig.output, output) {
+        _ if consumed.is_some() => consumed.as_ref().map(|(_, ty)| ty.clone()),
         (syn::ReturnType::Type(arrow, ty), Some(out)) if is_self_output(ty) => lower_return(
             low,
             scope,
@@ -347,7 +406,11 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     };
     let no_impl = ImplBorrows::default();
     let impl_borrows = site.imp.map_or(&no_impl, |cx| &cx.borrows);
-    let lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
+    let mut lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
+    // A collected or formatted result keeps no borrow unless its items are references.
+    if consumed.is_some() && !ret.as_ref().is_some_and(holds_reference) {
+        lent.clear();
+    }
     let kind = match (site.imp, receiver) {
         (None, _) => CallableKind::Free,
         (Some(cx), Some(receiver)) => CallableKind::Method {
@@ -370,6 +433,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         lent,
         via_trait: None,
         operator: None,
+        consume: consumed.map(|(how, _)| how),
     })
 }
 
@@ -491,12 +555,52 @@ fn lower_params(
             _ => format!("arg{i}"),
         };
         let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
-        params.push(Param { name, ty });
+        let inferred = mentions_generic(&pt.ty, scope.subst);
+        let static_ref = matches!(
+            &*pt.ty,
+            syn::Type::Reference(r) if r.mutability.is_none()
+                && r.lifetime.as_ref().is_some_and(|l| l.ident == "static")
+        );
+        params.push(Param {
+            name,
+            ty,
+            inferred,
+            static_ref,
+        });
     }
     if sig.variadic.is_some() {
         return Err(Problem::new(reason::OTHER, "..."));
     }
     Ok(params)
+}
+
+/// Whether a parameter's type is decided by a generic stand-in: it names a type parameter in
+/// scope (`V`, `&[T]`) or is an `impl Trait`.
+fn mentions_generic(ty: &syn::Type, generics: &BTreeMap<String, Ty>) -> bool {
+    struct Finder<'g> {
+        generics: &'g BTreeMap<String, Ty>,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
+            let named = tp.qself.is_none()
+                && tp.path.segments.len() == 1
+                && self
+                    .generics
+                    .contains_key(&tp.path.segments[0].ident.to_string());
+            self.found |= named;
+            syn::visit::visit_type_path(self, tp);
+        }
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.found = true;
+        }
+    }
+    let mut finder = Finder {
+        generics,
+        found: false,
+    };
+    finder.visit_type(ty);
+    finder.found
 }
 
 /// Return types never block a call: what cannot be lowered is kept as source text.

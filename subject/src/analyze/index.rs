@@ -22,6 +22,8 @@ pub(crate) enum Target {
     Alias(usize),
     /// The n-th trait definition of the crate.
     Trait(usize),
+    /// Index into [`Index::values`]: a `const` or `static` item.
+    Value(usize),
 }
 
 /// What a path resolves to.
@@ -42,8 +44,8 @@ pub(crate) enum Ns {
 impl Target {
     fn in_ns(self, ns: Ns) -> bool {
         match ns {
-            Ns::Type => !matches!(self, Target::Fn(_)),
-            Ns::Value => matches!(self, Target::Fn(_)),
+            Ns::Type => !matches!(self, Target::Fn(_) | Target::Value(_)),
+            Ns::Value => matches!(self, Target::Fn(_) | Target::Value(_)),
         }
     }
 }
@@ -94,6 +96,15 @@ pub(crate) struct AliasDecl {
     pub item: syn::ItemType,
 }
 
+/// A `const` or `static` item: a value tests can name.
+#[derive(Debug, Clone)]
+pub(crate) struct ValueDecl {
+    pub module: ModId,
+    pub ty: syn::Type,
+    pub is_static: bool,
+    pub attrs: Vec<syn::Attribute>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct ImplDecl {
     pub module: ModId,
@@ -129,6 +140,7 @@ pub(crate) struct Index {
     pub types: Vec<TypeDecl>,
     pub fns: Vec<FnDecl>,
     pub aliases: Vec<AliasDecl>,
+    pub values: Vec<ValueDecl>,
     /// Number of trait definitions (traits are only told apart, never inspected).
     pub trait_count: usize,
     pub impls: Vec<ImplDecl>,
@@ -214,6 +226,14 @@ impl Index {
                 });
                 (&t.ident, Target::Alias(self.aliases.len() - 1), &t.vis)
             }
+            syn::Item::Const(c) if c.generics.params.is_empty() => {
+                let target = self.add_value(module, &c.ty, false, &c.attrs);
+                (&c.ident, target, &c.vis)
+            }
+            syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => {
+                let target = self.add_value(module, &s.ty, true, &s.attrs);
+                (&s.ident, target, &s.vis)
+            }
             syn::Item::Trait(t) => {
                 self.trait_count += 1;
                 (&t.ident, Target::Trait(self.trait_count - 1), &t.vis)
@@ -251,12 +271,29 @@ impl Index {
         });
     }
 
+    fn add_value(
+        &mut self,
+        module: ModId,
+        ty: &syn::Type,
+        is_static: bool,
+        attrs: &[syn::Attribute],
+    ) -> Target {
+        self.values.push(ValueDecl {
+            module,
+            ty: ty.clone(),
+            is_static,
+            attrs: attrs.to_vec(),
+        });
+        Target::Value(self.values.len() - 1)
+    }
+
     pub(crate) fn is_hidden(&self, target: Target) -> bool {
         let attrs: &[syn::Attribute] = match target {
             Target::Mod(m) => return self.modules[m].hidden,
             Target::Type(t) => self.types[t].attrs(),
             Target::Fn(f) => &self.fns[f].item.attrs,
             Target::Alias(a) => &self.aliases[a].item.attrs,
+            Target::Value(v) => &self.values[v].attrs,
             Target::Trait(_) => return false,
         };
         attrs::is_doc_hidden(attrs)

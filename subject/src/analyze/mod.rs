@@ -5,7 +5,8 @@
 //! their shapes and traits, a constant pool, and every public function the harness cannot
 //! drive yet with a short reason. All of it is syntactic: no rustc, no cargo, no type
 //! inference, so it runs in milliseconds and on crates that do not build; the price is that
-//! macro-generated items are invisible.
+//! macro-generated items are invisible, except trait impls for primitives that a simple
+//! `macro_rules!` macro stamps out (`macros.rs`).
 
 pub(crate) mod attrs;
 mod borrows;
@@ -13,8 +14,10 @@ mod bounds;
 mod callables;
 pub(crate) mod cargo_toml;
 mod constants;
+mod consume;
 mod error;
 mod index;
+mod macros;
 pub(crate) mod options;
 mod pipeline;
 mod public;

@@ -10,7 +10,7 @@ use super::index::Index;
 use super::options::{AnalyzeOptions, EnabledFeatures};
 use super::public::PublicPaths;
 use super::types::Lowering;
-use super::{callables, cargo_toml, constants, typedefs, walk};
+use super::{callables, cargo_toml, constants, macros, typedefs, walk};
 use crate::model::ApiModel;
 
 /// The model and what the analysis had to skip on the way.
@@ -50,7 +50,12 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         },
         &keys,
     ))
-    .with_dependencies(&lib.dependencies);
+    .with_dependencies(&lib.dependencies)
+    .with_primitives(macros::primitive_impls(&Lowering {
+        ix: &ix,
+        public: &public,
+        candidates: &no_candidates,
+    }));
     let low = Lowering {
         ix: &ix,
         public: &public,
@@ -64,6 +69,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         types: typedefs::type_defs(&low, &cfg, &keys),
         constants: constants::collect(&cfg, ix.modules.iter().map(|m| m.items.as_slice())),
         unsupported: callables.unsupported,
+        values: typedefs::crate_values(&low),
     };
     Ok(Analysis {
         model,

@@ -9,12 +9,14 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::index::{Guard, Index, Ns, Resolved, Target};
 use super::walk::ModId;
 
-/// Shortest public path of every reachable type and function.
+/// Shortest public path of every reachable type, function, trait and value.
 #[derive(Debug, Default)]
 pub(crate) struct PublicPaths {
     pub types: BTreeMap<usize, String>,
     pub fns: BTreeMap<usize, String>,
     pub traits: BTreeMap<usize, String>,
+    /// `const` and `static` items (index into `Index::values`).
+    pub values: BTreeMap<usize, String>,
 }
 
 impl PublicPaths {
@@ -39,6 +41,9 @@ impl PublicPaths {
                     }
                     Target::Trait(t) => {
                         paths.traits.entry(t).or_insert(path);
+                    }
+                    Target::Value(v) => {
+                        paths.values.entry(v).or_insert(path);
                     }
                     Target::Alias(_) => {}
                 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::attrs::{self, CfgEval};
 use super::index::TypeItem;
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
-use crate::model::{Field, Ty, TypeDef, TypeKind, Variant, VariantShape};
+use crate::model::{CrateValue, Field, Ty, TypeDef, TypeKind, Variant, VariantShape};
 
 /// Trait keys per crate type (index into the type table): derives plus `impl Trait for Type`.
 pub(crate) fn trait_keys(low: &Lowering<'_>) -> BTreeMap<usize, BTreeSet<String>> {
@@ -159,6 +159,31 @@ fn lower_fields(low: &Lowering<'_>, scope: Scope<'_>, fields: &[&syn::Field]) ->
             ty: low
                 .lower(scope, &f.ty, Pos::Other, &mut Vec::new())
                 .unwrap_or_else(|_| Ty::Other(source_text(&f.ty))),
+        })
+        .collect()
+}
+
+/// Public `const` and `static` items whose type is a struct or enum without type arguments.
+pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
+    let empty = BTreeMap::new();
+    low.public
+        .values
+        .iter()
+        .filter_map(|(&v, path)| {
+            let decl = &low.ix.values[v];
+            let scope = Scope {
+                module: decl.module,
+                self_ty: None,
+                subst: &empty,
+            };
+            let ty = low
+                .lower(scope, &decl.ty, Pos::Other, &mut Vec::new())
+                .ok()?;
+            matches!(&ty, Ty::Adt { args, .. } if args.is_empty()).then(|| CrateValue {
+                path: path.clone(),
+                ty,
+                is_static: decl.is_static,
+            })
         })
         .collect()
 }

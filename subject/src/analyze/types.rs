@@ -381,6 +381,15 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         ("Duration", 0) if is_std => Ok(std_adt("std::time::Duration")),
         ("SystemTime", 0) if is_std => Ok(std_adt("std::time::SystemTime")),
         ("PathBuf" | "Path", 0) if is_std => Ok(std_adt("std::path::PathBuf")),
+        // Built by the harness from `Vec`s the search picks (`harness::registry`).
+        ("HashMap" | "BTreeMap" | "HashSet" | "BTreeSet", n)
+            if is_std && n == if last.ends_with("Map") { 2 } else { 1 } =>
+        {
+            Ok(Ty::Adt {
+                path: format!("std::collections::{last}"),
+                args: args.collect(),
+            })
+        }
         ("String", 0) if std_like => Ok(Ty::String),
         ("Vec", 1) if std_like => Ok(Ty::Vec(Box::new(args.next().unwrap_or(Ty::Unit)))),
         ("Option", 1) if std_like => Ok(Ty::Option(Box::new(args.next().unwrap_or(Ty::Unit)))),

@@ -27,6 +27,8 @@ fn model() -> ApiModel {
         params: vec![Param {
             name: "amount".into(),
             ty: Ty::Prim("i64".into()),
+            inferred: false,
+            static_ref: false,
         }],
         ret: Some(Ty::Result(
             Box::new(Ty::Prim("i64".into())),
@@ -38,6 +40,7 @@ fn model() -> ApiModel {
         lent: vec![],
         via_trait: None,
         operator: None,
+        consume: None,
     };
     let open = Callable {
         path: "k::open".into(),
@@ -49,6 +52,8 @@ fn model() -> ApiModel {
                 mutable: false,
                 inner: Box::new(Ty::Str),
             },
+            inferred: false,
+            static_ref: false,
         }],
         ret: Some(acct()),
         file: "src/lib.rs".into(),
@@ -57,6 +62,7 @@ fn model() -> ApiModel {
         lent: vec![],
         via_trait: None,
         operator: None,
+        consume: None,
     };
     ApiModel {
         crate_name: "k".into(),

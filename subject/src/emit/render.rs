@@ -32,6 +32,9 @@ pub fn render_test(
     let r = Renderer::new(test, reg, model);
     let name = unique(test_name(test, result, reg, model), names);
     let mut body = String::new();
+    for path in trait_imports(test, reg, model) {
+        let _ = writeln!(body, "    use {path};");
+    }
     for i in 0..test.len() {
         r.statement(i, result, &mut body);
     }
@@ -67,6 +70,9 @@ struct Renderer<'a> {
     inline: BTreeSet<usize>,
     /// Variables some later statement borrows mutably.
     mutable: BTreeSet<usize>,
+    /// Values whose type the call site infers (see [`typed_values`]), and whether even an
+    /// `i32` must say so (a method receiver: `5.f()` is ambiguous).
+    typed: BTreeMap<usize, bool>,
 }
 
 impl<'a> Renderer<'a> {
@@ -85,6 +91,7 @@ impl<'a> Renderer<'a> {
             vars: BTreeMap::new(),
             inline: BTreeSet::new(),
             mutable: BTreeSet::new(),
+            typed: typed_values(test, reg, model),
         };
         let mut taken: BTreeMap<String, usize> = BTreeMap::new();
         for (i, s) in test.stmts.iter().enumerate() {
@@ -102,6 +109,7 @@ impl<'a> Renderer<'a> {
                     | OpCode::StructLit { .. }
                     | OpCode::Variant { .. }
                     | OpCode::StdValue { .. }
+                    | OpCode::CrateValue { .. }
             );
             let receiver = test
                 .stmts
@@ -235,10 +243,28 @@ impl Target for Stmt<'_, '_> {
         let value = self.r.test.stmts[self.i].value.as_ref();
         match t {
             Ty::String => format!("String::from({})", literal(&Ty::String, value)),
+            // The harness used this type; inference alone would pick `i32`.
+            Ty::Prim(p)
+                if self
+                    .r
+                    .typed
+                    .get(&self.i)
+                    .is_some_and(|&strict| strict || p != "i32") =>
+            {
+                match (literal(t, value), value) {
+                    (text, Some(Value::Int(_))) if !text.ends_with(p.as_str()) => {
+                        format!("{text}{p}")
+                    }
+                    (text, _) => text,
+                }
+            }
             t => literal(t, value),
         }
     }
-    fn vec_of(&self, _: &Ty, args: &[String]) -> String {
+    fn vec_of(&self, t: &Ty, args: &[String]) -> String {
+        if args.is_empty() && self.r.typed.contains_key(&self.i) {
+            return format!("Vec::<{}>::new()", self.ty(t));
+        }
         format!("vec![{}]", args.join(", "))
     }
     fn subject(&self, k: usize) -> String {
@@ -251,6 +277,60 @@ impl Target for Stmt<'_, '_> {
     fn readable(&self) -> bool {
         true
     }
+}
+
+/// Statements whose value reaches a parameter typed by a generic stand-in (directly, or as an
+/// element of a `Vec` or `Option` that does): their literals carry a suffix and their empty
+/// `Vec`s a type, since the call site would otherwise infer `i32` or nothing.
+fn typed_values(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeMap<usize, bool> {
+    let mut typed = BTreeMap::new();
+    for (j, s) in test.stmts.iter().enumerate().rev() {
+        let op = &reg.ops[s.op as usize];
+        let passes = matches!(op.code, OpCode::VecOf(_) | OpCode::Some(_));
+        let passed = typed.get(&j).copied().filter(|_| passes);
+        for (k, &a) in s.args.iter().enumerate() {
+            if let Some(strict) = passed.or_else(|| inferred_operand(op, k, model)) {
+                let e = typed.entry(a as usize).or_insert(strict);
+                *e |= strict;
+            }
+        }
+    }
+    typed
+}
+
+/// Whether operand `k` of `op` has a type the call infers: a parameter typed by a generic
+/// stand-in (`Some(false)`), or the receiver of a crate trait's method (`Some(true)`).
+fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
+    let OpCode::Call(c) = op.code else {
+        return None;
+    };
+    let c = &model.callables[c];
+    let k = match c.kind {
+        CallableKind::Method { .. } if k == 0 => return crate_trait(c).then_some(true),
+        CallableKind::Method { .. } => k - 1,
+        _ => k,
+    };
+    c.params.get(k).is_some_and(|p| p.inferred).then_some(false)
+}
+
+/// A method of one of the crate's traits: tests call it by method syntax, with the trait
+/// imported.
+fn crate_trait(c: &crate::model::Callable) -> bool {
+    matches!(c.kind, CallableKind::Method { .. })
+        && c.via_trait.as_deref().is_some_and(|t| !t.starts_with("::"))
+}
+
+/// The crate traits whose methods a test calls, to import in its body.
+fn trait_imports(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeSet<String> {
+    test.stmts
+        .iter()
+        .filter_map(|s| match reg.ops[s.op as usize].code {
+            OpCode::Call(c) => Some(&model.callables[c]),
+            _ => None,
+        })
+        .filter(|c| crate_trait(c))
+        .filter_map(|c| c.via_trait.clone())
+        .collect()
 }
 
 fn is_call(op: &Op) -> bool {
@@ -338,6 +418,7 @@ fn var_base(t: &Ty, model: &ApiModel) -> String {
         Ty::Result(..) => "result".into(),
         Ty::Tuple(_) => "pair".into(),
         Ty::Adt { path, .. } => snake(path.rsplit("::").next().unwrap_or("value")),
+        Ty::Ref { inner, .. } => var_base(inner, model),
         _ => "value".into(),
     }
 }

@@ -41,7 +41,7 @@ pub enum VerifyError {
     Run(std::io::Error),
     #[error(transparent)]
     Cargo(#[from] frugal_cargo::CargoError),
-    #[error("the crate's tests do not build even without generated tests:\n{0}")]
+    #[error("{0}")]
     CrateBroken(String),
     #[error("the test binary did not finish within {0:?}")]
     Hung(Duration),
@@ -147,7 +147,9 @@ fn place(
         }
         Placement::InCrate => {
             let root = crate_root(copy).ok_or_else(|| {
-                VerifyError::CrateBroken("no library or binary target to hold the tests".into())
+                VerifyError::CrateBroken(
+                    "the crate has no library or binary target to hold the tests".into(),
+                )
             })?;
             let root_file = copy.join(&root.file);
             refuse_link(copy, &root_file)?;
@@ -428,7 +430,11 @@ pub fn verify(
         if !out.success {
             let bad = failing_tests(&copy, &out, header, &tests);
             if bad.is_empty() {
-                return Err(VerifyError::CrateBroken(out.summarise_errors(3)));
+                return Err(VerifyError::CrateBroken(broken(
+                    &out,
+                    &select,
+                    &opts.cargo_args,
+                )));
             }
             drop_tests(&mut tests, &bad, &mut v);
             continue;
@@ -464,6 +470,38 @@ pub fn verify(
     );
     v.text = super::assemble(header, &[]);
     Ok(v)
+}
+
+/// What failed when the test build fails outside the generated tests: the target cargo was
+/// compiling and its first errors, or cargo's own complaint, and how to see it by hand.
+fn broken(out: &Output, select: &[String], cargo_args: &[String]) -> String {
+    let command = |select: &[String]| {
+        let mut c = vec!["cargo", "test"];
+        c.extend(select.iter().map(String::as_str));
+        c.push("--no-run");
+        c.extend(cargo_args.iter().map(String::as_str));
+        c.join(" ")
+    };
+    let what = match out.messages.errors.first() {
+        Some(e) if !e.target.is_empty() => format!(
+            "the crate's test build fails in {} before any generated test is compiled",
+            e.target
+        ),
+        Some(_) => "the crate's test build fails outside the generated tests".to_string(),
+        None if out.stderr.contains("no test target named") => format!(
+            "cargo does not see {TEST_TARGET} as a test target: the manifest turns test \
+             discovery off in a way frugal did not recognise; add to Cargo.toml:\n{TEST_TARGET_DECL}"
+        ),
+        None => "cargo failed before compiling the crate's tests".to_string(),
+    };
+    format!(
+        "{what}:\n{}\nfrugal builds the suite with `{}` offline in a copy of the crate; `{}` in \
+         the crate should show the same error. Fix it, or choose features with --features or \
+         --all-features.",
+        out.summarise_errors(3),
+        command(select),
+        command(&[]),
+    )
 }
 
 fn drop_tests(tests: &mut Vec<RenderedTest>, bad: &[(String, String)], v: &mut Verified) {

@@ -5,7 +5,7 @@
 //! spelled, where operand values come from, and whether readability or hygiene wins.
 
 use crate::harness::registry::{self, Op, OpCode};
-use crate::model::{ApiModel, Callable, CallableKind, Ty};
+use crate::model::{ApiModel, Callable, CallableKind, Consume, Ty};
 
 /// What an expression is written for.
 pub(crate) trait Target {
@@ -38,6 +38,9 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
         OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
         OpCode::DebugFmt(_) => format!("{std}format!(\"{{:?}}\", {})", t.subject(0)),
         OpCode::StdValue { template, .. } => registry::fill(template, args),
+        OpCode::CrateValue { path, borrowed } => {
+            format!("{}{}", if *borrowed { "&" } else { "" }, t.path(path))
+        }
         OpCode::Some(_) => format!("Some({})", args[0]),
         OpCode::None(ty) => format!("None::<{}>", t.ty(ty)),
         OpCode::UnwrapOk(_) | OpCode::UnwrapErr(_) | OpCode::UnwrapSome(_) => {
@@ -68,14 +71,30 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         CallableKind::Method { .. } if t.readable() => {
             format!("{}.{}({})", t.subject(0), c.name, args[1..].join(", "))
         }
-        CallableKind::Assoc { self_ty } if c.via_trait.is_some() => format!(
-            "<{} as {}>::{}({})",
-            t.ty(self_ty),
-            c.via_trait.as_deref().unwrap_or_default(),
-            c.name,
-            args.join(", ")
-        ),
+        // Tests import a crate trait (see `emit::render`); the harness names it.
+        CallableKind::Assoc { self_ty } | CallableKind::Method { self_ty, .. }
+            if c.via_trait.is_some() =>
+        {
+            format!(
+                "<{} as {}>::{}({})",
+                t.ty(self_ty),
+                t.path(c.via_trait.as_deref().unwrap_or_default()),
+                c.name,
+                args.join(", ")
+            )
+        }
         _ => format!("{}({})", t.path(&c.path), args.join(", ")),
+    };
+    let expr = match (c.consume, t.readable()) {
+        (None, _) => expr,
+        (Some(Consume::Collect), true) => format!("{expr}.collect::<Vec<_>>()"),
+        (Some(Consume::Collect), false) => {
+            format!("::std::iter::Iterator::collect::<::std::vec::Vec<_>>({expr})")
+        }
+        (Some(Consume::ToString), true) => format!("{expr}.to_string()"),
+        (Some(Consume::ToString), false) => {
+            format!("::std::string::ToString::to_string(&{expr})")
+        }
     };
     if ok { format!("{expr}.ok()") } else { expr }
 }

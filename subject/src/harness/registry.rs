@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use frugal_search::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
 
 use crate::model::{
-    ApiModel, Callable, CallableKind, Receiver, Ty, TypeKind, Unsupported, VariantShape,
+    ApiModel, Callable, CallableKind, Param, Receiver, Ty, TypeKind, Unsupported, VariantShape,
 };
 
 /// What an operation does, in terms the code generators understand.
@@ -47,6 +47,9 @@ pub enum OpCode {
     Display(Ty),
     /// `format!("{:?}", x)` for a type implementing `Debug`: the other `Formatter` method.
     DebugFmt(Ty),
+    /// A crate's `const` or `static` by path: `krate::HTTP`, or `&krate::HTTP` (`borrowed`) for
+    /// a `&'static` parameter.
+    CrateValue { path: String, borrowed: bool },
     /// A std value built from integers or a string (`Duration::new(s, n)`, `UNIX_EPOCH +
     /// Duration::from_secs(s)`, `PathBuf::from(s)`): `template` with `{0}`, `{1}`, ... standing
     /// for the arguments, the same text in the harness and in emitted tests.
@@ -89,6 +92,23 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
     }
 }
 
+/// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
+/// its values (the shorter decides the length), a set from its elements.
+fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
+    let vec = |t: &Ty| Ty::Vec(Box::new(t.clone()));
+    match (path, args) {
+        (STD_HASH_MAP | STD_BTREE_MAP, [k, v]) => vec![(
+            format!("{{0}}.into_iter().zip({{1}}).collect::<{path}<_, _>>()"),
+            vec![vec(k), vec(v)],
+        )],
+        (STD_HASH_SET | STD_BTREE_SET, [k]) => vec![(
+            format!("{{0}}.into_iter().collect::<{path}<_>>()"),
+            vec![vec(k)],
+        )],
+        _ => Vec::new(),
+    }
+}
+
 /// Reason for callables left out because their results differ run to run.
 pub const NONDETERMINISTIC: &str = "nondeterministic (reads the clock)";
 
@@ -106,6 +126,10 @@ fn reads_the_clock(c: &Callable) -> bool {
 pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
+pub const STD_HASH_MAP: &str = "std::collections::HashMap";
+pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
+pub const STD_HASH_SET: &str = "std::collections::HashSet";
+pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
@@ -167,9 +191,15 @@ fn literal_kind(ty: &Ty) -> Option<ValueKind> {
 }
 
 /// The owned pool type behind a parameter type and how it is passed, or `None` when the
-/// harness cannot supply it.
-fn pool_slot(ty: &Ty) -> Option<(Ty, Pass)> {
+/// harness cannot supply it. A `&'static T` of a crate type is itself the pool type: only the
+/// crate's constants and statics produce one (see [`OpCode::CrateValue`]).
+fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
+    let ty = &p.ty;
     match ty {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } if p.static_ref && matches!(**inner, Ty::Adt { .. }) => Some((ty.clone(), Pass::Move)),
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match inner.as_ref() {
@@ -427,16 +457,31 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             Receiver::Ref => Pass::Ref,
             Receiver::RefMut => Pass::Mut,
         };
-        if !storable(self_ty) {
+        // A trait implemented for `str` or `[T]`: the pool holds a `String` or `Vec<T>`, viewed
+        // as the borrowed type the method takes.
+        let (owned, source) = match self_ty {
+            Ty::Str => (Ty::String, borrowed(Ty::Str)),
+            Ty::Slice(e) => (Ty::Vec(e.clone()), borrowed(Ty::Slice(e.clone()))),
+            other => (other.clone(), other.clone()),
+        };
+        let by_value = matches!(self_ty, Ty::Str | Ty::Slice(_)) && pass == Pass::Move;
+        if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
         }
-        out.push((self_ty.clone(), pass, self_ty.clone()));
+        out.push((owned, pass, source));
     }
     for p in &c.params {
-        let (owned, pass) = pool_slot(&p.ty).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
+        let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
         out.push((owned, pass, p.ty.clone()));
     }
     Ok(out)
+}
+
+fn borrowed(inner: Ty) -> Ty {
+    Ty::Ref {
+        mutable: false,
+        inner: Box::new(inner),
+    }
 }
 
 fn find_type<'m>(model: &'m ApiModel, path: &str) -> Option<&'m crate::model::TypeDef> {
@@ -493,7 +538,7 @@ fn is_debug(ty: &Ty, model: &ApiModel) -> bool {
 
 pub(crate) fn is_copy(ty: &Ty, model: &ApiModel) -> bool {
     match ty {
-        Ty::Prim(_) => true,
+        Ty::Prim(_) | Ty::Ref { mutable: false, .. } => true,
         Ty::Option(t) => is_copy(t, model),
         Ty::Tuple(ts) => ts.iter().all(|t| is_copy(t, model)),
         Ty::Adt { path, args } => {
@@ -587,9 +632,53 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 })
                 .collect()
         }
-        Ty::Adt { path, args } if args.is_empty() => adt_builders(ty, path, model),
+        Ty::Adt { path, args } if !collection(path, args).is_empty() => collection(path, args)
+            .into_iter()
+            .map(|(template, params)| {
+                let code = OpCode::StdValue {
+                    ty: ty.clone(),
+                    template: template.clone(),
+                };
+                builder(code, params, ty, template)
+            })
+            .collect(),
+        Ty::Adt { path, args } if args.is_empty() => {
+            let mut ops = adt_builders(ty, path, model);
+            ops.extend(crate_values(ty, false, model));
+            ops
+        }
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => crate_values(inner, true, model),
         _ => Vec::new(),
     }
+}
+
+/// The crate's constants and statics of type `ty`: by value (constants, and statics of a
+/// `Copy` type), or `borrowed` for a `&'static` parameter.
+fn crate_values(ty: &Ty, borrowed: bool, model: &ApiModel) -> Vec<Op> {
+    let ret = if borrowed {
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(ty.clone()),
+        }
+    } else {
+        ty.clone()
+    };
+    model
+        .values
+        .iter()
+        .filter(|v| &v.ty == ty && (borrowed || !v.is_static || is_copy(ty, model)))
+        .map(|v| {
+            let code = OpCode::CrateValue {
+                path: v.path.clone(),
+                borrowed,
+            };
+            let name = format!("{}{}", if borrowed { "&" } else { "" }, v.path);
+            builder(code, vec![], &ret, name)
+        })
+        .collect()
 }
 
 fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
@@ -707,6 +796,8 @@ mod tests {
                     mutable: true,
                     inner: Box::new(step_rng()),
                 },
+                inferred: false,
+                static_ref: false,
             }],
             ret: Some(Ty::Prim("u32".into())),
             file: "src/lib.rs".into(),
@@ -715,6 +806,7 @@ mod tests {
             lent: vec![],
             via_trait: None,
             operator: None,
+            consume: None,
         };
         let model = ApiModel {
             crate_name: "game".into(),

@@ -1,0 +1,10 @@
+//! An example crate shaped like the crates published today: APIs generic over conversion
+//! traits (`V: Into<u64>`), whose values frugal's harness drives with a concrete stand-in
+//! and its emitted tests must write with that same type. Each module holds one API shape
+//! that frugal must be able to call.
+
+pub mod units;
+pub mod words;
+pub mod tables;
+pub mod ext;
+pub mod maps;
