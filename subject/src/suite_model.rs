@@ -379,6 +379,8 @@ mod tests {
                 .map(|(i, ty)| Param {
                     name: format!("a{i}"),
                     ty,
+                    inferred: false,
+                    static_ref: false,
                 })
                 .collect(),
             ret,
@@ -388,6 +390,7 @@ mod tests {
             lent: vec![],
             via_trait: None,
             operator: None,
+            consume: None,
         }
     }
 

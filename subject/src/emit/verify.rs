@@ -432,7 +432,7 @@ pub fn verify(
             if bad.is_empty() {
                 return Err(VerifyError::CrateBroken(broken(
                     &out,
-                    &select,
+                    &copy.select,
                     &opts.cargo_args,
                 )));
             }

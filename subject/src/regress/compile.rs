@@ -174,6 +174,7 @@ mod tests {
                 column,
             }],
             rendered: rendered.into(),
+            target: String::new(),
         }
     }
 
