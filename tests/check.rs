@@ -259,16 +259,23 @@ fn a_stored_suite_reports_changed_values_removed_functions_and_new_panics() {
 }
 
 #[test]
-fn check_without_a_suite_says_the_daemon_form_is_not_there_yet() {
+fn check_without_a_suite_asks_frugald_and_says_so_when_it_is_down() {
+    // A port nothing listens on: the daemon form's error names the daemon and the one-shot form.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = frugal()
-        .args(["check", "examples/numeric"])
+        .args(["check", "examples/numeric", "--url"])
+        .arg(format!("http://127.0.0.1:{port}"))
         .current_dir(workspace())
         .output()
         .unwrap();
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stdout.is_empty(), "{stdout}");
-    assert!(stderr.contains("not available yet"), "{stderr}");
+    assert!(stderr.contains("cannot reach frugald"), "{stderr}");
     assert!(stderr.contains("--suite"), "{stderr}");
 }
 

@@ -131,7 +131,10 @@ fn from_daemon(conn: &Conn, args: &CheckArgs) -> anyhow::Result<i32> {
         .target
         .as_ref()
         .map(|p| p.to_string_lossy().into_owned());
-    let repo = client.resolve_repo(spec.as_deref())?;
+    let repo = client.resolve_repo(spec.as_deref()).context(
+        "without --suite, `frugal check` reads frugald's report of a commit (pass --suite FILE \
+         to check a crate's working tree against a stored suite, one-shot)",
+    )?;
     let path = super::accept::commit_path(repo.id, &args.commit, "report");
     let deadline = Instant::now() + Duration::from_secs(args.wait);
     let mut said = false;
