@@ -313,7 +313,15 @@ def main():
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutants.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTANTS.md"))
+    ap.add_argument("--render", metavar="JSON",
+                    help="only write MUTANTS.md again from a previous run's mutants.json")
     args = ap.parse_args()
+    if args.render:
+        with open(args.render) as f:
+            text = markdown(json.load(f))
+        with open(args.md_out, "w") as f:
+            f.write(text)
+        return
     if args.smoke:
         args.budget, args.sample = "20s", 3
         args.json_out = args.md_out = None
@@ -460,6 +468,17 @@ def markdown(r):
         + ". Score = (caught + timeout) / (caught + timeout + missed); unviable mutants (the crate "
           "does not compile) are left out, as cargo-mutants does.",
         "",
+        "How: a git repository holds the pristine crate as its base commit; per mutant, one commit "
+        "applies cargo-mutants' diff on the base and `frugal check <repo> --suite frugal_generated.rs "
+        "--json` (frugal's sandbox, one work dir, incremental builds) judges it: exit 1 caught, 0 "
+        "missed, 2 with \"does not build\" unviable. cargo-mutants judges the same mutants (`-F` with "
+        "each name) on a copy of the crate with the suite as `tests/frugal_generated.rs` "
+        "(`cargo mutants -j 1 -- --test frugal_generated`), and on the pristine crate with its own "
+        "tests; both inside `unshare --mount --net --pid` with every mount read-only but a scratch "
+        "directory, offline after `cargo fetch`. Listing (`cargo mutants --list --json --diff`) only "
+        "spawns `cargo locate-project` and `cargo metadata --no-deps` (no build, no crate code; "
+        "checked with strace); it runs confined all the same.",
+        "",
         "## Scores",
         "",
         "| suite, judged by | scope | mutants | caught | timeout | missed | unviable | error | score |",
@@ -490,6 +509,32 @@ def markdown(r):
     for d in dis:
         out.append(f"- `{d['name']}`: frugal check {d['frugal_check']}, cargo-mutants "
                    f"{d['cargo_mutants_generated']}")
+    kinds = collections.Counter(
+        " + ".join(sorted(k for k in (row["frugal_check"] or {}).get("kinds", {}) if k not in ("passed", "flaky")))
+        for row in r["mutants"] if (row["frugal_check"] or {}).get("verdict") in (CAUGHT, TIMEOUT))
+    out += ["", "What `frugal check` reported on the mutants it caught (the kinds of its failing tests):", "",
+            "| failing outcome kinds | mutants |", "|---|---|"]
+    for k, n in kinds.most_common():
+        out.append(f"| {k} | {n} |")
+    if r["scores"].get("cargo_mutants_own"):
+        both = collections.Counter()
+        for row in r["mutants"]:
+            g = detected((row["cargo_mutants_generated"] or {}).get("verdict", ERROR))
+            o = detected((row["cargo_mutants_own"] or {}).get("verdict", ERROR))
+            if g in ("caught", "missed") and o in ("caught", "missed"):
+                both[(g, o)] += 1
+        out += ["", "## Generated suite vs the crate's own suite (cargo-mutants' verdicts, viable mutants)", "",
+                "| generated suite | own suite | mutants |", "|---|---|---|"]
+        for (g, o), n in sorted(both.items()):
+            out.append(f"| {g} | {o} | {n} |")
+        only_own = [row["name"] for row in r["mutants"]
+                    if detected((row["cargo_mutants_generated"] or {}).get("verdict")) == "missed"
+                    and detected((row["cargo_mutants_own"] or {}).get("verdict")) == "caught"]
+        if only_own:
+            out += ["", f"Caught by the own suite only ({len(only_own)}):"]
+            out += [f"- `{n}`" for n in only_own[:40]]
+            if len(only_own) > 40:
+                out.append(f"- ... and {len(only_own) - 40} more (bench/mutants.json)")
     w = r["walls"]
     per = (w["frugal_check"] / r["mutants_run"]) if r["mutants_run"] else 0
     out += ["", "## Wall times (seconds)", "",
