@@ -281,8 +281,19 @@ def cargo_mutants(copy, mutants, root, label, test_args):
         name = scenario["Mutant"]["name"]
         verdicts[name] = {"verdict": CM_SUMMARY.get(o["summary"], ERROR), "summary": o["summary"],
                           "seconds": round(sum(p.get("duration", 0) for p in o.get("phase_results", [])), 1)}
+        if o["summary"] == "Unviable" and o.get("log_path"):
+            verdicts[name]["reason"] = first_error(os.path.join(out, "mutants.out", o["log_path"]))
     return {"exit": proc.returncode, "wall_seconds": wall, "baseline": baseline,
             "verdicts": verdicts}
+
+
+def first_error(log_path):
+    """The first `error` line of a cargo-mutants log (why a mutant did not build)."""
+    try:
+        with open(log_path, errors="replace") as f:
+            return next((line.strip()[:300] for line in f if line.startswith("error")), None)
+    except OSError:
+        return None
 
 
 def score(verdicts, names):
@@ -313,9 +324,24 @@ def main():
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutants.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTANTS.md"))
+    ap.add_argument("--recheck", metavar="JSON",
+                    help="re-run the odd unviable mutants of a previous run's mutants.json, then render")
     ap.add_argument("--render", metavar="JSON",
                     help="only write MUTANTS.md again from a previous run's mutants.json")
     args = ap.parse_args()
+    if args.recheck:
+        with open(args.recheck) as f:
+            result = json.load(f)
+        name, version = result["crate"], result["version"]
+        root = os.path.join(cache_root(), "mutants", f"{name}-{version}")
+        suite = os.path.join(root, f"out-{result['budget']}-seed{result['seed']}", "frugal_generated.rs")
+        src = fetch(name, version)
+        result["rechecks"] = []
+        recheck_unviable(result, root, standalone(src, os.path.join(root, "pristine")),
+                         standalone(src, os.path.join(root, "with-suite"), suite=suite))
+        with open(args.recheck, "w") as f:
+            json.dump(result, f, indent=1)
+        args.render = args.recheck
     if args.render:
         with open(args.render) as f:
             text = markdown(json.load(f))
@@ -329,7 +355,7 @@ def main():
     frugal = frugal_bin(args.frugal)
     started = time.time()
     src = fetch(name, version)
-    root = os.path.join(cache_root(), "mutants", f"{name}-{version}")
+    root = os.path.join(cache_root(), "mutants", f"{name}-{version}" + ("-smoke" if args.smoke else ""))
     os.makedirs(root, exist_ok=True)
     pristine = standalone(src, os.path.join(root, "pristine"))
     walls = {}
@@ -429,6 +455,7 @@ def main():
         "walls": walls,
         "mutants": rows,
     }
+    recheck_unviable(result, root, pristine, with_suite)
     text = markdown(result)
     print(text)
     if args.json_out:
@@ -443,6 +470,27 @@ def main():
     for p in problems:
         log(f"DISAGREEMENT or failure: {p}")
     sys.exit(1 if problems else 0)
+
+
+def recheck_unviable(result, root, pristine, with_suite):
+    """A mutant one judge found unviable while another built it: the build failed for a reason
+    of its own (offline cargo failing to resolve a dependency in the shared registry cache, say).
+    cargo-mutants runs it once more; the second verdict goes to `rechecks`, beside the first
+    (the scores keep the first)."""
+    judges = {"cargo_mutants_generated": (with_suite, "generated", ["--test", "frugal_generated"]),
+              "cargo_mutants_own": (pristine, "own", [])}
+    rechecks = result.setdefault("rechecks", [])
+    for key, (copy, label, test_args) in judges.items():
+        odd = [row for row in result["mutants"] if (row.get(key) or {}).get("verdict") == UNVIABLE
+               and any((row.get(k) or {}).get("verdict") not in (UNVIABLE, None)
+                       for k in ("frugal_check", "cargo_mutants_generated", "cargo_mutants_own"))]
+        if not odd:
+            continue
+        again = cargo_mutants(copy, [{"name": row["name"]} for row in odd], root, f"{label}-recheck", test_args)
+        for row in odd:
+            rechecks.append({"name": row["name"], "judge": key, "first": row[key]["verdict"],
+                             "first_reason": row[key].get("reason"),
+                             "again": again["verdicts"].get(row["name"], {}).get("verdict", ERROR)})
 
 
 def fmt_score(s):
@@ -506,6 +554,13 @@ def markdown(r):
         out.append(f"| {f} | {c} | {n} |")
     dis = r["disagreements"]
     out += ["", f"Disagreements (caught or timeout vs missed): {len(dis)}."]
+    rechecks = r.get("rechecks") or []
+    if rechecks:
+        out += ["", "Rechecks: mutants one judge found unviable while another built them, run once more by "
+                "cargo-mutants (the scores above keep the first verdict):"]
+        out += [f"- `{c['name']}`, {c['judge']}: {c['first']} first"
+                + (f" (`{c['first_reason']}`)" if c.get("first_reason") else "") + f", {c['again']} again"
+                for c in rechecks]
     for d in dis:
         out.append(f"- `{d['name']}`: frugal check {d['frugal_check']}, cargo-mutants "
                    f"{d['cargo_mutants_generated']}")
