@@ -61,7 +61,12 @@ pub fn check(
     work: &Path,
     policy: RegressionPolicy,
 ) -> anyhow::Result<(ReportRecord, Option<SuiteRecord>)> {
-    let base = baseline(store, repo, &job.krate, commit, policy)?;
+    // A history git cannot walk (a shallow clone, a rewritten branch) leaves the commit
+    // unchecked, with the reason, rather than failing the job.
+    let (base, lookup) = match baseline(store, repo, &job.krate, commit, policy) {
+        Ok(b) => (b, None),
+        Err(e) => (None, Some(format!("could not look for the previous suite: {e:#}"))),
+    };
     let mut rec = ReportRecord {
         repo: repo.id,
         krate: job.krate.clone(),
@@ -77,6 +82,7 @@ pub fn check(
         accepted: None,
     };
     match &base {
+        None if lookup.is_some() => rec.note = lookup,
         None => rec.note = Some("no earlier suite of this crate to compare with".into()),
         Some(b) => match run_check(crate_dir, work, b) {
             Ok(report) => {
