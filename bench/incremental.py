@@ -317,9 +317,9 @@ def table(run):
         wall = inc.get("wall_s") or 0
         targets.append(
             f"- {inc['label']}: {TARGET_S:.0f} s target "
-            f"{'holds' if v['wall_ok'] else 'missed'} ({inc.get('wall_s')} s); coverage within "
-            f"{TARGET_POINTS:.0f} point {'holds' if v['cov_ok'] else 'missed'} "
-            f"({v['diff_all']} points on all goals, {v['diff_branch']} on branches); largest "
+            f"{'holds' if v['wall_ok'] else 'missed'} ({inc.get('wall_s')} s); coverage at most "
+            f"{TARGET_POINTS:.0f} point below scratch {'holds' if v['cov_ok'] else 'missed'} "
+            f"({v['diff_all']:+} points on all goals, {v['diff_branch']:+} on branches); largest "
             "phases: " + ", ".join(f"{n} {t:.1f} s ({100 * t / wall:.0f}%)" for n, t in top
                                    if wall))
     method = (
