@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Incremental regeneration through frugald against regeneration from scratch (issue 14, speed).
 
-A git repository holds humantime 2.1.0 (fetched with realcrates.fetch) as its base commit, and
+A git repository holds humantime 2.1.0 (fetched with crates_common.fetch) as its base commit, and
 then three changes as consecutive commits, each on top of the one before, as in a real history:
   body   - one function body: `"hr"` leaves the hours arm of duration.rs's unit match;
   new-fn - a new public function `is_hours` in lib.rs;
@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import history  # noqa: E402  (Daemon, git, wait_for_jobs)
-import realcrates  # noqa: E402  (fetch, cache_root, machine)
+import crates_common  # noqa: E402  (fetch, cache_root, machine)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRATE, VERSION = "humantime", "2.1.0"
@@ -95,7 +95,7 @@ def apply_change(repo, kind):
 def make_repo(dest):
     if os.path.exists(dest):
         shutil.rmtree(dest)
-    shutil.copytree(realcrates.fetch(CRATE, VERSION), dest, symlinks=True)
+    shutil.copytree(crates_common.fetch(CRATE, VERSION), dest, symlinks=True)
     history.git(dest, "init", "-q", "-b", "main")
     history.git(dest, "add", "-A")
     history.git(dest, "commit", "-q", "-m", f"{CRATE} {VERSION}")
@@ -291,7 +291,7 @@ def table(run):
             f"{inc.get('wall_s', '-')} | {fmt_split(inc)} | {fmt_cov(inc)} | "
             f"{s.get('resolved', 0)} / {s.get('dropped', 0)} | {inc.get('search_stop')} | {diff} |")
     b = rows["incremental"][0]
-    m = run.get("machine") or realcrates.machine()
+    m = run.get("machine") or crates_common.machine()
     loads = ", ".join("?" if r.get("loadavg_1m_after") is None else str(r["loadavg_1m_after"])
                       for r in rows["incremental"] + rows["scratch"])
     head = (f"{CRATE} {VERSION}, budget {budget}; frugal {run.get('frugal', '?')}; {m['cpu']}, "
@@ -351,7 +351,7 @@ def main():
     a = ap.parse_args()
     kinds = ["body"] if a.smoke else list(CHANGES)
     budget = "20s" if a.smoke else a.budget
-    cache = os.path.join(realcrates.cache_root(), "incremental")
+    cache = os.path.join(crates_common.cache_root(), "incremental")
     # Without frugal-launch next to frugald a job skips profiling, a phase every real job has.
     for b in ("frugal", "frugald", "frugal-launch"):
         if not a.render and not os.path.isfile(os.path.join(a.bin_dir, b)):
@@ -363,7 +363,7 @@ def main():
     else:
         run = {"frugal": history.git(ROOT, "rev-parse", "--short", "HEAD"),
                "command": " ".join(["python3 bench/incremental.py", *sys.argv[1:]]),
-               "machine": realcrates.machine(), "budget": budget}
+               "machine": crates_common.machine(), "budget": budget}
 
         def save(commits, rows):
             run.update(commits=commits, rows=rows, verdicts=verdicts(rows),
