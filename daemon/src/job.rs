@@ -206,9 +206,13 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
             String::from_utf8_lossy(&git.stderr).trim()
         );
     }
+    // `-m`: files get the extraction time, not the commit's. The job's build dirs are kept and
+    // cargo rebuilds by comparing times, so a commit stamped before the last build (a push of
+    // several commits, a rebase) was built and profiled as the previous commit's code.
     let tar = output_in_group(
         Command::new("tar")
             .arg("-x")
+            .arg("-m")
             .arg("-f")
             .arg(&tarball)
             .arg("-C")

@@ -65,7 +65,10 @@ pub fn check(
     // unchecked, with the reason, rather than failing the job.
     let (base, lookup) = match baseline(store, repo, &job.krate, commit, policy) {
         Ok(b) => (b, None),
-        Err(e) => (None, Some(format!("could not look for the previous suite: {e:#}"))),
+        Err(e) => (
+            None,
+            Some(format!("could not look for the previous suite: {e:#}")),
+        ),
     };
     let mut rec = ReportRecord {
         repo: repo.id,

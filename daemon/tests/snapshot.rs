@@ -1,0 +1,48 @@
+//! A job's snapshot of a commit: the files carry the time they were extracted, not the
+//! commit's, so the job's kept build dirs (cargo compares file times) never mistake a commit
+//! stamped before their last build for code they already built.
+
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@localhost")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@localhost")
+        // A commit from 2001: `git archive` stamps every file with this time.
+        .env("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2001-01-01T00:00:00Z")
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn snapshot_files_are_stamped_when_extracted_not_when_committed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "old"]);
+    let commit = git(&repo, &["rev-parse", "HEAD"]);
+
+    let dest = tmp.path().join("snapshot");
+    let before = SystemTime::now() - Duration::from_secs(60);
+    frugald::job::snapshot(&repo, &commit, &dest).unwrap();
+    let modified = std::fs::metadata(dest.join("src/lib.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(
+        modified > before,
+        "the snapshot's file carries the commit's time {modified:?}"
+    );
+}
