@@ -44,7 +44,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crates_common import (ROOT, cache_root, confined, fetch, frugal_bin,  # noqa: E402
-                           frugal_commit, log, machine, run_frugal)
+                           frugal_commit, log, machine, run_frugal, standalone_copy)
 
 
 CAUGHT, MISSED, UNVIABLE, TIMEOUT, ERROR = "caught", "missed", "unviable", "timeout", "error"
@@ -59,20 +59,9 @@ def git(repo, *args, check=True):
 
 
 def standalone(src, dest, suite=None):
-    """A copy of the crate that is its own workspace, optionally with `suite` as
-    tests/frugal_generated.rs (declared as a test target: crates published with
-    `autotests = false` infer none)."""
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("target", ".git"))
-    manifest = os.path.join(dest, "Cargo.toml")
-    with open(manifest) as f:
-        text = f.read()
-    with open(manifest, "a") as f:
-        if "[workspace]" not in text:
-            f.write("\n[workspace]\n")
-        if suite:
-            f.write('\n[[test]]\nname = "frugal_generated"\npath = "tests/frugal_generated.rs"\n')
+    """crates_common.standalone_copy, optionally with `suite` as tests/frugal_generated.rs, and
+    its dependencies fetched."""
+    manifest = standalone_copy(src, dest, declare_generated=bool(suite))
     if suite:
         os.makedirs(os.path.join(dest, "tests"), exist_ok=True)
         shutil.copy(suite, os.path.join(dest, "tests", "frugal_generated.rs"))

@@ -18,6 +18,21 @@ fn config(dir: &Path, extra: &str) -> PathBuf {
     frugal_testkit::daemon_config(dir, extra)
 }
 
+/// A git repository made from `examples/numeric` under `dir`, registered; its path and id.
+fn register_numeric(d: &Daemon, dir: &Path) -> (PathBuf, u64) {
+    let repo = dir.join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let r = d
+        .post(
+            "/v1/repos",
+            Some(&d.token),
+            &format!("{{\"path\": \"{}\"}}", repo.display()),
+        )
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    (repo, r.json()["id"].as_u64().unwrap())
+}
+
 fn start(dir: &Path, extra: &str) -> Daemon {
     let cfg = config(dir, extra);
     Daemon::start(frugald(), &cfg, &dir.join("state")).unwrap()
@@ -271,17 +286,7 @@ fn trigger_commits_are_resolved_to_full_hashes_and_options_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     // A tiny budget: the one valid trigger below queues a real job.
     let d = start(tmp.path(), "[search]\nbudget = \"10\"\n");
-    let repo = tmp.path().join("numeric");
-    example_repo("numeric", &repo).unwrap();
-    let r = d
-        .post(
-            "/v1/repos",
-            Some(&d.token),
-            &format!("{{\"path\": \"{}\"}}", repo.display()),
-        )
-        .unwrap();
-    assert_eq!(r.status, 201, "{}", r.body);
-    let id = r.json()["id"].as_u64().unwrap();
+    let (repo, id) = register_numeric(&d, tmp.path());
     let trigger = |commit: &str| {
         let body = serde_json::json!({ "commit": commit }).to_string();
         d.post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), &body)
@@ -387,17 +392,7 @@ fn custom_http_methods_share_one_metrics_label() {
 fn commit_reports_need_a_checked_commit_and_accepting_needs_the_token() {
     let tmp = tempfile::tempdir().unwrap();
     let d = start(tmp.path(), "");
-    let repo = tmp.path().join("numeric");
-    example_repo("numeric", &repo).unwrap();
-    let r = d
-        .post(
-            "/v1/repos",
-            Some(&d.token),
-            &format!("{{\"path\": \"{}\"}}", repo.display()),
-        )
-        .unwrap();
-    assert_eq!(r.status, 201, "{}", r.body);
-    let id = r.json()["id"].as_u64().unwrap();
+    let (repo, id) = register_numeric(&d, tmp.path());
     let full = frugal_testkit::run(frugal_testkit::git(&repo).args(["rev-parse", "HEAD"]))
         .unwrap()
         .trim()
