@@ -176,7 +176,7 @@ fn from_daemon(conn: &Conn, args: &CheckArgs) -> anyhow::Result<i32> {
     }
     let reports = daemon_reports(&answer)?;
     if let Some(path) = &args.junit {
-        let all: Vec<&regress::Report> = reports.iter().collect();
+        let all: Vec<&regress::Report> = reports.iter().flatten().collect();
         std::fs::write(path, regress::Report::junit_of(&all))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
@@ -189,31 +189,34 @@ fn from_daemon(conn: &Conn, args: &CheckArgs) -> anyhow::Result<i32> {
     Ok(if answer.gates { 1 } else { 0 })
 }
 
-/// The engine's reports inside frugald's answer.
-fn daemon_reports(answer: &v1::CommitReport) -> anyhow::Result<Vec<regress::Report>> {
+/// The engine's report of each crate in frugald's answer, in the answer's order (`None` where
+/// the crate has a note instead).
+fn daemon_reports(answer: &v1::CommitReport) -> anyhow::Result<Vec<Option<regress::Report>>> {
     answer
         .crates
         .iter()
-        .filter_map(|c| c.report.clone())
-        .map(|v| serde_json::from_value(v).context("read the report frugald stored"))
+        .map(|c| {
+            c.report
+                .clone()
+                .map(serde_json::from_value)
+                .transpose()
+                .context("read the report frugald stored")
+        })
         .collect()
 }
 
-fn print_daemon_answer(answer: &v1::CommitReport, reports: &[regress::Report]) {
+fn print_daemon_answer(answer: &v1::CommitReport, reports: &[Option<regress::Report>]) {
     let commit = super::short_commit(Some(&answer.commit));
-    let mut reports = reports.iter();
-    for c in &answer.crates {
-        let accepted = if c.accepted_ms.is_some() {
-            " (accepted)"
-        } else {
-            ""
-        };
-        match (&c.report, &c.note) {
-            (Some(_), _) => {
-                if let Some(r) = reports.next() {
-                    print!("{}", r.human(commit));
-                }
+    for (c, report) in answer.crates.iter().zip(reports) {
+        match (report, &c.note) {
+            (Some(r), _) => {
+                print!("{}", r.human(commit));
                 if let Some(base) = &c.baseline_commit {
+                    let accepted = if c.accepted_ms.is_some() {
+                        " (accepted)"
+                    } else {
+                        ""
+                    };
                     println!(
                         "{}: checked with the suite of {}{accepted}",
                         c.krate,

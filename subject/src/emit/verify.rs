@@ -333,6 +333,12 @@ impl SuiteCopy {
         Ok(self.cargo.output(cmd, build_timeout())?)
     }
 
+    /// Why a failed [`SuiteCopy::build`] failed outside the suite's tests: the target that failed,
+    /// its first compiler errors, and the cargo command that shows the same in the crate.
+    pub fn explain_broken(&self, out: &Output) -> String {
+        broken(out, &self.select, &self.cargo_args)
+    }
+
     /// The test executable a successful [`SuiteCopy::build`] made.
     pub fn executable(&self, out: &Output) -> Result<PathBuf, VerifyError> {
         let mut executables = out
@@ -430,11 +436,7 @@ pub fn verify(
         if !out.success {
             let bad = failing_tests(&copy, &out, header, &tests);
             if bad.is_empty() {
-                return Err(VerifyError::CrateBroken(broken(
-                    &out,
-                    &copy.select,
-                    &opts.cargo_args,
-                )));
+                return Err(VerifyError::CrateBroken(copy.explain_broken(&out)));
             }
             drop_tests(&mut tests, &bad, &mut v);
             continue;

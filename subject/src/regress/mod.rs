@@ -257,7 +257,7 @@ impl Checker<'_> {
             } else {
                 CheckError::CrateBroken {
                     krate: krate.to_string(),
-                    errors: out.summarise_errors(3),
+                    errors: self.copy.explain_broken(&out),
                 }
             });
         }
