@@ -224,8 +224,15 @@ pub enum RunError {
     },
     #[error("cannot confine the crate's code: {0}")]
     Sandbox(#[from] frugal_sandbox::Error),
-    #[error("{krate} has no public callable the harness can drive ({reasons})")]
-    NothingToCall { krate: String, reasons: String },
+    #[error(
+        "{krate} has no public callable the harness can drive ({reasons}); each callable left out, with the compiler's or analysis' detail, is in {}",
+        details.display()
+    )]
+    NothingToCall {
+        krate: String,
+        reasons: String,
+        details: PathBuf,
+    },
     #[error(transparent)]
     Model(#[from] suite_model::ModelError),
 }
@@ -256,10 +263,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let harness = clock.time(Phase::BuildHarness, |_| {
         build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())
     })?;
-    let (schema, callables) = drivable(&model, &harness.registry)?;
+    // Dumped before the support check, so a crate with nothing callable leaves the details.
+    dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
+    let (schema, callables) = drivable(&model, &harness.registry, &artifacts.work)?;
     let plan = Plan::new(&model, &harness.registry, &inst.manifest, &opts.criteria);
     let goals = search_goals(&plan, opts.goal_selection);
-    dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
 
     let mut pool = executor_pool(opts, &inst, &harness);
     if let Some(policy) = &policy {
@@ -521,6 +529,7 @@ fn build_harness(
 fn drivable(
     model: &crate::model::ApiModel,
     registry: &Registry,
+    work: &Path,
 ) -> Result<(frugal_search::Schema, CallableSupport), RunError> {
     let callables = support(model, registry);
     let schema = registry.schema(model);
@@ -536,6 +545,7 @@ fn drivable(
     Err(RunError::NothingToCall {
         krate: model.crate_name.clone(),
         reasons,
+        details: work.join("unsupported.json"),
     })
 }
 

@@ -344,3 +344,29 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         s.callables.reasons
     );
 }
+
+#[test]
+fn no_std_crates_with_extension_traits_on_str_get_suites() {
+    let out = temp_out();
+    let s = run("nostd", 2_000, 1, out.path());
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    // Before: the harness module named `String` and `::std` inside a `no_std` crate, so every
+    // operation failed to compile and the run stopped with "no public callable"; the blanket
+    // `impl<T: ?Sized + ToShout> ToYell for T` had no candidate (`str` was none), nor had
+    // `T: Halve`, whose impls a macro writes from the trait name it is given.
+    assert_eq!(
+        s.callables.supported, s.callables.total,
+        "{:?}",
+        s.callables.reasons
+    );
+    for call in [
+        "to_yell()",
+        "to_shout()",
+        "digits(",
+        "is_vowel(",
+        "quarter(",
+    ] {
+        assert!(suite.contains(call), "no {call} in the suite:\n{suite}");
+    }
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+}

@@ -347,7 +347,7 @@ impl Candidates {
         prims.sort_by_key(|(name, _)| order(name));
         self.primitives = prims
             .into_iter()
-            .map(|(name, keys)| (Ty::Prim(name), keys))
+            .map(|(name, keys)| (prim_ty(name), keys))
             .collect();
         self
     }
@@ -415,22 +415,48 @@ impl Candidates {
     }
 }
 
-/// Primitives in the order a test reads best: small unsigned first.
+/// Primitives in the order a test reads best: small unsigned first, text last.
 const PRIM_ORDER: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "u128", "i8", "i16", "i32", "i64", "isize", "i128", "f32",
-    "f64", "bool", "char",
+    "f64", "bool", "char", "str", "String",
 ];
+
+/// What `str` implements of the traits bounds name (a blanket extension trait over
+/// `T: ?Sized + ToOwned + ...` is met by it).
+const STR_TRAITS: &[&str] = &[
+    "ToString",
+    "Display",
+    "Debug",
+    "ToOwned",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+];
+
+/// The type of a name in `PRIM_ORDER`.
+fn prim_ty(name: String) -> Ty {
+    match name.as_str() {
+        "str" => Ty::Str,
+        "String" => Ty::String,
+        _ => Ty::Prim(name),
+    }
+}
 
 /// The std traits of a primitive's kind: every integer has the integer candidates' shared
 /// traits, floats the `f64` candidate's, others the core value traits.
 fn primitive_satisfies(ty: &Ty, key: &str) -> bool {
-    let Ty::Prim(name) = ty else {
-        return false;
+    let name = match ty {
+        Ty::Prim(name) => name.as_str(),
+        Ty::String => "String",
+        Ty::Str => return STR_TRAITS.contains(&key),
+        _ => return false,
     };
     if let Some(c) = STD_CANDIDATES.iter().find(|c| c.name == name) {
         return std_satisfies(c, key);
     }
-    match name.as_str() {
+    match name {
         "f32" => STD_CANDIDATES
             .iter()
             .any(|c| c.name == "f64" && std_satisfies(c, key)),

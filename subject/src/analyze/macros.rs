@@ -10,10 +10,12 @@ use proc_macro2::{TokenStream, TokenTree};
 
 use super::types::{Lowering, Scope};
 
-/// Primitive type names an impl may target.
+/// Primitive type names an impl may target; `str` and `String` too, since extension traits
+/// (`impl ToSnakeCase for str`) make them the candidates of blanket impls over `T: ?Sized +
+/// ToSnakeCase`.
 const PRIMS: &[&str] = &[
     "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
-    "usize", "f32", "f64",
+    "usize", "f32", "f64", "str", "String",
 ];
 
 /// Trait keys per primitive type name, from the crate's impls and its macros' invocations.
@@ -44,17 +46,18 @@ pub(crate) fn primitive_impls(low: &Lowering<'_>) -> BTreeMap<String, BTreeSet<S
             .enumerate()
             .flat_map(|(m, module)| module.items.iter().map(move |item| (m, item)))
     };
-    let mut macros: BTreeMap<String, Vec<syn::Path>> = BTreeMap::new();
+    let mut macros: BTreeMap<String, ImplTraits> = BTreeMap::new();
     for (_, item) in modules() {
         let syn::Item::Macro(im) = item else { continue };
         if let (true, Some(name)) = (im.mac.path.is_ident("macro_rules"), &im.ident) {
-            let mut traits = Vec::new();
+            let mut traits = ImplTraits::default();
             impl_traits(im.mac.tokens.clone(), &mut traits);
-            if !traits.is_empty() {
+            if !traits.named.is_empty() || traits.from_invocation {
                 macros.insert(name.to_string(), traits);
             }
         }
     }
+    let crate_traits = crate_trait_names(low);
     for (m, item) in modules() {
         let syn::Item::Macro(im) = item else { continue };
         let Some(traits) = im
@@ -65,18 +68,63 @@ pub(crate) fn primitive_impls(low: &Lowering<'_>) -> BTreeMap<String, BTreeSet<S
         else {
             continue;
         };
+        let mut named: Vec<String> = traits
+            .named
+            .iter()
+            .map(|t| low.trait_key(scope(m), t))
+            .collect();
+        if traits.from_invocation {
+            trait_names(im.mac.tokens.clone(), &crate_traits, &mut named);
+        }
         let mut targets = BTreeSet::new();
         primitive_names(im.mac.tokens.clone(), &mut targets);
         for prim in targets {
-            let keys = out.entry(prim).or_default();
-            keys.extend(traits.iter().map(|t| low.trait_key(scope(m), t)));
+            out.entry(prim).or_default().extend(named.iter().cloned());
         }
     }
     out
 }
 
-/// Trait paths of every `impl Path for $var` in a macro body, at any depth.
-fn impl_traits(tokens: TokenStream, out: &mut Vec<syn::Path>) {
+/// What a macro body implements for its type variable.
+#[derive(Debug, Default)]
+struct ImplTraits {
+    /// Traits written in the body (`impl Width for $t`).
+    named: Vec<syn::Path>,
+    /// A trait that is itself a variable (`impl $trait for $t`): the invocation names it, as
+    /// in num-traits' `int_trait_impl!(Num for usize u8 ...)`.
+    from_invocation: bool,
+}
+
+/// Names of the traits the crate defines (trait keys are names, see `Lowering::trait_key`).
+fn crate_trait_names(low: &Lowering<'_>) -> BTreeSet<String> {
+    low.ix
+        .defs
+        .iter()
+        .flatten()
+        .filter(|d| matches!(d.target, super::index::Target::Trait(_)))
+        .map(|d| d.name.clone())
+        .collect()
+}
+
+/// Crate trait names among a macro invocation's tokens.
+fn trait_names(tokens: TokenStream, traits: &BTreeSet<String>, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(g) => trait_names(g.stream(), traits, out),
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                if traits.contains(&name) && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Trait paths of every `impl Path for $var` in a macro body, at any depth, and whether one
+/// is `impl $var for $var`.
+fn impl_traits(tokens: TokenStream, out: &mut ImplTraits) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tree) in trees.iter().enumerate() {
         match tree {
@@ -89,11 +137,17 @@ fn impl_traits(tokens: TokenStream, out: &mut Vec<syn::Path>) {
                 else {
                     continue;
                 };
-                let on_var =
-                    matches!(rest.get(f + 1), Some(TokenTree::Punct(p)) if p.as_char() == '$');
+                let is_var = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '$');
+                if !is_var(rest.get(f + 1)) {
+                    continue;
+                }
+                if is_var(rest.first()) && f == 2 {
+                    out.from_invocation = true;
+                    continue;
+                }
                 let path: TokenStream = rest[..f].iter().cloned().collect();
-                if let (true, Ok(path)) = (on_var, syn::parse2::<syn::Path>(path)) {
-                    out.push(path);
+                if let Ok(path) = syn::parse2::<syn::Path>(path) {
+                    out.named.push(path);
                 }
             }
             _ => {}
@@ -125,9 +179,11 @@ mod tests {
              fn widen(self) -> u64 { self as u64 } } impl Fixed for Other {} )* };",
         )
         .expect("tokens");
-        let mut traits = Vec::new();
+        let mut traits = ImplTraits::default();
         impl_traits(body, &mut traits);
+        assert!(!traits.from_invocation);
         let names: Vec<String> = traits
+            .named
             .iter()
             .map(|p| {
                 let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -144,5 +200,23 @@ mod tests {
             targets,
             BTreeSet::from(["u8".into(), "u16".into(), "i64".into()])
         );
+    }
+
+    #[test]
+    fn a_trait_variable_is_named_by_the_invocation() {
+        let body: TokenStream =
+            syn::parse_str("($name:ident for $($t:ty)*) => ($( impl $name for $t {} )*)")
+                .expect("tokens");
+        let mut traits = ImplTraits::default();
+        impl_traits(body, &mut traits);
+        assert!(traits.from_invocation && traits.named.is_empty());
+        let mut named = Vec::new();
+        let crate_traits = BTreeSet::from(["Num".to_string(), "Bounded".to_string()]);
+        trait_names(
+            syn::parse_str("Num for usize u8 Other").expect("tokens"),
+            &crate_traits,
+            &mut named,
+        );
+        assert_eq!(named, ["Num"]);
     }
 }

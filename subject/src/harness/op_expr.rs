@@ -5,6 +5,7 @@
 //! spelled, where operand values come from, and whether readability or hygiene wins.
 
 use crate::harness::registry::{self, Op, OpCode};
+use crate::harness::render::{self, STD};
 use crate::model::{ApiModel, Callable, CallableKind, Consume, Ty};
 
 /// What an expression is written for.
@@ -22,14 +23,15 @@ pub(crate) trait Target {
     /// Operand 0 of a compound assignment (`a += b`), as an assignable place.
     fn place(&self) -> String;
     /// Tests read best with method syntax (`s.push(x)`); the harness names the method by path
-    /// so that trait methods and auto-ref never pick another impl, and std by absolute paths
-    /// so that a crate's own `format!` or `ToString` cannot shadow them.
+    /// so that trait methods and auto-ref never pick another impl, and std through the dispatch
+    /// module's own `extern crate std` (`std::`, see `render::STD`) so that a crate's own
+    /// `format!` or `ToString` cannot shadow them, and `no_std` crates have std too.
     fn readable(&self) -> bool;
 }
 
 /// The expression of `op` with its operands rendered as `args`.
 pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Target) -> String {
-    let std = if t.readable() { "" } else { "::std::" };
+    let std = if t.readable() { "" } else { render::STD };
     match &op.code {
         OpCode::Literal(ty) => t.literal(ty),
         OpCode::Call(c) => call(&model.callables[*c], registry::ok_converted(op), args, t),
@@ -89,11 +91,11 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         (None, _) => expr,
         (Some(Consume::Collect), true) => format!("{expr}.collect::<Vec<_>>()"),
         (Some(Consume::Collect), false) => {
-            format!("::std::iter::Iterator::collect::<::std::vec::Vec<_>>({expr})")
+            format!("{STD}iter::Iterator::collect::<{STD}vec::Vec<_>>({expr})")
         }
         (Some(Consume::ToString), true) => format!("{expr}.to_string()"),
         (Some(Consume::ToString), false) => {
-            format!("::std::string::ToString::to_string(&{expr})")
+            format!("{STD}string::ToString::to_string(&{expr})")
         }
     };
     if ok { format!("{expr}.ok()") } else { expr }
