@@ -143,6 +143,27 @@ pub struct Param {
     /// argument is one of the crate's own constants or statics (see [`CrateValue`]).
     #[serde(default)]
     pub static_ref: bool,
+    /// A closure parameter (`impl Fn(&str) -> bool`, `F: FnOnce() -> C`): `ty` is what the
+    /// closure returns, and the call passes a closure that ignores its arguments and returns
+    /// a value the search chose (`move |_| x3.clone()`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closure: Option<ClosureParam>,
+}
+
+/// The shape of a closure parameter: what the call writes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureParam {
+    pub kind: ClosureKind,
+    /// Number of arguments the closure takes (each ignored, `_`).
+    pub arity: usize,
+}
+
+/// Which closure trait the parameter is bounded by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClosureKind {
+    Fn,
+    FnMut,
+    FnOnce,
 }
 
 /// A crate type reachable through the public API.

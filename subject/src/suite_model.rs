@@ -381,6 +381,7 @@ mod tests {
                     ty,
                     inferred: false,
                     static_ref: false,
+                    closure: None,
                 })
                 .collect(),
             ret,

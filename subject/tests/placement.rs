@@ -168,6 +168,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
                     ty: duration.clone(),
                     inferred: false,
                     static_ref: false,
+                    closure: None,
                 }],
             ),
         ],

@@ -8,3 +8,4 @@ pub mod words;
 pub mod tables;
 pub mod ext;
 pub mod maps;
+pub mod callbacks;

@@ -13,7 +13,9 @@ use super::consume;
 use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
-use crate::model::{Callable, CallableKind, Param, Receiver, Ty, Unsupported};
+use crate::model::{
+    Callable, CallableKind, ClosureKind, ClosureParam, Param, Receiver, Ty, Unsupported,
+};
 
 /// Trait impls whose functions become callables: trait name, function name, and the operator
 /// a call is written with (`None`: called by path).
@@ -242,7 +244,15 @@ fn impl_cx(
         subst: &empty,
     };
     let (subst, inst, mut problem) = match instantiate(low, scope, &imp.item.generics) {
-        Ok((subst, inst)) => (subst, inst, None),
+        Ok((subst, inst, closures)) if closures.is_empty() => (subst, inst, None),
+        Ok(_) => (
+            BTreeMap::new(),
+            Vec::new(),
+            Some(Problem::new(
+                reason::CLOSURE,
+                source_text(&imp.item.generics),
+            )),
+        ),
         Err(p) => (BTreeMap::new(), Vec::new(), Some(p)),
     };
     let scope = Scope {
@@ -362,7 +372,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         self_ty,
         subst: outer_subst,
     };
-    let (own_subst, own_inst) = instantiate(low, outer, &sig.generics)?;
+    let (own_subst, own_inst, closures) = instantiate(low, outer, &sig.generics)?;
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
     subst.extend(own_subst);
@@ -380,7 +390,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         (Some(Receiver::Value), Some(false)) => Some(Receiver::Ref),
         (receiver, _) => receiver,
     };
-    let params = lower_params(low, scope, sig, &mut inst)?;
+    let params = lower_params(low, scope, sig, &closures, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
     let consumed = match &sig.output {
         syn::ReturnType::Type(_, ty) => consume::consumed(low, scope, ty),
@@ -437,8 +447,66 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
     })
 }
 
-/// Substitutions for a generic list, and the same choices in declaration order for display.
-type Instantiated = (BTreeMap<String, Ty>, Vec<(String, Ty)>);
+/// Substitutions for a generic list, the same choices in declaration order for display, and
+/// the parameters bounded by a closure trait (passed a closure, given no stand-in).
+type Instantiated = (
+    BTreeMap<String, Ty>,
+    Vec<(String, Ty)>,
+    BTreeMap<String, ClosureBound>,
+);
+
+/// A closure trait bound, `Fn(A, B) -> R`: its kind, arity and output, still unlowered so
+/// that the output may name type parameters declared after it.
+#[derive(Debug, Clone)]
+struct ClosureBound {
+    shape: ClosureParam,
+    output: syn::ReturnType,
+}
+
+/// The closure bound among `bounds` (`Fn`, `FnMut` or `FnOnce` with parenthesised
+/// arguments); async closures are left to the closure problem.
+fn closure_bound<'b>(
+    mut bounds: impl Iterator<Item = &'b syn::TypeParamBound>,
+) -> Option<ClosureBound> {
+    bounds.find_map(|b| {
+        let syn::TypeParamBound::Trait(tb) = b else {
+            return None;
+        };
+        let last = tb.path.segments.last()?;
+        let kind = match last.ident.to_string().as_str() {
+            "Fn" => ClosureKind::Fn,
+            "FnMut" => ClosureKind::FnMut,
+            "FnOnce" => ClosureKind::FnOnce,
+            _ => return None,
+        };
+        let syn::PathArguments::Parenthesized(args) = &last.arguments else {
+            return None;
+        };
+        Some(ClosureBound {
+            shape: ClosureParam {
+                kind,
+                arity: args.inputs.len(),
+            },
+            output: args.output.clone(),
+        })
+    })
+}
+
+/// The closure bound of a parameter written `F` (a closure generic) or `impl Fn(..) -> R`.
+fn closure_param(
+    ty: &syn::Type,
+    closures: &BTreeMap<String, ClosureBound>,
+) -> Option<ClosureBound> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .and_then(|id| closures.get(&id.to_string()))
+            .cloned(),
+        syn::Type::ImplTrait(t) => closure_bound(t.bounds.iter()),
+        _ => None,
+    }
+}
 
 /// Picks a concrete type for each type parameter; lifetimes need nothing.
 fn instantiate(
@@ -449,6 +517,7 @@ fn instantiate(
     let mut subst = outer.subst.clone();
     let mut own = BTreeMap::new();
     let mut inst = Vec::new();
+    let mut closures = BTreeMap::new();
     for param in &generics.params {
         let tp = match param {
             syn::GenericParam::Lifetime(_) => continue,
@@ -462,6 +531,10 @@ fn instantiate(
             .iter()
             .chain(where_bounds(generics, &tp.ident))
             .collect();
+        if let Some(closure) = closure_bound(bounds.iter().copied()) {
+            closures.insert(tp.ident.to_string(), closure);
+            continue;
+        }
         let bounds_text = || {
             let list: Vec<String> = bounds.iter().map(|b| source_text(*b)).collect();
             format!("{}: {}", tp.ident, list.join(" + "))
@@ -482,7 +555,7 @@ fn instantiate(
         subst.insert(tp.ident.to_string(), chosen.clone());
         own.insert(tp.ident.to_string(), chosen);
     }
-    Ok((own, inst))
+    Ok((own, inst, closures))
 }
 
 /// Bounds on `ident` from the `where` clause.
@@ -545,6 +618,7 @@ fn lower_params(
     low: &Lowering<'_>,
     scope: Scope<'_>,
     sig: &syn::Signature,
+    closures: &BTreeMap<String, ClosureBound>,
     inst: &mut Vec<(String, Ty)>,
 ) -> Result<Vec<Param>, Problem> {
     let mut params = Vec::new();
@@ -554,6 +628,10 @@ fn lower_params(
             syn::Pat::Ident(id) => id.ident.to_string(),
             _ => format!("arg{i}"),
         };
+        if let Some(closure) = closure_param(&pt.ty, closures) {
+            params.push(closure_returning(low, scope, name, closure, inst)?);
+            continue;
+        }
         let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
         let inferred = mentions_generic(&pt.ty, scope.subst);
         let static_ref = matches!(
@@ -566,12 +644,37 @@ fn lower_params(
             ty,
             inferred,
             static_ref,
+            closure: None,
         });
     }
     if sig.variadic.is_some() {
         return Err(Problem::new(reason::OTHER, "..."));
     }
     Ok(params)
+}
+
+/// A closure parameter: typed by what its closure returns (`()` when nothing).
+fn closure_returning(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    name: String,
+    closure: ClosureBound,
+    inst: &mut Vec<(String, Ty)>,
+) -> Result<Param, Problem> {
+    let (ty, inferred) = match &closure.output {
+        syn::ReturnType::Default => (Ty::Unit, false),
+        syn::ReturnType::Type(_, out) => (
+            low.lower(scope, out, Pos::Param, inst)?,
+            mentions_generic(out, scope.subst),
+        ),
+    };
+    Ok(Param {
+        name,
+        ty,
+        inferred,
+        static_ref: false,
+        closure: Some(closure.shape),
+    })
 }
 
 /// Whether a parameter's type is decided by a generic stand-in: it names a type parameter in

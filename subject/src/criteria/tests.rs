@@ -29,6 +29,7 @@ fn model() -> ApiModel {
             ty: Ty::Prim("i64".into()),
             inferred: false,
             static_ref: false,
+            closure: None,
         }],
         ret: Some(Ty::Result(
             Box::new(Ty::Prim("i64".into())),
@@ -54,6 +55,7 @@ fn model() -> ApiModel {
             },
             inferred: false,
             static_ref: false,
+            closure: None,
         }],
         ret: Some(acct()),
         file: "src/lib.rs".into(),

@@ -6,7 +6,7 @@
 
 use crate::harness::registry::{self, Op, OpCode};
 use crate::harness::render::{self, STD};
-use crate::model::{ApiModel, Callable, CallableKind, Consume, Ty};
+use crate::model::{ApiModel, Callable, CallableKind, ClosureKind, Consume, Ty};
 
 /// What an expression is written for.
 pub(crate) trait Target {
@@ -64,6 +64,8 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
 
 /// A call of `c`, kept through `.ok()` when the registry converted its `Result`.
 fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
+    let closures = with_closures(c, args);
+    let args = closures.as_slice();
     if let (Some(op), CallableKind::Method { .. }) = (&c.operator, &c.kind) {
         let expr = operator(op, args, t);
         // Parenthesised: `.ok()` must apply to the whole operator expression.
@@ -99,6 +101,26 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         }
     };
     if ok { format!("{expr}.ok()") } else { expr }
+}
+
+/// Arguments with each closure parameter's value wrapped in a closure that ignores its
+/// arguments and returns the value: moved out for `FnOnce`, cloned for `Fn` and `FnMut`
+/// (a crate type without `Clone` fails to compile there and its call is dropped).
+fn with_closures(c: &Callable, args: &[String]) -> Vec<String> {
+    let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+    let mut out = args.to_vec();
+    for (i, p) in c.params.iter().enumerate() {
+        let (Some(closure), Some(arg)) = (p.closure, out.get_mut(first + i)) else {
+            continue;
+        };
+        let ignored = vec!["_"; closure.arity].join(", ");
+        let value = match (closure.kind, &p.ty) {
+            (ClosureKind::FnOnce, _) | (_, Ty::Prim(_)) => arg.clone(),
+            _ => format!("{arg}.clone()"),
+        };
+        *arg = format!("move |{ignored}| {value}");
+    }
+    out
 }
 
 /// An operator trait's call written as the operator: `a + b`, `-a`, `a += b`.

@@ -195,6 +195,10 @@ fn literal_kind(ty: &Ty) -> Option<ValueKind> {
 /// crate's constants and statics produce one (see [`OpCode::CrateValue`]).
 fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
     let ty = &p.ty;
+    if p.closure.is_some() {
+        // The closure returns the value, so it owns it.
+        return storable(ty).then(|| (ty.clone(), Pass::Move));
+    }
     match ty {
         Ty::Ref {
             mutable: false,
@@ -798,6 +802,7 @@ mod tests {
                 },
                 inferred: false,
                 static_ref: false,
+                closure: None,
             }],
             ret: Some(Ty::Prim("u32".into())),
             file: "src/lib.rs".into(),
