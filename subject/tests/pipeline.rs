@@ -347,6 +347,12 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }
+    // Expected values are expressions a reviewer keeps, not `Debug` strings (before:
+    // `assert_eq!(format!("{:?}", maybe), "Some(9)")`).
+    assert!(
+        suite.contains("assert_eq!(maybe, Some(") && suite.contains("_returns_empty()"),
+        "no expression assertion or outcome-named test:\n{suite}"
+    );
     assert_eq!(
         s.callables.supported, s.callables.total,
         "{:?}",

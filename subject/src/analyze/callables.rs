@@ -461,6 +461,8 @@ type Instantiated = (
 struct ClosureBound {
     shape: ClosureParam,
     output: syn::ReturnType,
+    /// The bound as written, for the reason a closure is left out.
+    text: String,
 }
 
 /// The closure bound among `bounds` (`Fn`, `FnMut` or `FnOnce` with parenthesised
@@ -488,6 +490,7 @@ fn closure_bound<'b>(
                 arity: args.inputs.len(),
             },
             output: args.output.clone(),
+            text: source_text(b),
         })
     })
 }
@@ -503,7 +506,10 @@ fn closure_param(
             .get_ident()
             .and_then(|id| closures.get(&id.to_string()))
             .cloned(),
-        syn::Type::ImplTrait(t) => closure_bound(t.bounds.iter()),
+        syn::Type::ImplTrait(t) => closure_bound(t.bounds.iter()).map(|c| ClosureBound {
+            text: source_text(ty),
+            ..c
+        }),
         _ => None,
     }
 }
@@ -531,14 +537,15 @@ fn instantiate(
             .iter()
             .chain(where_bounds(generics, &tp.ident))
             .collect();
-        if let Some(closure) = closure_bound(bounds.iter().copied()) {
-            closures.insert(tp.ident.to_string(), closure);
-            continue;
-        }
         let bounds_text = || {
             let list: Vec<String> = bounds.iter().map(|b| source_text(*b)).collect();
             format!("{}: {}", tp.ident, list.join(" + "))
         };
+        if let Some(closure) = closure_bound(bounds.iter().copied()) {
+            let text = bounds_text();
+            closures.insert(tp.ident.to_string(), ClosureBound { text, ..closure });
+            continue;
+        }
         let scope = Scope {
             module: outer.module,
             self_ty: outer.self_ty,
@@ -653,7 +660,8 @@ fn lower_params(
     Ok(params)
 }
 
-/// A closure parameter: typed by what its closure returns (`()` when nothing).
+/// A closure parameter: typed by what its closure returns. A closure returning nothing or a
+/// reference is left out: there is no value to choose, or none the closure could own.
 fn closure_returning(
     low: &Lowering<'_>,
     scope: Scope<'_>,
@@ -661,13 +669,14 @@ fn closure_returning(
     closure: ClosureBound,
     inst: &mut Vec<(String, Ty)>,
 ) -> Result<Param, Problem> {
-    let (ty, inferred) = match &closure.output {
-        syn::ReturnType::Default => (Ty::Unit, false),
-        syn::ReturnType::Type(_, out) => (
-            low.lower(scope, out, Pos::Param, inst)?,
-            mentions_generic(out, scope.subst),
-        ),
+    let syn::ReturnType::Type(_, out) = &closure.output else {
+        return Err(Problem::new(reason::CLOSURE, closure.text));
     };
+    let ty = low.lower(scope, out, Pos::Param, inst)?;
+    if matches!(ty, Ty::Unit | Ty::Ref { .. }) {
+        return Err(Problem::new(reason::CLOSURE, closure.text));
+    }
+    let inferred = mentions_generic(out, scope.subst);
     Ok(Param {
         name,
         ty,

@@ -1,6 +1,7 @@
 //! Emission: minimise the archive, render the survivors as a Rust test file, and prove the file
 //! compiles and passes against the uninstrumented crate before anyone sees it.
 
+mod expected;
 pub mod minimise;
 pub mod render;
 pub mod verify;

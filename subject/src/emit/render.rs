@@ -159,12 +159,12 @@ impl<'a> Renderer<'a> {
                 };
                 let _ = writeln!(out, "    let {m}{v} = {expr};");
                 if let (Some(sum), Some(t), false) = (summary, op.ret.as_ref(), panics_here) {
-                    out.push_str(&assertion(v, t, &sum));
+                    out.push_str(&assertion(v, t, &sum, self.model));
                 }
             }
             (_, Some(t)) if !matches!(t, Ty::Unit) => {
                 match summary.filter(|_| !panics_here && is_call(op)) {
-                    Some(sum) => out.push_str(&assertion(&expr, t, &sum)),
+                    Some(sum) => out.push_str(&assertion(&expr, t, &sum, self.model)),
                     None => {
                         let _ = writeln!(out, "    let _ = {expr};");
                     }
@@ -389,7 +389,7 @@ fn float_literal(f: f64, p: &str) -> String {
 }
 
 /// A regression assertion on `expr`, whose type is `t` and whose `Debug` form was `summary`.
-fn assertion(expr: &str, t: &Ty, summary: &str) -> String {
+fn assertion(expr: &str, t: &Ty, summary: &str, model: &ApiModel) -> String {
     match t {
         Ty::Prim(p) if p == "f32" || p == "f64" => match summary {
             "NaN" => format!("    assert!({expr}.is_nan());\n"),
@@ -401,7 +401,11 @@ fn assertion(expr: &str, t: &Ty, summary: &str) -> String {
         Ty::Ref { inner, .. } if matches!(**inner, Ty::Str) => {
             format!("    assert_eq!({expr}, {summary});\n")
         }
-        _ => format!("    assert_eq!(format!(\"{{:?}}\", {expr}), {summary:?});\n"),
+        Ty::Vec(_) if summary == "[]" => format!("    assert!({expr}.is_empty());\n"),
+        _ => match super::expected::expression(t, summary, model) {
+            Some(want) => format!("    assert_eq!({expr}, {want});\n"),
+            None => format!("    assert_eq!(format!(\"{{:?}}\", {expr}), {summary:?});\n"),
+        },
     }
 }
 
@@ -484,21 +488,65 @@ fn test_name(test: &TestCase, result: &ExecResult, reg: &Registry, model: &ApiMo
     name.trim_start_matches('_').to_string()
 }
 
-/// A word for a returned value: `returns_err`, `returns_none`, `is_true`, `returns_isosceles`.
+/// Words for a returned value, so that tests of one call differ by what they show:
+/// `returns_err_unknown_event`, `returns_none`, `is_true`, `returns_isosceles`, `returns_0`,
+/// `returns_negative`, `returns_empty`, `returns_0_b` (a short string).
 fn outcome_word(summary: &str) -> String {
     let head: String = summary
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect();
+    let inner = |prefix: &str| {
+        let rest = summary.strip_prefix(prefix)?.strip_prefix('(')?;
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        (name.chars().next()?.is_uppercase() && name.len() <= 24).then(|| snake(&name))
+    };
     match head.as_str() {
-        "Err" => "returns_err".into(),
-        "Ok" => "returns_ok".into(),
+        "Err" => inner("Err").map_or("returns_err".into(), |v| format!("returns_err_{v}")),
+        "Ok" => inner("Ok").map_or("returns_ok".into(), |v| format!("returns_ok_{v}")),
         "None" => "returns_none".into(),
         "Some" => "returns_some".into(),
         "true" => "is_true".into(),
         "false" => "is_false".into(),
         h if h.chars().next().is_some_and(char::is_uppercase) && h.len() <= 24 => {
             format!("returns_{}", snake(h))
+        }
+        _ => plain_outcome(summary),
+    }
+}
+
+/// Text as identifier words (`"0 B"` -> `0_b`), or empty when it holds anything but ASCII
+/// letters, digits and separators.
+fn ident_words(text: &str) -> String {
+    if !text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.'))
+    {
+        return String::new();
+    }
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// Words for numbers, empty collections and short strings.
+fn plain_outcome(summary: &str) -> String {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match summary {
+        "[]" | "\"\"" | "{}" => "returns_empty".into(),
+        s if s.starts_with('-') && digits(&s[1..]) => "returns_negative".into(),
+        s if digits(s) && s.len() <= 6 => format!("returns_{s}"),
+        s if s.len() >= 3 && s.len() <= 18 && s.starts_with('"') && s.ends_with('"') => {
+            let words = ident_words(&s[1..s.len() - 1]);
+            match words.is_empty() {
+                true => String::new(),
+                false => format!("returns_{words}"),
+            }
         }
         _ => String::new(),
     }
@@ -531,9 +579,16 @@ mod tests {
         let mut taken = BTreeSet::new();
         assert_eq!(unique("push".into(), &mut taken), "push");
         assert_eq!(unique("push".into(), &mut taken), "push_2");
-        assert_eq!(outcome_word("Err(BadNumber)"), "returns_err");
+        assert_eq!(outcome_word("Err(BadNumber)"), "returns_err_bad_number");
+        assert_eq!(outcome_word("Err(\"x\")"), "returns_err");
         assert_eq!(outcome_word("Isosceles"), "returns_isosceles");
-        assert_eq!(outcome_word("42"), "");
+        assert_eq!(outcome_word("42"), "returns_42");
+        assert_eq!(outcome_word("-7"), "returns_negative");
+        assert_eq!(outcome_word("12345678"), "");
+        assert_eq!(outcome_word("[]"), "returns_empty");
+        assert_eq!(outcome_word("\"0 B\""), "returns_0_b");
+        assert_eq!(outcome_word("\"a\\nb\""), "");
+        assert_eq!(outcome_word("[1, 2]"), "");
     }
 
     #[test]
