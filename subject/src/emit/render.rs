@@ -395,7 +395,15 @@ fn assertion(expr: &str, t: &Ty, summary: &str, model: &ApiModel) -> String {
             "NaN" => format!("    assert!({expr}.is_nan());\n"),
             "inf" => format!("    assert_eq!({expr}, {p}::INFINITY);\n"),
             "-inf" => format!("    assert_eq!({expr}, {p}::NEG_INFINITY);\n"),
-            s => format!("    assert_eq!({expr}, {s}{p});\n"),
+            s if exact_float(s) => format!("    assert_eq!({expr}, {s}{p});\n"),
+            // A long fraction is usually computed (a division, a root): another libm or
+            // target may round its last digit differently.
+            s => {
+                let tol = if p == "f32" { "1e-5" } else { "1e-12" };
+                format!(
+                    "    assert!(({expr} - {s}{p}).abs() <= {tol} * {s}{p}.abs().max(1.0), \"{{}}\", {expr});\n"
+                )
+            }
         },
         Ty::Prim(_) | Ty::String => format!("    assert_eq!({expr}, {summary});\n"),
         Ty::Ref { inner, .. } if matches!(**inner, Ty::Str) => {
@@ -407,6 +415,15 @@ fn assertion(expr: &str, t: &Ty, summary: &str, model: &ApiModel) -> String {
             None => format!("    assert_eq!(format!(\"{{:?}}\", {expr}), {summary:?});\n"),
         },
     }
+}
+
+/// Whether a float's `Debug` form has few enough significant digits to be exact wherever the
+/// test runs (`0.5`, `1250.0`, `1e20`), rather than the rounding of a computation.
+fn exact_float(debug: &str) -> bool {
+    let mantissa = debug.split(['e', 'E']).next().unwrap_or(debug);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0');
+    significant.len() <= 7
 }
 
 fn var_base(t: &Ty, model: &ApiModel) -> String {
@@ -589,6 +606,8 @@ mod tests {
         assert_eq!(outcome_word("\"0 B\""), "returns_0_b");
         assert_eq!(outcome_word("\"a\\nb\""), "");
         assert_eq!(outcome_word("[1, 2]"), "");
+        assert!(exact_float("0.5") && exact_float("-1250.0") && exact_float("1e20"));
+        assert!(!exact_float("968661.4714749535") && !exact_float("0.30000000000000004"));
     }
 
     #[test]
