@@ -9,3 +9,4 @@ pub mod tables;
 pub mod ext;
 pub mod maps;
 pub mod callbacks;
+pub mod streams;

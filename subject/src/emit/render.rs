@@ -212,6 +212,9 @@ impl<'a> Renderer<'a> {
         let wants_slice = matches!(source, Ty::Ref { mutable: false, ref inner } if matches!(**inner, Ty::Slice(_)));
         match pass {
             Pass::Move => value,
+            Pass::Ref if crate::harness::registry::slice_reader(&source).is_some() => {
+                format!("&mut &{value}[..]")
+            }
             // A `&str` parameter takes the bare literal.
             Pass::Ref if inline_str && wants_str => {
                 literal(&Ty::String, self.test.stmts[a].value.as_ref())

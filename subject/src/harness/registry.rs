@@ -204,6 +204,12 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             mutable: false,
             inner,
         } if p.static_ref && matches!(**inner, Ty::Adt { .. }) => Some((ty.clone(), Pass::Move)),
+        // `r: &mut R` with `R: Read` standing in as `&[u8]`: the pool holds the bytes, and
+        // the call reads from a fresh slice of them.
+        Ty::Ref { .. } if slice_reader(ty).is_some() => {
+            let elem = slice_reader(ty)?;
+            storable(elem).then(|| (Ty::Vec(Box::new(elem.clone())), Pass::Ref))
+        }
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match inner.as_ref() {
@@ -215,6 +221,28 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             storable(&owned).then_some((owned, pass))
         }
         other => storable(other).then(|| (other.clone(), Pass::Move)),
+    }
+}
+
+/// The element type of `&mut &[T]` (a reader generic over `io::Read` instantiated with a
+/// slice), else `None`.
+pub(crate) fn slice_reader(ty: &Ty) -> Option<&Ty> {
+    let Ty::Ref {
+        mutable: true,
+        inner,
+    } = ty
+    else {
+        return None;
+    };
+    match inner.as_ref() {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => match inner.as_ref() {
+            Ty::Slice(e) => Some(e),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

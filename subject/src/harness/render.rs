@@ -233,12 +233,23 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                 };
                 let m = if *pass == Pass::Mut { "mut " } else { "" };
                 let _ = writeln!(b, "    let {m}b{i} = p.take(a[{i}])?;");
+                // A reader taken as `&mut &[T]` reads from its own slice of the bytes.
+                let reader = super::registry::slice_reader(source).map(|e| Ty::Ref {
+                    mutable: false,
+                    inner: Box::new(Ty::Slice(Box::new(e.clone()))),
+                });
+                let view = reader.as_ref().unwrap_or(source);
                 let _ = writeln!(
                     b,
-                    "    let x{i}: {r}{} = h::{get}::<{t}>({r}*b{i}, a[{i}])?{};",
-                    source_view(source, &t, k),
-                    view_method(source)
+                    "    let {}x{i}: {r}{} = h::{get}::<{t}>({r}*b{i}, a[{i}])?{};",
+                    if reader.is_some() { "mut " } else { "" },
+                    source_view(view, &t, k),
+                    view_method(view)
                 );
+                if reader.is_some() {
+                    exprs.push(format!("&mut x{i}"));
+                    continue;
+                }
             }
         }
         exprs.push(format!("x{i}"));
