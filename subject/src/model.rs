@@ -31,6 +31,10 @@ pub struct CrateValue {
     pub path: String,
     pub ty: Ty,
     pub is_static: bool,
+    /// Declared as a reference to its type (`const SET: &AsciiSet = &..`): the value is a
+    /// `&'static` borrow already and is never moved out.
+    #[serde(default)]
+    pub is_ref: bool,
 }
 
 /// A type as written in a signature, resolved syntactically.

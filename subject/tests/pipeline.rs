@@ -349,6 +349,8 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         "streams::read_record(&mut &",
         "streams::write_record(",
         "streams::count_entries(",
+        // A constant declared as a reference (`ALNUM: &Charset`) is a `&'static` argument.
+        "tables::count_in(modern::tables::",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }

@@ -50,3 +50,27 @@ impl Table {
         self.rows.is_empty()
     }
 }
+
+/// A set of ASCII bytes, built only at compile time; the crate offers its sets as constants
+/// that are references already, as percent-encoding's `NON_ALPHANUMERIC: &AsciiSet`.
+#[derive(Debug)]
+pub struct Charset {
+    mask: u128,
+}
+
+/// Letters and digits.
+pub const ALNUM: &Charset = &Charset {
+    mask: (0x3ff << 48) | (0x7ff_fffe << 65) | (0x7ff_fffe << 97),
+};
+
+/// Space and tab.
+pub const BLANK: &Charset = &Charset {
+    mask: (1 << 32) | (1 << 9),
+};
+
+/// How many bytes of `text` the set holds; bytes above 127 never belong.
+pub fn count_in(set: &'static Charset, text: &str) -> usize {
+    text.bytes()
+        .filter(|&b| b < 128 && set.mask & (1u128 << b) != 0)
+        .count()
+}

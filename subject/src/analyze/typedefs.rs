@@ -163,7 +163,8 @@ fn lower_fields(low: &Lowering<'_>, scope: Scope<'_>, fields: &[&syn::Field]) ->
         .collect()
 }
 
-/// Public `const` and `static` items whose type is a struct or enum without type arguments.
+/// Public `const` and `static` items whose type is a struct or enum without type arguments,
+/// or a shared reference to one.
 pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
     let empty = BTreeMap::new();
     low.public
@@ -179,10 +180,18 @@ pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
             let ty = low
                 .lower(scope, &decl.ty, Pos::Other, &mut Vec::new())
                 .ok()?;
+            let (ty, is_ref) = match ty {
+                Ty::Ref {
+                    mutable: false,
+                    inner,
+                } => (*inner, true),
+                ty => (ty, false),
+            };
             matches!(&ty, Ty::Adt { args, .. } if args.is_empty()).then(|| CrateValue {
                 path: path.clone(),
                 ty,
                 is_static: decl.is_static,
+                is_ref,
             })
         })
         .collect()

@@ -701,11 +701,13 @@ fn crate_values(ty: &Ty, borrowed: bool, model: &ApiModel) -> Vec<Op> {
     model
         .values
         .iter()
-        .filter(|v| &v.ty == ty && (borrowed || !v.is_static || is_copy(ty, model)))
+        .filter(|v| &v.ty == ty && (borrowed || !v.is_ref))
+        .filter(|v| borrowed || !v.is_static || is_copy(ty, model))
         .map(|v| {
+            // A constant declared as a reference is passed as it is.
             let code = OpCode::CrateValue {
                 path: v.path.clone(),
-                borrowed,
+                borrowed: borrowed && !v.is_ref,
             };
             let name = format!("{}{}", if borrowed { "&" } else { "" }, v.path);
             builder(code, vec![], &ret, name)
