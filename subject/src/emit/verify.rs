@@ -23,6 +23,9 @@ pub struct Verified {
     pub dropped_text: String,
     pub build_time: Duration,
     pub run_time: Duration,
+    /// Test builds it took: one, plus one per round that dropped tests which did not compile
+    /// (tests dropped for failing at run time are skipped in the same binary instead).
+    pub builds: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -425,23 +428,41 @@ pub fn verify(
         &work.join("target-verify"),
         opts,
     )?;
-    let filter = copy.filter();
     let mut v = Verified::default();
+    // The binary of the last build and whether it holds tests dropped since: removing whole
+    // test fns cannot change how the others compile, so the survivors run again in it, alone.
+    let mut built: Option<PathBuf> = None;
+    let mut narrowed = false;
     for _ in 0..ROUNDS {
         let text = super::assemble(header, &tests);
         copy.write(&text)?;
-        let started = Instant::now();
-        let out = copy.build()?;
-        v.build_time += started.elapsed();
-        if !out.success {
-            let bad = failing_tests(&copy, &out, header, &tests);
-            if bad.is_empty() {
-                return Err(VerifyError::CrateBroken(copy.explain_broken(&out)));
-            }
-            drop_tests(&mut tests, &bad, &mut v);
-            continue;
+        if tests.is_empty() {
+            v.text = text;
+            return Ok(v);
         }
-        let exe = copy.executable(&out)?;
+        let exe = match built.take() {
+            Some(exe) => exe,
+            None => {
+                let started = Instant::now();
+                let out = copy.build()?;
+                v.build_time += started.elapsed();
+                v.builds += 1;
+                narrowed = false;
+                if !out.success {
+                    let bad = failing_tests(&copy, &out, header, &tests);
+                    if bad.is_empty() {
+                        return Err(VerifyError::CrateBroken(copy.explain_broken(&out)));
+                    }
+                    drop_tests(&mut tests, &bad, &mut v);
+                    continue;
+                }
+                copy.executable(&out)?
+            }
+        };
+        let filter = match narrowed {
+            false => copy.filter(),
+            true => exactly(&copy, &tests),
+        };
         let started = Instant::now();
         let first = run_tests(&copy, &exe, &filter)?;
         let second = run_tests(&copy, &exe, &filter)?;
@@ -463,6 +484,8 @@ pub fn verify(
             return Ok(v);
         }
         drop_tests(&mut tests, &failing, &mut v);
+        built = Some(exe);
+        narrowed = true;
     }
     // Out of rounds: keep nothing rather than something unverified.
     v.dropped.extend(
@@ -545,6 +568,13 @@ fn failing_tests(
         }
     }
     bad
+}
+
+/// libtest arguments selecting exactly `tests` (run without the tests dropped beside them).
+fn exactly(copy: &SuiteCopy, tests: &[RenderedTest]) -> Vec<String> {
+    std::iter::once("--exact".to_string())
+        .chain(tests.iter().map(|t| copy.test_path(&t.name)))
+        .collect()
 }
 
 /// Runs the suite's tests once and returns the names of the passing ones.
