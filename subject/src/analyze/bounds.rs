@@ -401,16 +401,24 @@ impl Candidates {
         if let Some((ty, _)) = dependency {
             return Some(ty.clone());
         }
-        let primitive = self.primitives.iter().find(|(ty, own)| {
-            keys.iter()
-                .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
-        });
-        if let Some((ty, _)) = primitive {
+        let primitive = |sized: bool| {
+            self.primitives.iter().find(|(ty, own)| {
+                (*ty != Ty::Str) == sized
+                    && keys
+                        .iter()
+                        .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
+            })
+        };
+        if let Some((ty, _)) = primitive(true) {
             return Some(ty.clone());
         }
-        self.crate_types
+        let crate_type = self
+            .crate_types
             .iter()
-            .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)))
+            .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)));
+        // `str` last: it is only usable behind a reference (`?Sized` blanket impls).
+        crate_type
+            .or_else(|| primitive(false))
             .map(|(ty, _)| ty.clone())
     }
 }
@@ -536,6 +544,20 @@ mod tests {
         );
         assert_eq!(c.choose(&keys(&["Width", "Neg"])), None);
         assert_eq!(Candidates::default().choose(&keys(&["Width"])), None);
+    }
+
+    #[test]
+    fn str_is_the_last_resort_behind_crate_types() {
+        let color = BTreeSet::from(["DynColor".to_string(), "ToSnake".to_string()]);
+        let prims = [("str".to_string(), color)].into();
+        let ansi = Ty::Adt {
+            path: "k::Ansi".into(),
+            args: vec![],
+        };
+        let c = Candidates::new(vec![(ansi.clone(), BTreeSet::from(["DynColor".into()]))])
+            .with_primitives(prims);
+        assert_eq!(c.choose(&keys(&["DynColor"])), Some(ansi));
+        assert_eq!(c.choose(&keys(&["ToSnake", "ToOwned"])), Some(Ty::Str));
     }
 
     #[test]
