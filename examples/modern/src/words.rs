@@ -84,3 +84,14 @@ pub fn listing(numbers: &[u32]) -> impl fmt::Display + '_ {
     }
     Listing(numbers)
 }
+
+/// The width of text given as characters from either end, as unicode-width's
+/// `S: DoubleEndedIterator<Item = char>`: the last digit seen from the back, if any.
+pub fn last_digit<S: DoubleEndedIterator<Item = char>>(chars: S) -> Option<u32> {
+    chars.rev().find_map(|c| c.to_digit(10))
+}
+
+/// Vowels among characters taken as any iterator.
+pub fn vowels(chars: impl Iterator<Item = char>) -> usize {
+    chars.filter(|c| "aeiouAEIOU".contains(*c)).count()
+}

@@ -381,6 +381,17 @@ impl Candidates {
             .map(String::as_str)
             .filter(|k| !UNIVERSAL.contains(k))
             .collect();
+        if let Some(iter) = iterator_stand_in(&keys) {
+            return Some(iter);
+        }
+        // Otherwise the item binding is not matched, as before it was part of the key.
+        let keys: Vec<&str> = keys
+            .iter()
+            .map(|k| match k.split_once("<Item = ") {
+                Some((name, _)) if super::types::ITERATOR_TRAITS.contains(&name) => name,
+                _ => k,
+            })
+            .collect();
         let preferred = keys.iter().filter_map(|k| {
             PREFERRED
                 .iter()
@@ -421,6 +432,44 @@ impl Candidates {
             .or_else(|| primitive(false))
             .map(|(ty, _)| ty.clone())
     }
+}
+
+/// What `std::vec::IntoIter<T>` implements besides the iterator traits.
+const INTO_ITER_TRAITS: &[&str] = &["Clone", "Debug", "FusedIterator"];
+
+/// The stand-in for iterator bounds (`S: DoubleEndedIterator<Item = char>`): a `Vec`'s
+/// `IntoIter` over the item, which the harness builds from a `Vec` the search picks. Only
+/// items the pool holds by value, and only when every bound is one `IntoIter` meets.
+fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
+    let mut item: Option<Ty> = None;
+    for key in keys {
+        let (name, binding) = key.split_once('<').unwrap_or((key, ""));
+        if INTO_ITER_TRAITS.contains(key) {
+            continue;
+        }
+        if !super::types::ITERATOR_TRAITS.contains(&name) {
+            return None;
+        }
+        let Some(shown) = binding
+            .strip_prefix("Item = ")
+            .and_then(|b| b.strip_suffix('>'))
+        else {
+            continue;
+        };
+        let ty = match shown {
+            "String" => Ty::String,
+            p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Ty::Prim(p.into()),
+            _ => return None,
+        };
+        if item.as_ref().is_some_and(|i| *i != ty) {
+            return None;
+        }
+        item = Some(ty);
+    }
+    Some(Ty::Adt {
+        path: "std::vec::IntoIter".into(),
+        args: vec![item?],
+    })
 }
 
 /// Primitives in the order a test reads best: small unsigned first, text last.
@@ -544,6 +593,30 @@ mod tests {
         );
         assert_eq!(c.choose(&keys(&["Width", "Neg"])), None);
         assert_eq!(Candidates::default().choose(&keys(&["Width"])), None);
+    }
+
+    #[test]
+    fn iterator_bounds_get_a_vec_into_iter_of_their_item() {
+        let into_iter = |t: Ty| Ty::Adt {
+            path: "std::vec::IntoIter".into(),
+            args: vec![t],
+        };
+        let c = Candidates::default();
+        assert_eq!(
+            c.choose(&keys(&["DoubleEndedIterator<Item = char>", "Clone"])),
+            Some(into_iter(Ty::Prim("char".into())))
+        );
+        assert_eq!(
+            c.choose(&keys(&["Iterator<Item = String>", "ExactSizeIterator"])),
+            Some(into_iter(Ty::String))
+        );
+        assert_eq!(c.choose(&keys(&["Iterator<Item = &str>"])), None);
+        assert_eq!(c.choose(&keys(&["Iterator<Item = u8>", "Hash"])), None);
+        // An item the stand-in cannot hold leaves the bound to the other candidates.
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = T>"])),
+            c.choose(&keys(&["IntoIterator"]))
+        );
     }
 
     #[test]

@@ -348,15 +348,17 @@ impl Lowering<'_> {
             }
             _ => "",
         };
-        let args: Vec<String> = type_args(last)
-            .iter()
-            .map(
-                |a| match self.lower(scope, a, Pos::Other, &mut Vec::new()) {
-                    Ok(ty) => ty_display(&ty),
-                    Err(_) => source_text(a),
-                },
-            )
-            .collect();
+        let shown = |a: &syn::Type| match self.lower(scope, a, Pos::Other, &mut Vec::new()) {
+            Ok(ty) => ty_display(&ty),
+            Err(_) => source_text(a),
+        };
+        let mut args: Vec<String> = type_args(last).iter().map(|a| shown(a)).collect();
+        // The item an iterator bound asks for decides its stand-in (`analyze::bounds`).
+        if ITERATOR_TRAITS.contains(&name.as_str())
+            && let Some(item) = item_binding(last)
+        {
+            args.push(format!("Item = {}", shown(item)));
+        }
         if args.is_empty() {
             format!("{prefix}{name}")
         } else {
@@ -408,6 +410,25 @@ fn std_adt(path: &str) -> Ty {
         path: path.to_string(),
         args: Vec::new(),
     }
+}
+
+/// Traits whose `Item = T` binding is part of their key.
+pub(crate) const ITERATOR_TRAITS: &[&str] = &[
+    "Iterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "IntoIterator",
+];
+
+/// The `Item = T` binding of `Iterator<Item = T>`.
+fn item_binding(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return None;
+    };
+    a.args.iter().find_map(|arg| match arg {
+        syn::GenericArgument::AssocType(t) if t.ident == "Item" => Some(&t.ty),
+        _ => None,
+    })
 }
 
 fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {

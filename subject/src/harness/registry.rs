@@ -105,6 +105,8 @@ fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
             format!("{{0}}.into_iter().collect::<{path}<_>>()"),
             vec![vec(k)],
         )],
+        // The stand-in for iterator bounds (`analyze::bounds`).
+        (STD_VEC_INTO_ITER, [t]) => vec![("{0}.into_iter()".to_string(), vec![vec(t)])],
         _ => Vec::new(),
     }
 }
@@ -130,6 +132,7 @@ pub const STD_HASH_MAP: &str = "std::collections::HashMap";
 pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
 pub const STD_HASH_SET: &str = "std::collections::HashSet";
 pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
+pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
