@@ -354,6 +354,10 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         // Iterator bounds get a `Vec`'s `IntoIter` (before: "generic bound without candidate").
         "words::last_digit(vec![",
         "words::vowels(vec![",
+        // A derived `Default` is a constructor (`Limits` has no other); the generic trait
+        // `Explain<T, E>` is named with inferred arguments, or the harness does not compile
+        // (the `supported == total` check below).
+        "config::Limits::default()",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }

@@ -10,3 +10,4 @@ pub mod ext;
 pub mod maps;
 pub mod callbacks;
 pub mod streams;
+pub mod config;

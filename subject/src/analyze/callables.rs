@@ -210,8 +210,25 @@ fn collect_crate_trait_impl(
             continue;
         }
         push_impl_fn(low, set, (&cx, imp, f), trait_public, |c| {
-            c.via_trait = Some(trait_public.clone());
+            c.via_trait = Some(with_inferred_args(trait_public, trait_path));
         });
+    }
+}
+
+/// A generic trait's path with its type arguments left to inference (`anyhow::Context<_, _>`):
+/// calls name the trait, and its arguments follow from the self type.
+fn with_inferred_args(public: &str, written: &syn::Path) -> String {
+    let n = written.segments.last().map_or(0, |s| match &s.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter(|g| matches!(g, syn::GenericArgument::Type(_)))
+            .count(),
+        _ => 0,
+    });
+    match n {
+        0 => public.to_string(),
+        n => format!("{public}<{}>", vec!["_"; n].join(", ")),
     }
 }
 

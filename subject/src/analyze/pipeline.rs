@@ -62,7 +62,12 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         candidates: &candidates,
     };
 
-    let callables = callables::collect(&low, &cfg);
+    let mut callables = callables::collect(&low, &cfg);
+    for d in typedefs::derived_defaults(&low) {
+        if !callables.callables.iter().any(|c| c.path == d.path) {
+            callables.callables.push(d);
+        }
+    }
     let model = ApiModel {
         crate_name: lib.crate_name,
         callables: callables.callables,

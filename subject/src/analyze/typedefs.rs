@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::attrs::{self, CfgEval};
 use super::index::TypeItem;
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
-use crate::model::{CrateValue, Field, Ty, TypeDef, TypeKind, Variant, VariantShape};
+use crate::model::{
+    Callable, CallableKind, CrateValue, Field, Ty, TypeDef, TypeKind, Variant, VariantShape,
+};
 
 /// Trait keys per crate type (index into the type table): derives plus `impl Trait for Type`.
 pub(crate) fn trait_keys(low: &Lowering<'_>) -> BTreeMap<usize, BTreeSet<String>> {
@@ -192,6 +194,47 @@ pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
                 ty,
                 is_static: decl.is_static,
                 is_ref,
+            })
+        })
+        .collect()
+}
+
+/// `X::default()` for each public, non-generic type that derives `Default`: often the only way
+/// to make a configuration type with private fields (httparse's `ParserConfig`). A manual
+/// `impl Default` is a callable already (`callables::CALLABLE_TRAIT_FNS`).
+pub(crate) fn derived_defaults(low: &Lowering<'_>) -> Vec<Callable> {
+    low.public
+        .types
+        .iter()
+        .filter_map(|(&t, path)| {
+            let decl = &low.ix.types[t];
+            let derives = attrs::derived_traits(decl.attrs());
+            if !derives.iter().any(|d| d == "Default") || !decl.generics().params.is_empty() {
+                return None;
+            }
+            let ty = Ty::Adt {
+                path: path.clone(),
+                args: Vec::new(),
+            };
+            let ident = match &decl.item {
+                TypeItem::Struct(s) => &s.ident,
+                TypeItem::Enum(e) => &e.ident,
+            };
+            Some(Callable {
+                path: format!("{path}::default"),
+                name: "default".into(),
+                kind: CallableKind::Assoc {
+                    self_ty: ty.clone(),
+                },
+                params: Vec::new(),
+                ret: Some(ty),
+                file: low.ix.modules[decl.module].file.clone(),
+                line: ident.span().start().line,
+                instantiation: Vec::new(),
+                lent: Vec::new(),
+                via_trait: None,
+                operator: None,
+                consume: None,
             })
         })
         .collect()

@@ -332,7 +332,9 @@ fn trait_imports(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeSet<
             _ => None,
         })
         .filter(|c| crate_trait(c))
-        .filter_map(|c| c.via_trait.clone())
+        .filter_map(|c| c.via_trait.as_deref())
+        // Imported by name, without the arguments calls leave to inference.
+        .map(|t| t.split('<').next().unwrap_or(t).to_string())
         .collect()
 }
 
