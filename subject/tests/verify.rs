@@ -22,6 +22,12 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
         test("gcd_returns_2", "assert_eq!(numeric::gcd(4, 2), 2);"),
         test("gcd_is_wrong", "assert_eq!(numeric::gcd(4, 2), 3);"),
         test("gone", "numeric::no_such_function();"),
+        // An error inside `assert_eq!` has its primary span in core's macros (before: the
+        // whole run stopped as "the crate's test build fails").
+        test(
+            "no_partial_eq",
+            "assert_eq!(numeric::gcd as fn(i64, i64) -> u64, numeric::gcd);",
+        ),
         test("gcd_of_zero", "assert_eq!(numeric::gcd(0, 5), 5);"),
     ];
     let opts = VerifyOptions {
@@ -47,6 +53,7 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
         reasons,
         [
             ("gone", "does not compile"),
+            ("no_partial_eq", "does not compile"),
             ("gcd_is_wrong", "fails against the real crate")
         ]
     );

@@ -15,7 +15,12 @@ const MAX_DEPTH: usize = 4;
 
 /// The expression equal to a value of type `t` whose `Debug` form is `debug`, or `None`.
 pub(crate) fn expression(t: &Ty, debug: &str, model: &ApiModel) -> Option<String> {
-    Reader { model }.value(t, debug.trim(), Place::Top, 0)
+    let reader = Reader { model };
+    // `None` or `Vec::new()` compare only if the type they stand for does.
+    if !reader.comparable(t, 0) {
+        return None;
+    }
+    reader.value(t, debug.trim(), Place::Top, 0)
 }
 
 /// Where a value sits: a `String` compares with a `&str` literal at the top and as a `Vec`'s
@@ -449,6 +454,7 @@ mod tests {
                 Some(r#"k::Point { x: 1, label: String::from("p") }"#),
             ),
             (adt("k::Opaque"), "Opaque", None),
+            (Ty::Option(Box::new(adt("k::Opaque"))), "None", None),
             (
                 Ty::Result(Box::new(prim("u8")), Box::new(adt("k::Mode"))),
                 "Err(Fast)",

@@ -402,12 +402,14 @@ impl SuiteCopy {
         out: &'o Output,
         starts: &[usize],
     ) -> Vec<(usize, &'o frugal_cargo::CompilerError)> {
+        // The first location in the suite along the macro chain: an error inside
+        // `assert_eq!` has its primary span in core's macros and its call site here.
         out.messages
             .errors
             .iter()
-            .filter(|e| is_suite_file(&e.primary().file))
             .filter_map(|e| {
-                let i = starts.partition_point(|&s| s <= e.primary().line);
+                let at = e.chain.iter().find(|l| is_suite_file(&l.file))?;
+                let i = starts.partition_point(|&s| s <= at.line);
                 Some((i.checked_sub(1)?, e))
             })
             .collect()

@@ -201,13 +201,13 @@ fn write_package(
 /// Operations whose generated function holds a compiler error.
 fn failing_ops(out: &Output, op_lines: &[usize]) -> Vec<(usize, String)> {
     let mut bad: Vec<(usize, String)> = Vec::new();
-    for e in out
-        .messages
-        .errors
-        .iter()
-        .filter(|e| e.primary().file.ends_with(&format!("{DISPATCH_MOD}.rs")))
-    {
-        let idx = op_lines.partition_point(|&l| l <= e.primary().line);
+    let file = format!("{DISPATCH_MOD}.rs");
+    for e in &out.messages.errors {
+        // Along the macro chain: an error inside a std macro has its call site here.
+        let Some(at) = e.chain.iter().find(|l| l.file.ends_with(&file)) else {
+            continue;
+        };
+        let idx = op_lines.partition_point(|&l| l <= at.line);
         if idx > 0 && !bad.iter().any(|(i, _)| *i == idx - 1) {
             let first = e.rendered.lines().next().unwrap_or_default().to_string();
             bad.push((idx - 1, first));
