@@ -119,7 +119,7 @@ pub fn render(chart: &Chart<'_>) -> Markup {
                     @let y = y_of(t * max, max);
                     line.grid x1=(LEFT) x2=(W - RIGHT) y1=(y) y2=(y) {}
                     text.tick x=(LEFT - 6.0) y=(y + 4.0) text-anchor="end" {
-                        (super::figure(t * max)) (chart.unit)
+                        (tick_text(t * max)) (chart.unit)
                     }
                 }
                 (x_labels(chart.labels, n))
@@ -157,13 +157,23 @@ pub fn render(chart: &Chart<'_>) -> Markup {
     }
 }
 
+/// An axis figure: whole numbers without decimals.
+fn tick_text(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e7 {
+        format!("{v:.0}")
+    } else {
+        super::figure(v)
+    }
+}
+
 /// At most 8 x labels (the commits), evenly spread.
 fn x_labels(labels: &[String], n: usize) -> Markup {
     let step = n.div_ceil(8).max(1);
     html! {
         @for (i, l) in labels.iter().enumerate() {
             @if i % step == 0 || i + 1 == n {
-                text.tick x=(format!("{:.1}", x_of(i, n))) y=(H - 8.0) text-anchor="middle" {
+                @let anchor = if n > 1 && i == 0 { "start" } else if n > 1 && i + 1 == n { "end" } else { "middle" };
+                text.tick x=(format!("{:.1}", x_of(i, n))) y=(H - 8.0) text-anchor=(anchor) {
                     (l.get(..7).unwrap_or(l))
                 }
             }

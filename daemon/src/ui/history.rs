@@ -154,16 +154,23 @@ fn charts(suites: &[SuiteRecord], kinds: &[KindCoverage]) -> Markup {
 fn cost_series(suites: &[SuiteRecord]) -> (Series, String, String) {
     match main_basis(suites) {
         Some(basis) => {
+            // Nanoseconds read better as milliseconds.
+            let scale = if basis.split('/').next().is_some_and(|m| m.ends_with("-ns")) {
+                1e-6
+            } else {
+                1.0
+            };
             let values = suites
                 .iter()
                 .map(|s| {
                     s.total_cost
                         .as_ref()
                         .filter(|c| c.basis == basis)
-                        .map(|c| c.value)
+                        .map(|c| c.value * scale)
                 })
                 .collect();
-            let title = format!("Measured suite cost ({basis})");
+            let unit = if scale == 1.0 { "" } else { ", ms" };
+            let title = format!("Measured suite cost ({basis}{unit})");
             (
                 Series {
                     name: basis.clone(),
