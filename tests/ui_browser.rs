@@ -207,6 +207,12 @@ fn pages_work_in_a_real_browser_against_real_runs() {
     open(&tab, &format!("{base}/ui"));
     let page = text(&tab);
     assert!(page.contains("numeric") && page.contains("goals"), "{page}");
+    // The keyboard's first stop is the skip link to the content.
+    tab.press_key("Tab").unwrap();
+    assert_eq!(
+        js(&tab, "document.activeElement.getAttribute('href')"),
+        "#main"
+    );
     click_to(
         &tab,
         "form[action$='/trigger'] button",
