@@ -14,8 +14,8 @@ use frugal_storage::{Cost, CrateEntry, GoalSet, NewSuite, NewTest, Store};
 use frugal_testkit::load::{self, LoadSpec};
 use frugal_testkit::{Daemon, binaries};
 
-/// A store with one repository and a realistic best suite (60 tests, a 40 KB source).
-fn seed(state: &std::path::Path) -> u64 {
+/// The daemon's store in `state`, with the repository `/srv/git/numeric` (crate `numeric`).
+fn store_with_repo(state: &std::path::Path) -> (Store, frugal_storage::RepoRecord) {
     let store = Store::open(state.join("store")).unwrap();
     let repo = store
         .add_repo(
@@ -27,6 +27,12 @@ fn seed(state: &std::path::Path) -> u64 {
             None,
         )
         .unwrap();
+    (store, repo)
+}
+
+/// A store with one repository and a realistic best suite (60 tests, a 40 KB source).
+fn seed(state: &std::path::Path) -> u64 {
+    let (store, repo) = store_with_repo(state);
     let tests = (0..60)
         .map(|i| NewTest {
             name: format!("test_{i}"),
@@ -95,17 +101,7 @@ fn read_endpoints_hold_500_requests_per_second() {
 /// 500 suites of one crate, each with its run and the run's summary (goals by kind), as jobs
 /// store them: 60 tests, a 16 KB source, a measured cost.
 fn seed_history(state: &std::path::Path, suites: u64) -> u64 {
-    let store = Store::open(state.join("store")).unwrap();
-    let repo = store
-        .add_repo(
-            "/srv/git/numeric",
-            vec![CrateEntry {
-                name: "numeric".into(),
-                dir: String::new(),
-            }],
-            None,
-        )
-        .unwrap();
+    let (store, repo) = store_with_repo(state);
     let source = "#[test]\nfn t() { assert_eq!(numeric::gcd(4, 6), 2); }\n".repeat(320);
     for i in 0..suites {
         let commit = format!("{i:040x}");

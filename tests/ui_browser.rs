@@ -20,6 +20,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for};
+use headless_chrome::protocol::cdp::Emulation;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
@@ -58,30 +59,6 @@ fn head(repo: &Path) -> String {
         .unwrap()
         .trim()
         .to_string()
-}
-
-/// Waits until the run of `commit` succeeded (panics with the daemon's log if it failed).
-fn wait_run(d: &Daemon, commit: &str) -> Value {
-    wait_for(
-        "the commit's run to succeed",
-        JOB_LIMIT,
-        Duration::from_millis(500),
-        || {
-            let runs = d.get("/v1/runs?repo=1")?.json();
-            for r in runs.as_array().into_iter().flatten() {
-                if r["commit"] != commit {
-                    continue;
-                }
-                match r["status"].as_str() {
-                    Some("succeeded") => return Ok(Some(r.clone())),
-                    Some("failed") => panic!("run failed: {r}\n--- log ---\n{}", d.log_text()),
-                    _ => {}
-                }
-            }
-            Ok(None)
-        },
-    )
-    .unwrap()
 }
 
 /// Evaluates a JavaScript expression in the page and returns its value.
@@ -187,7 +164,7 @@ fn pages_work_in_a_real_browser_against_real_runs() {
         .post("/v1/repos/1/trigger", Some(&d.token), &body)
         .unwrap();
     assert_eq!(r.status, 202, "{}", r.body);
-    wait_run(&d, &first);
+    d.wait_run(1, &first, JOB_LIMIT).unwrap();
 
     // `grade` now answers 'E' where it answered 'F': the second commit changes behaviour.
     let lib = repo.join("src/lib.rs");
@@ -276,7 +253,7 @@ fn pages_work_in_a_real_browser_against_real_runs() {
         "the page reloaded"
     );
     println!("live: `{first_seen}` then `{later}`");
-    wait_run(&d, &second);
+    d.wait_run(1, &second, JOB_LIMIT).unwrap();
 
     // The commit: the changed value and the test body; its run's phases.
     open(&tab, &format!("{base}/ui/repos/1/commits/{second}"));
@@ -306,6 +283,7 @@ fn pages_work_in_a_real_browser_against_real_runs() {
     );
     let page = text(&tab);
     assert!(page.contains("Suite #") && page.contains("Tests"), "{page}");
+    let suite_path = js(&tab, "location.pathname").as_str().unwrap().to_string();
     assert!(
         js(&tab, "document.querySelectorAll('#tests tbody tr').length")
             .as_u64()
@@ -343,6 +321,42 @@ fn pages_work_in_a_real_browser_against_real_runs() {
         .unwrap()
         .json();
     assert_eq!(report["gates"], false, "{report}");
+
+    // On a phone's width every page fits: nothing but the scrolling tables is wider.
+    tab.call_method(Emulation::SetDeviceMetricsOverride {
+        width: 390,
+        height: 844,
+        device_scale_factor: 2.0,
+        mobile: true,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .unwrap();
+    for path in [
+        "/ui".to_string(),
+        "/ui/live".to_string(),
+        "/ui/repos/1/crates/numeric".to_string(),
+        format!("/ui/repos/1/commits/{second}"),
+        suite_path,
+    ] {
+        open(&tab, &format!("{base}{path}"));
+        let (scroll, width) = (
+            js(&tab, "document.documentElement.scrollWidth"),
+            js(&tab, "window.innerWidth"),
+        );
+        assert!(
+            scroll.as_u64() <= width.as_u64(),
+            "{path}: {scroll} px wide in {width}"
+        );
+    }
 
     // The badge.
     let badge = d.get("/ui/repos/1/badge.svg").unwrap();

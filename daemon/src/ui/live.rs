@@ -13,54 +13,26 @@ use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
 use futures_util::stream::{self, Stream};
 use maud::{Markup, html};
-use serde::Serialize;
 
 use super::{Ui, UiError, UiResult, Viewer, figure, layout_with, short};
+use crate::v1;
 
 /// How often the stream looks at the runs (it sends only changes).
 const TICK: Duration = Duration::from_millis(500);
 
-/// One run in flight, as the table and the event stream show it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LiveRow {
-    pub id: u64,
-    pub repo: u64,
-    #[serde(rename = "crate")]
-    pub krate: String,
-    pub commit: Option<String>,
-    pub phase: String,
-    pub generation: u64,
-    pub executions: u64,
-    pub covered: u32,
-    pub goals: u32,
-    pub search_fraction: f64,
-    pub elapsed_s: u64,
-}
-
-/// The runs in flight, by id.
-fn rows(ui: &Ui) -> Vec<LiveRow> {
+/// The runs in flight with their live progress, as the API's `/v1/status` shows them.
+fn rows(ui: &Ui) -> Vec<v1::Run> {
     let store = ui.app.sched.store();
     ui.app
         .live
         .runs()
         .into_iter()
         .filter_map(|id| {
-            let run = store.run(id).ok()??;
-            let l = ui.app.live.get(id)?;
-            Some(LiveRow {
-                id: id.0,
-                repo: run.repo.0,
-                krate: run.krate,
-                commit: run.commit,
-                phase: l.phase,
-                generation: l.generation,
-                executions: l.executions,
-                covered: l.covered,
-                goals: l.goals,
-                search_fraction: l.search_fraction,
-                // Whole seconds: the stream sends a change, not every tick of the clock.
-                elapsed_s: l.started.elapsed().as_secs(),
-            })
+            let mut run = v1::Run::from_record(&store.run(id).ok()??, false);
+            run.progress = ui.app.live.get(id)?.view();
+            // Whole seconds: the stream sends a change, not every tick of the clock.
+            run.progress.elapsed_s = run.progress.elapsed_s.floor();
+            Some(run)
         })
         .collect()
 }
@@ -106,20 +78,21 @@ pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
 }
 
 /// A table row; `live.js` builds the same cells from the event's JSON.
-fn row(r: &LiveRow) -> Markup {
+fn row(r: &v1::Run) -> Markup {
+    let p = &r.progress;
     html! {
         tr data-run=(r.id) {
             th scope="row" { "#" (r.id) }
             td { a href=(format!("/ui/repos/{}/crates/{}", r.repo, r.krate)) { (r.krate) } }
             td { @if let Some(c) = &r.commit {
                 a href=(format!("/ui/repos/{}/commits/{c}", r.repo)) { code { (short(c)) } } } }
-            td.phase { (r.phase) }
-            td.num { (r.generation) }
-            td.num { (r.executions) }
-            td.num { (r.covered) " / " (r.goals) }
-            td { progress max="1" value=(format!("{:.3}", r.search_fraction)) {
-                (format!("{:.0}%", 100.0 * r.search_fraction)) } }
-            td.num { (figure(r.elapsed_s as f64)) " s" }
+            td.phase { (p.phase) }
+            td.num { (p.generation) }
+            td.num { (p.executions) }
+            td.num { (p.covered) " / " (p.goals) }
+            td { progress max="1" value=(format!("{:.3}", p.search_fraction)) {
+                (format!("{:.0}%", 100.0 * p.search_fraction)) } }
+            td.num { (figure(p.elapsed_s)) " s" }
         }
     }
 }
@@ -130,17 +103,15 @@ pub async fn events(
     jar: CookieJar,
 ) -> UiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     Viewer::of(&ui, &jar).require_read()?;
-    let stream = stream::unfold((ui, None::<Vec<LiveRow>>), |(ui, last)| async move {
+    // Runs are compared as the JSON sent: `v1::Run` is a wire type without `PartialEq`.
+    let stream = stream::unfold((ui, None::<String>), |(ui, last)| async move {
         loop {
             if last.is_some() {
                 tokio::time::sleep(TICK).await;
             }
-            let now = rows(&ui);
+            let now = serde_json::to_string(&rows(&ui)).unwrap_or_else(|_| "[]".to_string());
             if last.as_ref() != Some(&now) {
-                let event = Event::default()
-                    .event("runs")
-                    .json_data(&now)
-                    .unwrap_or_else(|_| Event::default().comment("unserialisable"));
+                let event = Event::default().event("runs").data(now.clone());
                 return Some((Ok(event), (ui, Some(now))));
             }
         }

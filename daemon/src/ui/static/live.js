@@ -23,6 +23,7 @@
   }
 
   function row(r) {
+    var p = r.progress;
     var tr = el("tr");
     tr.setAttribute("data-run", r.id);
     var th = el("th", "#" + r.id);
@@ -36,17 +37,17 @@
       commit.appendChild(link("/ui/repos/" + r.repo + "/commits/" + r.commit, r.commit.slice(0, 10), true));
     }
     tr.appendChild(commit);
-    tr.appendChild(el("td", r.phase, "phase"));
-    tr.appendChild(el("td", r.generation, "num"));
-    tr.appendChild(el("td", r.executions, "num"));
-    tr.appendChild(el("td", r.covered + " / " + r.goals, "num"));
-    var p = el("progress", Math.round(100 * r.search_fraction) + "%");
-    p.max = 1;
-    p.value = r.search_fraction;
+    tr.appendChild(el("td", p.phase, "phase"));
+    tr.appendChild(el("td", p.generation, "num"));
+    tr.appendChild(el("td", p.executions, "num"));
+    tr.appendChild(el("td", p.covered + " / " + p.goals, "num"));
+    var bar = el("progress", Math.round(100 * p.search_fraction) + "%");
+    bar.max = 1;
+    bar.value = p.search_fraction;
     var search = el("td");
-    search.appendChild(p);
+    search.appendChild(bar);
     tr.appendChild(search);
-    tr.appendChild(el("td", r.elapsed_s + " s", "num"));
+    tr.appendChild(el("td", p.elapsed_s + " s", "num"));
     return tr;
   }
 
