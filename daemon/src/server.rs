@@ -176,7 +176,7 @@ async fn auth(State(s): State<Shared>, req: Request, next: Next) -> Response {
 }
 
 /// Counts requests and their latency by matched route (not raw path: ids would explode labels).
-async fn observe(State(s): State<Shared>, req: Request, next: Next) -> Response {
+pub(crate) async fn observe(State(s): State<Shared>, req: Request, next: Next) -> Response {
     let t = Instant::now();
     let route = req
         .extensions()

@@ -76,7 +76,7 @@ pub(crate) struct Ui {
 /// The `/ui` routes (and the badge), with their own state; merged into the API's router.
 pub fn router(app: Shared) -> Router {
     let ui = Ui {
-        app,
+        app: app.clone(),
         sessions: Arc::new(session::Sessions::default()),
     };
     Router::new()
@@ -96,6 +96,8 @@ pub fn router(app: Shared) -> Router {
         .route("/ui/static/style.css", get(style))
         .route("/ui/static/live.js", get(script))
         .layer(middleware::from_fn(security_headers))
+        // Pages count in /metrics by route like the API's requests.
+        .layer(middleware::from_fn_with_state(app, crate::server::observe))
         .with_state(ui)
 }
 
