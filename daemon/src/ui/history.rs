@@ -14,9 +14,8 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
-use frugal_storage::{RunId, SuiteRecord};
+use frugal_storage::{GoalCount, SuitePoint};
 use maud::{Markup, html};
-use serde_json::Value;
 
 use super::chart::{self, Chart, Series};
 use super::commit::api;
@@ -42,7 +41,7 @@ pub async fn page(
         )));
     }
     let store = ui.app.sched.store();
-    let suites = store.suites(repo.id, Some(&krate))?;
+    let suites = store.suite_points(repo.id, &krate)?;
     let best = store.best_id(repo.id, &krate)?;
     let kinds = kind_coverage(&ui, &suites)?;
     let body = html! {
@@ -66,43 +65,37 @@ pub async fn page(
 }
 
 /// Per suite, coverage by kind from its run's summary (empty when the run has none).
-fn kind_coverage(ui: &Ui, suites: &[SuiteRecord]) -> UiResult<Vec<KindCoverage>> {
-    let store = ui.app.sched.store();
-    let wanted: BTreeSet<RunId> = suites.iter().filter_map(|s| s.run).collect();
-    let mut by_run: HashMap<RunId, KindCoverage> = HashMap::new();
-    if let Some(first) = suites.first() {
-        for run in store.runs(first.repo, Some(&first.krate))? {
-            if wanted.contains(&run.id) {
-                by_run.insert(run.id, kinds_of(run.summary_json.as_ref()));
-            }
-        }
-    }
+fn kind_coverage(ui: &Ui, suites: &[SuitePoint]) -> UiResult<Vec<KindCoverage>> {
+    let Some(first) = suites.first() else {
+        return Ok(Vec::new());
+    };
+    let counts = ui
+        .app
+        .sched
+        .store()
+        .run_goal_counts(first.repo, &first.krate)?;
     Ok(suites
         .iter()
-        .map(|s| s.run.and_then(|r| by_run.remove(&r)).unwrap_or_default())
+        .map(|s| {
+            s.run
+                .and_then(|r| counts.get(&r))
+                .map(percentages)
+                .unwrap_or_default()
+        })
         .collect())
 }
 
-/// `pipeline.goals` of a run summary: `{kind: {covered, total}}` as percentages.
-fn kinds_of(summary: Option<&Value>) -> KindCoverage {
-    let Some(goals) = summary
-        .and_then(|s| s.pointer("/pipeline/goals"))
-        .and_then(Value::as_object)
-    else {
-        return KindCoverage::new();
-    };
-    goals
+/// Goal counts by kind as percentages; a kind without goals has no share.
+fn percentages(counts: &BTreeMap<String, GoalCount>) -> KindCoverage {
+    counts
         .iter()
-        .filter_map(|(kind, g)| {
-            let total = g["total"].as_f64()?;
-            let covered = g["covered"].as_f64()?;
-            (total > 0.0).then(|| (kind.clone(), 100.0 * covered / total))
-        })
+        .filter(|(_, g)| g.total > 0)
+        .map(|(kind, g)| (kind.clone(), 100.0 * g.covered as f64 / g.total as f64))
         .collect()
 }
 
 /// The cost basis most suites were measured on: only costs on one basis compare.
-fn main_basis(suites: &[SuiteRecord]) -> Option<String> {
+fn main_basis(suites: &[SuitePoint]) -> Option<String> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for c in suites.iter().filter_map(|s| s.total_cost.as_ref()) {
         *count.entry(c.basis.as_str()).or_default() += 1;
@@ -113,7 +106,7 @@ fn main_basis(suites: &[SuiteRecord]) -> Option<String> {
         .map(|(b, _)| b.to_string())
 }
 
-fn charts(suites: &[SuiteRecord], kinds: &[KindCoverage]) -> Markup {
+fn charts(suites: &[SuitePoint], kinds: &[KindCoverage]) -> Markup {
     let links: Vec<String> = suites
         .iter()
         .map(|s| format!("/ui/suites/{}", s.id))
@@ -151,7 +144,7 @@ fn charts(suites: &[SuiteRecord], kinds: &[KindCoverage]) -> Markup {
 }
 
 /// The measured cost on the main basis, or the proxy estimate when nothing was measured.
-fn cost_series(suites: &[SuiteRecord]) -> (Series, String, String) {
+fn cost_series(suites: &[SuitePoint]) -> (Series, String, String) {
     match main_basis(suites) {
         Some(basis) => {
             // Nanoseconds read better as milliseconds.
@@ -191,11 +184,11 @@ fn cost_series(suites: &[SuiteRecord]) -> (Series, String, String) {
     }
 }
 
-fn coverage(s: &SuiteRecord) -> Option<f64> {
-    (s.goals_total > 0).then(|| 100.0 * s.goals_covered.len() as f64 / f64::from(s.goals_total))
+fn coverage(s: &SuitePoint) -> Option<f64> {
+    (s.goals_total > 0).then(|| 100.0 * s.covered as f64 / f64::from(s.goals_total))
 }
 
-fn table(suites: &[SuiteRecord], kinds: &[KindCoverage], best: Option<u64>) -> Markup {
+fn table(suites: &[SuitePoint], kinds: &[KindCoverage], best: Option<u64>) -> Markup {
     html! {
         h2 { "Suites, newest first" }
         div.scroll { table {
@@ -210,9 +203,9 @@ fn table(suites: &[SuiteRecord], kinds: &[KindCoverage], best: Option<u64>) -> M
                             @if best == Some(s.id.0) { " " span.ok { "best" } } }
                         td { @if let Some(c) = &s.commit {
                             a href=(format!("/ui/repos/{}/commits/{c}", s.repo)) { code { (short(c)) } } } }
-                        td.num { (percent(s.goals_covered.len(), s.goals_total)) }
+                        td.num { (percent(s.covered, s.goals_total)) }
                         td { @for (kind, pct) in k { (kind) " " (format!("{pct:.0}%")) " " } }
-                        td.num { (s.tests.len()) }
+                        td.num { (s.test_count) }
                         td { @match &s.total_cost {
                             Some(c) => (cost_text(c.value, &c.basis)),
                             None => "not measured",
@@ -229,12 +222,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kinds_come_from_the_run_summary() {
-        let s = serde_json::json!({"pipeline": {"goals": {
-            "branch": {"covered": 3, "total": 4}, "line": {"covered": 0, "total": 0}}}});
-        let k = kinds_of(Some(&s));
+    fn a_kind_without_goals_has_no_share() {
+        let counts = BTreeMap::from([
+            (
+                "branch".to_string(),
+                GoalCount {
+                    covered: 3,
+                    total: 4,
+                },
+            ),
+            (
+                "line".to_string(),
+                GoalCount {
+                    covered: 0,
+                    total: 0,
+                },
+            ),
+        ]);
+        let k = percentages(&counts);
         assert_eq!(k.get("branch"), Some(&75.0));
-        assert!(!k.contains_key("line"), "a kind without goals has no share");
-        assert!(kinds_of(None).is_empty());
+        assert!(!k.contains_key("line"));
     }
 }
