@@ -266,3 +266,30 @@ fn help_for_run_documents_every_flag() {
     }
     assert!(options >= 13, "found only {options} arguments in\n{help}");
 }
+
+/// `cargo frugal ...` is the same CLI: cargo finds `cargo-frugal` on `PATH` and passes
+/// `frugal` first, which it drops.
+#[test]
+fn cargo_frugal_is_the_same_cli_as_a_cargo_subcommand() {
+    let bin_dir = binaries().frugal.parent().unwrap().to_path_buf();
+    assert!(bin_dir.join("cargo-frugal").is_file());
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let via_cargo = Command::new(cargo)
+        .args(["frugal", "--version"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let direct = frugal().arg("--version").output().unwrap();
+    assert!(via_cargo.status.success(), "{:?}", text(&via_cargo));
+    assert_eq!(text(&via_cargo).0, text(&direct).0);
+    // Exit codes pass through: a bad argument is 2 either way.
+    let bad = Command::new(binaries().frugal.with_file_name("cargo-frugal"))
+        .args(["frugal", "run", "--budget", "5 parsecs", "."])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{:?}", text(&bad));
+}

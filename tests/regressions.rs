@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for};
+use frugal_testkit::{Daemon, binaries, example_repo, git, run};
 use serde_json::Value;
 
 const JOB_LIMIT: Duration = Duration::from_secs(400);
@@ -34,28 +34,7 @@ fn head(repo: &Path) -> String {
 /// failed) and returns the run with its summary.
 fn generate(d: &Daemon, cfg: &Path, repo: &Path, commit: &str) -> Value {
     run(frugal(cfg, repo).args(["trigger", "--commit", commit])).unwrap();
-    wait_for(
-        "the commit's run to succeed",
-        JOB_LIMIT,
-        Duration::from_millis(500),
-        || {
-            let runs = d.get("/v1/runs?repo=1")?.json();
-            for r in runs.as_array().into_iter().flatten() {
-                if r["commit"] != commit {
-                    continue;
-                }
-                match r["status"].as_str() {
-                    Some("succeeded") => {
-                        return Ok(Some(d.get(&format!("/v1/runs/{}", r["id"]))?.json()));
-                    }
-                    Some("failed") => panic!("run failed: {r}\n--- log ---\n{}", d.log_text()),
-                    _ => {}
-                }
-            }
-            Ok(None)
-        },
-    )
-    .unwrap()
+    d.wait_run(1, commit, JOB_LIMIT).unwrap()
 }
 
 fn best_commit(d: &Daemon) -> Value {

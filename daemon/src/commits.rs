@@ -13,7 +13,7 @@ use crate::server::{ApiError, ApiResult, CrateQuery, Shared, crate_of, query, re
 use crate::v1;
 
 /// A full commit id as given, or the one git resolves an abbreviation or ref to.
-async fn full_commit(repo: &RepoRecord, given: &str) -> ApiResult<String> {
+pub(crate) async fn full_commit(repo: &RepoRecord, given: &str) -> ApiResult<String> {
     let is_full = matches!(given.len(), 40 | 64) && given.bytes().all(|b| b.is_ascii_hexdigit());
     if is_full {
         return Ok(given.to_ascii_lowercase());

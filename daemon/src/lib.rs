@@ -1,7 +1,7 @@
 //! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`, commits'
 //! regression reports in `commits`), the job runner (`runner`, one job in `job`, its first
 //! phase, the regression check, in `regression`), live progress of runs in flight (`live`), the
-//! replacement suites it serves (`replacement`), metrics, the API token, and its lifecycle
+//! replacement suites it serves (`replacement`), the web pages (`ui`), metrics, the API token, and its lifecycle
 //! (`service`: configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
 //!
 //! Glue only: the engine is `frugal-subject`/`frugal-search`, measurement is `frugal-profiler`,
@@ -19,4 +19,5 @@ pub mod runner;
 pub mod server;
 pub mod service;
 pub mod token;
+pub mod ui;
 pub mod v1;

@@ -149,7 +149,8 @@ pub fn router(state: Shared) -> Router {
         .fallback(not_found_route)
         .layer(middleware::from_fn_with_state(state.clone(), auth))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
-        .with_state(state)
+        .with_state(state.clone())
+        .merge(crate::ui::router(state))
 }
 
 /// Requires the bearer token on every method that changes state.
@@ -175,7 +176,7 @@ async fn auth(State(s): State<Shared>, req: Request, next: Next) -> Response {
 }
 
 /// Counts requests and their latency by matched route (not raw path: ids would explode labels).
-async fn observe(State(s): State<Shared>, req: Request, next: Next) -> Response {
+pub(crate) async fn observe(State(s): State<Shared>, req: Request, next: Next) -> Response {
     let t = Instant::now();
     let route = req
         .extensions()
@@ -451,7 +452,7 @@ async fn remove_repo(
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn trigger(
+pub(crate) async fn trigger(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
     body: Bytes,

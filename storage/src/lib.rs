@@ -17,6 +17,7 @@
 mod best;
 mod error;
 mod export;
+mod history;
 mod migrate;
 mod records;
 mod replacements;
@@ -33,6 +34,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError};
 pub use best::{BestReason, judge};
 pub use error::StoreError;
 pub use export::ExportLine;
+pub use history::{GoalCount, SuitePoint};
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,

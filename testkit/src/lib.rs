@@ -224,6 +224,40 @@ impl Daemon {
         Self::answer(req.call())
     }
 
+    /// Waits up to `limit` until the run of `commit` in repository `repo` succeeded, and
+    /// returns it with its summary (`GET /v1/runs/{id}`); panics with the daemon's log if the
+    /// run failed.
+    pub fn wait_run(
+        &self,
+        repo: u64,
+        commit: &str,
+        limit: Duration,
+    ) -> anyhow::Result<serde_json::Value> {
+        wait_for(
+            "the commit's run to succeed",
+            limit,
+            Duration::from_millis(500),
+            || {
+                let runs = self.get(&format!("/v1/runs?repo={repo}"))?.json();
+                for r in runs.as_array().into_iter().flatten() {
+                    if r["commit"] != commit {
+                        continue;
+                    }
+                    match r["status"].as_str() {
+                        Some("succeeded") => {
+                            return Ok(Some(self.get(&format!("/v1/runs/{}", r["id"]))?.json()));
+                        }
+                        Some("failed") => {
+                            panic!("run failed: {r}\n--- log ---\n{}", self.log_text())
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(None)
+            },
+        )
+    }
+
     /// SIGKILL, and wait for the process to be gone.
     pub fn kill9(&mut self) -> anyhow::Result<()> {
         self.child.kill()?;

@@ -1,0 +1,120 @@
+//! The live page (`/ui/live`): runs in flight with their progress (phase, generation,
+//! executions, covered goals, share of the search budget) and the queue. The page is complete
+//! as served; `/ui/live/events` is a server-sent event stream that sends the runs again (event
+//! `runs`, JSON) whenever they change, which the bundled `live.js` writes into the table.
+//! Without JavaScript the page reloads itself every 5 seconds instead (`<noscript>`).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::cookie::CookieJar;
+use futures_util::stream::{self, Stream};
+use maud::{Markup, html};
+
+use super::{Ui, UiError, UiResult, Viewer, figure, layout_with, short};
+use crate::v1;
+
+/// How often the stream looks at the runs (it sends only changes).
+const TICK: Duration = Duration::from_millis(500);
+
+/// The runs in flight with their live progress, as the API's `/v1/status` shows them.
+fn rows(ui: &Ui) -> Vec<v1::Run> {
+    let store = ui.app.sched.store();
+    ui.app
+        .live
+        .runs()
+        .into_iter()
+        .filter_map(|id| {
+            let mut run = v1::Run::from_record(&store.run(id).ok()??, false);
+            run.progress = ui.app.live.get(id)?.view();
+            // Whole seconds: the stream sends a change, not every tick of the clock.
+            run.progress.elapsed_s = run.progress.elapsed_s.floor();
+            Some(run)
+        })
+        .collect()
+}
+
+pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
+    let viewer = Viewer::of(&ui, &jar);
+    viewer.require_read()?;
+    let runs = rows(&ui);
+    let queued: Vec<_> = ui
+        .app
+        .sched
+        .active()
+        .map_err(UiError::internal)?
+        .into_iter()
+        .filter(|j| j.state == frugal_storage::JobState::Queued)
+        .collect();
+    let body = html! {
+        h1 { "Live" }
+        p #live-status aria-live="polite" { (runs.len()) " runs in flight." }
+        div.scroll { table #live-runs data-events="/ui/live/events" {
+            thead { tr {
+                th scope="col" { "Run" } th scope="col" { "Crate" } th scope="col" { "Commit" }
+                th scope="col" { "Phase" } th scope="col" { "Generation" } th scope="col" { "Executions" }
+                th scope="col" { "Covered goals" } th scope="col" { "Search" } th scope="col" { "Elapsed" }
+            } }
+            tbody { @for r in &runs { (row(r)) } }
+        } }
+        h2 { "Queue" }
+        @if queued.is_empty() { p { "No job is waiting." } }
+        @else {
+            ul { @for j in &queued {
+                li { "Job #" (j.id) ": " (j.krate) " of repository #" (j.repo)
+                    @if let Some(c) = &j.commit { " at " code { (short(c)) } }
+                    " (" (j.reason) ")" }
+            } }
+        }
+    };
+    let head = html! {
+        script src="/ui/static/live.js" defer {}
+        noscript { meta http-equiv="refresh" content="5"; }
+    };
+    Ok(layout_with("Live", Some(&viewer), body, head).into_response())
+}
+
+/// A table row; `live.js` builds the same cells from the event's JSON.
+fn row(r: &v1::Run) -> Markup {
+    let p = &r.progress;
+    html! {
+        tr data-run=(r.id) {
+            th scope="row" { "#" (r.id) }
+            td { a href=(format!("/ui/repos/{}/crates/{}", r.repo, r.krate)) { (r.krate) } }
+            td { @if let Some(c) = &r.commit {
+                a href=(format!("/ui/repos/{}/commits/{c}", r.repo)) { code { (short(c)) } } } }
+            td.phase { (p.phase) }
+            td.num { (p.generation) }
+            td.num { (p.executions) }
+            td.num { (p.covered) " / " (p.goals) }
+            td { progress max="1" value=(format!("{:.3}", p.search_fraction)) {
+                (format!("{:.0}%", 100.0 * p.search_fraction)) } }
+            td.num { (figure(p.elapsed_s)) " s" }
+        }
+    }
+}
+
+/// `GET /ui/live/events`: the runs in flight (event `runs`) at once and on every change.
+pub async fn events(
+    State(ui): State<Ui>,
+    jar: CookieJar,
+) -> UiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    Viewer::of(&ui, &jar).require_read()?;
+    // Runs are compared as the JSON sent: `v1::Run` is a wire type without `PartialEq`.
+    let stream = stream::unfold((ui, None::<String>), |(ui, last)| async move {
+        loop {
+            if last.is_some() {
+                tokio::time::sleep(TICK).await;
+            }
+            let now = serde_json::to_string(&rows(&ui)).unwrap_or_else(|_| "[]".to_string());
+            if last.as_ref() != Some(&now) {
+                let event = Event::default().event("runs").data(now.clone());
+                return Some((Ok(event), (ui, Some(now))));
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
