@@ -180,6 +180,7 @@ impl Store {
         }
         // New ids must not collide with imported ones.
         while self.db.generate_id()? < max_id {}
+        self.rebuild_indexes()?;
         self.flush()?;
         Ok(n)
     }
