@@ -313,22 +313,21 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// `?limit=&after=` of a list: at most [`MAX_PAGE`] items (50 by default) after the id `after`
 /// in the list's order.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Page {
+struct Page {
     limit: Option<usize>,
     after: Option<u64>,
 }
 
 const DEFAULT_PAGE: usize = 50;
 
-impl Page {
-    fn limit(&self) -> ApiResult<usize> {
-        match self.limit {
-            None => Ok(DEFAULT_PAGE),
-            Some(n @ 1..=MAX_PAGE) => Ok(n),
-            Some(n) => Err(ApiError::bad_request(format!(
-                "limit {n} is outside 1..={MAX_PAGE}; follow x-frugal-next-after for more"
-            ))),
-        }
+/// The page size a `?limit=` asks for, checked.
+fn page_limit(limit: Option<usize>) -> ApiResult<usize> {
+    match limit {
+        None => Ok(DEFAULT_PAGE),
+        Some(n @ 1..=MAX_PAGE) => Ok(n),
+        Some(n) => Err(ApiError::bad_request(format!(
+            "limit {n} is outside 1..={MAX_PAGE}; follow x-frugal-next-after for more"
+        ))),
     }
 }
 
@@ -437,7 +436,7 @@ async fn list_repos(
     q: Result<Query<Page>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let limit = q.limit()?;
+    let limit = page_limit(q.limit)?;
     let repos =
         blocking(move || Ok(s.sched.store().repos_page(q.after.map(RepoId), limit)?)).await?;
     let last = repos.last().map(|r| r.id.0);
@@ -582,12 +581,10 @@ fn discover_crates(path: &Path) -> ApiResult<Vec<CrateEntry>> {
     let meta = Metadata::read(&Cargo::new(), &manifest)
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let (crates, outside) = library_crates(&meta, path);
-    if let Some(name) = outside.first() {
-        return Err(ApiError::bad_request(format!(
-            "crate `{name}` of the workspace at {} lies outside the repository: name the \
-             crates to register and their directories",
-            path.display()
-        )));
+    if !outside.is_empty() {
+        // Path dependencies outside the repository are not its crates: its history does not
+        // hold them, so a job could not check them out.
+        tracing::info!(path = %path.display(), ?outside, "skipped library crates outside the repository");
     }
     if crates.is_empty() {
         return Err(ApiError::bad_request(format!(
@@ -797,12 +794,14 @@ fn source_response(suite: &SuiteRecord) -> Response {
     (headers, suite.source.clone()).into_response()
 }
 
+// Page fields are repeated rather than `#[serde(flatten)]`ed: flattened query fields arrive as
+// strings, and numbers would be refused.
 #[derive(Debug, Deserialize)]
 struct HistoryQuery {
     #[serde(rename = "crate")]
     krate: Option<String>,
-    #[serde(flatten)]
-    page: Page,
+    limit: Option<usize>,
+    after: Option<u64>,
 }
 
 async fn suite_history(
@@ -811,7 +810,7 @@ async fn suite_history(
     q: Result<Query<HistoryQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let limit = q.page.limit()?;
+    let limit = page_limit(q.limit)?;
     let out = blocking(move || {
         let repo = repo_of(&s, &id)?;
         let store = s.sched.store();
@@ -824,8 +823,7 @@ async fn suite_history(
             )?),
             None => None,
         };
-        let suites =
-            store.suites_page(repo.id, krate.as_deref(), q.page.after.map(SuiteId), limit)?;
+        let suites = store.suites_page(repo.id, krate.as_deref(), q.after.map(SuiteId), limit)?;
         let mut out = Vec::with_capacity(suites.len());
         for su in &suites {
             let best = store.best_id(repo.id, &su.krate)? == Some(su.id);
@@ -871,8 +869,8 @@ async fn suite_source(
 #[derive(Debug, Deserialize)]
 struct RunsQuery {
     repo: Option<u64>,
-    #[serde(flatten)]
-    page: Page,
+    limit: Option<usize>,
+    after: Option<u64>,
 }
 
 async fn list_runs(
@@ -880,7 +878,7 @@ async fn list_runs(
     q: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let limit = q.page.limit()?;
+    let limit = page_limit(q.limit)?;
     let runs = blocking(move || {
         let store = s.sched.store();
         let repo = q.repo.map(RepoId);
@@ -889,7 +887,7 @@ async fn list_runs(
         {
             return Err(ApiError::not_found(format!("no repository with id {id}")));
         }
-        let runs = store.runs_page(repo, q.page.after.map(RunId), limit)?;
+        let runs = store.runs_page(repo, q.after.map(RunId), limit)?;
         Ok(runs
             .iter()
             .map(|r| with_live(&s.live, v1::Run::from_record(r, false)))
@@ -921,7 +919,7 @@ async fn list_jobs(
     q: Result<Query<Page>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let limit = q.limit()?;
+    let limit = page_limit(q.limit)?;
     let jobs = blocking(move || Ok(s.sched.store().jobs_page(q.after.map(JobId), limit)?)).await?;
     let last = jobs.last().map(|j| j.id.0);
     Ok(paged(jobs.iter().map(v1::Job::from).collect(), limit, last))
@@ -932,14 +930,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn library_crates_are_found_with_dirs_relative_to_the_root() {
+    fn library_crates_are_found_with_dirs_relative_to_the_root_and_outsiders_left_out() {
         let meta = serde_json::json!({"packages": [
             {"name": "a", "id": "a", "manifest_path": "/r/Cargo.toml", "targets": [{"name": "a", "kind": ["lib"]}]},
             {"name": "b", "id": "b", "manifest_path": "/r/crates/b/Cargo.toml", "targets": [{"name": "b", "kind": ["rlib", "lib"]}]},
             {"name": "tool", "id": "tool", "manifest_path": "/r/tool/Cargo.toml", "targets": [{"name": "tool", "kind": ["bin"]}]},
+            {"name": "dep", "id": "dep", "manifest_path": "/elsewhere/dep/Cargo.toml", "targets": [{"name": "dep", "kind": ["lib"]}]},
         ]});
         let (c, outside) = library_crates(&Metadata::from_json(&meta), Path::new("/r"));
-        assert!(outside.is_empty());
+        // A path dependency outside the repository is not one of its crates (it used to be
+        // registered with the repository root as its directory).
+        assert_eq!(outside, ["dep"]);
         assert_eq!(
             c,
             vec![
