@@ -827,7 +827,7 @@ async fn suite_history(
         let mut out = Vec::with_capacity(suites.len());
         for su in &suites {
             let best = store.best_id(repo.id, &su.krate)? == Some(su.id);
-            out.push(v1::Suite::from_record(su, best, None));
+            out.push(v1::Suite::from_summary(su, best));
         }
         Ok(out)
     })

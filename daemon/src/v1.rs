@@ -7,7 +7,7 @@
 
 use frugal_storage::{
     CrateEntry, JobRecord, RepoRecord, ReportRecord, RunProgress, RunRecord, RunStatus,
-    SuiteRecord, TestRecord,
+    SuiteRecord, SuiteSummary, TestRecord,
 };
 use serde::{Deserialize, Serialize};
 
@@ -324,6 +324,13 @@ pub struct Suite {
 
 impl Suite {
     pub fn from_record(s: &SuiteRecord, is_best: bool, tests: Option<&[TestRecord]>) -> Suite {
+        let mut out = Suite::from_summary(&SuiteSummary::of(s), is_best);
+        out.tests = tests.map(|ts| ts.iter().map(Test::from).collect());
+        out
+    }
+
+    /// The view of a suite in a list (no per-test figures).
+    pub fn from_summary(s: &SuiteSummary, is_best: bool) -> Suite {
         Suite {
             id: s.id.0,
             repo: s.repo.0,
@@ -331,13 +338,13 @@ impl Suite {
             commit: s.commit.clone(),
             created_ms: s.created,
             goals_total: s.goals_total,
-            goals_covered: s.goals_covered.len(),
+            goals_covered: s.goals_covered,
             total_cost: s.total_cost.as_ref().map(cost),
             proxy_cost: s.proxy_cost,
-            test_count: s.tests.len(),
+            test_count: s.test_count,
             run: s.run.map(|r| r.0),
             is_best,
-            tests: tests.map(|ts| ts.iter().map(Test::from).collect()),
+            tests: None,
         }
     }
 }

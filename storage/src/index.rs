@@ -1,9 +1,10 @@
 //! Secondary indexes, so that no read the API serves walks a whole tree: runs and suites by
 //! repository (and suites by repository and crate), newest first, and the active jobs.
 //!
-//! Index entries are empty values under keys that end in the record's id (big-endian, so key
-//! order is id order and a reverse range gives newest first); pages are reverse range scans that
-//! stop after `limit` records.
+//! Index entries are keys that end in the record's id (big-endian, so key order is id order and
+//! a reverse range gives newest first); pages are reverse range scans that stop after `limit`
+//! records. Run and job entries are empty; a suite's entries hold its [`SuiteSummary`], so a
+//! page of history decodes no test sources (40 KB each).
 //!
 //! Decision: entries are written *before* their record (and an active-job entry removed only
 //! *after* the job's record says it ended), and readers skip an entry whose record is missing or
@@ -12,9 +13,47 @@
 //! never a record the index misses; no transaction spans the two trees. Stores written before
 //! the indexes existed (or imported) get them built once at open ([`INDEX_VERSION`] in `meta`).
 
+use serde::{Deserialize, Serialize};
+
 use crate::{
-    JobId, JobRecord, RepoId, Result, RunId, RunRecord, Store, SuiteId, SuiteRecord, be_u32, key,
+    Cost, JobId, JobRecord, RepoId, Result, RunId, RunRecord, Store, SuiteId, SuiteRecord, be_u32,
+    decode, encode, key,
 };
+
+/// What a list of suites shows of one: the record without its source, model and per-test ids.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSummary {
+    pub id: SuiteId,
+    pub repo: RepoId,
+    pub krate: String,
+    pub commit: Option<String>,
+    pub created: u64,
+    pub goals_total: u32,
+    /// Number of goals the suite covers.
+    pub goals_covered: usize,
+    pub total_cost: Option<Cost>,
+    pub proxy_cost: f64,
+    pub test_count: usize,
+    pub run: Option<RunId>,
+}
+
+impl SuiteSummary {
+    pub fn of(s: &SuiteRecord) -> SuiteSummary {
+        SuiteSummary {
+            id: s.id,
+            repo: s.repo,
+            krate: s.krate.clone(),
+            commit: s.commit.clone(),
+            created: s.created,
+            goals_total: s.goals_total,
+            goals_covered: s.goals_covered.len(),
+            total_cost: s.total_cost.clone(),
+            proxy_cost: s.proxy_cost,
+            test_count: s.tests.len(),
+            run: s.run,
+        }
+    }
+}
 
 /// Version of the index layout; a store whose `meta` holds another value is re-indexed at open.
 pub const INDEX_VERSION: u32 = 1;
@@ -48,13 +87,12 @@ fn trailing_id(k: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(tail))
 }
 
-/// Ids under `prefix`, newest (largest) first, strictly below `before`, at most `limit`.
-fn newest_ids(
+/// Entries under `prefix` as (id, value), newest (largest id) first, strictly below `before`.
+fn newest(
     tree: &sled::Tree,
     prefix: &[u8],
     before: Option<u64>,
-    limit: usize,
-) -> impl Iterator<Item = Result<u64>> {
+) -> impl Iterator<Item = Result<(u64, sled::IVec)>> {
     let mut upper = prefix.to_vec();
     match before {
         Some(b) => upper.extend_from_slice(&key(b)),
@@ -63,9 +101,20 @@ fn newest_ids(
     tree.range(prefix.to_vec()..upper)
         .rev()
         .filter_map(|kv| match kv {
-            Ok((k, _)) => trailing_id(&k).map(Ok),
+            Ok((k, v)) => trailing_id(&k).map(|id| Ok((id, v))),
             Err(e) => Some(Err(e.into())),
         })
+}
+
+/// Ids under `prefix`, newest first, strictly below `before`, at most `limit`.
+fn newest_ids(
+    tree: &sled::Tree,
+    prefix: &[u8],
+    before: Option<u64>,
+    limit: usize,
+) -> impl Iterator<Item = Result<u64>> {
+    newest(tree, prefix, before)
+        .map(|r| r.map(|(id, _)| id))
         .take(limit)
 }
 
@@ -102,7 +151,7 @@ impl Store {
         for kv in self.suites.iter() {
             let (k, v) = kv?;
             let s: SuiteRecord = crate::decode("suites", &k, &v)?;
-            self.index_suite(s.repo, &s.krate, s.id)?;
+            self.index_suite(&s)?;
         }
         for kv in self.jobs.iter() {
             let (k, v) = kv?;
@@ -118,10 +167,12 @@ impl Store {
         Ok(())
     }
 
-    pub(crate) fn index_suite(&self, repo: RepoId, krate: &str, id: SuiteId) -> Result<()> {
-        self.suites_by_repo.insert(repo_key(repo, id.0), &[][..])?;
+    pub(crate) fn index_suite(&self, s: &SuiteRecord) -> Result<()> {
+        let summary = encode(&SuiteSummary::of(s));
+        self.suites_by_repo
+            .insert(repo_key(s.repo, s.id.0), summary.clone())?;
         self.suites_by_crate
-            .insert(crate_key(repo, krate, id.0), &[][..])?;
+            .insert(crate_key(s.repo, &s.krate, s.id.0), summary)?;
         Ok(())
     }
 
@@ -173,29 +224,35 @@ impl Store {
         Ok(out)
     }
 
-    /// Suites newest first, of one repository (and crate), older than `before`; at most `limit`
-    /// (capped at [`MAX_PAGE`]).
+    /// Summaries of suites newest first, of one repository (and crate), older than `before`;
+    /// at most `limit` (capped at [`MAX_PAGE`]). Read from the index alone: no source is decoded.
     pub fn suites_page(
         &self,
         repo: RepoId,
         krate: Option<&str>,
         before: Option<SuiteId>,
         limit: usize,
-    ) -> Result<Vec<SuiteRecord>> {
-        let limit = limit.min(MAX_PAGE);
-        let before = before.map(|b| b.0);
-        let ids: Vec<u64> = match krate {
-            Some(k) => newest_ids(&self.suites_by_crate, &crate_prefix(repo, k), before, limit)
-                .collect::<Result<_>>()?,
-            None => newest_ids(&self.suites_by_repo, &key(repo.0), before, limit)
-                .collect::<Result<_>>()?,
+    ) -> Result<Vec<SuiteSummary>> {
+        let (tree, name, prefix) = match krate {
+            Some(k) => (
+                &self.suites_by_crate,
+                "suites_by_crate",
+                crate_prefix(repo, k),
+            ),
+            None => (&self.suites_by_repo, "suites_by_repo", key(repo.0).to_vec()),
         };
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(s) = self.suite(SuiteId(id))?
-                && s.repo == repo
-                && krate.is_none_or(|k| s.krate == k)
-            {
+        let mut out = Vec::new();
+        for entry in newest(tree, &prefix, before.map(|b| b.0)) {
+            if out.len() >= limit.min(MAX_PAGE) {
+                break;
+            }
+            let (id, v) = entry?;
+            // The suite may be gone (a cleanup that does not know the index): skip its entry.
+            if !self.suites.contains_key(key(id))? {
+                continue;
+            }
+            let s: SuiteSummary = decode(name, &key(id), &v)?;
+            if s.repo == repo && krate.is_none_or(|k| s.krate == k) {
                 out.push(s);
             }
         }

@@ -35,7 +35,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError};
 pub use best::{BestReason, judge};
 pub use error::StoreError;
 pub use export::ExportLine;
-pub use index::{INDEX_VERSION, MAX_PAGE};
+pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,
@@ -551,7 +551,7 @@ impl Store {
             model: new.model,
         };
         let hold = new.hold;
-        self.index_suite(suite.repo, &suite.krate, suite_id)?;
+        self.index_suite(&suite)?;
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
         let job_key = job.map(|j| key(j.0));
