@@ -593,14 +593,39 @@ fn a_request_naming_another_host_is_refused() {
     );
 }
 
-#[test]
-fn a_replacement_get_never_starts_work_and_a_failure_can_be_retried() {
+/// A daemon over a store seeded with `runs` runs and `suites` suites of a repository at
+/// `repo_path`.
+fn start_seeded(
+    repo_path: &str,
+    runs: u64,
+    suites: u64,
+) -> (tempfile::TempDir, Daemon, seed::Seeded) {
     let tmp = tempfile::tempdir().unwrap();
     let state = tmp.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
-    // The repository path does not exist, so a computation fails at once (no build).
-    let seeded = seed::history(&state, "/nonexistent/numeric", 1, 1);
+    let seeded = seed::history(&state, repo_path, runs, suites);
     let d = start(tmp.path(), "");
+    (tmp, d, seeded)
+}
+
+/// Waits until the replacement at `url` reads `failed`; its answer.
+fn wait_failed(d: &Daemon, url: &str) -> frugal_testkit::Answer {
+    frugal_testkit::wait_for(
+        "the computation to fail",
+        Duration::from_secs(30),
+        Duration::from_millis(100),
+        || {
+            let r = d.get(url)?;
+            Ok((r.json()["status"] == "failed").then_some(r))
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_replacement_get_never_starts_work_and_a_failure_can_be_retried() {
+    // The repository path does not exist, so a computation fails at once (no build).
+    let (tmp, d, seeded) = start_seeded("/nonexistent/numeric", 1, 1);
     let url = format!("/v1/repos/{}/replacement", seeded.repo);
     // Any page could GET this (an <img> tag): it reads, and says how to start it.
     let r = d.get(&url).unwrap();
@@ -615,29 +640,14 @@ fn a_replacement_get_never_starts_work_and_a_failure_can_be_retried() {
     let trigger = token(&d, "trigger");
     let r = d.post(&url, Some(&trigger), "").unwrap();
     assert_eq!(r.status, 202, "{}", r.body);
-    let failed = frugal_testkit::wait_for(
-        "the failure",
-        Duration::from_secs(30),
-        Duration::from_millis(100),
-        || {
-            let r = d.get(&url)?;
-            Ok((r.json()["status"] == "failed").then_some(r))
-        },
-    )
-    .unwrap();
+    let failed = wait_failed(&d, &url);
     assert!(failed.json()["error"].as_str().is_some(), "{}", failed.body);
     // The failure is not final: a POST computes again.
     let r = d.post(&url, Some(&trigger), "").unwrap();
     assert_eq!(r.status, 202, "{}", r.body);
     assert_eq!(r.json()["status"], "computing");
     // Each computation had a work dir of its own, removed when it ended.
-    frugal_testkit::wait_for(
-        "the retry",
-        Duration::from_secs(30),
-        Duration::from_millis(100),
-        || Ok((d.get(&url)?.json()["status"] == "failed").then_some(())),
-    )
-    .unwrap();
+    wait_failed(&d, &url);
     let left: Vec<_> = std::fs::read_dir(tmp.path().join("state/work/replace"))
         .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -646,11 +656,7 @@ fn a_replacement_get_never_starts_work_and_a_failure_can_be_retried() {
 
 #[test]
 fn lists_come_in_pages_read_through_the_indexes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = tmp.path().join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    let seeded = seed::history(&state, "/srv/git/numeric", 120, 60);
-    let d = start(tmp.path(), "");
+    let (_tmp, d, seeded) = start_seeded("/srv/git/numeric", 120, 60);
     let r = d.get("/v1/runs").unwrap();
     let first = r.json();
     assert_eq!(first.as_array().unwrap().len(), 50);

@@ -220,8 +220,9 @@ fn reply(status: StatusCode, body: v1::ReplacementAnswer) -> Response {
     (status, Json(body)).into_response()
 }
 
-/// `GET`: the stored replacement, or `computing` while one is in flight; never starts one.
-pub async fn get_replacement(
+/// The route, both methods: `GET` reads ([`read`]), `POST` (trigger scope) starts ([`start`]).
+pub async fn replacement(
+    method: axum::http::Method,
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
     q: Result<Query<ReplacementQuery>, axum::extract::rejection::QueryRejection>,
@@ -229,62 +230,60 @@ pub async fn get_replacement(
     let q = query(q)?;
     blocking(move || {
         let t = target(s.sched.store(), &id, &q)?;
-        // In flight first: a failure being retried is `computing`, not its old failure.
-        if s.replacer.is_in_flight(&t.key()) {
-            return Ok(reply(StatusCode::ACCEPTED, t.answer("computing")));
+        if method == axum::http::Method::POST {
+            start(&s, &t)
+        } else {
+            read(&s, &t)
         }
-        if let Some(body) = t.stored(s.sched.store())? {
-            return Ok(reply(StatusCode::OK, body));
-        }
-        Err(ApiError::not_found(format!(
-            "no replacement of suite {} ({}, cover {}) has been computed: POST to this URL with \
-             a trigger token starts it (`frugal replace --repo`)",
-            t.suite.id,
-            t.metric.name(),
-            t.cover_name()
-        )))
     })
     .await
 }
 
-/// `POST` (trigger scope): starts the computation unless it is stored (a failure is retried)
-/// or already in flight.
-pub async fn start_replacement(
-    State(s): State<Shared>,
-    UrlPath(id): UrlPath<String>,
-    q: Result<Query<ReplacementQuery>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Response> {
-    let q = query(q)?;
-    blocking(move || {
-        let store = s.sched.store();
-        let t = target(store, &id, &q)?;
-        if let Some(body) = t.stored(store)?
-            && body.status == "ready"
-        {
-            return Ok(reply(StatusCode::OK, body));
-        }
-        let body = t.answer("computing");
-        let job = Computation {
-            store: store.clone(),
-            repo: t.repo.clone(),
-            krate: t.krate.clone(),
-            suite: t.suite.clone(),
-            metric: t.metric,
-            cover: t.cover,
-        };
-        match s.replacer.submit(t.key(), move || job.run()) {
-            Ok(_) => Ok(reply(StatusCode::ACCEPTED, body)),
-            Err(Busy) => Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!(
-                    "{} replacement computations are queued or running (daemon.max_replacements \
-                     threads, {QUEUE} waiting at most): retry later",
-                    s.replacer.in_flight()
-                ),
-            )),
-        }
-    })
-    .await
+/// The stored replacement, or `computing` while one is in flight; never starts one.
+fn read(s: &Shared, t: &Target) -> ApiResult<Response> {
+    // In flight first: a failure being retried is `computing`, not its old failure.
+    if s.replacer.is_in_flight(&t.key()) {
+        return Ok(reply(StatusCode::ACCEPTED, t.answer("computing")));
+    }
+    if let Some(body) = t.stored(s.sched.store())? {
+        return Ok(reply(StatusCode::OK, body));
+    }
+    Err(ApiError::not_found(format!(
+        "no replacement of suite {} ({}, cover {}) has been computed: POST to this URL with \
+         a trigger token starts it (`frugal replace --repo`)",
+        t.suite.id,
+        t.metric.name(),
+        t.cover_name()
+    )))
+}
+
+/// Starts the computation unless it is stored (a failure is retried) or already in flight.
+fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
+    let store = s.sched.store();
+    if let Some(body) = t.stored(store)?
+        && body.status == "ready"
+    {
+        return Ok(reply(StatusCode::OK, body));
+    }
+    let job = Computation {
+        store: store.clone(),
+        repo: t.repo.clone(),
+        krate: t.krate.clone(),
+        suite: t.suite.clone(),
+        metric: t.metric,
+        cover: t.cover,
+    };
+    match s.replacer.submit(t.key(), move || job.run()) {
+        Ok(_) => Ok(reply(StatusCode::ACCEPTED, t.answer("computing"))),
+        Err(Busy) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{} replacement computations are queued or running (daemon.max_replacements \
+                 threads, {QUEUE} waiting at most): retry later",
+                s.replacer.in_flight()
+            ),
+        )),
+    }
 }
 
 fn crate_of(repo: &RepoRecord, asked: Option<&str>) -> ApiResult<String> {

@@ -151,7 +151,7 @@ pub fn router(state: Shared) -> Router {
         .route("/repos/{id}/suites/best/source", get(best_source))
         .route(
             "/repos/{id}/replacement",
-            get(replacement::get_replacement).post(replacement::start_replacement),
+            get(replacement::replacement).post(replacement::replacement),
         )
         .route("/runs", get(list_runs))
         .route("/runs/{id}", get(show_run))

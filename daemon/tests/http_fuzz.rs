@@ -3,7 +3,7 @@
 //! methods, paths built from the routes with hostile segments, query strings, `Host` and
 //! `Authorization` headers, JSON bodies shaped like the API's and arbitrary ones. Every answer
 //! must come back (no panic), never be a 500, and every error must be the API's JSON
-//! `{"error": "..."}`.
+//! `{"error": "..."}`. A second test holds a request past `http.request_timeout`.
 //!
 //! `cargo test -p frugald --test http_fuzz` runs a short batch; for a long run set the seconds:
 //!
@@ -41,6 +41,10 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
+    fixture_with(Duration::from_secs(20))
+}
+
+fn fixture_with(request_timeout: Duration) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("store")).unwrap();
     let repo = store
@@ -90,7 +94,7 @@ fn fixture() -> Fixture {
         auth,
         hosts: Hosts::new("127.0.0.1:7878".parse().unwrap(), &[]),
         replacer: Replacer::start(1).unwrap(),
-        request_timeout: Duration::from_secs(20),
+        request_timeout,
         live: Live::default(),
         metrics: Arc::new(Metrics::default()),
         wake,
@@ -389,5 +393,50 @@ fn the_api_answers_any_request_without_panicking_and_errors_are_json() {
     let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
     println!(
         "http_fuzz: {total} cases, no panic, no 500, every error JSON; answers by status: {seen:?}"
+    );
+}
+
+#[test]
+fn a_request_past_the_request_timeout_answers_503_in_json() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    // Registration runs git (milliseconds): far past a 1 ms budget.
+    let f = fixture_with(Duration::from_millis(1));
+    let repo = tempfile::tempdir().unwrap();
+    let init = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo.path())
+        .args(["init", "-q"])
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let req = Request::builder()
+        .method("POST")
+        .uri("/v1/repos")
+        .header("host", "127.0.0.1:7878")
+        .header("authorization", format!("Bearer {ADMIN}"))
+        .body(Body::from(
+            serde_json::json!({ "path": repo.path() }).to_string(),
+        ))
+        .unwrap();
+    let (status, text) = rt.block_on(async {
+        let resp = router(f.state.clone()).oneshot(req).await.unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&bytes).into_owned())
+    });
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("http.request_timeout"),
+        "{text}"
     );
 }

@@ -387,24 +387,13 @@ mod tests {
         let mut jobs = Vec::new();
         for _ in 0..3 {
             let id = store.next_job_id().unwrap();
-            let j = JobRecord {
-                id,
-                repo: RepoId(1),
-                krate: "a".into(),
-                reason: "api".into(),
-                commit: None,
-                priority: 1,
-                budget_factor: 1.0,
-                state: JobState::Queued,
-                enqueued_at: 0,
-                triggers: 1,
-                attempts: 0,
-                started: None,
-                lease_until: None,
-                finished: None,
-                outcome: None,
-                run: None,
-            };
+            // Absent `Option` fields read as `None`.
+            let j: JobRecord = serde_json::from_value(serde_json::json!({
+                "id": id, "repo": 1, "krate": "a", "reason": "api", "priority": 1,
+                "budget_factor": 1.0, "state": "queued", "enqueued_at": 0, "triggers": 1,
+                "attempts": 0,
+            }))
+            .unwrap();
             store.put_job(&j).unwrap();
             jobs.push(j);
         }
