@@ -686,6 +686,8 @@ fn lists_come_in_pages_read_through_the_indexes() {
         if page.is_empty() {
             break;
         }
+        // Each page starts below the last: a server that ignored `after` would repeat itself.
+        assert!(page[0] < after, "page after {after} starts at {}", page[0]);
         after = *page.last().unwrap();
         seen.extend(page);
     }
