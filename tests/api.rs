@@ -1,7 +1,10 @@
 //! `frugald`'s API as a client sees it, without running jobs: health and metrics, auth on state
-//! changes, the error answers (400 with the parser's reason, 404, 409), repository
-//! registration and removal, the unix socket, a clean SIGTERM, and a bad config naming the
-//! file, line and key.
+//! changes and scoped tokens, the `Host` check, the error answers (400 with the parser's reason,
+//! 404, 409), repository registration and removal, replacements started only by an
+//! authenticated POST, paginated lists, connection limits and timeouts, the unix socket, a clean
+//! SIGTERM, and a bad config naming the file, line and key.
+
+mod seed;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -362,7 +365,7 @@ fn custom_http_methods_share_one_metrics_label() {
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         write!(
             s,
-            "CUSTOM{i} /v1/repos HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            "CUSTOM{i} /v1/repos HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut answer = String::new();
@@ -427,4 +430,316 @@ fn commit_reports_need_a_checked_commit_and_accepting_needs_the_token() {
         .unwrap();
     assert_eq!(r.status, 404, "{}", r.body);
     assert!(r.body.contains("has no crate `nope`"), "{}", r.body);
+}
+
+/// Makes a token of `scope` with the admin token; its secret.
+fn token(d: &Daemon, scope: &str) -> String {
+    let body = format!("{{\"name\": \"{scope}-holder\", \"scope\": \"{scope}\"}}");
+    let r = d.post("/v1/tokens", Some(&d.token), &body).unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()["token"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn scoped_tokens_do_what_their_scope_allows_and_no_more() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "[search]\nbudget = \"10\"\n");
+    let (repo, id) = register_numeric(&d, tmp.path());
+    let trigger = token(&d, "trigger");
+    let read = token(&d, "read");
+
+    // A trigger token queues jobs, and nothing an admin does.
+    let t = format!("/v1/repos/{id}/trigger");
+    let r = d.post(&t, Some(&trigger), "").unwrap();
+    assert_eq!(r.status, 202, "{}", r.body);
+    let other = tmp.path().join("other");
+    example_repo("numeric", &other).unwrap();
+    let add = format!("{{\"path\": \"{}\"}}", other.display());
+    let r = d.post("/v1/repos", Some(&trigger), &add).unwrap();
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("needs admin"),
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        d.delete(&format!("/v1/repos/{id}"), Some(&trigger))
+            .unwrap()
+            .status,
+        403
+    );
+    assert_eq!(
+        d.post("/v1/tokens", Some(&trigger), "{}").unwrap().status,
+        403
+    );
+    // A read token does not even trigger.
+    assert_eq!(d.post(&t, Some(&read), "").unwrap().status, 403);
+
+    // Listed without secrets; a revoked token is refused from then on.
+    let list = d.get_with("/v1/tokens", &d.token).unwrap();
+    assert_eq!(list.status, 200, "{}", list.body);
+    assert!(
+        !list.body.contains(&trigger) && !list.body.contains(&read),
+        "{}",
+        list.body
+    );
+    assert_eq!(d.get_with("/v1/tokens", &trigger).unwrap().status, 403);
+    let tid = list.json().as_array().unwrap()[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        d.delete(&format!("/v1/tokens/{tid}"), Some(&d.token))
+            .unwrap()
+            .status,
+        204
+    );
+    let r = d.post(&t, Some(&trigger), "").unwrap();
+    assert_eq!(r.status, 401, "{}", r.body);
+
+    // The CLI: `frugal token create`, then `frugal trigger` with a trigger token in FRUGAL_TOKEN;
+    // `frugal repo add` with it is refused.
+    let cfg = tmp.path().join("frugal.toml");
+    let frugal = |token: &str, args: &[&str]| {
+        Command::new(&binaries().frugal)
+            .arg("--config")
+            .arg(&cfg)
+            .args(args)
+            .env("FRUGAL_TOKEN", token)
+            .env_remove("FRUGAL_URL")
+            .output()
+            .unwrap()
+    };
+    let out = frugal(
+        &d.token,
+        &["token", "create", "--scope", "trigger", "--name", "hooks"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hooks = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let out = frugal(&hooks, &["trigger", &repo.to_string_lossy()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = frugal(
+        &hooks,
+        &["repo", "add", &other.to_string_lossy(), "--no-hooks"],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("403"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = frugal(&d.token, &["token", "list"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("hooks"));
+    let _ = d.delete(&format!("/v1/repos/{id}"), Some(&d.token));
+}
+
+#[test]
+fn reads_need_a_token_with_auth_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "auth_reads = true\n");
+    let read = token(&d, "read");
+    for path in ["/v1/repos", "/v1/status", "/metrics", "/v1/runs"] {
+        let r = d.get(path).unwrap();
+        assert_eq!(r.status, 401, "{path}: {}", r.body);
+        assert!(r.json()["error"].as_str().is_some());
+        assert_eq!(d.get_with(path, &read).unwrap().status, 200, "{path}");
+        assert_eq!(d.get_with(path, "wrong").unwrap().status, 401, "{path}");
+    }
+    assert_eq!(d.get("/healthz").unwrap().status, 200);
+}
+
+#[test]
+fn a_request_naming_another_host_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(tmp.path(), "");
+    let port = d.base.rsplit(':').next().unwrap().to_string();
+    let ask = |host: &str| {
+        d.raw(&format!(
+            "GET /v1/repos HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        ))
+        .unwrap()
+    };
+    // DNS rebinding: the page's own name, now resolving to 127.0.0.1, is what the browser sends.
+    for bad in [
+        format!("evil.example:{port}"),
+        "localhost.evil.example".to_string(),
+    ] {
+        let a = ask(&bad);
+        assert!(a.starts_with("HTTP/1.1 403"), "{bad}: {a}");
+        assert!(
+            a.contains("{\"error\":") && a.contains("allowed_hosts"),
+            "{a}"
+        );
+    }
+    for good in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        "[::1]".to_string(),
+    ] {
+        let a = ask(&good);
+        assert!(a.starts_with("HTTP/1.1 200"), "{good}: {a}");
+    }
+    let a = d
+        .raw("GET /v1/repos HTTP/1.0\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    assert!(
+        a.starts_with("HTTP/1.0 400") || a.starts_with("HTTP/1.1 400"),
+        "{a}"
+    );
+}
+
+/// A daemon over a store seeded with `runs` runs and `suites` suites of a repository at
+/// `repo_path`.
+fn start_seeded(
+    repo_path: &str,
+    runs: u64,
+    suites: u64,
+) -> (tempfile::TempDir, Daemon, seed::Seeded) {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let seeded = seed::history(&state, repo_path, runs, suites);
+    let d = start(tmp.path(), "");
+    (tmp, d, seeded)
+}
+
+/// Waits until the replacement at `url` reads `failed`; its answer.
+fn wait_failed(d: &Daemon, url: &str) -> frugal_testkit::Answer {
+    frugal_testkit::wait_for(
+        "the computation to fail",
+        Duration::from_secs(30),
+        Duration::from_millis(100),
+        || {
+            let r = d.get(url)?;
+            Ok((r.json()["status"] == "failed").then_some(r))
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_replacement_get_never_starts_work_and_a_failure_can_be_retried() {
+    // The repository path does not exist, so a computation fails at once (no build).
+    let (tmp, d, seeded) = start_seeded("/nonexistent/numeric", 1, 1);
+    let url = format!("/v1/repos/{}/replacement", seeded.repo);
+    // Any page could GET this (an <img> tag): it reads, and says how to start it.
+    let r = d.get(&url).unwrap();
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body.contains("POST"), "{}", r.body);
+    std::thread::sleep(Duration::from_millis(300));
+    let m = d.get("/metrics").unwrap().body;
+    assert!(m.contains("frugal_replacements_in_flight 0"), "{m}");
+    assert!(!tmp.path().join("state/work").exists());
+    // Starting it needs a token (trigger scope).
+    assert_eq!(d.post(&url, None, "").unwrap().status, 401);
+    let trigger = token(&d, "trigger");
+    let r = d.post(&url, Some(&trigger), "").unwrap();
+    assert_eq!(r.status, 202, "{}", r.body);
+    let failed = wait_failed(&d, &url);
+    assert!(failed.json()["error"].as_str().is_some(), "{}", failed.body);
+    // The failure is not final: a POST computes again.
+    let r = d.post(&url, Some(&trigger), "").unwrap();
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.json()["status"], "computing");
+    // Each computation had a work dir of its own, removed when it ended.
+    wait_failed(&d, &url);
+    let left: Vec<_> = std::fs::read_dir(tmp.path().join("state/work/replace"))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn lists_come_in_pages_read_through_the_indexes() {
+    let (_tmp, d, seeded) = start_seeded("/srv/git/numeric", 120, 60);
+    // The ids of a page of runs.
+    let page_ids = |path: &str| -> Vec<u64> {
+        let page = d.get(path).unwrap().json();
+        let items = page.as_array().cloned().unwrap_or_default();
+        items.iter().map(|r| r["id"].as_u64().unwrap()).collect()
+    };
+    let ids = page_ids("/v1/runs");
+    assert_eq!(ids.len(), 50);
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
+    let mut seen = ids.clone();
+    let mut after = *ids.last().unwrap();
+    loop {
+        let page = page_ids(&format!(
+            "/v1/runs?repo={}&limit=50&after={after}",
+            seeded.repo
+        ));
+        if page.is_empty() {
+            break;
+        }
+        // Each page starts below the last: a server that ignored `after` would repeat itself.
+        assert!(page[0] < after, "page after {after} starts at {}", page[0]);
+        after = *page.last().unwrap();
+        seen.extend(page);
+    }
+    assert_eq!(seen.len(), 120);
+    let r = d
+        .get(&format!("/v1/repos/{}/suites?limit=7", seeded.repo))
+        .unwrap();
+    assert_eq!(r.json().as_array().unwrap().len(), 7, "{}", r.body);
+    assert_eq!(r.json()[0]["id"].as_u64(), Some(seeded.best_suite));
+    assert_eq!(r.json()[0]["is_best"], true);
+    for bad in [
+        "/v1/runs?limit=100000",
+        "/v1/runs?limit=0",
+        "/v1/jobs?limit=-1",
+    ] {
+        let r = d.get(bad).unwrap();
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+    }
+}
+
+#[test]
+fn silent_clients_are_cut_off_and_connections_are_capped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = start(
+        tmp.path(),
+        "[http]\nheader_timeout = \"1s\"\nidle_timeout = \"2s\"\nmax_connections = 2\n",
+    );
+    let addr = d.base.trim_start_matches("http://").to_string();
+    // Slowloris: half a request, then nothing. The daemon closes it after the header timeout.
+    let t = std::time::Instant::now();
+    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(8))).unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .unwrap();
+    let mut buf = Vec::new();
+    let closed = slow.read_to_end(&mut buf);
+    assert!(
+        closed.is_ok(),
+        "still open after {:?}: {closed:?}",
+        t.elapsed()
+    );
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+
+    // Two silent connections take both slots: a third client waits until they are cut off.
+    let silent: Vec<_> = (0..2)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let t = std::time::Instant::now();
+    let h = d.get("/healthz").unwrap();
+    assert_eq!(h.status, 200);
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "served at once: {:?}",
+        t.elapsed()
+    );
+    drop(silent);
+    let t = std::time::Instant::now();
+    assert_eq!(d.get("/healthz").unwrap().status, 200);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
 }

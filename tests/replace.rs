@@ -2,7 +2,8 @@
 //! the slow ones redundant): the replacement covers exactly the own suite's goals at less than
 //! half the measured cost; with a generated file and `--cover all` it adds the generated goals;
 //! the printed nextest filter selects exactly the kept tests (`cargo nextest list`); and frugald
-//! answers `GET /v1/repos/{id}/replacement` (and `frugal replace --repo`) from a stored suite.
+//! computes the replacement of a stored suite once `POST /v1/repos/{id}/replacement` asks, and
+//! answers its GET (and `frugal replace --repo`) from the store.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -264,7 +265,12 @@ fn frugald_answers_the_replacement_of_the_best_suite() {
         &[("FRUGAL_LAUNCH", &launch)],
     )
     .unwrap();
-    let first = d.get("/v1/repos/1/replacement?metric=cpu").unwrap();
+    // A GET only reads: nothing is computed until an authenticated POST starts it.
+    let none = d.get("/v1/repos/1/replacement?metric=cpu").unwrap();
+    assert_eq!(none.status, 404, "{}", none.body);
+    let first = d
+        .post("/v1/repos/1/replacement?metric=cpu", Some(&d.token), "")
+        .unwrap();
     assert_eq!(first.status, 202, "{}", first.body);
     assert_eq!(first.json()["status"], "computing");
     assert_eq!(

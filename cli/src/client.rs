@@ -3,7 +3,9 @@
 //! Finds the daemon the way a user expects: `--url`, else `$FRUGAL_URL`, else the address the
 //! running daemon wrote to its state dir (`frugald.addr`, right even when the configured port is
 //! 0), else `daemon.listen` from the configuration. The token comes from `$FRUGAL_TOKEN`, else
-//! `daemon.token_file`, and is read only for requests that need it.
+//! `daemon.token_file`: writes fail without one; reads send it when there is one (a daemon with
+//! `daemon.auth_reads` needs it) and go without otherwise. Which scope a command needs is the
+//! daemon's call (`frugal trigger` works with a trigger token, `repo add` needs admin).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +18,9 @@ use serde::de::DeserializeOwned;
 use frugald::service::{self, ADDR_FILE};
 use frugald::token::{self, TOKEN_ENV};
 use frugald::v1;
+
+/// Largest page the daemon serves (`frugal_storage::MAX_PAGE`).
+const MAX_PAGE: usize = 500;
 
 /// Where the daemon is; shared by every API subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -123,23 +128,51 @@ impl Client {
         bail!("{what}: frugald answered {status}: {msg}")
     }
 
+    /// A GET with the token when one is at hand.
+    fn get_raw(&self, path: &str) -> anyhow::Result<ureq::http::Response<ureq::Body>> {
+        let mut req = self.agent.get(self.url(path));
+        if let Ok(token) = self.token() {
+            req = req.header("Authorization", format!("Bearer {token}"));
+        }
+        req.call().map_err(|e| self.unreachable(e))
+    }
+
     /// GET, returning the raw body.
     pub fn get_text(&self, path: &str) -> anyhow::Result<String> {
-        let resp = self
-            .agent
-            .get(self.url(path))
-            .call()
-            .map_err(|e| self.unreachable(e))?;
+        let resp = self.get_raw(path)?;
         self.answer(&format!("GET {path}"), resp)
+    }
+
+    /// GET every page of a list (`?limit=&after=`, following `x-frugal-next-after`).
+    pub fn get_all<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<Vec<T>> {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let mut out = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page_path = match &after {
+                Some(a) => format!("{path}{sep}limit={MAX_PAGE}&after={a}"),
+                None => format!("{path}{sep}limit={MAX_PAGE}"),
+            };
+            let resp = self.get_raw(&page_path)?;
+            let next = resp
+                .headers()
+                .get(v1::NEXT_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let text = self.answer(&format!("GET {page_path}"), resp)?;
+            let page: Vec<T> = serde_json::from_str(&text)
+                .with_context(|| format!("parse frugald's answer to GET {page_path}"))?;
+            out.extend(page);
+            match next {
+                Some(n) => after = Some(n),
+                None => return Ok(out),
+            }
+        }
     }
 
     /// GET, parsing JSON; `None` when frugald answers 404 (nothing there yet).
     pub fn get_opt<T: DeserializeOwned>(&self, path: &str) -> anyhow::Result<Option<T>> {
-        let resp = self
-            .agent
-            .get(self.url(path))
-            .call()
-            .map_err(|e| self.unreachable(e))?;
+        let resp = self.get_raw(path)?;
         if resp.status() == ureq::http::StatusCode::NOT_FOUND {
             return Ok(None);
         }
@@ -187,9 +220,9 @@ impl Client {
         self.answer(&format!("DELETE {path}"), resp).map(|_| ())
     }
 
-    /// The repositories.
+    /// The repositories (every page).
     pub fn repos(&self) -> anyhow::Result<Vec<v1::Repo>> {
-        self.get("/v1/repos")
+        self.get_all("/v1/repos")
     }
 
     /// Resolves a repository given by id or by path (of it or of a directory inside it).

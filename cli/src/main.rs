@@ -47,6 +47,9 @@ enum Command {
     /// Install the git hooks that tell frugald about new commits.
     #[command(subcommand)]
     Hooks(cmd::hooks::HooksCmd),
+    /// Make, list and revoke scoped API tokens (read, trigger, admin); needs the admin token.
+    #[command(subcommand)]
+    Token(cmd::token::TokenCmd),
 }
 
 fn main() {
@@ -66,6 +69,7 @@ fn main() {
         Command::Suite(cmd) => cmd::suite::run(&cli.conn, cmd),
         Command::Accept(args) => cmd::accept::run(&cli.conn, args),
         Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
+        Command::Token(cmd) => cmd::token::run(&cli.conn, cmd),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

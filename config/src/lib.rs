@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRegressions, RawRepo, RawSandbox, RawScheduler,
-    RawSearch, StrOrInt, key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawRegressions, RawRepo, RawSandbox,
+    RawScheduler, RawSearch, StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -206,6 +206,27 @@ pub struct DaemonConfig {
     /// Threads serving the HTTP API.
     pub workers: usize,
     pub log_format: LogFormat,
+    /// Whether reads (every GET but `/healthz`) need a token too (any scope).
+    pub auth_reads: bool,
+    /// Host names (or addresses) requests may name in their `Host` header besides loopback
+    /// names and the listen address, which are always allowed; `*` turns the check off.
+    pub allowed_hosts: Vec<String>,
+    /// Replacement computations (`POST /v1/repos/{id}/replacement`) running at once.
+    pub max_replacements: usize,
+}
+
+/// `[http]`: how long and how many connections the API serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpConfig {
+    /// A request's headers must arrive within this, counted from the moment the connection is
+    /// ready for one (so a keep-alive connection idle that long is closed too).
+    pub header_timeout: Duration,
+    /// A connection with a read or write stalled this long is closed.
+    pub idle_timeout: Duration,
+    /// A request (body included) must be answered within this, else 503.
+    pub request_timeout: Duration,
+    /// Connections served at once; more wait in the listen backlog.
+    pub max_connections: usize,
 }
 
 /// `[search]`
@@ -309,6 +330,7 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
     pub sandbox: SandboxConfig,
     pub regressions: RegressionsConfig,
+    pub http: HttpConfig,
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,
@@ -322,6 +344,9 @@ pub const KEYS: &[&str] = &[
     "daemon.token_file",
     "daemon.workers",
     "daemon.log_format",
+    "daemon.auth_reads",
+    "daemon.allowed_hosts",
+    "daemon.max_replacements",
     "search.budget",
     "search.algorithm",
     "search.seed",
@@ -337,6 +362,10 @@ pub const KEYS: &[&str] = &[
     "sandbox.require",
     "regressions.check",
     "regressions.policy",
+    "http.header_timeout",
+    "http.idle_timeout",
+    "http.request_timeout",
+    "http.max_connections",
 ];
 
 /// The environment variable overriding a key.
@@ -351,6 +380,7 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_SCHEDULER_",
     "FRUGAL_SANDBOX_",
     "FRUGAL_REGRESSIONS_",
+    "FRUGAL_HTTP_",
 ];
 
 impl Default for Config {
@@ -506,7 +536,23 @@ mod defaults {
         pub const TOKEN_FILE_NAME: &str = "token";
         pub const WORKERS: usize = 2;
         pub const LOG_FORMAT: LogFormat = LogFormat::Text;
-        // `unix_socket`: no socket unless asked for.
+        /// Reads stay open on loopback, as before tokens had scopes.
+        pub const AUTH_READS: bool = false;
+        /// One replacement at a time: each builds the crate twice and runs every test.
+        pub const MAX_REPLACEMENTS: usize = 1;
+        // `unix_socket`: no socket unless asked for. `allowed_hosts`: none beyond loopback
+        // names and the listen address.
+    }
+
+    pub mod http {
+        use std::time::Duration;
+
+        /// A client has 10 s to send a request's headers (slowloris gets nothing more).
+        pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+        pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+        /// Registration runs `git` and `cargo metadata`; everything else is far quicker.
+        pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+        pub const MAX_CONNECTIONS: usize = 256;
     }
 
     pub mod search {
@@ -646,6 +692,20 @@ fn resolve_daemon(r: &mut Resolver, raw: &RawDaemon) -> Result<DaemonConfig, Con
     let log_format = r
         .string_parsed("daemon.log_format", &raw.log_format, log_format)?
         .unwrap_or(d::LOG_FORMAT);
+    let s = r.pick("daemon.auth_reads", &raw.auth_reads, bool::to_string);
+    let auth_reads = r
+        .parsed("daemon.auth_reads", s, boolean)?
+        .unwrap_or(d::AUTH_READS);
+    let s = r.pick("daemon.allowed_hosts", &raw.allowed_hosts, |v| v.join(","));
+    let allowed_hosts = r
+        .parsed("daemon.allowed_hosts", s, host_list)?
+        .unwrap_or_default();
+    let max_replacements = r.count(
+        "daemon.max_replacements",
+        &raw.max_replacements,
+        1,
+        d::MAX_REPLACEMENTS as u64,
+    )? as usize;
     Ok(DaemonConfig {
         listen,
         unix_socket,
@@ -653,7 +713,72 @@ fn resolve_daemon(r: &mut Resolver, raw: &RawDaemon) -> Result<DaemonConfig, Con
         token_file,
         workers,
         log_format,
+        auth_reads,
+        allowed_hosts,
+        max_replacements,
     })
+}
+
+/// `[http]`
+fn resolve_http(r: &mut Resolver, raw: &RawHttp) -> Result<HttpConfig, ConfigError> {
+    use defaults::http as d;
+    let mut timeout = |key: &str, file: &Option<Spanned<String>>, default: Duration| {
+        r.string_parsed(key, file, positive_duration)
+            .map(|v| v.unwrap_or(default))
+    };
+    let header_timeout = timeout(
+        "http.header_timeout",
+        &raw.header_timeout,
+        d::HEADER_TIMEOUT,
+    )?;
+    let idle_timeout = timeout("http.idle_timeout", &raw.idle_timeout, d::IDLE_TIMEOUT)?;
+    let request_timeout = timeout(
+        "http.request_timeout",
+        &raw.request_timeout,
+        d::REQUEST_TIMEOUT,
+    )?;
+    let max_connections = r.count(
+        "http.max_connections",
+        &raw.max_connections,
+        1,
+        d::MAX_CONNECTIONS as u64,
+    )? as usize;
+    Ok(HttpConfig {
+        header_timeout,
+        idle_timeout,
+        request_timeout,
+        max_connections,
+    })
+}
+
+/// A duration of at least a millisecond.
+fn positive_duration(v: &str) -> Result<Duration, String> {
+    match parse_duration(v)? {
+        Duration::ZERO => Err(format!(
+            "`{}` is zero: a timeout must be positive",
+            v.trim()
+        )),
+        d => Ok(d),
+    }
+}
+
+/// Comma-separated host names (from a TOML array joined, or an environment variable): lower
+/// case, without a port; `*` allows any.
+fn host_list(v: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for h in v.split(',').map(str::trim).filter(|h| !h.is_empty()) {
+        let bare = h.trim_start_matches('[').trim_end_matches(']');
+        // A colon is only allowed inside an IPv6 address: anything else carries a port.
+        let with_port = bare.contains(':') && bare.parse::<std::net::Ipv6Addr>().is_err();
+        if with_port || bare.contains(['/', ' ', '@']) {
+            return Err(format!(
+                "`{h}` is not a host name: give names or addresses without a scheme or port \
+                 (e.g. \"ci.example.com\"), or \"*\" for any"
+            ));
+        }
+        out.push(bare.to_ascii_lowercase());
+    }
+    Ok(out)
 }
 
 /// `[search]`
@@ -983,6 +1108,7 @@ impl Config {
         let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
         let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
         let regressions = resolve_regressions(&mut r, &raw.regressions)?;
+        let http = resolve_http(&mut r, &raw.http)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -992,6 +1118,7 @@ impl Config {
             scheduler,
             sandbox,
             regressions,
+            http,
             repos,
             origins: r.origins,
         })

@@ -37,6 +37,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub regressions: RawRegressions,
     #[serde(default)]
+    pub http: RawHttp,
+    #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
 
@@ -49,6 +51,18 @@ pub(crate) struct RawDaemon {
     pub token_file: Option<Spanned<String>>,
     pub workers: Option<Spanned<i64>>,
     pub log_format: Option<Spanned<String>>,
+    pub auth_reads: Option<Spanned<bool>>,
+    pub allowed_hosts: Option<Spanned<Vec<String>>>,
+    pub max_replacements: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawHttp {
+    pub header_timeout: Option<Spanned<String>>,
+    pub idle_timeout: Option<Spanned<String>>,
+    pub request_timeout: Option<Spanned<String>>,
+    pub max_connections: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -407,3 +407,39 @@ fn cron_accepts_five_six_and_seven_fields() {
     assert!(CronExpr::parse("0 3 * * 8").is_err());
     assert!(CronExpr::parse("* * * *").is_err());
 }
+
+#[test]
+fn allowed_hosts_and_http_limits_read_from_file_and_environment() {
+    let (_dir, _, r) = load(
+        "[daemon]\nallowed_hosts = [\"CI.example.com\", \"[::1]\"]\nauth_reads = true\n\
+         [http]\nheader_timeout = \"2s\"\nmax_connections = 8\n",
+    );
+    let c = r.unwrap();
+    assert_eq!(c.daemon.allowed_hosts, ["ci.example.com", "::1"]);
+    assert!(c.daemon.auth_reads);
+    assert_eq!(c.http.header_timeout, Duration::from_secs(2));
+    assert_eq!(c.http.idle_timeout, Duration::from_secs(60));
+    assert_eq!(c.http.max_connections, 8);
+    let env = [
+        (
+            "FRUGAL_DAEMON_ALLOWED_HOSTS".to_string(),
+            "a.example, b".to_string(),
+        ),
+        ("FRUGAL_HTTP_REQUEST_TIMEOUT".to_string(), "5s".to_string()),
+    ];
+    let c = Config::from_env(env).unwrap();
+    assert_eq!(c.daemon.allowed_hosts, ["a.example", "b"]);
+    assert_eq!(c.http.request_timeout, Duration::from_secs(5));
+    assert_names(
+        "[daemon]\nworkers = 1\nallowed_hosts = [\"ci.example.com:7878\"]\n",
+        3,
+        "daemon.allowed_hosts",
+        "without a scheme or port",
+    );
+    assert_names(
+        "[http]\n\nidle_timeout = \"0s\"\n",
+        3,
+        "http.idle_timeout",
+        "is zero",
+    );
+}

@@ -9,7 +9,7 @@ use axum::Json;
 use axum::extract::{Path as UrlPath, Query, State};
 use frugal_storage::{RepoRecord, ReportRecord};
 
-use crate::server::{ApiError, ApiResult, CrateQuery, Shared, crate_of, query, repo_of};
+use crate::server::{ApiError, ApiResult, CrateQuery, Shared, blocking, crate_of, query, repo_of};
 use crate::v1;
 
 /// A full commit id as given, or the one git resolves an abbreviation or ref to.
@@ -35,7 +35,8 @@ fn commit_report(
 ) -> ApiResult<v1::CommitReport> {
     let pending = s
         .sched
-        .active()?
+        .store()
+        .active_jobs()?
         .into_iter()
         .filter(|j| j.repo == repo.id && j.commit.as_deref() == Some(commit))
         .map(|j| j.krate)
@@ -54,15 +55,20 @@ pub(crate) async fn report(
     State(s): State<Shared>,
     UrlPath((id, sha)): UrlPath<(String, String)>,
 ) -> ApiResult<Json<v1::CommitReport>> {
-    let repo = repo_of(&s, &id)?;
+    let st = s.clone();
+    let repo = blocking(move || repo_of(&st, &id)).await?;
     let commit = full_commit(&repo, &sha).await?;
-    let reports = s.sched.store().reports_of_commit(repo.id, &commit)?;
-    let answer = commit_report(&s, &repo, &commit, &reports)?;
+    let answer = blocking(move || {
+        let reports = s.sched.store().reports_of_commit(repo.id, &commit)?;
+        commit_report(&s, &repo, &commit, &reports)
+    })
+    .await?;
     if answer.crates.is_empty() && answer.pending.is_empty() {
+        let commit = &answer.commit;
         return Err(ApiError::not_found(format!(
             "no regression report for commit {commit} of repository {}: no job has checked it \
              (run `frugal trigger --commit {commit}`)",
-            repo.id
+            answer.repo
         )));
     }
     Ok(Json(answer))
@@ -74,15 +80,25 @@ pub(crate) async fn accept(
     q: Result<Query<CrateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<v1::CommitReport>> {
     let q = query(q)?;
-    let repo = repo_of(&s, &id)?;
+    let st = s.clone();
+    let repo = blocking(move || repo_of(&st, &id)).await?;
     let commit = full_commit(&repo, &sha).await?;
+    blocking(move || accept_blocking(&s, &repo, &commit, &q)).await
+}
+
+fn accept_blocking(
+    s: &Shared,
+    repo: &RepoRecord,
+    commit: &str,
+    q: &CrateQuery,
+) -> ApiResult<Json<v1::CommitReport>> {
     let only = match &q.krate {
-        Some(_) => Some(crate_of(&repo, &q)?),
+        Some(_) => Some(crate_of(repo, q)?),
         None => None,
     };
     let store = s.sched.store();
     let chosen: Vec<ReportRecord> = store
-        .reports_of_commit(repo.id, &commit)?
+        .reports_of_commit(repo.id, commit)?
         .into_iter()
         .filter(|r| only.as_ref().is_none_or(|k| &r.krate == k))
         .collect();
@@ -93,7 +109,7 @@ pub(crate) async fn accept(
         )));
     }
     for r in &chosen {
-        let accepted = store.accept_report(repo.id, &commit, &r.krate)?;
+        let accepted = store.accept_report(repo.id, commit, &r.krate)?;
         if accepted.held
             && let Some(suite) = accepted.suite
         {
@@ -102,6 +118,6 @@ pub(crate) async fn accept(
         tracing::info!(repo = %repo.id, commit = %commit, krate = %r.krate,
             changed = accepted.changed, held = accepted.held, "behaviour changes accepted");
     }
-    let reports = store.reports_of_commit(repo.id, &commit)?;
-    Ok(Json(commit_report(&s, &repo, &commit, &reports)?))
+    let reports = store.reports_of_commit(repo.id, commit)?;
+    Ok(Json(commit_report(s, repo, commit, &reports)?))
 }

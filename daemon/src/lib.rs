@@ -1,7 +1,8 @@
 //! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`, commits'
 //! regression reports in `commits`), the job runner (`runner`, one job in `job`, its first
 //! phase, the regression check, in `regression`), live progress of runs in flight (`live`), the
-//! replacement suites it serves (`replacement`), the web pages (`ui`), metrics, the API token, and its lifecycle
+//! replacement suites it serves (`replacement`), the web pages (`ui`), metrics, who may do
+//! what (`auth`: scoped tokens and the `Host` check; `token`: the token file), and its lifecycle
 //! (`service`: configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
 //!
 //! Glue only: the engine is `frugal-subject`/`frugal-search`, measurement is `frugal-profiler`,
@@ -9,6 +10,7 @@
 //! This crate is the only one that knows HTTP as a server; the `frugal` CLI (`cli/`) is its
 //! client and shares only `v1`, `token` and `service::load_config`.
 
+pub mod auth;
 mod commits;
 pub mod job;
 pub mod live;

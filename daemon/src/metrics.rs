@@ -55,6 +55,8 @@ pub struct Gauges {
     pub jobs_queued: usize,
     pub jobs_running: usize,
     pub runs_live: usize,
+    /// Replacement computations queued or running.
+    pub replacements: usize,
 }
 
 /// The daemon's metrics.
@@ -145,6 +147,12 @@ impl Metrics {
             "frugal_runs_live",
             "Runs in flight in this process.",
             &[("", g.runs_live as f64)],
+        );
+        gauge(
+            &mut out,
+            "frugal_replacements_in_flight",
+            "Replacement computations queued or running.",
+            &[("", g.replacements as f64)],
         );
         let _ = writeln!(
             out,

@@ -1,19 +1,23 @@
-//! `GET /v1/repos/{id}/replacement`: the cheaper replacement of a crate's own suite, drawn from
-//! its best stored suite, computed by `frugal-replace` on the suite's commit.
+//! `/v1/repos/{id}/replacement`: the cheaper replacement of a crate's own suite, drawn from its
+//! best stored suite, computed by `frugal-replace` on the suite's commit.
 //!
-//! Owns the request's answer, the background computation and its directories
-//! (`<state_dir>/work/repo-<id>/<crate>/replace-*`, outputs in `<state_dir>/replacements/`).
-//! The result (with per-test goal sets and costs of the own and generated tests) is stored per
-//! suite, metric and cover target, so each is computed once; a failure is stored too, with its
-//! reason, and answered as `failed` (a lost goal is never a silent result).
+//! Owns the routes' answers, the pool of computations ([`Replacer`]) and their directories (one
+//! fresh directory per computation under `<state_dir>/work/replace/`, removed when it ends;
+//! outputs in `<state_dir>/replacements/`). The result (with per-test goal sets and costs of the
+//! own and generated tests) is stored per suite, metric and cover target, so each is computed
+//! once; a failure is stored too, with its reason, and answered as `failed` (a lost goal is
+//! never a silent result) until a POST retries it.
 //!
-//! Decision: the first GET starts the computation on a thread of its own and answers 202
-//! `computing`; later GETs answer from the store. It takes minutes (two builds, every test
-//! profiled and run instrumented), far too long for a request, and it is derived data.
+//! Decision: a GET only reads (the stored result, `computing` while one is in flight, else 404),
+//! so no page a browser loads can make the daemon build and run code; `POST` with a trigger
+//! token starts the computation. Computations run on `daemon.max_replacements` threads fed by a
+//! bounded queue: they take minutes (two builds, every test profiled and run instrumented), far
+//! too long for a request, and one user must not be able to start them without bound.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Json;
@@ -24,10 +28,10 @@ use frugal_replace::{CostMetric, CoverTarget, ReplaceConfig};
 use frugal_storage::{ReplacementRecord, RepoRecord, Store, SuiteRecord};
 use serde::Deserialize;
 
-use crate::server::AppState;
+use crate::server::{ApiError, ApiResult, Shared, blocking, query};
 use crate::v1;
 
-/// Query of the route.
+/// Query of the routes.
 #[derive(Debug, Deserialize)]
 pub struct ReplacementQuery {
     #[serde(rename = "crate")]
@@ -36,157 +40,264 @@ pub struct ReplacementQuery {
     cover: Option<String>,
 }
 
-/// Computations in flight: (repo, crate, suite, metric, cover).
+/// Identifies a computation: (repo, crate, suite, metric, cover).
 type Key = (u64, String, u64, String, String);
-static RUNNING: LazyLock<Mutex<HashSet<Key>>> = LazyLock::new(Mutex::default);
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (
-        status,
-        Json(v1::ErrorBody {
-            error: message.into(),
-        }),
-    )
-        .into_response()
+type Work = Box<dyn FnOnce() + Send>;
+
+/// Computations waiting for a thread, beyond those running.
+pub const QUEUE: usize = 16;
+
+/// The pool that runs replacement computations: a fixed number of threads, a bounded queue,
+/// and the keys in flight (queued or running), so one key is never computed twice at once.
+#[derive(Clone)]
+pub struct Replacer {
+    tx: SyncSender<(Key, Work)>,
+    in_flight: Arc<Mutex<HashSet<Key>>>,
 }
 
-/// The handler.
-pub async fn get_replacement(
-    State(s): State<std::sync::Arc<AppState>>,
-    UrlPath(id): UrlPath<String>,
-    q: Result<Query<ReplacementQuery>, axum::extract::rejection::QueryRejection>,
-) -> Response {
-    let q = match q {
-        Ok(Query(q)) => q,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("bad query string: {}", e.body_text()),
-            );
+/// The queue is full.
+#[derive(Debug)]
+pub struct Busy;
+
+impl Replacer {
+    /// Starts `workers` threads (at least one).
+    pub fn start(workers: usize) -> anyhow::Result<Replacer> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(Key, Work)>(QUEUE);
+        let rx = Arc::new(Mutex::new(rx));
+        let in_flight: Arc<Mutex<HashSet<Key>>> = Arc::default();
+        for i in 0..workers.max(1) {
+            let (rx, in_flight) = (rx.clone(), in_flight.clone());
+            std::thread::Builder::new()
+                .name(format!("frugald-replace-{i}"))
+                .spawn(move || work_loop(&rx, &in_flight))?;
         }
-    };
-    match answer(s.sched.store(), &id, &q) {
-        Ok((status, body)) => (status, Json(body)).into_response(),
-        Err((status, message)) => error(status, message),
+        Ok(Replacer { tx, in_flight })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<Key>> {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Computations queued or running.
+    pub fn in_flight(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn is_in_flight(&self, key: &Key) -> bool {
+        self.lock().contains(key)
+    }
+
+    /// Queues `work` under `key`: `Ok(true)` when queued, `Ok(false)` when the key is already
+    /// in flight, `Err(Busy)` when the queue is full.
+    pub fn submit(&self, key: Key, work: impl FnOnce() + Send + 'static) -> Result<bool, Busy> {
+        let mut set = self.lock();
+        if !set.insert(key.clone()) {
+            return Ok(false);
+        }
+        match self.tx.try_send((key.clone(), Box::new(work))) {
+            Ok(()) => Ok(true),
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                set.remove(&key);
+                Err(Busy)
+            }
+        }
     }
 }
 
-type Failure = (StatusCode, String);
-
-fn internal(e: impl std::fmt::Display) -> Failure {
-    (StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+fn work_loop(rx: &Mutex<Receiver<(Key, Work)>>, in_flight: &Mutex<HashSet<Key>>) {
+    loop {
+        let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok((key, work)) = next else { return };
+        // A panicking computation must not take the thread (and a slot of the cap) with it.
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).is_err() {
+            tracing::error!(repo = key.0, krate = %key.1, "a replacement computation panicked");
+        }
+        in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+    }
 }
 
-/// Looks the replacement up, starting its computation when there is none.
-fn answer(
-    store: &Store,
-    raw_id: &str,
-    q: &ReplacementQuery,
-) -> Result<(StatusCode, v1::ReplacementAnswer), Failure> {
+/// What a request names: the repository, crate, best suite, metric and cover target.
+struct Target {
+    repo: RepoRecord,
+    krate: String,
+    suite: SuiteRecord,
+    metric: CostMetric,
+    cover: CoverTarget,
+}
+
+impl Target {
+    fn cover_name(&self) -> &'static str {
+        cover_name(self.cover)
+    }
+
+    fn key(&self) -> Key {
+        (
+            self.repo.id.0,
+            self.krate.clone(),
+            self.suite.id.0,
+            self.metric.name().into(),
+            self.cover_name().into(),
+        )
+    }
+
+    fn answer(&self, status: &str) -> v1::ReplacementAnswer {
+        v1::ReplacementAnswer {
+            status: status.into(),
+            krate: self.krate.clone(),
+            suite: self.suite.id.0,
+            metric: self.metric.name().into(),
+            cover: self.cover_name().into(),
+            replacement: None,
+            error: None,
+        }
+    }
+
+    fn stored(&self, store: &Store) -> ApiResult<Option<v1::ReplacementAnswer>> {
+        let rec = store.replacement(
+            self.repo.id,
+            &self.krate,
+            self.suite.id,
+            self.metric.name(),
+            self.cover_name(),
+        )?;
+        Ok(rec.map(|rec| {
+            let mut body = self.answer(if rec.error.is_some() {
+                "failed"
+            } else {
+                "ready"
+            });
+            body.replacement = rec.replacement;
+            body.error = rec.error;
+            body
+        }))
+    }
+}
+
+fn cover_name(c: CoverTarget) -> &'static str {
+    if c == CoverTarget::All { "all" } else { "own" }
+}
+
+/// Resolves the request's target (blocking: reads the store).
+fn target(store: &Store, raw_id: &str, q: &ReplacementQuery) -> ApiResult<Target> {
     let metric: CostMetric = q
         .metric
         .as_deref()
         .unwrap_or("cpu")
         .parse()
-        .map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+        .map_err(ApiError::bad_request)?;
     let cover: CoverTarget = q
         .cover
         .as_deref()
         .unwrap_or("own")
         .parse()
-        .map_err(|e| (StatusCode::BAD_REQUEST, e))?;
-    let cover_name = if cover == CoverTarget::All {
-        "all"
-    } else {
-        "own"
-    };
-    let id: u64 = raw_id.parse().map_err(|e| {
-        (
-            StatusCode::BAD_REQUEST,
-            format!("bad repository id `{raw_id}`: {e}"),
-        )
-    })?;
+        .map_err(ApiError::bad_request)?;
+    let id: u64 = raw_id
+        .parse()
+        .map_err(|e| ApiError::bad_request(format!("bad repository id `{raw_id}`: {e}")))?;
     let repo = store
-        .repo(frugal_storage::RepoId(id))
-        .map_err(internal)?
-        .ok_or((StatusCode::NOT_FOUND, format!("no repository {id}")))?;
+        .repo(frugal_storage::RepoId(id))?
+        .ok_or_else(|| ApiError::not_found(format!("no repository {id}")))?;
     let krate = crate_of(&repo, q.krate.as_deref())?;
-    let suite = store.best(repo.id, &krate).map_err(internal)?.ok_or((
-        StatusCode::NOT_FOUND,
-        format!(
+    let suite = store.best(repo.id, &krate)?.ok_or_else(|| {
+        ApiError::not_found(format!(
             "repository {id} has no suite for crate `{krate}` yet: a replacement draws from it"
-        ),
-    ))?;
-    let mut body = v1::ReplacementAnswer {
-        status: "computing".into(),
-        krate: krate.clone(),
-        suite: suite.id.0,
-        metric: metric.name().into(),
-        cover: cover_name.into(),
-        replacement: None,
-        error: None,
-    };
-    let stored = store
-        .replacement(repo.id, &krate, suite.id, metric.name(), cover_name)
-        .map_err(internal)?;
-    if let Some(rec) = stored {
-        body.status = if rec.error.is_some() {
-            "failed"
-        } else {
-            "ready"
-        }
-        .into();
-        body.replacement = rec.replacement;
-        body.error = rec.error;
-        return Ok((StatusCode::OK, body));
-    }
-    let key: Key = (
-        id,
-        krate.clone(),
-        suite.id.0,
-        metric.name().into(),
-        cover_name.into(),
-    );
-    let fresh = RUNNING
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key.clone());
-    if fresh {
-        let job = Computation {
-            store: store.clone(),
-            repo,
-            krate,
-            suite,
-            metric,
-            cover,
-        };
-        let spawned = std::thread::Builder::new()
-            .name("frugald-replace".into())
-            .spawn(move || {
-                job.run();
-                RUNNING
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&key);
-            });
-        if let Err(e) = spawned {
-            return Err(internal(format!("start the computation: {e}")));
-        }
-    }
-    Ok((StatusCode::ACCEPTED, body))
+        ))
+    })?;
+    Ok(Target {
+        repo,
+        krate,
+        suite,
+        metric,
+        cover,
+    })
 }
 
-fn crate_of(repo: &RepoRecord, asked: Option<&str>) -> Result<String, Failure> {
+fn reply(status: StatusCode, body: v1::ReplacementAnswer) -> Response {
+    (status, Json(body)).into_response()
+}
+
+/// The route, both methods: `GET` reads ([`read`]), `POST` (trigger scope) starts ([`start`]).
+pub async fn replacement(
+    method: axum::http::Method,
+    State(s): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    q: Result<Query<ReplacementQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    blocking(move || {
+        let t = target(s.sched.store(), &id, &q)?;
+        if method == axum::http::Method::POST {
+            start(&s, &t)
+        } else {
+            read(&s, &t)
+        }
+    })
+    .await
+}
+
+/// The stored replacement, or `computing` while one is in flight; never starts one.
+fn read(s: &Shared, t: &Target) -> ApiResult<Response> {
+    // In flight first: a failure being retried is `computing`, not its old failure.
+    if s.replacer.is_in_flight(&t.key()) {
+        return Ok(reply(StatusCode::ACCEPTED, t.answer("computing")));
+    }
+    if let Some(body) = t.stored(s.sched.store())? {
+        return Ok(reply(StatusCode::OK, body));
+    }
+    Err(ApiError::not_found(format!(
+        "no replacement of suite {} ({}, cover {}) has been computed: POST to this URL with \
+         a trigger token starts it (`frugal replace --repo`)",
+        t.suite.id,
+        t.metric.name(),
+        t.cover_name()
+    )))
+}
+
+/// Starts the computation unless it is stored (a failure is retried) or already in flight.
+fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
+    let store = s.sched.store();
+    if let Some(body) = t.stored(store)?
+        && body.status == "ready"
+    {
+        return Ok(reply(StatusCode::OK, body));
+    }
+    let job = Computation {
+        store: store.clone(),
+        repo: t.repo.clone(),
+        krate: t.krate.clone(),
+        suite: t.suite.clone(),
+        metric: t.metric,
+        cover: t.cover,
+    };
+    match s.replacer.submit(t.key(), move || job.run()) {
+        Ok(_) => Ok(reply(StatusCode::ACCEPTED, t.answer("computing"))),
+        Err(Busy) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "{} replacement computations are queued or running (daemon.max_replacements \
+                 threads, {QUEUE} waiting at most): retry later",
+                s.replacer.in_flight()
+            ),
+        )),
+    }
+}
+
+fn crate_of(repo: &RepoRecord, asked: Option<&str>) -> ApiResult<String> {
     match asked {
         Some(k) if repo.crates.iter().any(|c| c.name == k) => Ok(k.to_string()),
-        Some(k) => Err((
-            StatusCode::NOT_FOUND,
-            format!("repository {} has no crate `{k}`", repo.id),
-        )),
-        None => repo.crates.first().map(|c| c.name.clone()).ok_or((
-            StatusCode::NOT_FOUND,
-            format!("repository {} has no crate", repo.id),
-        )),
+        Some(k) => Err(ApiError::not_found(format!(
+            "repository {} has no crate `{k}`",
+            repo.id
+        ))),
+        None => repo
+            .crates
+            .first()
+            .map(|c| c.name.clone())
+            .ok_or_else(|| ApiError::not_found(format!("repository {} has no crate", repo.id))),
     }
 }
 
@@ -215,12 +326,7 @@ impl Computation {
             krate: self.krate.clone(),
             suite: self.suite.id,
             metric: self.metric.name().into(),
-            cover: if self.cover == CoverTarget::All {
-                "all"
-            } else {
-                "own"
-            }
-            .into(),
+            cover: cover_name(self.cover).into(),
             created: frugal_storage::now_ms(),
             replacement,
             error,
@@ -243,7 +349,20 @@ impl Computation {
             .iter()
             .find(|c| c.name == self.krate)
             .context("the crate is no longer registered")?;
-        let base = self.base_dir()?;
+        // A directory of its own: computations of one crate (other suites, metrics or cover
+        // targets) never share files, and nothing is left behind when it ends.
+        let work = self.state_dir()?.join("work").join("replace");
+        std::fs::create_dir_all(&work).with_context(|| format!("create {}", work.display()))?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!(
+                "repo-{}-{}-{}-",
+                self.repo.id,
+                crate::job::safe_name(&self.krate),
+                self.suite.id
+            ))
+            .tempdir_in(&work)
+            .with_context(|| format!("create a work directory in {}", work.display()))?;
+        let base = dir.path();
         let src = base.join("replace-src");
         crate::job::snapshot(Path::new(&self.repo.path), &commit, &src)?;
         let generated = base.join("replace-generated.rs");
@@ -272,25 +391,13 @@ impl Computation {
             .to_path_buf())
     }
 
-    fn base_dir(&self) -> anyhow::Result<PathBuf> {
-        Ok(self
-            .state_dir()?
-            .join("work")
-            .join(format!("repo-{}", self.repo.id))
-            .join(crate::job::safe_name(&self.krate)))
-    }
-
     fn out_dir(&self) -> anyhow::Result<PathBuf> {
         Ok(self.state_dir()?.join("replacements").join(format!(
             "{}-{}-{}-{}",
             crate::job::safe_name(&self.krate),
             self.suite.id,
             self.metric.name(),
-            if self.cover == CoverTarget::All {
-                "all"
-            } else {
-                "own"
-            }
+            cover_name(self.cover)
         )))
     }
 }

@@ -357,17 +357,15 @@ pub fn mark_interrupted_runs(store: &Store) -> anyhow::Result<Vec<RunId>> {
 }
 
 /// Jobs by state, for status and metrics.
-pub fn job_counts(store: &Store) -> BTreeMap<&'static str, usize> {
+pub fn job_counts(store: &Store) -> frugal_storage::Result<BTreeMap<&'static str, usize>> {
     let mut m = BTreeMap::new();
-    if let Ok(jobs) = store.jobs() {
-        for j in jobs {
-            let k = match j.state {
-                frugal_storage::JobState::Queued => "queued",
-                frugal_storage::JobState::Running => "running",
-                _ => continue,
-            };
-            *m.entry(k).or_default() += 1;
-        }
+    for j in store.active_jobs()? {
+        let k = match j.state {
+            frugal_storage::JobState::Queued => "queued",
+            frugal_storage::JobState::Running => "running",
+            _ => continue,
+        };
+        *m.entry(k).or_default() += 1;
     }
-    m
+    Ok(m)
 }

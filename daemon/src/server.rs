@@ -1,20 +1,25 @@
-//! The HTTP API of `frugald` (axum on tokio): routes under `/v1`, `/healthz` and `/metrics`,
-//! bearer-token auth for state changes, JSON errors, and request metrics.
+//! The HTTP API of `frugald` (axum on tokio): routes under `/v1`, `/healthz` and `/metrics`, the
+//! `Host` check and scoped bearer tokens (`auth`), JSON errors, request timeouts and metrics.
 //!
 //! Owns request parsing and answers; the work behind a route is a storage read or a scheduler
-//! call. Store reads are sled lookups served from its cache (microseconds), so handlers call
-//! them inline; calls that run git or cargo (add, trigger) go to the blocking pool.
+//! call. Every handler that touches the store or runs git or cargo does it on the blocking pool
+//! ([`blocking`]), so a slow disk or a large record never stalls the async workers that answer
+//! everyone else; lists are pages (`?limit=&after=`, at most `frugal_storage::MAX_PAGE`, the
+//! next page's `after` in the `x-frugal-next-after` header) read through the store's indexes.
 //!
-//! Error answers are JSON `{"error": "..."}`: 401 without a valid token on POST/DELETE (checked
-//! before anything else), 400 for malformed JSON or ids with the parser's reason, 404 for an
-//! unknown repository, run or suite, 409 for a duplicate registration.
+//! Error answers are JSON `{"error": "..."}`, whoever produced them (a handler, axum's own
+//! rejections, the timeout): 400 for a missing or foreign `Host` header (403 for a foreign one),
+//! 401 without a valid token where the route's scope needs one (checked before the body is
+//! read), 403 for a token of too narrow a scope, 400 for malformed JSON or ids with the parser's
+//! reason, 404 for an unknown repository, run or suite, 409 for a duplicate registration, 503
+//! when the request timeout ran out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{MatchedPath, Path as UrlPath, Query, Request, State};
@@ -24,23 +29,33 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use frugal_scheduler::{EnqueueOutcome, Reason, Scheduler, SchedulerError};
-use frugal_storage::{CrateEntry, RepoId, RepoRecord, RunId, StoreError, SuiteId, SuiteRecord};
-use serde::Deserialize;
+use frugal_storage::{
+    CrateEntry, JobId, MAX_PAGE, RepoId, RepoRecord, RunId, StoreError, SuiteId, SuiteRecord,
+};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use frugal_cargo::{Cargo, Metadata};
 
+use crate::auth::{self, Auth, Hosts, Scope};
 use crate::commits;
 use crate::live::Live;
 use crate::metrics::{Gauges, Metrics};
+use crate::replacement::{self, Replacer};
 use crate::runner::job_counts;
-use crate::token;
 use crate::v1;
 
 /// Shared state of the handlers.
 pub struct AppState {
     pub sched: Arc<Scheduler>,
-    pub token: String,
+    /// The token check (`auth.rs`).
+    pub auth: Auth,
+    /// Names the `Host` header may give.
+    pub hosts: Hosts,
+    /// Replacement computations, under `daemon.max_replacements`.
+    pub replacer: Replacer,
+    /// Longest time a request may take (`http.request_timeout`).
+    pub request_timeout: Duration,
     pub live: Live,
     pub metrics: Arc<Metrics>,
     /// Wakes the runner after a trigger, so a job starts without waiting for the next tick.
@@ -60,14 +75,14 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
             message: message.into(),
         }
     }
 
-    fn bad_request(message: impl Into<String>) -> ApiError {
+    pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
         Self::new(StatusCode::BAD_REQUEST, message)
     }
 
@@ -121,7 +136,8 @@ impl From<SchedulerError> for ApiError {
 
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
-/// The router with every route, the auth check and the metrics layer.
+/// The router with every route and its layers, outermost first: metrics, JSON errors, the
+/// `Host` check, the token check, the request timeout.
 pub fn router(state: Shared) -> Router {
     let v1 = Router::new()
         .route("/status", get(status))
@@ -135,44 +151,144 @@ pub fn router(state: Shared) -> Router {
         .route("/repos/{id}/suites/best/source", get(best_source))
         .route(
             "/repos/{id}/replacement",
-            get(crate::replacement::get_replacement),
+            get(replacement::replacement).post(replacement::replacement),
         )
         .route("/runs", get(list_runs))
         .route("/runs/{id}", get(show_run))
         .route("/suites/{id}", get(show_suite))
         .route("/suites/{id}/source", get(suite_source))
-        .route("/jobs", get(list_jobs));
+        .route("/jobs", get(list_jobs))
+        .route("/tokens", get(auth::list_tokens).post(auth::create_token))
+        .route("/tokens/{id}", axum::routing::delete(auth::revoke_token));
     Router::new()
         .nest(v1::PREFIX, v1)
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .fallback(not_found_route)
-        .layer(middleware::from_fn_with_state(state.clone(), auth))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            state.request_timeout,
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), check_token))
+        .layer(middleware::from_fn(check_host))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            check_host_state,
+        ))
+        .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .with_state(state.clone())
-        .merge(crate::ui::router(state))
+        .merge(ui_router(state))
 }
 
-/// Requires the bearer token on every method that changes state.
-async fn auth(State(s): State<Shared>, req: Request, next: Next) -> Response {
-    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+/// The web pages, behind the same `Host` checks as the API (DNS rebinding would otherwise
+/// reach them through a browser), with their own auth (sessions, `ui::auth`).
+fn ui_router(state: Shared) -> Router {
+    crate::ui::router(state.clone())
+        .layer(middleware::from_fn(check_host))
+        .layer(middleware::from_fn_with_state(state, check_host_state))
+}
+
+/// The scope a request needs: `None` for health checks, `read` for other reads, `trigger` to
+/// queue work, `admin` for the rest (registration, removal, accepting, tokens, and any method
+/// or route the API does not have, so a probe learns nothing without a token).
+pub fn scope_of(method: &Method, route: Option<&str>) -> Option<Scope> {
+    let read = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+    match route {
+        Some("/healthz") if read => None,
+        Some("/v1/tokens") => Some(Scope::Admin),
+        Some("/v1/repos/{id}/trigger" | "/v1/repos/{id}/replacement")
+            if *method == Method::POST =>
+        {
+            Some(Scope::Trigger)
+        }
+        _ if read => Some(Scope::Read),
+        _ => Some(Scope::Admin),
+    }
+}
+
+/// Refuses a request without the token its route's scope needs (reads only when
+/// `daemon.auth_reads`), before its body is read.
+async fn check_token(State(s): State<Shared>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str);
+    let needed = match scope_of(req.method(), route) {
+        None => return next.run(req).await,
+        Some(Scope::Read) if !s.auth.reads_need_token() => return next.run(req).await,
+        Some(n) => n,
+    };
+    match s.auth.authorize(auth::bearer(req.headers()), needed) {
+        Ok(_) => next.run(req).await,
+        Err(denied) => ApiError::from(denied).into_response(),
+    }
+}
+
+/// Marks a request that came over the unix socket: the `Host` check does not apply there (a web
+/// page cannot reach a unix socket, and local clients name any host).
+#[derive(Clone, Copy, Debug)]
+pub struct UnixPeer;
+
+/// Refuses a request whose `Host` header names a host the daemon is not (DNS rebinding: a page
+/// whose name now resolves to 127.0.0.1 still sends its own name).
+async fn check_host_state(State(s): State<Shared>, req: Request, next: Next) -> Response {
+    if req.extensions().get::<UnixPeer>().is_some() {
         return next.run(req).await;
     }
-    let given = req
+    let host = req
         .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    match given {
-        Some(t) if token::matches(&s.token, t) => next.run(req).await,
-        Some(_) => ApiError::new(StatusCode::UNAUTHORIZED, "the bearer token is wrong").into_response(),
-        None => ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "this request changes state and needs `Authorization: Bearer <token>` (the token is in daemon.token_file)",
-        )
-        .into_response(),
+        .get(header::HOST)
+        .map(|h| h.to_str().unwrap_or("(not text)"));
+    match s.hosts.check(host) {
+        Ok(()) => next.run(req).await,
+        Err(why) if host.is_none() => ApiError::bad_request(why).into_response(),
+        Err(why) => ApiError::new(StatusCode::FORBIDDEN, why).into_response(),
     }
+}
+
+/// HTTP/1.1 puts the authority in the request line (`GET http://evil/ HTTP/1.1`) or the `Host`
+/// header; hyper moves neither into the other, so an absolute URI with another host is refused
+/// here whatever the header says.
+async fn check_host(req: Request, next: Next) -> Response {
+    match (req.uri().host(), req.headers().get(header::HOST)) {
+        (Some(uri_host), Some(h)) if h.to_str().ok().map(auth::host_name) != Some(uri_host) => {
+            ApiError::bad_request("the request line and the Host header name different hosts")
+                .into_response()
+        }
+        _ => next.run(req).await,
+    }
+}
+
+/// Gives every error answer the API's JSON shape, including those axum (405, 415, path
+/// rejections) and the timeout (503) produce without one.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let message = match std::str::from_utf8(&text).map(str::trim) {
+        Ok(t) if !t.is_empty() => format!("{reason}: {t}"),
+        _ if status == StatusCode::SERVICE_UNAVAILABLE => {
+            "the request took longer than http.request_timeout".to_string()
+        }
+        _ => reason,
+    };
+    let mut out = ApiError::new(status, message).into_response();
+    for name in [header::ALLOW, header::WWW_AUTHENTICATE] {
+        if let Some(v) = parts.headers.get(&name) {
+            out.headers_mut().insert(name, v.clone());
+        }
+    }
+    out
 }
 
 /// Counts requests and their latency by matched route (not raw path: ids would explode labels).
@@ -183,10 +299,10 @@ pub(crate) async fn observe(State(s): State<Shared>, req: Request, next: Next) -
         .get::<MatchedPath>()
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".to_string());
-    let method = req.method().to_string();
+    let method = req.method().clone();
     let resp = next.run(req).await;
     s.metrics
-        .request(&route, &method, resp.status().as_u16(), t.elapsed());
+        .request(&route, method.as_str(), resp.status().as_u16(), t.elapsed());
     resp
 }
 
@@ -194,8 +310,51 @@ async fn not_found_route(method: Method, uri: axum::http::Uri) -> ApiError {
     ApiError::not_found(format!("no route {method} {uri}; the API lives under /v1"))
 }
 
+/// Runs store reads and git or cargo calls on the blocking pool, off the async workers.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(ApiError::internal)?
+}
+
+/// `?limit=&after=` of a list: at most [`MAX_PAGE`] items (50 by default) after the id `after`
+/// in the list's order.
+#[derive(Debug, Default, Deserialize)]
+struct Page {
+    limit: Option<usize>,
+    after: Option<u64>,
+}
+
+const DEFAULT_PAGE: usize = 50;
+
+/// The page size a `?limit=` asks for, checked.
+fn page_limit(limit: Option<usize>) -> ApiResult<usize> {
+    match limit {
+        None => Ok(DEFAULT_PAGE),
+        Some(n @ 1..=MAX_PAGE) => Ok(n),
+        Some(n) => Err(ApiError::bad_request(format!(
+            "limit {n} is outside 1..={MAX_PAGE}; follow x-frugal-next-after for more"
+        ))),
+    }
+}
+
+/// A page as JSON, with the `after` of the next one when this one is full.
+fn paged<T: Serialize>(items: Vec<T>, limit: usize, last_id: Option<u64>) -> Response {
+    let full = items.len() >= limit;
+    let mut r = Json(items).into_response();
+    if full
+        && let Some(id) = last_id
+        && let Ok(v) = HeaderValue::from_str(&id.to_string())
+    {
+        r.headers_mut().insert(v1::NEXT_AFTER, v);
+    }
+    r
+}
+
 /// Parses a JSON body; an empty body reads as `{}` when the type has defaults for every field.
-fn parse_body<T: DeserializeOwned>(body: &Bytes) -> ApiResult<T> {
+pub(crate) fn parse_body<T: DeserializeOwned>(body: &Bytes) -> ApiResult<T> {
     let text: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
         b"{}"
     } else {
@@ -205,7 +364,7 @@ fn parse_body<T: DeserializeOwned>(body: &Bytes) -> ApiResult<T> {
         .map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
 }
 
-fn parse_id(what: &str, raw: &str) -> ApiResult<u64> {
+pub(crate) fn parse_id(what: &str, raw: &str) -> ApiResult<u64> {
     raw.parse::<u64>()
         .map_err(|_| ApiError::bad_request(format!("{what} id `{raw}` is not a number")))
 }
@@ -225,43 +384,51 @@ async fn healthz() -> Json<v1::Health> {
     })
 }
 
-async fn metrics(State(s): State<Shared>) -> Response {
-    let counts = job_counts(s.sched.store());
-    let g = Gauges {
-        repos: s.sched.store().repos().map(|r| r.len()).unwrap_or(0),
-        jobs_queued: counts.get("queued").copied().unwrap_or(0),
-        jobs_running: counts.get("running").copied().unwrap_or(0),
-        runs_live: s.live.runs().len(),
-    };
-    (
+async fn metrics(State(s): State<Shared>) -> ApiResult<Response> {
+    let text = blocking(move || {
+        let counts = job_counts(s.sched.store())?;
+        let g = Gauges {
+            repos: s.sched.store().repo_count(),
+            jobs_queued: counts.get("queued").copied().unwrap_or(0),
+            jobs_running: counts.get("running").copied().unwrap_or(0),
+            runs_live: s.live.runs().len(),
+            replacements: s.replacer.in_flight(),
+        };
+        Ok(s.metrics.render(&g))
+    })
+    .await?;
+    Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        s.metrics.render(&g),
+        text,
     )
-        .into_response()
+        .into_response())
 }
 
 async fn status(State(s): State<Shared>) -> ApiResult<Json<v1::Status>> {
-    let store = s.sched.store();
-    let counts = job_counts(store);
-    let mut running = Vec::new();
-    for id in s.live.runs() {
-        if let Some(r) = store.run(id)? {
-            running.push(with_live(&s.live, v1::Run::from_record(&r, false)));
+    blocking(move || {
+        let store = s.sched.store();
+        let counts = job_counts(store)?;
+        let mut running = Vec::new();
+        for id in s.live.runs() {
+            if let Some(r) = store.run(id)? {
+                running.push(with_live(&s.live, v1::Run::from_record(&r, false)));
+            }
         }
-    }
-    Ok(Json(v1::Status {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        uptime_s: s.metrics.uptime().as_secs_f64(),
-        repos: store.repos()?.len(),
-        jobs_queued: counts.get("queued").copied().unwrap_or(0),
-        jobs_running: counts.get("running").copied().unwrap_or(0),
-        running,
-        stopping: s.stopping.load(Ordering::SeqCst),
-        sandbox: s.sandbox.clone(),
-    }))
+        Ok(Json(v1::Status {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            uptime_s: s.metrics.uptime().as_secs_f64(),
+            repos: store.repo_count(),
+            jobs_queued: counts.get("queued").copied().unwrap_or(0),
+            jobs_running: counts.get("running").copied().unwrap_or(0),
+            running,
+            stopping: s.stopping.load(Ordering::SeqCst),
+            sandbox: s.sandbox.clone(),
+        }))
+    })
+    .await
 }
 
 fn with_live(live: &Live, mut run: v1::Run) -> v1::Run {
@@ -273,47 +440,58 @@ fn with_live(live: &Live, mut run: v1::Run) -> v1::Run {
     run
 }
 
-async fn list_repos(State(s): State<Shared>) -> ApiResult<Json<Vec<v1::Repo>>> {
-    let repos = s.sched.store().repos()?;
-    Ok(Json(repos.iter().map(v1::Repo::from).collect()))
+async fn list_repos(
+    State(s): State<Shared>,
+    q: Result<Query<Page>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    let limit = page_limit(q.limit)?;
+    let repos =
+        blocking(move || Ok(s.sched.store().repos_page(q.after.map(RepoId), limit)?)).await?;
+    let last = repos.last().map(|r| r.id.0);
+    Ok(paged(
+        repos.iter().map(v1::Repo::from).collect(),
+        limit,
+        last,
+    ))
 }
 
 async fn show_repo(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<Json<v1::RepoDetail>> {
-    let repo = repo_of(&s, &id)?;
-    let store = s.sched.store();
-    let mut best = Vec::new();
-    for c in &repo.crates {
-        let suite = store
-            .best(repo.id, &c.name)?
-            .map(|b| v1::Suite::from_record(&b, true, None));
-        best.push(v1::CrateBest {
-            krate: c.name.clone(),
-            suite,
-        });
-    }
-    let jobs = s
-        .sched
-        .active()?
-        .iter()
-        .filter(|j| j.repo == repo.id)
-        .map(v1::Job::from)
-        .collect();
-    Ok(Json(v1::RepoDetail {
-        repo: v1::Repo::from(&repo),
-        best,
-        jobs,
-    }))
+    blocking(move || {
+        let repo = repo_of(&s, &id)?;
+        let store = s.sched.store();
+        let mut best = Vec::new();
+        for c in &repo.crates {
+            let suite = store
+                .best(repo.id, &c.name)?
+                .map(|b| v1::Suite::from_record(&b, true, None));
+            best.push(v1::CrateBest {
+                krate: c.name.clone(),
+                suite,
+            });
+        }
+        let jobs = store
+            .active_jobs()?
+            .iter()
+            .filter(|j| j.repo == repo.id)
+            .map(v1::Job::from)
+            .collect();
+        Ok(Json(v1::RepoDetail {
+            repo: v1::Repo::from(&repo),
+            best,
+            jobs,
+        }))
+    })
+    .await
 }
 
 async fn add_repo(State(s): State<Shared>, body: Bytes) -> ApiResult<Response> {
     let req: v1::AddRepo = parse_body(&body)?;
     let sched = s.sched.clone();
-    let rec = tokio::task::spawn_blocking(move || register(&sched, req))
-        .await
-        .map_err(ApiError::internal)??;
+    let rec = blocking(move || register(&sched, req)).await?;
     tracing::info!(repo = %rec.id, path = %rec.path, crates = rec.crates.len(), "repository registered");
     Ok((StatusCode::CREATED, Json(v1::Repo::from(&rec))).into_response())
 }
@@ -411,7 +589,12 @@ fn discover_crates(path: &Path) -> ApiResult<Vec<CrateEntry>> {
     }
     let meta = Metadata::read(&Cargo::new(), &manifest)
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let crates = library_crates(&meta, path);
+    let (crates, outside) = library_crates(&meta, path);
+    if !outside.is_empty() {
+        // Path dependencies outside the repository are not its crates: its history does not
+        // hold them, so a job could not check them out.
+        tracing::info!(path = %path.display(), ?outside, "skipped library crates outside the repository");
+    }
     if crates.is_empty() {
         return Err(ApiError::bad_request(format!(
             "{} has no library crate to generate tests for",
@@ -421,35 +604,40 @@ fn discover_crates(path: &Path) -> ApiResult<Vec<CrateEntry>> {
     Ok(crates)
 }
 
-fn library_crates(meta: &Metadata, root: &Path) -> Vec<CrateEntry> {
-    meta.packages
-        .iter()
-        .filter(|p| p.is_lib())
-        .map(|p| CrateEntry {
-            name: p.name.clone(),
-            dir: p
-                .dir()
-                .strip_prefix(root)
-                .map(|d| d.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        })
-        .collect()
+/// The library crates under `root` with their directories relative to it, and the names of
+/// those outside it (a workspace member `../x` is not part of the repository's history).
+fn library_crates(meta: &Metadata, root: &Path) -> (Vec<CrateEntry>, Vec<String>) {
+    let mut inside = Vec::new();
+    let mut outside = Vec::new();
+    for p in meta.packages.iter().filter(|p| p.is_lib()) {
+        match p.dir().strip_prefix(root) {
+            Ok(d) => inside.push(CrateEntry {
+                name: p.name.clone(),
+                dir: d.to_string_lossy().into_owned(),
+            }),
+            Err(_) => outside.push(p.name.clone()),
+        }
+    }
+    (inside, outside)
 }
 
 async fn remove_repo(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<StatusCode> {
-    let repo = repo_of(&s, &id)?;
-    // Queued jobs of a removed repository would fail anyway; running ones end on their own.
-    for j in s.sched.active()? {
-        if j.repo == repo.id {
-            let _ = s.sched.cancel(j.id);
+    blocking(move || {
+        let repo = repo_of(&s, &id)?;
+        // Queued jobs of a removed repository would fail anyway; running ones end on their own.
+        for j in s.sched.store().active_jobs()? {
+            if j.repo == repo.id {
+                let _ = s.sched.cancel(j.id);
+            }
         }
-    }
-    s.sched.store().remove_repo(repo.id)?;
-    tracing::info!(repo = %repo.id, path = %repo.path, "repository removed");
-    Ok(StatusCode::NO_CONTENT)
+        s.sched.store().remove_repo(repo.id)?;
+        tracing::info!(repo = %repo.id, path = %repo.path, "repository removed");
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
 }
 
 pub(crate) async fn trigger(
@@ -458,7 +646,6 @@ pub(crate) async fn trigger(
     body: Bytes,
 ) -> ApiResult<Response> {
     let req: v1::Trigger = parse_body(&body)?;
-    let repo = repo_of(&s, &id)?;
     let reason = match req.reason.as_deref().unwrap_or("api") {
         "api" => Reason::Api,
         "hook" => Reason::Hook,
@@ -474,16 +661,19 @@ pub(crate) async fn trigger(
             "the daemon is shutting down; trigger again after it restarts",
         ));
     }
-    let sched = s.sched.clone();
-    let commit = req.commit.clone();
-    let report = tokio::task::spawn_blocking(move || {
+    let st = s.clone();
+    let raw_id = id.clone();
+    let (repo, report) = blocking(move || {
+        let repo = repo_of(&st, &raw_id)?;
         // A hand-made trigger regenerates every crate; a hook only what the commit changed.
-        sched.on_commit(repo.id, commit.as_deref(), reason, |_| {
-            reason == Reason::Api
-        })
+        let report = st
+            .sched
+            .on_commit(repo.id, req.commit.as_deref(), reason, |_| {
+                reason == Reason::Api
+            })?;
+        Ok((repo, report))
     })
-    .await
-    .map_err(ApiError::internal)??;
+    .await?;
     let _ = s.wake.try_send(());
     let jobs: Vec<v1::TriggeredJob> = report
         .jobs
@@ -577,9 +767,12 @@ async fn best_suite(
     q: Result<Query<CrateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<v1::Suite>> {
     let q = query(q)?;
-    let suite = best_of(&s, &id, &q)?;
-    let tests = s.sched.store().suite_tests(&suite)?;
-    Ok(Json(v1::Suite::from_record(&suite, true, Some(&tests))))
+    blocking(move || {
+        let suite = best_of(&s, &id, &q)?;
+        let tests = s.sched.store().suite_tests(&suite)?;
+        Ok(Json(v1::Suite::from_record(&suite, true, Some(&tests))))
+    })
+    .await
 }
 
 async fn best_source(
@@ -588,7 +781,7 @@ async fn best_source(
     q: Result<Query<CrateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Response> {
     let q = query(q)?;
-    let suite = best_of(&s, &id, &q)?;
+    let suite = blocking(move || best_of(&s, &id, &q)).await?;
     Ok(source_response(&suite))
 }
 
@@ -610,26 +803,46 @@ fn source_response(suite: &SuiteRecord) -> Response {
     (headers, suite.source.clone()).into_response()
 }
 
+// Page fields are repeated rather than `#[serde(flatten)]`ed: flattened query fields arrive as
+// strings, and numbers would be refused.
+#[derive(Debug, Deserialize)]
+struct HistoryQuery {
+    #[serde(rename = "crate")]
+    krate: Option<String>,
+    limit: Option<usize>,
+    after: Option<u64>,
+}
+
 async fn suite_history(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
-    q: Result<Query<CrateQuery>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Json<Vec<v1::Suite>>> {
+    q: Result<Query<HistoryQuery>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
     let q = query(q)?;
-    let repo = repo_of(&s, &id)?;
-    let store = s.sched.store();
-    let krate = match &q.krate {
-        Some(_) => Some(crate_of(&repo, &q)?),
-        None => None,
-    };
-    let mut suites = store.suites(repo.id, krate.as_deref())?;
-    suites.reverse();
-    let mut out = Vec::with_capacity(suites.len());
-    for su in &suites {
-        let best = store.best_id(repo.id, &su.krate)? == Some(su.id);
-        out.push(v1::Suite::from_record(su, best, None));
-    }
-    Ok(Json(out))
+    let limit = page_limit(q.limit)?;
+    let out = blocking(move || {
+        let repo = repo_of(&s, &id)?;
+        let store = s.sched.store();
+        let krate = match &q.krate {
+            Some(k) => Some(crate_of(
+                &repo,
+                &CrateQuery {
+                    krate: Some(k.clone()),
+                },
+            )?),
+            None => None,
+        };
+        let suites = store.suites_page(repo.id, krate.as_deref(), q.after.map(SuiteId), limit)?;
+        let mut out = Vec::with_capacity(suites.len());
+        for su in &suites {
+            let best = store.best_id(repo.id, &su.krate)? == Some(su.id);
+            out.push(v1::Suite::from_summary(su, best));
+        }
+        Ok(out)
+    })
+    .await?;
+    let last = out.last().map(|su| su.id);
+    Ok(paged(out, limit, last))
 }
 
 fn suite_by_id(s: &AppState, raw: &str) -> ApiResult<SuiteRecord> {
@@ -644,53 +857,54 @@ async fn show_suite(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<Json<v1::Suite>> {
-    let suite = suite_by_id(&s, &id)?;
-    let store = s.sched.store();
-    let best = store.best_id(suite.repo, &suite.krate)? == Some(suite.id);
-    let tests = store.suite_tests(&suite)?;
-    Ok(Json(v1::Suite::from_record(&suite, best, Some(&tests))))
+    blocking(move || {
+        let suite = suite_by_id(&s, &id)?;
+        let store = s.sched.store();
+        let best = store.best_id(suite.repo, &suite.krate)? == Some(suite.id);
+        let tests = store.suite_tests(&suite)?;
+        Ok(Json(v1::Suite::from_record(&suite, best, Some(&tests))))
+    })
+    .await
 }
 
 async fn suite_source(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<Response> {
-    Ok(source_response(&suite_by_id(&s, &id)?))
+    let suite = blocking(move || suite_by_id(&s, &id)).await?;
+    Ok(source_response(&suite))
 }
 
 #[derive(Debug, Deserialize)]
 struct RunsQuery {
     repo: Option<u64>,
     limit: Option<usize>,
+    after: Option<u64>,
 }
 
 async fn list_runs(
     State(s): State<Shared>,
     q: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Json<Vec<v1::Run>>> {
+) -> ApiResult<Response> {
     let q = query(q)?;
-    let store = s.sched.store();
-    let repos: Vec<RepoId> = match q.repo {
-        Some(r) => {
-            let id = RepoId(r);
-            if store.repo(id)?.is_none() {
-                return Err(ApiError::not_found(format!("no repository with id {id}")));
-            }
-            vec![id]
+    let limit = page_limit(q.limit)?;
+    let runs = blocking(move || {
+        let store = s.sched.store();
+        let repo = q.repo.map(RepoId);
+        if let Some(id) = repo
+            && store.repo(id)?.is_none()
+        {
+            return Err(ApiError::not_found(format!("no repository with id {id}")));
         }
-        None => store.repos()?.into_iter().map(|r| r.id).collect(),
-    };
-    let mut runs = Vec::new();
-    for r in repos {
-        runs.extend(store.runs(r, None)?);
-    }
-    runs.sort_by_key(|r| std::cmp::Reverse(r.id));
-    runs.truncate(q.limit.unwrap_or(50));
-    Ok(Json(
-        runs.iter()
+        let runs = store.runs_page(repo, q.after.map(RunId), limit)?;
+        Ok(runs
+            .iter()
             .map(|r| with_live(&s.live, v1::Run::from_record(r, false)))
-            .collect(),
-    ))
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    let last = runs.last().map(|r| r.id);
+    Ok(paged(runs, limit, last))
 }
 
 async fn show_run(
@@ -698,19 +912,26 @@ async fn show_run(
     UrlPath(id): UrlPath<String>,
 ) -> ApiResult<Json<v1::Run>> {
     let id = RunId(parse_id("run", &id)?);
-    let run = s
-        .sched
-        .store()
-        .run(id)?
-        .ok_or_else(|| ApiError::not_found(format!("no run with id {id}")))?;
-    Ok(Json(with_live(&s.live, v1::Run::from_record(&run, true))))
+    blocking(move || {
+        let run = s
+            .sched
+            .store()
+            .run(id)?
+            .ok_or_else(|| ApiError::not_found(format!("no run with id {id}")))?;
+        Ok(Json(with_live(&s.live, v1::Run::from_record(&run, true))))
+    })
+    .await
 }
 
-async fn list_jobs(State(s): State<Shared>) -> ApiResult<Json<Vec<v1::Job>>> {
-    let mut jobs = s.sched.jobs()?;
-    jobs.reverse();
-    jobs.truncate(200);
-    Ok(Json(jobs.iter().map(v1::Job::from).collect()))
+async fn list_jobs(
+    State(s): State<Shared>,
+    q: Result<Query<Page>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Response> {
+    let q = query(q)?;
+    let limit = page_limit(q.limit)?;
+    let jobs = blocking(move || Ok(s.sched.store().jobs_page(q.after.map(JobId), limit)?)).await?;
+    let last = jobs.last().map(|j| j.id.0);
+    Ok(paged(jobs.iter().map(v1::Job::from).collect(), limit, last))
 }
 
 #[cfg(test)]
@@ -718,13 +939,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn library_crates_are_found_with_dirs_relative_to_the_root() {
+    fn library_crates_are_found_with_dirs_relative_to_the_root_and_outsiders_left_out() {
         let meta = serde_json::json!({"packages": [
             {"name": "a", "id": "a", "manifest_path": "/r/Cargo.toml", "targets": [{"name": "a", "kind": ["lib"]}]},
             {"name": "b", "id": "b", "manifest_path": "/r/crates/b/Cargo.toml", "targets": [{"name": "b", "kind": ["rlib", "lib"]}]},
             {"name": "tool", "id": "tool", "manifest_path": "/r/tool/Cargo.toml", "targets": [{"name": "tool", "kind": ["bin"]}]},
+            {"name": "dep", "id": "dep", "manifest_path": "/elsewhere/dep/Cargo.toml", "targets": [{"name": "dep", "kind": ["lib"]}]},
         ]});
-        let c = library_crates(&Metadata::from_json(&meta), Path::new("/r"));
+        let (c, outside) = library_crates(&Metadata::from_json(&meta), Path::new("/r"));
+        // A path dependency outside the repository is not one of its crates (it used to be
+        // registered with the repository root as its directory).
+        assert_eq!(outside, ["dep"]);
         assert_eq!(
             c,
             vec![

@@ -2,6 +2,11 @@
 //! run, serve the API on loopback (and optionally a unix socket), run jobs, tell systemd (READY,
 //! WATCHDOG, STATUS, STOPPING), and shut down in order on SIGTERM or SIGINT.
 //!
+//! Connections are served by hyper directly (not `axum::serve`), for the limits a shared host
+//! needs: at most `http.max_connections` at once (more wait in the listen backlog), headers
+//! within `http.header_timeout` (idle keep-alive connections included), no read or write stalled
+//! longer than `http.idle_timeout`; the router adds the per-request timeout.
+//!
 //! Shutdown order: stop accepting connections and drain the open ones (briefly), stop claiming
 //! jobs, give jobs in flight what is left of the timeout, checkpoint the rest (see `runner`),
 //! flush the store, exit. Each step is bounded, so the whole stays within the timeout systemd
@@ -15,15 +20,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use frugal_config::{Config, LogFormat};
+use frugal_config::{Config, HttpConfig, LogFormat};
 use frugal_scheduler::{CronSchedule, Scheduler, SchedulerOptions};
 use frugal_search::AlgorithmKind;
 use frugal_storage::Store;
 use tokio::sync::watch;
 
+use crate::auth::{Auth, Hosts};
 use crate::job::JobEnv;
 use crate::live::Live;
 use crate::metrics::Metrics;
+use crate::replacement::Replacer;
 use crate::runner::{self, RunnerCtx};
 use crate::server::{self, AppState};
 use crate::token;
@@ -278,6 +285,8 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.daemon.workers.max(1))
+        // Handlers' store reads run here; connections are capped, so this is plenty.
+        .max_blocking_threads(64)
         .thread_name("frugald-http")
         .enable_all()
         .build()
@@ -296,8 +305,13 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         stopping: stopping.clone(),
     });
     let state = Arc::new(AppState {
+        auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
+            .context("load the API tokens")?,
+        hosts: Hosts::new(cfg.daemon.listen, &cfg.daemon.allowed_hosts),
+        replacer: Replacer::start(cfg.daemon.max_replacements)
+            .context("start the replacement threads")?,
+        request_timeout: cfg.http.request_timeout,
         sched: sched.clone(),
-        token,
         live,
         metrics,
         wake: wake_tx.clone(),
@@ -353,11 +367,12 @@ async fn serve(
     write_addr_file(&cfg.daemon.state_dir, addr)?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut servers = tokio::task::JoinSet::new();
-    servers.spawn(
-        axum::serve(tcp, app.clone())
-            .with_graceful_shutdown(wait_stop(stop_rx.clone()))
-            .into_future(),
-    );
+    servers.spawn(serve_listener(
+        tcp,
+        app.clone(),
+        cfg.http.clone(),
+        stop_rx.clone(),
+    ));
     if let Some(sock) = &cfg.daemon.unix_socket {
         let _ = std::fs::remove_file(sock);
         let uds = tokio::net::UnixListener::bind(sock).with_context(|| {
@@ -366,11 +381,8 @@ async fn serve(
                 sock.display()
             )
         })?;
-        servers.spawn(
-            axum::serve(uds, app)
-                .with_graceful_shutdown(wait_stop(stop_rx.clone()))
-                .into_future(),
-        );
+        let app = app.layer(axum::Extension(server::UnixPeer));
+        servers.spawn(serve_listener(uds, app, cfg.http.clone(), stop_rx.clone()));
     }
     tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
         "frugald listening");
@@ -400,6 +412,73 @@ async fn serve(
         servers.abort_all();
     }
     Ok(())
+}
+
+/// Accepts connections while fewer than `http.max_connections` are open, and serves each with
+/// the header and idle timeouts until `stop` turns true; then waits for the open ones to finish
+/// their request in flight.
+async fn serve_listener<L: axum::serve::Listener>(
+    mut listener: L,
+    app: axum::Router,
+    http: HttpConfig,
+    stop: watch::Receiver<bool>,
+) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => p,
+            () = wait_stop(stop.clone()) => break,
+        };
+        let Ok(permit) = permit else { break };
+        let io = tokio::select! {
+            (io, _) = listener.accept() => io,
+            () = wait_stop(stop.clone()) => break,
+        };
+        // Reap finished connections so the set does not grow with every one ever served.
+        while conns.try_join_next().is_some() {}
+        conns.spawn(serve_connection(
+            io,
+            app.clone(),
+            http.clone(),
+            stop.clone(),
+            permit,
+        ));
+    }
+    while conns.join_next().await.is_some() {}
+}
+
+async fn serve_connection<I>(
+    io: I,
+    app: axum::Router,
+    http: HttpConfig,
+    stop: watch::Receiver<bool>,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let mut io = tokio_io_timeout::TimeoutStream::new(io);
+    io.set_read_timeout(Some(http.idle_timeout));
+    io.set_write_timeout(Some(http.idle_timeout));
+    let io = hyper_util::rt::TokioIo::new(Box::pin(io));
+    let service = hyper_util::service::TowerToHyperService::new(app);
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(http.header_timeout);
+    let conn = builder.serve_connection(io, service);
+    tokio::pin!(conn);
+    tokio::select! {
+        r = conn.as_mut() => {
+            if let Err(e) = r {
+                tracing::debug!(error = %e, "connection closed");
+            }
+        }
+        () = wait_stop(stop) => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
 }
 
 async fn wait_stop(mut rx: watch::Receiver<bool>) {

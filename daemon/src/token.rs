@@ -1,9 +1,11 @@
-//! The bearer token that guards every state-changing request: read from `daemon.token_file`,
-//! generated at the daemon's first start when missing (32 random bytes, hex, mode 0600).
+//! The admin token of the token file (`daemon.token_file`): generated at the daemon's first
+//! start when missing (32 random bytes, hex, mode 0600), and read by the CLI. Scoped tokens
+//! (read, trigger) are made through the API and kept hashed (`auth.rs`).
 //!
 //! Decision: the daemon never rewrites an existing token file, so an administrator can manage
-//! it (and its permissions, e.g. group-readable for the users whose git hooks call
-//! `frugal trigger`) without the daemon undoing it.
+//! it without the daemon undoing it. It stays private to the daemon's user and the
+//! administrators: hooks get a trigger-scoped token (`frugal token create --scope trigger`),
+//! never this one, which may register any path and remove repositories.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -51,7 +53,8 @@ pub fn read(path: &Path) -> anyhow::Result<String> {
     Ok(token.to_string())
 }
 
-fn fresh() -> anyhow::Result<String> {
+/// A new secret: 32 random bytes as hex.
+pub fn fresh() -> anyhow::Result<String> {
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))

@@ -7,12 +7,54 @@
 
 use frugal_storage::{
     CrateEntry, JobRecord, RepoRecord, ReportRecord, RunProgress, RunRecord, RunStatus,
-    SuiteRecord, TestRecord,
+    SuiteRecord, SuiteSummary, TestRecord,
 };
 use serde::{Deserialize, Serialize};
 
 /// Prefix of every versioned route.
 pub const PREFIX: &str = "/v1";
+
+/// Header of a full list page naming the `after` of the next one (`?limit=&after=`).
+pub const NEXT_AFTER: &str = "x-frugal-next-after";
+
+/// `POST /v1/tokens` (admin).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateToken {
+    /// Who or what holds it, e.g. `hooks` or `ci`.
+    pub name: String,
+    /// `read`, `trigger` or `admin`.
+    pub scope: String,
+}
+
+/// A scoped token, without its secret (`GET /v1/tokens`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Token {
+    pub id: u64,
+    pub name: String,
+    pub scope: String,
+    pub created_ms: u64,
+}
+
+impl From<&frugal_storage::TokenRecord> for Token {
+    fn from(t: &frugal_storage::TokenRecord) -> Self {
+        Token {
+            id: t.id,
+            name: t.name.clone(),
+            scope: t.scope.clone(),
+            created_ms: t.created,
+        }
+    }
+}
+
+/// A token just made: the only answer that carries its secret.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TokenCreated {
+    #[serde(flatten)]
+    pub info: Token,
+    /// The secret, for `Authorization: Bearer <token>`; the daemon keeps only its hash.
+    pub token: String,
+}
 
 /// Body of every error answer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -282,6 +324,13 @@ pub struct Suite {
 
 impl Suite {
     pub fn from_record(s: &SuiteRecord, is_best: bool, tests: Option<&[TestRecord]>) -> Suite {
+        let mut out = Suite::from_summary(&SuiteSummary::of(s), is_best);
+        out.tests = tests.map(|ts| ts.iter().map(Test::from).collect());
+        out
+    }
+
+    /// The view of a suite in a list (no per-test figures).
+    pub fn from_summary(s: &SuiteSummary, is_best: bool) -> Suite {
         Suite {
             id: s.id.0,
             repo: s.repo.0,
@@ -289,13 +338,13 @@ impl Suite {
             commit: s.commit.clone(),
             created_ms: s.created,
             goals_total: s.goals_total,
-            goals_covered: s.goals_covered.len(),
+            goals_covered: s.goals_covered,
             total_cost: s.total_cost.as_ref().map(cost),
             proxy_cost: s.proxy_cost,
-            test_count: s.tests.len(),
+            test_count: s.test_count,
             run: s.run.map(|r| r.0),
             is_best,
-            tests: tests.map(|ts| ts.iter().map(Test::from).collect()),
+            tests: None,
         }
     }
 }
@@ -328,7 +377,9 @@ impl From<&TestRecord> for Test {
 
 /// `GET /v1/repos/{id}/replacement[?crate=&metric=cpu|instructions|wall|memory&cover=own|all]`:
 /// the cheapest mix of the crate's own tests and its best suite's tests covering every goal the
-/// own suite covers. Computed on the first request for a suite (202, `computing`), then stored.
+/// own suite covers. A GET answers what is stored or in flight (404 when nothing was started);
+/// `POST` with the same query (trigger scope) starts the computation (202, `computing`) or
+/// retries a failed one, and answers a stored one as is.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReplacementAnswer {
     /// `computing`, `ready` or `failed`.

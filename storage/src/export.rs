@@ -139,10 +139,12 @@ impl Store {
                 }
                 ExportLine::Run(rec) => {
                     max_id = max_id.max(rec.id.0);
+                    self.index_run(&rec)?;
                     self.runs.insert(key(rec.id.0), encode(&rec))?;
                 }
                 ExportLine::Suite(rec) => {
                     max_id = max_id.max(rec.id.0);
+                    self.index_suite(&rec)?;
                     self.suites.insert(key(rec.id.0), encode(&rec))?;
                 }
                 ExportLine::Test(rec) => {
@@ -154,6 +156,7 @@ impl Store {
                 }
                 ExportLine::Job(rec) => {
                     max_id = max_id.max(rec.id.0);
+                    self.index_job_before(&rec)?;
                     self.jobs.insert(key(rec.id.0), encode(&rec))?;
                 }
                 ExportLine::Goal {

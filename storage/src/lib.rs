@@ -18,10 +18,12 @@ mod best;
 mod error;
 mod export;
 mod history;
+mod index;
 mod migrate;
 mod records;
 mod replacements;
 mod reports;
+mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -35,6 +37,7 @@ pub use best::{BestReason, judge};
 pub use error::StoreError;
 pub use export::ExportLine;
 pub use history::{GoalCount, SuitePoint};
+pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,
@@ -42,6 +45,7 @@ pub use records::{
 };
 pub use replacements::ReplacementRecord;
 pub use reports::ReportRecord;
+pub use tokens::TokenRecord;
 
 /// Result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -84,6 +88,13 @@ pub struct Store {
     job_suites: sled::Tree,
     /// Regression reports by repository, commit and crate (`reports.rs`).
     reports: sled::Tree,
+    /// Indexes (`index.rs`): runs and suites by repository, suites by crate, active jobs.
+    runs_by_repo: sled::Tree,
+    suites_by_repo: sled::Tree,
+    suites_by_crate: sled::Tree,
+    active_jobs: sled::Tree,
+    /// API tokens by hash (`tokens.rs`).
+    tokens: sled::Tree,
 }
 
 const SCHEMA_KEY: &[u8] = b"schema_version";
@@ -193,10 +204,16 @@ impl Store {
             replacements: db.open_tree("replacements")?,
             job_suites: db.open_tree("job_suites")?,
             reports: db.open_tree("reports")?,
+            runs_by_repo: db.open_tree("runs_by_repo")?,
+            suites_by_repo: db.open_tree("suites_by_repo")?,
+            suites_by_crate: db.open_tree("suites_by_crate")?,
+            active_jobs: db.open_tree("active_jobs")?,
+            tokens: db.open_tree("tokens")?,
             path,
             db,
         };
         migrate::run(&store, target, migrations)?;
+        store.ensure_indexes()?;
         Ok(store)
     }
 
@@ -361,6 +378,7 @@ impl Store {
             job,
             suite: None,
         };
+        self.index_run(&rec)?;
         self.put_run(&rec)?;
         Ok(rec)
     }
@@ -535,6 +553,7 @@ impl Store {
             model: new.model,
         };
         let hold = new.hold;
+        self.index_suite(&suite)?;
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
         let job_key = job.map(|j| key(j.0));
@@ -692,7 +711,9 @@ impl Store {
 
     /// Inserts or replaces a job record (flushed).
     pub fn put_job(&self, rec: &JobRecord) -> Result<()> {
-        self.put(&self.jobs, &key(rec.id.0), rec)
+        self.index_job_before(rec)?;
+        self.put(&self.jobs, &key(rec.id.0), rec)?;
+        self.index_job_after(rec)
     }
 
     pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
@@ -706,6 +727,7 @@ impl Store {
 
     pub fn remove_job(&self, id: JobId) -> Result<bool> {
         let existed = self.jobs.remove(key(id.0))?.is_some();
+        self.unindex_job(id)?;
         self.flush()?;
         Ok(existed)
     }

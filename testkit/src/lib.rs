@@ -204,6 +204,28 @@ impl Daemon {
         Self::answer(self.agent.get(format!("{}{path}", self.base)).call())
     }
 
+    /// GET with a bearer token.
+    pub fn get_with(&self, path: &str, token: &str) -> anyhow::Result<Answer> {
+        let req = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {token}"));
+        Self::answer(req.call())
+    }
+
+    /// Sends `request` (a whole HTTP/1.1 request, written as is) on a new connection and reads
+    /// until the daemon closes it or 10 s pass: for what a well-behaved client would not send.
+    pub fn raw(&self, request: &str) -> anyhow::Result<String> {
+        use std::io::{Read, Write};
+        let addr = self.base.trim_start_matches("http://");
+        let mut s = std::net::TcpStream::connect(addr)?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))?;
+        s.write_all(request.as_bytes())?;
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        Ok(String::from_utf8_lossy(&answer).into_owned())
+    }
+
     /// POST with an optional bearer token and a raw body.
     pub fn post(&self, path: &str, token: Option<&str>, body: &str) -> anyhow::Result<Answer> {
         let mut req = self

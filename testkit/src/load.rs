@@ -34,6 +34,8 @@ pub struct LoadReport {
     pub p50: Duration,
     pub p99: Duration,
     pub max: Duration,
+    /// Per path: (path, p50, p99, max), in the order of [`LoadSpec::paths`].
+    pub by_path: Vec<(String, Duration, Duration, Duration)>,
 }
 
 impl std::fmt::Display for LoadReport {
@@ -48,8 +50,27 @@ impl std::fmt::Display for LoadReport {
             ms(self.p50),
             ms(self.p99),
             ms(self.max)
-        )
+        )?;
+        for (path, p50, p99, max) in &self.by_path {
+            write!(
+                f,
+                "\n  {path}: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                ms(*p50),
+                ms(*p99),
+                ms(*max)
+            )?;
+        }
+        Ok(())
     }
+}
+
+/// The `p` quantile of sorted latencies (zero when there are none).
+fn quantile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i]
 }
 
 fn ms(d: Duration) -> f64 {
@@ -73,7 +94,7 @@ pub fn run(spec: &LoadSpec) -> anyhow::Result<LoadReport> {
     let interval = Duration::from_secs_f64(1.0 / spec.rate as f64);
     let start = Instant::now() + Duration::from_millis(50);
     let deadline = start + spec.duration + Duration::from_secs(10);
-    let results: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
+    let results: Vec<(Vec<(usize, Duration)>, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..spec.threads)
             .map(|k| {
                 s.spawn(move || {
@@ -94,7 +115,8 @@ pub fn run(spec: &LoadSpec) -> anyhow::Result<LoadReport> {
                         if at > now {
                             std::thread::sleep(at - now);
                         }
-                        let path = &spec.paths[i % spec.paths.len()];
+                        let which = i % spec.paths.len();
+                        let path = &spec.paths[which];
                         let ok = agent
                             .get(format!("{}{path}", spec.base))
                             .call()
@@ -105,7 +127,7 @@ pub fn run(spec: &LoadSpec) -> anyhow::Result<LoadReport> {
                             })
                             == Some(200);
                         if ok {
-                            lat.push(Instant::now().saturating_duration_since(at));
+                            lat.push((which, Instant::now().saturating_duration_since(at)));
                         } else {
                             errors += 1;
                         }
@@ -121,15 +143,21 @@ pub fn run(spec: &LoadSpec) -> anyhow::Result<LoadReport> {
     });
     let elapsed = start.elapsed();
     let errors = results.iter().map(|r| r.1).sum();
-    let mut lat: Vec<Duration> = results.into_iter().flat_map(|r| r.0).collect();
+    let tagged: Vec<(usize, Duration)> = results.into_iter().flat_map(|r| r.0).collect();
+    let by_path = spec
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(k, path)| {
+            let mut l: Vec<Duration> = tagged.iter().filter(|t| t.0 == k).map(|t| t.1).collect();
+            l.sort();
+            let max = l.last().copied().unwrap_or_default();
+            (path.clone(), quantile(&l, 0.50), quantile(&l, 0.99), max)
+        })
+        .collect();
+    let mut lat: Vec<Duration> = tagged.into_iter().map(|t| t.1).collect();
     lat.sort();
-    let pct = |p: f64| -> Duration {
-        if lat.is_empty() {
-            return Duration::ZERO;
-        }
-        let i = ((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1;
-        lat[i]
-    };
+    let pct = |p: f64| quantile(&lat, p);
     Ok(LoadReport {
         sent: total,
         ok: lat.len(),
@@ -139,6 +167,7 @@ pub fn run(spec: &LoadSpec) -> anyhow::Result<LoadReport> {
         p50: pct(0.50),
         p99: pct(0.99),
         max: lat.last().copied().unwrap_or_default(),
+        by_path,
     })
 }
 

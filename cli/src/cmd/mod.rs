@@ -1,5 +1,5 @@
 //! One module per subcommand. `run`, `check --suite`, `profile` and `replace` work alone;
-//! `repo`, `trigger`, `status`, `suite`, `check`, `accept` and `hooks` talk to `frugald` through
+//! `repo`, `trigger`, `status`, `suite`, `check`, `accept`, `token` and `hooks` talk to `frugald` through
 //! [`crate::client`], and print a short human answer (or JSON with `--json`).
 
 pub mod accept;
@@ -11,6 +11,7 @@ pub mod repo;
 pub mod run;
 pub mod status;
 pub mod suite;
+pub mod token;
 pub mod trigger;
 
 use frugald::v1;

@@ -4,7 +4,7 @@
 //! commands cannot drift apart) unless `--generated` names one or `--no-generate` asks for own
 //! tests only, then hand everything to [`frugal_replace::replace`] and print before/after,
 //! the nextest filter (\[nextest\]) and the generated tests needed. With `--repo`, ask frugald instead
-//! (`GET /v1/repos/{id}/replacement`), waiting while it computes.
+//! (`POST /v1/repos/{id}/replacement`, which needs a trigger token, then `GET` while it computes).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -194,8 +194,9 @@ fn remote(conn: &Conn, repo: &str, args: &ReplaceArgs) -> anyhow::Result<Replace
     let path = format!("/v1/repos/{}/replacement{query}", r.id);
     let deadline = Instant::now() + Duration::from_secs(args.wait);
     let mut told = false;
+    // POST starts the computation (or answers a stored result); GETs then watch it.
+    let mut answer: v1::ReplacementAnswer = client.post(&path, &serde_json::json!({}))?;
     loop {
-        let answer: v1::ReplacementAnswer = client.get(&path)?;
         match answer.status.as_str() {
             "ready" => {
                 let json = answer
@@ -220,6 +221,7 @@ fn remote(conn: &Conn, repo: &str, args: &ReplaceArgs) -> anyhow::Result<Replace
                     told = true;
                 }
                 std::thread::sleep(Duration::from_secs(2));
+                answer = client.get(&path)?;
             }
         }
     }

@@ -32,7 +32,6 @@ use frugal_storage::StoreError;
 use maud::{DOCTYPE, Markup, html};
 
 use crate::server::{AppState, Shared};
-use crate::token;
 
 pub(crate) use session::{Need, Viewer};
 
@@ -45,7 +44,7 @@ pub struct Scopes {
 }
 
 impl Scopes {
-    /// Everything: what the daemon's single token allows today.
+    /// Everything: what the admin token allows.
     pub const ALL: Scopes = Scopes {
         read: true,
         trigger: true,
@@ -53,17 +52,24 @@ impl Scopes {
     };
 }
 
-/// The one place the pages ask whether a token is good and what it grants. Today the daemon has
-/// one token that allows everything; with scoped tokens this becomes their lookup, and every
-/// page and form follows (sessions keep the scopes, `Need` maps actions to them).
+/// The one place the pages ask whether a token is good and what it grants: the API's scoped
+/// check (`auth::Auth::authorize`), so a session holds what its token holds (scopes nest:
+/// admin covers trigger covers read).
 pub fn auth(s: &AppState, given: &str) -> Option<Scopes> {
-    token::matches(&s.token, given.trim()).then_some(Scopes::ALL)
+    let scope = s
+        .auth
+        .authorize(Some(given), crate::auth::Scope::Read)
+        .ok()?;
+    Some(Scopes {
+        read: true,
+        trigger: scope >= crate::auth::Scope::Trigger,
+        admin: scope >= crate::auth::Scope::Admin,
+    })
 }
 
-/// Whether read pages need a session, as `daemon.auth_reads` says for the API. The daemon has
-/// no such key yet (reads are open), so this is false until it does.
-pub fn reads_need_token(_s: &AppState) -> bool {
-    false
+/// Whether read pages need a session, as `daemon.auth_reads` says for the API.
+pub fn reads_need_token(s: &AppState) -> bool {
+    s.auth.reads_need_token()
 }
 
 /// State of the pages: the API's state plus the sessions of logged-in browsers.
