@@ -280,3 +280,54 @@ fn due_repos_uses_the_repo_schedule_or_the_default() {
             .is_empty()
     );
 }
+
+/// sled on a store directory once the `Store` just dropped has released its lock.
+fn open_released(dir: &std::path::Path) -> sled::Db {
+    let started = std::time::Instant::now();
+    loop {
+        match sled::open(dir) {
+            Err(sled::Error::Io(e))
+                if e.to_string().contains("could not acquire lock")
+                    && started.elapsed() < std::time::Duration::from_secs(5) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+}
+
+#[test]
+fn claim_never_decodes_finished_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let finished = {
+        let s = Scheduler::new(
+            Store::open(dir.path()).unwrap(),
+            SchedulerOptions::default(),
+        );
+        let done = s.enqueue(R, "old", Reason::Api, None).unwrap().job();
+        assert_eq!(s.claim().unwrap().unwrap().id, done);
+        s.finish(done, JobOutcome::Succeeded { run: None }).unwrap();
+        s.enqueue(R, "new", Reason::Api, None).unwrap();
+        done
+    };
+    // The finished job's record becomes unreadable: only a reader that decodes it fails.
+    let db = open_released(dir.path());
+    db.open_tree("jobs")
+        .unwrap()
+        .insert(finished.0.to_be_bytes(), b"not json".to_vec())
+        .unwrap();
+    db.flush().unwrap();
+    drop(db);
+    let s = Scheduler::new(
+        Store::open(dir.path()).unwrap(),
+        SchedulerOptions::default(),
+    );
+    let job = s.claim().unwrap().expect("the queued job is claimed");
+    assert_eq!(job.krate, "new");
+    assert_eq!(s.active().unwrap().len(), 1);
+    assert!(
+        s.jobs().is_err(),
+        "the full listing still decodes everything"
+    );
+}

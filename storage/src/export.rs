@@ -126,7 +126,10 @@ impl Store {
             };
             let l: ExportLine = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
             match l {
-                ExportLine::Meta { schema_version } if schema_version != SCHEMA_VERSION => {
+                // Exports of schema 1 have the same lines (2 added only an index).
+                ExportLine::Meta { schema_version }
+                    if !(1..=SCHEMA_VERSION).contains(&schema_version) =>
+                {
                     return Err(bad(format!(
                         "export has schema version {schema_version}, this frugal writes \
                          {SCHEMA_VERSION}"
@@ -154,7 +157,7 @@ impl Store {
                 }
                 ExportLine::Job(rec) => {
                     max_id = max_id.max(rec.id.0);
-                    self.jobs.insert(key(rec.id.0), encode(&rec))?;
+                    self.put_job_unflushed(&rec)?;
                 }
                 ExportLine::Goal {
                     repo,

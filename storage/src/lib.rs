@@ -21,6 +21,7 @@ mod migrate;
 mod records;
 mod replacements;
 mod reports;
+mod retention;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -40,6 +41,7 @@ pub use records::{
 };
 pub use replacements::ReplacementRecord;
 pub use reports::ReportRecord;
+pub use retention::Pruned;
 
 /// Result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -75,6 +77,9 @@ pub struct Store {
     tests: sled::Tree,
     best: sled::Tree,
     jobs: sled::Tree,
+    /// Ids of queued and running jobs (empty values): what the queue reads on every claim, so
+    /// finished jobs are never decoded there. Kept in step with `jobs` by [`Store::put_job`].
+    jobs_active: sled::Tree,
     goals: sled::Tree,
     meta: sled::Tree,
     replacements: sled::Tree,
@@ -186,6 +191,7 @@ impl Store {
             tests: db.open_tree("tests")?,
             best: db.open_tree("best")?,
             jobs: db.open_tree("jobs")?,
+            jobs_active: db.open_tree("jobs_active")?,
             goals: db.open_tree("goals")?,
             meta: db.open_tree("meta")?,
             replacements: db.open_tree("replacements")?,
@@ -688,9 +694,28 @@ impl Store {
         self.next_id().map(JobId)
     }
 
-    /// Inserts or replaces a job record (flushed).
+    /// Inserts or replaces a job record and its entry in the index of active jobs, in one
+    /// transaction (flushed).
     pub fn put_job(&self, rec: &JobRecord) -> Result<()> {
-        self.put(&self.jobs, &key(rec.id.0), rec)
+        self.put_job_unflushed(rec)?;
+        self.flush()
+    }
+
+    pub(crate) fn put_job_unflushed(&self, rec: &JobRecord) -> Result<()> {
+        let k = key(rec.id.0);
+        let bytes = encode(rec);
+        let active = rec.state.is_active();
+        flatten(
+            (&self.jobs, &self.jobs_active).transaction(|(jobs, index)| {
+                jobs.insert(&k, bytes.clone())?;
+                if active {
+                    index.insert(&k, &[])?;
+                } else {
+                    index.remove(&k)?;
+                }
+                Ok(())
+            }),
+        )
     }
 
     pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
@@ -702,10 +727,33 @@ impl Store {
         self.all(&self.jobs, "jobs")
     }
 
+    /// Queued and running jobs, oldest id first, read through the index: finished jobs, however
+    /// many, are not decoded.
+    pub fn active_jobs(&self) -> Result<Vec<JobRecord>> {
+        let mut v = Vec::new();
+        for k in self.jobs_active.iter().keys() {
+            let k = k?;
+            match self.get::<JobRecord>(&self.jobs, "jobs", &k)? {
+                Some(j) if j.state.is_active() => v.push(j),
+                _ => {}
+            }
+        }
+        Ok(v)
+    }
+
+    /// Deletes a job record, its index entry and the job -> suite entry (a deleted job never
+    /// runs again, so nothing needs that entry any more).
     pub fn remove_job(&self, id: JobId) -> Result<bool> {
-        let existed = self.jobs.remove(key(id.0))?.is_some();
+        let existed = self.remove_job_unflushed(id)?;
         self.flush()?;
         Ok(existed)
+    }
+
+    pub(crate) fn remove_job_unflushed(&self, id: JobId) -> Result<bool> {
+        let k = key(id.0);
+        self.jobs_active.remove(k)?;
+        self.job_suites.remove(k)?;
+        Ok(self.jobs.remove(k)?.is_some())
     }
 }
 
