@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawRegressions, RawRepo, RawSandbox, RawScheduler,
-    RawSearch, StrOrInt, key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawJobs, RawRegressions, RawRepo, RawRetention,
+    RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -280,6 +280,30 @@ pub struct RegressionsConfig {
     pub policy: RegressionPolicy,
 }
 
+/// `[jobs]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobsConfig {
+    /// Wall-clock cap of one job, from its claim; `None` (configured as 0): no cap.
+    pub max_time: Option<Duration>,
+}
+
+/// `[retention]`: what the daemon's garbage collection keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// Suites kept per repository and crate, newest first; the best suite and suites a
+    /// regression report names are kept beyond it.
+    pub suites_per_crate: usize,
+    /// Finished runs kept (with their output dirs), newest first.
+    pub runs: usize,
+    /// Finished jobs kept, newest first.
+    pub jobs: usize,
+    /// Bytes the work dirs (snapshots, build and target dirs, one per crate) may take; the
+    /// least recently used go first. `None` (configured as 0): no budget.
+    pub disk_budget: Option<u64>,
+    /// How often the collection runs; `None` when only `frugal gc` runs it.
+    pub gc_interval: Option<Duration>,
+}
+
 /// One crate of a `[[repo]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrateConfig {
@@ -309,6 +333,8 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
     pub sandbox: SandboxConfig,
     pub regressions: RegressionsConfig,
+    pub jobs: JobsConfig,
+    pub retention: RetentionConfig,
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,
@@ -337,6 +363,12 @@ pub const KEYS: &[&str] = &[
     "sandbox.require",
     "regressions.check",
     "regressions.policy",
+    "jobs.max_seconds",
+    "retention.suites_per_crate",
+    "retention.runs",
+    "retention.jobs",
+    "retention.disk_budget",
+    "retention.gc_interval",
 ];
 
 /// The environment variable overriding a key.
@@ -351,6 +383,8 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_SCHEDULER_",
     "FRUGAL_SANDBOX_",
     "FRUGAL_REGRESSIONS_",
+    "FRUGAL_JOBS_",
+    "FRUGAL_RETENTION_",
 ];
 
 impl Default for Config {
@@ -555,6 +589,24 @@ mod defaults {
         pub const CHECK: bool = true;
         /// Suites follow the code; the report says what changed.
         pub const POLICY: RegressionPolicy = RegressionPolicy::Record;
+    }
+
+    pub mod jobs {
+        /// Two hours: a default 5-minute search plus builds, verification and profiling of a
+        /// large crate fit many times over; a job still running then is stuck.
+        pub const MAX_SECONDS: u64 = 7200;
+    }
+
+    pub mod retention {
+        use std::time::Duration;
+
+        /// Enough history to compare suites over weeks of commits.
+        pub const SUITES_PER_CRATE: u64 = 20;
+        pub const RUNS: u64 = 1000;
+        pub const JOBS: u64 = 1000;
+        /// 20 GiB: a few dozen crates' target dirs.
+        pub const DISK_BUDGET: u64 = 20 << 30;
+        pub const GC_INTERVAL: Option<Duration> = Some(Duration::from_secs(3600));
     }
 }
 
@@ -765,6 +817,72 @@ fn resolve_regressions(
     Ok(RegressionsConfig { check, policy })
 }
 
+/// `[jobs]`
+fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigError> {
+    use defaults::jobs as d;
+    let secs = r.count("jobs.max_seconds", &raw.max_seconds, 0, d::MAX_SECONDS)?;
+    Ok(JobsConfig {
+        max_time: (secs > 0).then(|| Duration::from_secs(secs)),
+    })
+}
+
+/// `[retention]`
+fn resolve_retention(r: &mut Resolver, raw: &RawRetention) -> Result<RetentionConfig, ConfigError> {
+    use defaults::retention as d;
+    let suites_per_crate = r.count(
+        "retention.suites_per_crate",
+        &raw.suites_per_crate,
+        1,
+        d::SUITES_PER_CRATE,
+    )?;
+    let runs = r.count("retention.runs", &raw.runs, 1, d::RUNS)?;
+    let jobs = r.count("retention.jobs", &raw.jobs, 1, d::JOBS)?;
+    let s = r.pick("retention.disk_budget", &raw.disk_budget, StrOrInt::text);
+    let disk_budget = r
+        .parsed("retention.disk_budget", s, parse_size)?
+        .unwrap_or(d::DISK_BUDGET);
+    let gc_interval = r
+        .string_parsed("retention.gc_interval", &raw.gc_interval, poll_interval)?
+        .unwrap_or(d::GC_INTERVAL);
+    Ok(RetentionConfig {
+        suites_per_crate: suites_per_crate as usize,
+        runs: runs as usize,
+        jobs: jobs as usize,
+        disk_budget: (disk_budget > 0).then_some(disk_budget),
+        gc_interval,
+    })
+}
+
+/// A size in bytes: a number with an optional `K`, `M`, `G` or `T` suffix (powers of 1024,
+/// an optional `iB`/`B` after it), e.g. `500M`, `20G`, `1048576`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{t}` is not a size such as 500M, 20G or 1048576"))?;
+    let unit = unit.trim();
+    let unit = unit
+        .strip_suffix("iB")
+        .or_else(|| unit.strip_suffix('B'))
+        .unwrap_or(unit);
+    let shift = match unit {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{t}`: use K, M, G, T or none"
+            ));
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{t}` is too large"))
+}
+
 fn regression_policy(s: &str) -> Result<RegressionPolicy, String> {
     match s.trim() {
         "record" => Ok(RegressionPolicy::Record),
@@ -915,7 +1033,8 @@ fn goal_selection(v: &str) -> Result<String, String> {
     }
 }
 
-/// `off` (or `0`) turns polling off; otherwise a duration of at least a second.
+/// `off` (or `0`) turns polling (or a periodic task) off; otherwise a duration of at least a
+/// second.
 fn poll_interval(v: &str) -> Result<Option<Duration>, String> {
     match v.trim() {
         "off" | "0" => Ok(None),
@@ -983,6 +1102,8 @@ impl Config {
         let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
         let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
         let regressions = resolve_regressions(&mut r, &raw.regressions)?;
+        let jobs = resolve_jobs(&mut r, &raw.jobs)?;
+        let retention = resolve_retention(&mut r, &raw.retention)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -992,6 +1113,8 @@ impl Config {
             scheduler,
             sandbox,
             regressions,
+            jobs,
+            retention,
             repos,
             origins: r.origins,
         })

@@ -37,6 +37,10 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub regressions: RawRegressions,
     #[serde(default)]
+    pub jobs: RawJobs,
+    #[serde(default)]
+    pub retention: RawRetention,
+    #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
 
@@ -89,6 +93,22 @@ pub(crate) struct RawSandbox {
 pub(crate) struct RawRegressions {
     pub check: Option<Spanned<bool>>,
     pub policy: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawJobs {
+    pub max_seconds: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRetention {
+    pub suites_per_crate: Option<Spanned<i64>>,
+    pub runs: Option<Spanned<i64>>,
+    pub jobs: Option<Spanned<i64>>,
+    pub disk_budget: Option<Spanned<StrOrInt>>,
+    pub gc_interval: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,9 +10,11 @@
 //! client and shares only `v1`, `token` and `service::load_config`.
 
 mod commits;
+pub mod gc;
 pub mod job;
 pub mod live;
 pub mod metrics;
+pub mod procs;
 pub mod regression;
 pub mod replacement;
 pub mod runner;
