@@ -47,6 +47,9 @@ enum Command {
     /// Install the git hooks that tell frugald about new commits.
     #[command(subcommand)]
     Hooks(cmd::hooks::HooksCmd),
+    /// Delete what frugald's retention settings no longer keep, and old `frugal run` work dirs
+    /// from the local cache.
+    Gc(cmd::gc::GcArgs),
 }
 
 fn main() {
@@ -66,6 +69,7 @@ fn main() {
         Command::Suite(cmd) => cmd::suite::run(&cli.conn, cmd),
         Command::Accept(args) => cmd::accept::run(&cli.conn, args),
         Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
+        Command::Gc(args) => cmd::gc::run(&cli.conn, args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
