@@ -165,6 +165,10 @@ impl Store {
                     key: goal,
                     id,
                 } => {
+                    // The next id to hand out must exist: u32::MAX is no goal id.
+                    let after = id
+                        .checked_add(1)
+                        .ok_or_else(|| bad(format!("goal id {id} is out of range")))?;
                     let prefix = goal_prefix(repo, &krate);
                     let mut k = prefix.clone();
                     k.extend_from_slice(goal.as_bytes());
@@ -175,7 +179,7 @@ impl Store {
                         Some(v) => be_u32("meta", &seq_key, &v)?,
                         None => 0,
                     };
-                    self.meta.insert(seq_key, &next.max(id + 1).to_be_bytes())?;
+                    self.meta.insert(seq_key, &next.max(after).to_be_bytes())?;
                 }
                 ExportLine::Report(rec) => self.put_report_unflushed(&rec)?,
             }

@@ -443,7 +443,12 @@ impl Store {
                     None => {
                         goals.insert(k, &next.to_be_bytes())?;
                         ids.push(next);
-                        next += 1;
+                        next = next.checked_add(1).ok_or_else(|| {
+                            ConflictableTransactionError::Abort(StoreError::Invalid(format!(
+                                "intern goals of {krate}: the goal id sequence is exhausted \
+                                 (corrupt `meta` entry?)"
+                            )))
+                        })?;
                     }
                 }
             }
