@@ -293,6 +293,9 @@ pub struct RetentionConfig {
     /// Suites kept per repository and crate, newest first; the best suite and suites a
     /// regression report names are kept beyond it.
     pub suites_per_crate: usize,
+    /// Regression reports kept, newest first (a held suite's report awaiting `frugal accept`
+    /// stays beyond it).
+    pub reports: usize,
     /// Finished runs kept (with their output dirs), newest first.
     pub runs: usize,
     /// Finished jobs kept, newest first.
@@ -365,6 +368,7 @@ pub const KEYS: &[&str] = &[
     "regressions.policy",
     "jobs.max_seconds",
     "retention.suites_per_crate",
+    "retention.reports",
     "retention.runs",
     "retention.jobs",
     "retention.disk_budget",
@@ -602,6 +606,7 @@ mod defaults {
 
         /// Enough history to compare suites over weeks of commits.
         pub const SUITES_PER_CRATE: u64 = 20;
+        pub const REPORTS: u64 = 1000;
         pub const RUNS: u64 = 1000;
         pub const JOBS: u64 = 1000;
         /// 20 GiB: a few dozen crates' target dirs.
@@ -835,6 +840,7 @@ fn resolve_retention(r: &mut Resolver, raw: &RawRetention) -> Result<RetentionCo
         1,
         d::SUITES_PER_CRATE,
     )?;
+    let reports = r.count("retention.reports", &raw.reports, 1, d::REPORTS)?;
     let runs = r.count("retention.runs", &raw.runs, 1, d::RUNS)?;
     let jobs = r.count("retention.jobs", &raw.jobs, 1, d::JOBS)?;
     let s = r.pick("retention.disk_budget", &raw.disk_budget, StrOrInt::text);
@@ -846,6 +852,7 @@ fn resolve_retention(r: &mut Resolver, raw: &RawRetention) -> Result<RetentionCo
         .unwrap_or(d::GC_INTERVAL);
     Ok(RetentionConfig {
         suites_per_crate: suites_per_crate as usize,
+        reports: reports as usize,
         runs: runs as usize,
         jobs: jobs as usize,
         disk_budget: (disk_budget > 0).then_some(disk_budget),

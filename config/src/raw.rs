@@ -105,6 +105,7 @@ pub(crate) struct RawJobs {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawRetention {
     pub suites_per_crate: Option<Spanned<i64>>,
+    pub reports: Option<Spanned<i64>>,
     pub runs: Option<Spanned<i64>>,
     pub jobs: Option<Spanned<i64>>,
     pub disk_budget: Option<Spanned<StrOrInt>>,

@@ -192,7 +192,8 @@ impl Gc {
         let t = Instant::now();
         let store = sched.store();
         let r = &self.retention;
-        let mut pruned = store.prune_suites(r.suites_per_crate, dry_run)?;
+        let mut pruned = store.prune_reports(r.reports, dry_run)?;
+        pruned.absorb(store.prune_suites(r.suites_per_crate, dry_run)?);
         pruned.absorb(store.prune_runs(r.runs, dry_run)?);
         let jobs = if dry_run {
             store.prune_jobs(r.jobs, true)?.jobs.len()

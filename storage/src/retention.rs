@@ -1,6 +1,7 @@
 //! Retention: what the store forgets so a host that runs for months stays bounded. Old suites
-//! beyond a number per crate (never the best one, never one a regression report names), finished
-//! runs and jobs beyond a number, and everything of a removed repository.
+//! beyond a number per crate (never the best one, never one a kept regression report names),
+//! regression reports, finished runs and jobs beyond a number each, and everything of a removed
+//! repository.
 //!
 //! Every pruning method takes `dry_run`: it then only says what it would delete, so `frugal gc
 //! --dry-run` and the real pass share one selection. Selection decodes whole trees; it runs on
@@ -142,6 +143,32 @@ impl Store {
                 self.runs.remove(key(r.id.0))?;
             }
             p.runs.push(r.id);
+        }
+        if !dry_run {
+            self.flush()?;
+        }
+        Ok(p)
+    }
+
+    /// Deletes regression reports beyond the newest `keep` (by creation), over all repositories,
+    /// except a report whose held suite still awaits `frugal accept`. Run it before
+    /// [`Store::prune_suites`]: the suites only these reports named can then go too.
+    pub fn prune_reports(&self, keep: usize, dry_run: bool) -> Result<Pruned> {
+        let mut all: Vec<(Vec<u8>, crate::ReportRecord)> = Vec::new();
+        for kv in self.reports.iter() {
+            let (k, v) = kv?;
+            all.push((k.to_vec(), crate::decode("reports", &k, &v)?));
+        }
+        let doomed = beyond_newest(all, keep, |(_, r)| r.created);
+        let mut p = Pruned::default();
+        for (k, r) in doomed {
+            if r.held && r.accepted.is_none() {
+                continue;
+            }
+            if !dry_run {
+                self.reports.remove(k)?;
+            }
+            p.reports += 1;
         }
         if !dry_run {
             self.flush()?;

@@ -213,3 +213,37 @@ fn the_active_jobs_index_follows_every_state_change() {
     assert!(store.active_jobs().unwrap().is_empty());
     assert_eq!(store.jobs().unwrap().len(), 1);
 }
+
+#[test]
+fn old_reports_go_unless_their_held_suite_awaits_acceptance_and_then_free_their_suites() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let repo = RepoId(1);
+    let ids: Vec<SuiteId> = (0..4)
+        .map(|n| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            store.store_suite(suite(repo, "k", n)).unwrap().suite
+        })
+        .collect();
+    for (n, commit) in ["a", "b", "c"].iter().enumerate() {
+        let mut r = report(repo, commit, ids[n]);
+        r.created = n as u64;
+        r.held = *commit == "a";
+        store.put_report(&r).unwrap();
+    }
+    // Suites 0..2 are pinned by reports, 3 is the best: nothing goes.
+    assert!(store.prune_suites(1, true).unwrap().suites.is_empty());
+    let p = store.prune_reports(1, false).unwrap();
+    assert_eq!(
+        p.reports, 1,
+        "b goes; a waits for frugal accept; c is the newest"
+    );
+    let left: Vec<String> = store
+        .reports_of_repo(repo)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.commit)
+        .collect();
+    assert_eq!(left, ["a", "c"]);
+    assert_eq!(store.prune_suites(1, false).unwrap().suites, vec![ids[1]]);
+}
