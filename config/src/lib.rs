@@ -118,11 +118,9 @@ impl Budget {
     /// [`MAX_BUDGET_TIME`] or [`MAX_BUDGET_EXECUTIONS`].
     pub fn parse(s: &str) -> Result<Budget, String> {
         let s = s.trim();
-        let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-        let (num, unit) = s.split_at(digits);
-        let n: u64 = num
-            .parse()
-            .map_err(|_| format!("`{s}` must start with a number, e.g. 30s, 5m or 20000"))?;
+        let (n, unit) = number_and_unit(s);
+        let n: u64 =
+            n.map_err(|_| format!("`{s}` must start with a number, e.g. 30s, 5m or 20000"))?;
         if n == 0 {
             return Err(format!("`{s}` is zero"));
         }
@@ -152,6 +150,13 @@ impl Budget {
     }
 }
 
+/// `s` split into its leading whole number (parsed) and the rest: `5m` -> (5, "m").
+fn number_and_unit(s: &str) -> (Result<u64, std::num::ParseIntError>, &str) {
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(digits);
+    (num.parse(), unit)
+}
+
 /// `n` of `unit`: `None` for an unknown unit, `Some(None)` when it overflows.
 fn duration_of(n: u64, unit: &str) -> Option<Option<Duration>> {
     let ms_per_unit: u64 = match unit {
@@ -167,11 +172,8 @@ fn duration_of(n: u64, unit: &str) -> Option<Option<Duration>> {
 /// `90s`, `5m`, `1h`, `500ms`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(digits);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration such as 30s, 5m or 1h"))?;
+    let (n, unit) = number_and_unit(s);
+    let n: u64 = n.map_err(|_| format!("`{s}` is not a duration such as 30s, 5m or 1h"))?;
     match duration_of(n, unit.trim()) {
         None => Err(format!("`{s}` needs a unit: ms, s, m or h (e.g. 60s)")),
         Some(None) => Err(format!("`{s}` is too long")),
@@ -864,11 +866,8 @@ fn resolve_retention(r: &mut Resolver, raw: &RawRetention) -> Result<RetentionCo
 /// an optional `iB`/`B` after it), e.g. `500M`, `20G`, `1048576`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{t}` is not a size such as 500M, 20G or 1048576"))?;
+    let (n, unit) = number_and_unit(t);
+    let n: u64 = n.map_err(|_| format!("`{t}` is not a size such as 500M, 20G or 1048576"))?;
     let unit = unit.trim();
     let unit = unit
         .strip_suffix("iB")

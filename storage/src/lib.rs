@@ -765,6 +765,13 @@ impl Store {
 #[cfg(test)]
 mod tests;
 
+/// The raw sled database of a store directory, once no `Store` holds it (waiting for the lock
+/// of one just dropped, as [`Store::open`] does): for tools and tests that read or poke the
+/// trees as bytes.
+pub fn open_raw(dir: impl AsRef<Path>) -> sled::Result<sled::Db> {
+    open_db(dir.as_ref())
+}
+
 /// How long to wait for the directory lock of a store that was just closed.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
