@@ -315,3 +315,27 @@ fn claim_never_decodes_finished_jobs() {
         "the full listing still decodes everything"
     );
 }
+
+/// Figures, not a check (`cargo test --release -p frugal-scheduler --test queue -- --ignored
+/// --nocapture`): how long a claim takes beside 10 and 5000 finished jobs.
+#[test]
+#[ignore]
+fn claim_time_beside_finished_jobs() {
+    for finished in [10usize, 5000] {
+        let (_dir, s) = open(1);
+        for i in 0..finished {
+            let id = s.enqueue(R, &format!("c{i}"), Reason::Api, None).unwrap().job();
+            s.claim().unwrap();
+            s.finish(id, JobOutcome::Succeeded { run: None }).unwrap();
+        }
+        let rounds = 50;
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            let id = s.enqueue(R, "k", Reason::Api, None).unwrap().job();
+            s.claim().unwrap();
+            s.finish(id, JobOutcome::Succeeded { run: None }).unwrap();
+        }
+        let per = t.elapsed() / rounds;
+        println!("{finished} finished jobs: enqueue + claim + finish in {per:?}");
+    }
+}
