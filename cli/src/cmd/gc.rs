@@ -33,6 +33,7 @@ pub struct GcArgs {
     /// Delete cache dirs unused for this many days; 0: never for age alone.
     #[arg(long, default_value_t = 30)]
     pub max_age_days: u64,
+    /// Print the reports as JSON.
     #[arg(long)]
     pub json: bool,
 }
