@@ -50,6 +50,9 @@ enum Command {
     /// Make, list and revoke scoped API tokens (read, trigger, admin); needs the admin token.
     #[command(subcommand)]
     Token(cmd::token::TokenCmd),
+    /// Delete what frugald's retention settings no longer keep, and old `frugal run` work dirs
+    /// from the local cache.
+    Gc(cmd::gc::GcArgs),
 }
 
 fn main() {
@@ -70,6 +73,7 @@ fn main() {
         Command::Accept(args) => cmd::accept::run(&cli.conn, args),
         Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
         Command::Token(cmd) => cmd::token::run(&cli.conn, cmd),
+        Command::Gc(args) => cmd::gc::run(&cli.conn, args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

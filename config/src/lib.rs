@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawRegressions, RawRepo, RawSandbox,
-    RawScheduler, RawSearch, StrOrInt, key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawJobs, RawRegressions, RawRepo,
+    RawRetention, RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -118,11 +118,9 @@ impl Budget {
     /// [`MAX_BUDGET_TIME`] or [`MAX_BUDGET_EXECUTIONS`].
     pub fn parse(s: &str) -> Result<Budget, String> {
         let s = s.trim();
-        let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-        let (num, unit) = s.split_at(digits);
-        let n: u64 = num
-            .parse()
-            .map_err(|_| format!("`{s}` must start with a number, e.g. 30s, 5m or 20000"))?;
+        let (n, unit) = number_and_unit(s);
+        let n: u64 =
+            n.map_err(|_| format!("`{s}` must start with a number, e.g. 30s, 5m or 20000"))?;
         if n == 0 {
             return Err(format!("`{s}` is zero"));
         }
@@ -152,6 +150,13 @@ impl Budget {
     }
 }
 
+/// `s` split into its leading whole number (parsed) and the rest: `5m` -> (5, "m").
+fn number_and_unit(s: &str) -> (Result<u64, std::num::ParseIntError>, &str) {
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(digits);
+    (num.parse(), unit)
+}
+
 /// `n` of `unit`: `None` for an unknown unit, `Some(None)` when it overflows.
 fn duration_of(n: u64, unit: &str) -> Option<Option<Duration>> {
     let ms_per_unit: u64 = match unit {
@@ -167,11 +172,8 @@ fn duration_of(n: u64, unit: &str) -> Option<Option<Duration>> {
 /// `90s`, `5m`, `1h`, `500ms`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(digits);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration such as 30s, 5m or 1h"))?;
+    let (n, unit) = number_and_unit(s);
+    let n: u64 = n.map_err(|_| format!("`{s}` is not a duration such as 30s, 5m or 1h"))?;
     match duration_of(n, unit.trim()) {
         None => Err(format!("`{s}` needs a unit: ms, s, m or h (e.g. 60s)")),
         Some(None) => Err(format!("`{s}` is too long")),
@@ -301,6 +303,33 @@ pub struct RegressionsConfig {
     pub policy: RegressionPolicy,
 }
 
+/// `[jobs]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobsConfig {
+    /// Wall-clock cap of one job, from its claim; `None` (configured as 0): no cap.
+    pub max_time: Option<Duration>,
+}
+
+/// `[retention]`: what the daemon's garbage collection keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// Suites kept per repository and crate, newest first; the best suite and suites a
+    /// regression report names are kept beyond it.
+    pub suites_per_crate: usize,
+    /// Regression reports kept, newest first (a held suite's report awaiting `frugal accept`
+    /// stays beyond it).
+    pub reports: usize,
+    /// Finished runs kept (with their output dirs), newest first.
+    pub runs: usize,
+    /// Finished jobs kept, newest first.
+    pub jobs: usize,
+    /// Bytes the work dirs (snapshots, build and target dirs, one per crate) may take; the
+    /// least recently used go first. `None` (configured as 0): no budget.
+    pub disk_budget: Option<u64>,
+    /// How often the collection runs; `None` when only `frugal gc` runs it.
+    pub gc_interval: Option<Duration>,
+}
+
 /// One crate of a `[[repo]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrateConfig {
@@ -331,6 +360,8 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     pub regressions: RegressionsConfig,
     pub http: HttpConfig,
+    pub jobs: JobsConfig,
+    pub retention: RetentionConfig,
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,
@@ -366,6 +397,13 @@ pub const KEYS: &[&str] = &[
     "http.idle_timeout",
     "http.request_timeout",
     "http.max_connections",
+    "jobs.max_seconds",
+    "retention.suites_per_crate",
+    "retention.reports",
+    "retention.runs",
+    "retention.jobs",
+    "retention.disk_budget",
+    "retention.gc_interval",
 ];
 
 /// The environment variable overriding a key.
@@ -381,6 +419,8 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_SANDBOX_",
     "FRUGAL_REGRESSIONS_",
     "FRUGAL_HTTP_",
+    "FRUGAL_JOBS_",
+    "FRUGAL_RETENTION_",
 ];
 
 impl Default for Config {
@@ -601,6 +641,25 @@ mod defaults {
         pub const CHECK: bool = true;
         /// Suites follow the code; the report says what changed.
         pub const POLICY: RegressionPolicy = RegressionPolicy::Record;
+    }
+
+    pub mod jobs {
+        /// Two hours: a default 5-minute search plus builds, verification and profiling of a
+        /// large crate fit many times over; a job still running then is stuck.
+        pub const MAX_SECONDS: u64 = 7200;
+    }
+
+    pub mod retention {
+        use std::time::Duration;
+
+        /// Enough history to compare suites over weeks of commits.
+        pub const SUITES_PER_CRATE: u64 = 20;
+        pub const REPORTS: u64 = 1000;
+        pub const RUNS: u64 = 1000;
+        pub const JOBS: u64 = 1000;
+        /// 20 GiB: a few dozen crates' target dirs.
+        pub const DISK_BUDGET: u64 = 20 << 30;
+        pub const GC_INTERVAL: Option<Duration> = Some(Duration::from_secs(3600));
     }
 }
 
@@ -890,6 +949,71 @@ fn resolve_regressions(
     Ok(RegressionsConfig { check, policy })
 }
 
+/// `[jobs]`
+fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigError> {
+    use defaults::jobs as d;
+    let secs = r.count("jobs.max_seconds", &raw.max_seconds, 0, d::MAX_SECONDS)?;
+    Ok(JobsConfig {
+        max_time: (secs > 0).then(|| Duration::from_secs(secs)),
+    })
+}
+
+/// `[retention]`
+fn resolve_retention(r: &mut Resolver, raw: &RawRetention) -> Result<RetentionConfig, ConfigError> {
+    use defaults::retention as d;
+    let suites_per_crate = r.count(
+        "retention.suites_per_crate",
+        &raw.suites_per_crate,
+        1,
+        d::SUITES_PER_CRATE,
+    )?;
+    let reports = r.count("retention.reports", &raw.reports, 1, d::REPORTS)?;
+    let runs = r.count("retention.runs", &raw.runs, 1, d::RUNS)?;
+    let jobs = r.count("retention.jobs", &raw.jobs, 1, d::JOBS)?;
+    let s = r.pick("retention.disk_budget", &raw.disk_budget, StrOrInt::text);
+    let disk_budget = r
+        .parsed("retention.disk_budget", s, parse_size)?
+        .unwrap_or(d::DISK_BUDGET);
+    let gc_interval = r
+        .string_parsed("retention.gc_interval", &raw.gc_interval, poll_interval)?
+        .unwrap_or(d::GC_INTERVAL);
+    Ok(RetentionConfig {
+        suites_per_crate: suites_per_crate as usize,
+        reports: reports as usize,
+        runs: runs as usize,
+        jobs: jobs as usize,
+        disk_budget: (disk_budget > 0).then_some(disk_budget),
+        gc_interval,
+    })
+}
+
+/// A size in bytes: a number with an optional `K`, `M`, `G` or `T` suffix (powers of 1024,
+/// an optional `iB`/`B` after it), e.g. `500M`, `20G`, `1048576`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (n, unit) = number_and_unit(t);
+    let n: u64 = n.map_err(|_| format!("`{t}` is not a size such as 500M, 20G or 1048576"))?;
+    let unit = unit.trim();
+    let unit = unit
+        .strip_suffix("iB")
+        .or_else(|| unit.strip_suffix('B'))
+        .unwrap_or(unit);
+    let shift = match unit {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{t}`: use K, M, G, T or none"
+            ));
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{t}` is too large"))
+}
+
 fn regression_policy(s: &str) -> Result<RegressionPolicy, String> {
     match s.trim() {
         "record" => Ok(RegressionPolicy::Record),
@@ -1040,7 +1164,8 @@ fn goal_selection(v: &str) -> Result<String, String> {
     }
 }
 
-/// `off` (or `0`) turns polling off; otherwise a duration of at least a second.
+/// `off` (or `0`) turns polling (or a periodic task) off; otherwise a duration of at least a
+/// second.
 fn poll_interval(v: &str) -> Result<Option<Duration>, String> {
     match v.trim() {
         "off" | "0" => Ok(None),
@@ -1109,6 +1234,8 @@ impl Config {
         let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
         let regressions = resolve_regressions(&mut r, &raw.regressions)?;
         let http = resolve_http(&mut r, &raw.http)?;
+        let jobs = resolve_jobs(&mut r, &raw.jobs)?;
+        let retention = resolve_retention(&mut r, &raw.retention)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -1119,6 +1246,8 @@ impl Config {
             sandbox,
             regressions,
             http,
+            jobs,
+            retention,
             repos,
             origins: r.origins,
         })

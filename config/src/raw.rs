@@ -38,6 +38,9 @@ pub(crate) struct RawConfig {
     pub regressions: RawRegressions,
     #[serde(default)]
     pub http: RawHttp,
+    pub jobs: RawJobs,
+    #[serde(default)]
+    pub retention: RawRetention,
     #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
@@ -103,6 +106,23 @@ pub(crate) struct RawSandbox {
 pub(crate) struct RawRegressions {
     pub check: Option<Spanned<bool>>,
     pub policy: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawJobs {
+    pub max_seconds: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRetention {
+    pub suites_per_crate: Option<Spanned<i64>>,
+    pub reports: Option<Spanned<i64>>,
+    pub runs: Option<Spanned<i64>>,
+    pub jobs: Option<Spanned<i64>>,
+    pub disk_budget: Option<Spanned<StrOrInt>>,
+    pub gc_interval: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -57,4 +57,6 @@ fn the_example_shows_every_default() {
     assert_eq!(example.scheduler, defaults.scheduler);
     assert_eq!(example.sandbox, defaults.sandbox);
     assert_eq!(example.regressions, defaults.regressions);
+    assert_eq!(example.jobs, defaults.jobs);
+    assert_eq!(example.retention, defaults.retention);
 }

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -28,7 +29,7 @@ use frugal_config::{Budget as ConfigBudget, RegressionPolicy};
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
 use frugal_sandbox::output_in_group;
-use frugal_scheduler::GIT_TIMEOUT;
+use frugal_scheduler::{GIT_TIMEOUT, git_command};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
@@ -110,11 +111,20 @@ struct Dirs {
 
 /// The directory of one crate of one repository under the state dir.
 fn base_dir(env: &JobEnv, job: &JobRecord) -> PathBuf {
-    env.state_dir
-        .join("work")
-        .join(format!("repo-{}", job.repo))
-        .join(safe_name(&job.krate))
+    crate::gc::crate_work_dir(&env.state_dir, job.repo, &job.krate)
 }
+
+/// Every directory the job's processes work in: the crate's work dir (snapshot, builds,
+/// check, profile) and the run's output dir. The runner finds a stopped job's processes by them.
+pub fn job_dirs(env: &JobEnv, job: &JobRecord, run: RunId) -> Vec<PathBuf> {
+    let d = Dirs::new(env, job, run);
+    vec![base_dir(env, job), d.out]
+}
+
+/// What a job thread unwinds with when the runner stopped it (`jobs.max_seconds`): the runner
+/// has recorded the failure already, so the thread just ends.
+#[derive(Debug)]
+pub struct Stopped;
 
 /// Why a crate dir (relative to the repository root) is refused before any extraction: it must
 /// stay inside the repository.
@@ -190,9 +200,7 @@ pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
     // Two steps through a file rather than a pipe, so each runs under its own timeout.
     let tarball = dest.with_extension("tar");
     let git = output_in_group(
-        Command::new("git")
-            .arg("-C")
-            .arg(repo)
+        git_command(repo)
             .args(["archive", "--format=tar", "-o"])
             .arg(&tarball)
             .args(["--end-of-options", commit]),
@@ -240,6 +248,7 @@ pub fn run(
     job: &JobRecord,
     run: RunId,
     abandoned: &Mutex<bool>,
+    cancel: &AtomicBool,
 ) -> anyhow::Result<Option<Finished>> {
     if env.sandbox_required
         && let Some(missing) = &env.sandbox_missing
@@ -272,6 +281,9 @@ pub fn run(
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
     let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
+    if cancel.load(Ordering::SeqCst) {
+        return Ok(None);
+    }
     let policy = env.regressions.policy;
     let mut check = None;
     let previous = if env.regressions.check {
@@ -285,10 +297,13 @@ pub fn run(
     } else {
         regression::baseline(store, &repo, &job.krate, &commit, policy)?
     };
+    if cancel.load(Ordering::SeqCst) {
+        return Ok(None);
+    }
     let hold = policy == RegressionPolicy::Hold && check.as_ref().is_some_and(|r| r.changed > 0);
     let mut opts = run_options(env, &repo, job, &crate_dir, &dirs);
     seed_from(&mut opts, previous.as_ref(), env.stall_generations);
-    let mut progress = JobProgress::new(store, live, run);
+    let mut progress = JobProgress::new(store, live, run, cancel);
     let summary = pipeline::run(&opts, &mut progress)
         .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
     set_phase(store, live, run, "profile");
@@ -300,6 +315,9 @@ pub fn run(
     let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
     if *guard {
         return Ok(None);
+    }
+    if store.repo(job.repo)?.is_none() {
+        bail!("repository {} was removed while the job ran", job.repo);
     }
     let mut new = new_suite(
         store,
@@ -606,28 +624,41 @@ struct JobProgress<'a> {
     run: RunId,
     last_stored: Instant,
     phase: String,
+    cancel: &'a AtomicBool,
 }
 
 impl<'a> JobProgress<'a> {
-    fn new(store: &'a Store, live: &'a Live, run: RunId) -> Self {
+    fn new(store: &'a Store, live: &'a Live, run: RunId, cancel: &'a AtomicBool) -> Self {
         JobProgress {
             store,
             live,
             run,
             last_stored: Instant::now(),
             phase: String::new(),
+            cancel,
+        }
+    }
+
+    /// Unwinds out of the pipeline once the runner stopped the job: dropping the pipeline's
+    /// state kills its harness processes, and nothing after this point runs. `resume_unwind`
+    /// skips the panic hook: this is no bug to report.
+    fn stop_if_cancelled(&self) {
+        if self.cancel.load(Ordering::SeqCst) {
+            std::panic::resume_unwind(Box::new(Stopped));
         }
     }
 }
 
 impl pipeline::Progress for JobProgress<'_> {
     fn phase(&mut self, phase: Phase) {
+        self.stop_if_cancelled();
         self.phase = phase.as_str().to_string();
         set_phase(self.store, self.live, self.run, &self.phase);
         self.last_stored = Instant::now();
     }
 
     fn generation(&mut self, g: &Generation) {
+        self.stop_if_cancelled();
         self.live.update(self.run, |l| {
             l.generation = g.number;
             l.executions = g.executions;

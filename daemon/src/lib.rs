@@ -12,9 +12,11 @@
 
 pub mod auth;
 mod commits;
+pub mod gc;
 pub mod job;
 pub mod live;
 pub mod metrics;
+pub mod procs;
 pub mod regression;
 pub mod replacement;
 pub mod runner;

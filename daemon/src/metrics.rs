@@ -46,6 +46,12 @@ struct Inner {
     jobs: BTreeMap<String, u64>,
     suites_stored: u64,
     best_replaced: u64,
+    /// Garbage collection passes (not dry runs), bytes they freed, records by kind.
+    gc_passes: u64,
+    gc_freed_bytes: u64,
+    gc_records: BTreeMap<String, u64>,
+    /// Bytes of the budgeted work dirs after the last pass.
+    gc_kept_bytes: u64,
 }
 
 /// Gauges the caller reads from the store when scraped.
@@ -103,6 +109,17 @@ impl Metrics {
         m.suites_stored += 1;
         if replaced_best {
             m.best_replaced += 1;
+        }
+    }
+
+    /// Counts a garbage collection pass that deleted (not a dry run).
+    pub fn gc_pass(&self, r: &crate::v1::GcReport) {
+        let mut m = self.lock();
+        m.gc_passes += 1;
+        m.gc_freed_bytes += r.bytes_freed;
+        m.gc_kept_bytes = r.bytes_kept;
+        for (kind, n) in &r.records {
+            *m.gc_records.entry(kind.clone()).or_default() += n;
         }
     }
 
@@ -215,8 +232,47 @@ impl Metrics {
         );
         let _ = writeln!(out, "# TYPE frugal_best_replaced_total counter");
         let _ = writeln!(out, "frugal_best_replaced_total {}", m.best_replaced);
+        render_gc(&mut out, &m);
         out
     }
+}
+
+/// The garbage collection's counters (`gc.rs`).
+fn render_gc(out: &mut String, m: &Inner) {
+    let counter = |out: &mut String, name: &str, help: &str, v: u64| {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} counter");
+        let _ = writeln!(out, "{name} {v}");
+    };
+    counter(
+        out,
+        "frugal_gc_runs_total",
+        "Garbage collection passes.",
+        m.gc_passes,
+    );
+    counter(
+        out,
+        "frugal_gc_freed_bytes_total",
+        "Bytes of directories garbage collection deleted.",
+        m.gc_freed_bytes,
+    );
+    let _ = writeln!(
+        out,
+        "# HELP frugal_gc_removed_records_total Store records garbage collection deleted, by kind."
+    );
+    let _ = writeln!(out, "# TYPE frugal_gc_removed_records_total counter");
+    for (kind, n) in &m.gc_records {
+        let _ = writeln!(
+            out,
+            "frugal_gc_removed_records_total{{kind=\"{kind}\"}} {n}"
+        );
+    }
+    gauge(
+        out,
+        "frugal_gc_work_bytes",
+        "Bytes of the work dirs after the last garbage collection pass.",
+        &[("", m.gc_kept_bytes as f64)],
+    );
 }
 
 /// The metrics label of an HTTP method: one of the nine standard methods (RFC 9110 and PATCH),

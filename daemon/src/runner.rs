@@ -2,24 +2,36 @@
 //! jobs in flight, requeues expired ones, fires cron schedules, polls repositories, and claims
 //! queued jobs, each of which runs on its own thread (the pipeline is blocking and CPU-heavy).
 //!
+//! Time bounds: the loop beats a [`Heartbeat`] every tick, and the systemd watchdog pings only
+//! while it is fresh, so a stuck runner gets the daemon restarted. A job running longer than
+//! `jobs.max_seconds` is stopped: its run and job fail with a reason that says so (freeing its
+//! slot; its lease is no longer renewed), its thread is told to stop and will store nothing, and
+//! its processes are killed (`procs`), again every tick until the thread has ended; meanwhile no
+//! other job of the same crate starts, since it would share the crate's directories.
+//!
+//! Garbage collection (`gc`) runs on this loop every `retention.gc_interval`.
+//!
 //! Shutdown (SIGTERM): no job is claimed any more; jobs in flight get the grace period to end;
 //! the rest are checkpointed: their run is marked interrupted and their job stays `running` in
 //! the store, so `Scheduler::recover` at the next start queues it again. A `kill -9` leaves the
 //! same state behind, minus the note on the run, which the next start adds.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use frugal_scheduler::{CronSchedule, JobOutcome, Scheduler};
-use frugal_storage::{JobId, JobRecord, RunId, RunStatus, Store, now_ms};
+use frugal_storage::{JobId, JobRecord, RepoId, RunId, RunStatus, Store, now_ms};
 
+use crate::gc::SharedGc;
 use crate::job::{self, JobEnv};
 use crate::live::Live;
 use crate::metrics::Metrics;
+use crate::procs;
 
 /// How often the loop wakes without being asked.
 const TICK: Duration = Duration::from_secs(1);
@@ -36,14 +48,57 @@ pub struct RunnerCtx {
     pub default_schedule: Option<CronSchedule>,
     /// Set once on SIGTERM: claim nothing more.
     pub stopping: Arc<AtomicBool>,
+    /// `jobs.max_seconds`: a job still running after this is stopped.
+    pub max_job_time: Option<Duration>,
+    /// Beaten every tick; the watchdog reads it.
+    pub heartbeat: Heartbeat,
+    /// Garbage collection, run every `retention.gc_interval`.
+    pub gc: SharedGc,
+}
+
+/// When the runner loop last went round: the systemd watchdog pings only while this is fresh.
+#[derive(Clone, Debug)]
+pub struct Heartbeat {
+    origin: Instant,
+    /// Milliseconds after `origin` of the last beat.
+    last: Arc<AtomicU64>,
+}
+
+impl Default for Heartbeat {
+    fn default() -> Self {
+        Heartbeat {
+            origin: Instant::now(),
+            last: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl Heartbeat {
+    pub fn beat(&self) {
+        let ms = self.origin.elapsed().as_millis() as u64;
+        self.last.store(ms, Ordering::SeqCst);
+    }
+
+    /// Time since the last beat.
+    pub fn age(&self) -> Duration {
+        let now = self.origin.elapsed().as_millis() as u64;
+        Duration::from_millis(now.saturating_sub(self.last.load(Ordering::SeqCst)))
+    }
 }
 
 /// A job running on its own thread.
 struct InFlight {
     job: JobId,
     run: RunId,
-    /// Set by the checkpoint; the job thread checks it before its final writes.
+    repo: RepoId,
+    krate: String,
+    started: Instant,
+    /// Where the job's processes work (`job::job_dirs`), to find them when it is stopped.
+    dirs: Vec<PathBuf>,
+    /// Set by the checkpoint or the time cap; the job thread checks it before its final writes.
     abandoned: Arc<Mutex<bool>>,
+    /// Set by the time cap: the job thread stops at its next progress report.
+    cancel: Arc<AtomicBool>,
     handle: JoinHandle<()>,
 }
 
@@ -51,11 +106,17 @@ struct InFlight {
 /// and checkpoints the rest. Returns the number of jobs checkpointed.
 pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration) -> usize {
     let mut flights: Vec<InFlight> = Vec::new();
+    // Jobs stopped by the time cap whose threads have not ended yet.
+    let mut stopped: Vec<InFlight> = Vec::new();
     let mut last_expiry = Instant::now();
     let mut last_cron = now_ms();
     let mut last_poll: Option<Instant> = None;
+    let mut last_gc = Instant::now();
     while !ctx.stopping.load(Ordering::SeqCst) {
+        ctx.heartbeat.beat();
         reap(&mut flights);
+        enforce_time_cap(&ctx, &mut flights, &mut stopped);
+        tear_down(&mut stopped);
         renew(&ctx, &flights);
         if last_expiry.elapsed() >= EXPIRY_CHECK {
             last_expiry = Instant::now();
@@ -68,14 +129,87 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
             last_poll = Some(Instant::now());
             poll_all(&ctx);
         }
-        claim(&ctx, &mut flights);
+        if let Some(every) = ctx.gc.retention.gc_interval
+            && last_gc.elapsed() >= every
+        {
+            last_gc = Instant::now();
+            collect_garbage(&ctx);
+        }
+        claim(&ctx, &mut flights, &stopped);
         match wake.recv_timeout(TICK) {
             Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             // Every sender is gone: the daemon is going away.
             Err(RecvTimeoutError::Disconnected) => std::thread::sleep(TICK),
         }
     }
+    for f in &stopped {
+        procs::kill_under(&f.dirs);
+    }
     drain(&ctx, flights, grace())
+}
+
+/// Stops every job running longer than `jobs.max_seconds` (see the module doc).
+fn enforce_time_cap(ctx: &RunnerCtx, flights: &mut Vec<InFlight>, stopped: &mut Vec<InFlight>) {
+    let Some(cap) = ctx.max_job_time else {
+        return;
+    };
+    let (over, within): (Vec<_>, Vec<_>) =
+        flights.drain(..).partition(|f| f.started.elapsed() > cap);
+    *flights = within;
+    for f in over {
+        time_out(ctx, &f, cap);
+        stopped.push(f);
+    }
+}
+
+fn time_out(ctx: &RunnerCtx, f: &InFlight, cap: Duration) {
+    let mut abandoned = f.abandoned.lock().unwrap_or_else(|e| e.into_inner());
+    // The thread may have made its final writes just before the lock was ours.
+    let still_running = matches!(ctx.sched.store().job(f.job),
+        Ok(Some(j)) if j.state == frugal_storage::JobState::Running);
+    *abandoned = true;
+    f.cancel.store(true, Ordering::SeqCst);
+    if !still_running {
+        return;
+    }
+    let phase = ctx
+        .live
+        .get(f.run)
+        .map(|l| l.phase)
+        .unwrap_or_else(|| "unknown".into());
+    let error = format!(
+        "stopped: the job ran longer than jobs.max_seconds ({} s) and was in phase `{phase}`;          its processes were killed",
+        cap.as_secs()
+    );
+    let killed = procs::kill_under(&f.dirs);
+    tracing::error!(job = %f.job, run = %f.run, killed, "{error}");
+    finish(ctx, f.job, f.run, Err(anyhow::anyhow!(error)), "timed-out");
+}
+
+/// Kills what the stopped jobs still run (their threads may start a process before they see
+/// the stop) and forgets those whose thread has ended.
+fn tear_down(stopped: &mut Vec<InFlight>) {
+    for f in stopped.iter() {
+        procs::kill_under(&f.dirs);
+    }
+    reap(stopped);
+}
+
+fn collect_garbage(ctx: &RunnerCtx) {
+    match ctx.gc.collect(&ctx.sched, false, &|| ctx.heartbeat.beat()) {
+        Ok(r) => {
+            ctx.metrics.gc_pass(&r);
+            tracing::info!(
+                records = r.record_count(),
+                bytes = r.bytes_freed,
+                dirs = r.dirs.len(),
+                kept_bytes = r.bytes_kept,
+                ms = r.took_ms,
+                "garbage collection"
+            );
+        }
+        Err(e) => tracing::error!(error = %format!("{e:#}"), "garbage collection failed"),
+    }
 }
 
 fn reap(flights: &mut Vec<InFlight>) {
@@ -135,6 +269,7 @@ fn poll_all(ctx: &RunnerCtx) {
         }
     };
     for r in repos {
+        ctx.heartbeat.beat();
         match ctx.sched.poll_repo(r.id) {
             Ok(t) if t.new_commit => {
                 tracing::info!(repo = %r.id, commit = ?t.commit, jobs = t.jobs.len(), "poll saw a new commit");
@@ -145,9 +280,15 @@ fn poll_all(ctx: &RunnerCtx) {
     }
 }
 
-fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>) {
+fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>, stopped: &[InFlight]) {
+    // A crate whose stopped job is still being torn down waits: they would share directories.
+    let free = |j: &JobRecord| {
+        !stopped
+            .iter()
+            .any(|s| s.repo == j.repo && s.krate == j.krate)
+    };
     loop {
-        let job = match ctx.sched.claim() {
+        let job = match ctx.sched.claim_where(free) {
             Ok(Some(j)) => j,
             Ok(None) => return,
             Err(e) => {
@@ -183,15 +324,23 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
     tracing::info!(job = %job.id, run = %run, repo = %job.repo, krate = %job.krate,
         commit = ?job.commit, reason = %job.reason, attempt = job.attempts, "job started");
     let abandoned = Arc::new(Mutex::new(false));
-    let (c, a, id) = (ctx.clone(), abandoned.clone(), job.id);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let dirs = job::job_dirs(&ctx.env, &job, run);
+    let (repo, krate) = (job.repo, job.krate.clone());
+    let (c, a, stop, id) = (ctx.clone(), abandoned.clone(), cancel.clone(), job.id);
     let spawned = std::thread::Builder::new()
         .name(format!("job-{}", job.id))
-        .spawn(move || execute(&c, &job, run, &a));
+        .spawn(move || execute(&c, &job, run, &a, &stop));
     match spawned {
         Ok(handle) => Some(InFlight {
             job: id,
             run,
+            repo,
+            krate,
+            started: Instant::now(),
+            dirs,
             abandoned,
+            cancel,
             handle,
         }),
         Err(e) => {
@@ -201,6 +350,7 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
                 id,
                 run,
                 Err(anyhow::anyhow!("could not start a thread: {e}")),
+                "failed",
             );
             None
         }
@@ -208,10 +358,24 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
 }
 
 /// The job thread's body.
-fn execute(ctx: &RunnerCtx, job: &JobRecord, run: RunId, abandoned: &Mutex<bool>) {
+fn execute(
+    ctx: &RunnerCtx,
+    job: &JobRecord,
+    run: RunId,
+    abandoned: &Mutex<bool>,
+    cancel: &AtomicBool,
+) {
     let t = Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        job::run(&ctx.env, ctx.sched.store(), &ctx.live, job, run, abandoned)
+        job::run(
+            &ctx.env,
+            ctx.sched.store(),
+            &ctx.live,
+            job,
+            run,
+            abandoned,
+            cancel,
+        )
     }))
     .unwrap_or_else(|p| Err(anyhow::anyhow!("the job panicked: {}", panic_text(&p))));
     // Hold the lock across the final writes, so a checkpoint sees either nothing or all of them.
@@ -234,11 +398,12 @@ fn execute(ctx: &RunnerCtx, job: &JobRecord, run: RunId, abandoned: &Mutex<bool>
                 job.id,
                 run,
                 Ok((done.summary_json, done.outcome.suite)),
+                "succeeded",
             );
         }
         Err(e) => {
             tracing::error!(job = %job.id, run = %run, error = %format!("{e:#}"), "job failed");
-            finish(ctx, job.id, run, Err(e));
+            finish(ctx, job.id, run, Err(e), "failed");
         }
     }
     drop(guard);
@@ -253,16 +418,15 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
 
 type Result2 = anyhow::Result<(serde_json::Value, frugal_storage::SuiteId)>;
 
-/// Records how a job ended in the run and the queue.
-fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2) {
+/// Records how a job ended in the run and the queue; `label` is the metrics outcome.
+fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2, label: &str) {
     let store = ctx.sched.store();
-    let (status, summary, suite, outcome, label) = match result {
+    let (status, summary, suite, outcome) = match result {
         Ok((summary, suite)) => (
             RunStatus::Succeeded,
             Some(summary),
             Some(suite),
             JobOutcome::Succeeded { run: Some(run) },
-            "succeeded",
         ),
         Err(e) => {
             let error = format!("{e:#}");
@@ -276,7 +440,6 @@ fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2) {
                     error,
                     run: Some(run),
                 },
-                "failed",
             )
         }
     };

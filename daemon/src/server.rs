@@ -15,7 +15,6 @@
 //! when the request timeout ran out.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
@@ -63,6 +62,8 @@ pub struct AppState {
     pub stopping: Arc<AtomicBool>,
     /// `Capabilities::report` of the host, probed at startup.
     pub sandbox: Vec<String>,
+    /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).
+    pub gc: crate::gc::SharedGc,
 }
 
 pub(crate) type Shared = Arc<AppState>;
@@ -159,7 +160,8 @@ pub fn router(state: Shared) -> Router {
         .route("/suites/{id}/source", get(suite_source))
         .route("/jobs", get(list_jobs))
         .route("/tokens", get(auth::list_tokens).post(auth::create_token))
-        .route("/tokens/{id}", axum::routing::delete(auth::revoke_token));
+        .route("/tokens/{id}", axum::routing::delete(auth::revoke_token))
+        .route("/gc", post(crate::gc::post_gc));
     Router::new()
         .nest(v1::PREFIX, v1)
         .route("/healthz", get(healthz))
@@ -560,10 +562,7 @@ fn crate_dir_inside(repo: &Path, name: &str, dir: &str) -> ApiResult<()> {
 
 fn git_check(path: &Path) -> ApiResult<()> {
     let out = frugal_sandbox::output_in_group(
-        Command::new("git")
-            .arg("-C")
-            .arg(path)
-            .args(["rev-parse", "--git-dir"]),
+        frugal_scheduler::git_command(path).args(["rev-parse", "--git-dir"]),
         frugal_scheduler::GIT_TIMEOUT,
     )
     .map_err(ApiError::internal)?;
@@ -633,8 +632,11 @@ async fn remove_repo(
                 let _ = s.sched.cancel(j.id);
             }
         }
-        s.sched.store().remove_repo(repo.id)?;
-        tracing::info!(repo = %repo.id, path = %repo.path, "repository removed");
+        // Its runs, suites, reports, jobs and directories go with it (`gc::remove_repo`).
+        let freed = crate::gc::remove_repo(&s.gc, s.sched.store(), repo.id)
+            .map_err(|e| ApiError::internal(format!("{e:#}")))?;
+        tracing::info!(repo = %repo.id, path = %repo.path, records = freed.record_count(),
+            bytes = freed.bytes_freed, "repository removed with its data");
         Ok(StatusCode::NO_CONTENT)
     })
     .await

@@ -27,11 +27,12 @@ use frugal_storage::Store;
 use tokio::sync::watch;
 
 use crate::auth::{Auth, Hosts};
+use crate::gc::Gc;
 use crate::job::JobEnv;
 use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::replacement::Replacer;
-use crate::runner::{self, RunnerCtx};
+use crate::runner::{self, Heartbeat, RunnerCtx};
 use crate::server::{self, AppState};
 use crate::token;
 
@@ -295,6 +296,8 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     let live = Live::default();
     let metrics = Arc::new(Metrics::default());
     let (wake_tx, wake_rx) = std::sync::mpsc::sync_channel(16);
+    let heartbeat = Heartbeat::default();
+    let gc = Arc::new(Gc::new(cfg.retention.clone(), cfg.daemon.state_dir.clone()));
     let ctx = Arc::new(RunnerCtx {
         sched: sched.clone(),
         env,
@@ -303,6 +306,9 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         poll_interval: cfg.scheduler.poll_interval,
         default_schedule,
         stopping: stopping.clone(),
+        max_job_time: cfg.jobs.max_time,
+        heartbeat: heartbeat.clone(),
+        gc: gc.clone(),
     });
     let state = Arc::new(AppState {
         auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
@@ -317,6 +323,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
         sandbox: caps.report(),
+        gc,
     });
     let started_stop: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
     let stop_at = started_stop.clone();
@@ -339,7 +346,13 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         })
         .context("start the runner thread")?;
 
-    rt.block_on(serve(&cfg, state, stopping.clone(), started_stop.clone()))?;
+    rt.block_on(serve(
+        &cfg,
+        state,
+        stopping.clone(),
+        started_stop.clone(),
+        heartbeat,
+    ))?;
     // The runner sleeps between ticks: wake it to see `stopping` now.
     let _ = wake_tx.try_send(());
     let checkpointed = runner
@@ -358,6 +371,7 @@ async fn serve(
     state: Arc<AppState>,
     stopping: Arc<AtomicBool>,
     started_stop: Arc<std::sync::Mutex<Option<Instant>>>,
+    heartbeat: Heartbeat,
 ) -> anyhow::Result<()> {
     let app = server::router(state);
     let tcp = tokio::net::TcpListener::bind(cfg.daemon.listen)
@@ -391,7 +405,7 @@ async fn serve(
         sd_notify::NotifyState::Status(&format!("serving on {addr}")),
     ]);
     // Detached: the runtime's workers keep pinging while the runner drains after `serve` returns.
-    let _watchdog = tokio::spawn(watchdog());
+    let _watchdog = tokio::spawn(watchdog(heartbeat));
     shutdown_signal().await;
     if let Ok(mut g) = started_stop.lock() {
         *g = Some(Instant::now());
@@ -489,15 +503,29 @@ async fn wait_stop(mut rx: watch::Receiver<bool>) {
     }
 }
 
-/// Pings systemd's watchdog at half its interval, when it asked for one.
-async fn watchdog() {
+/// Pings systemd's watchdog at half its interval, when it asked for one, and only while the
+/// runner's heartbeat is younger than the interval: a stuck runner (or a stuck async runtime,
+/// where this task runs) stops the pings, and systemd restarts the daemon. The runner beats
+/// every second and between the steps of its slower work (polls, garbage collection).
+async fn watchdog(heartbeat: Heartbeat) {
     let Some(every) = sd_notify::watchdog_enabled() else {
         return;
     };
     let mut tick = tokio::time::interval(every / 2);
+    let mut silent = false;
     loop {
         tick.tick().await;
-        let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+        if heartbeat.age() < every {
+            silent = false;
+            let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+        } else if !silent {
+            silent = true;
+            tracing::error!(
+                age_s = heartbeat.age().as_secs(),
+                "the job runner has not gone round for a whole watchdog interval; no more \
+                 watchdog pings until it does (systemd restarts a daemon that stays stuck)"
+            );
+        }
     }
 }
 

@@ -500,3 +500,36 @@ impl CrateReport {
         }
     }
 }
+
+/// `POST /v1/gc[?dry_run=true]`: what a garbage collection pass deleted (or, dry, would
+/// delete), and `frugal gc`'s report for the CLI's cache dirs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GcReport {
+    pub dry_run: bool,
+    /// Store records by kind (`suites`, `tests`, `replacements`, `runs`, `jobs`, `reports`,
+    /// `other`).
+    pub records: std::collections::BTreeMap<String, u64>,
+    /// Directories deleted, with their size and why.
+    pub dirs: Vec<FreedDir>,
+    pub bytes_freed: u64,
+    /// Bytes the budgeted directories take after the pass.
+    pub bytes_kept: u64,
+    /// The budget they were held to, if any.
+    pub budget: Option<u64>,
+    pub took_ms: u64,
+}
+
+impl GcReport {
+    /// Store records deleted, all kinds together.
+    pub fn record_count(&self) -> u64 {
+        self.records.values().sum()
+    }
+}
+
+/// One directory a garbage collection pass deleted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FreedDir {
+    pub path: String,
+    pub bytes: u64,
+    pub reason: String,
+}

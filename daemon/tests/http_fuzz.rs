@@ -100,6 +100,12 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         wake,
         stopping: Arc::new(AtomicBool::new(false)),
         sandbox: Vec::new(),
+        gc: Arc::new(frugald::gc::Gc::new(
+            frugal_config::Config::from_toml("", None, Vec::new())
+                .unwrap()
+                .retention,
+            dir.path().join("state"),
+        )),
     });
     Fixture {
         _dir: dir,

@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -24,14 +24,15 @@ pub fn resolve_valgrind(configured: Option<&Path>, env: Option<OsString>) -> Pat
 
 /// Runs `valgrind --version`; a missing binary becomes an error naming the Debian package.
 pub(crate) fn check(valgrind: &Path) -> Result<String, ProfileError> {
-    let output = Command::new(valgrind)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| ProfileError::ValgrindMissing {
-            path: valgrind.to_path_buf(),
-            source: e,
-        })?;
+    // Under a deadline like every command of a job: a wrapper script that hangs must not.
+    let output = frugal_sandbox::output_in_group(
+        Command::new(valgrind).arg("--version"),
+        std::time::Duration::from_secs(60),
+    )
+    .map_err(|e| ProfileError::ValgrindMissing {
+        path: valgrind.to_path_buf(),
+        source: e,
+    })?;
     if !output.status.success() {
         return Err(ProfileError::ValgrindMissing {
             path: valgrind.to_path_buf(),

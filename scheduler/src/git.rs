@@ -16,20 +16,37 @@ pub struct Head {
     pub changed: bool,
 }
 
+/// `git -c safe.directory=<repo> -C <repo>`: every git command the daemon runs on a registered
+/// repository starts so (run it with `frugal_sandbox::output_in_group` and [`GIT_TIMEOUT`]).
+///
+/// Decision: the daemon runs as its own user, and git refuses repositories other users own
+/// ("dubious ownership") unless `safe.directory` names them in a protected scope (system,
+/// global or command line). Passing it on each command, for exactly the repository the command
+/// works on, needs no git config file to keep in step with registrations and removals, does not
+/// depend on `$HOME`, and trusts nothing else. Registration runs through here as well.
+pub fn git_command(repo: &Path) -> Command {
+    let mut trusted = std::ffi::OsString::from("safe.directory=");
+    trusted.push(repo.as_os_str());
+    let mut cmd = Command::new("git");
+    cmd.arg("-c")
+        .arg(trusted)
+        .arg("-C")
+        .arg(repo)
+        // Hooks export these; they would point git at the hook's repository, not `repo`.
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    cmd
+}
+
 fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
     let err = |message: String| SchedulerError::Git {
         repo: repo.to_path_buf(),
         args: args.join(" "),
         message,
     };
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(repo)
-        .args(args)
-        // Hooks export these; they would point git at the hook's repository, not `repo`.
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+    let mut cmd = git_command(repo);
+    cmd.args(args);
     let out = frugal_sandbox::output_in_group(&mut cmd, GIT_TIMEOUT)
         .map_err(|e| err(format!("git: {e}")))?;
     if !out.status.success() {

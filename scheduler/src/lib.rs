@@ -23,7 +23,9 @@ pub use budget::{BudgetDecision, CHANGED_WEIGHT, CrateBudget, plan_budgets};
 pub use cron::CronSchedule;
 pub use error::SchedulerError;
 pub use frugal_storage::{JobId, JobRecord as Job, JobState};
-pub use git::{GIT_TIMEOUT, Head, ancestors, changed_files, poll_head, resolve_commit};
+pub use git::{
+    GIT_TIMEOUT, Head, ancestors, changed_files, git_command, poll_head, resolve_commit,
+};
 pub use queue::{
     EnqueueOutcome, JobOutcome, JobSpec, Reason, Recovery, Scheduler, SchedulerOptions,
     TriggerReport,

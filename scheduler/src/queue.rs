@@ -184,7 +184,7 @@ impl Scheduler {
     /// [`Scheduler::enqueue`] with a budget factor.
     pub fn enqueue_spec(&self, spec: JobSpec) -> Result<EnqueueOutcome> {
         let _g = self.guard();
-        let jobs = self.store.jobs()?;
+        let jobs = self.store.active_jobs()?;
         if let Some(mut q) = jobs
             .into_iter()
             .find(|j| j.state == JobState::Queued && same_crate(j, spec.repo, &spec.krate))
@@ -224,8 +224,14 @@ impl Scheduler {
     /// Takes the next job: highest priority, then oldest; never beyond `max_concurrent` running
     /// jobs and never a crate that is already running. Marks it running with a lease.
     pub fn claim(&self) -> Result<Option<JobRecord>> {
+        self.claim_where(|_| true)
+    }
+
+    /// [`Scheduler::claim`] among the queued jobs `allowed` accepts (the runner holds back a
+    /// crate whose timed-out job is still being torn down).
+    pub fn claim_where(&self, allowed: impl Fn(&JobRecord) -> bool) -> Result<Option<JobRecord>> {
         let _g = self.guard();
-        let jobs = self.store.jobs()?;
+        let jobs = self.store.active_jobs()?;
         let running: Vec<&JobRecord> = jobs
             .iter()
             .filter(|j| j.state == JobState::Running)
@@ -235,7 +241,7 @@ impl Scheduler {
         }
         let Some(next) = jobs
             .iter()
-            .filter(|j| j.state == JobState::Queued)
+            .filter(|j| j.state == JobState::Queued && allowed(j))
             .filter(|j| !running.iter().any(|r| same_crate(r, j.repo, &j.krate)))
             .min_by_key(|j| (std::cmp::Reverse(j.priority), j.enqueued_at, j.id))
         else {
@@ -318,7 +324,7 @@ impl Scheduler {
             rec.failed.push(job.id);
             return Ok(());
         }
-        let jobs = self.store.jobs()?;
+        let jobs = self.store.active_jobs()?;
         if let Some(mut q) = jobs
             .into_iter()
             .find(|j| j.state == JobState::Queued && same_crate(j, job.repo, &job.krate))
@@ -348,7 +354,7 @@ impl Scheduler {
     pub fn recover(&self) -> Result<Recovery> {
         let _g = self.guard();
         let mut rec = Recovery::default();
-        for job in self.store.jobs()? {
+        for job in self.store.active_jobs()? {
             if job.state == JobState::Running {
                 self.requeue(job, "interrupted by a daemon restart", &mut rec)?;
             }
@@ -361,7 +367,7 @@ impl Scheduler {
     pub fn requeue_expired(&self, now: u64) -> Result<Recovery> {
         let _g = self.guard();
         let mut rec = Recovery::default();
-        for job in self.store.jobs()? {
+        for job in self.store.active_jobs()? {
             if job.state == JobState::Running && job.lease_until.is_some_and(|t| t < now) {
                 self.requeue(job, "lease expired", &mut rec)?;
             }
@@ -374,25 +380,15 @@ impl Scheduler {
         Ok(self.store.jobs()?)
     }
 
-    /// Queued and running jobs.
+    /// Queued and running jobs (from the index: finished ones are not read).
     pub fn active(&self) -> Result<Vec<JobRecord>> {
-        let mut v = self.store.jobs()?;
-        v.retain(|j| j.state.is_active());
-        Ok(v)
+        Ok(self.store.active_jobs()?)
     }
 
     /// Deletes finished jobs beyond the newest `keep`; returns how many were deleted.
     pub fn prune_finished(&self, keep: usize) -> Result<usize> {
         let _g = self.guard();
-        let mut done: Vec<JobRecord> = self.store.jobs()?;
-        done.retain(|j| !j.state.is_active());
-        done.sort_by_key(|j| std::cmp::Reverse((j.finished, j.id)));
-        let mut n = 0;
-        for j in done.into_iter().skip(keep) {
-            self.store.remove_job(j.id)?;
-            n += 1;
-        }
-        Ok(n)
+        Ok(self.store.prune_jobs(keep, false)?.jobs.len())
     }
 
     fn enqueue_plan(

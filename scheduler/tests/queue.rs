@@ -280,3 +280,65 @@ fn due_repos_uses_the_repo_schedule_or_the_default() {
             .is_empty()
     );
 }
+
+#[test]
+fn claim_never_decodes_finished_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let finished = {
+        let s = Scheduler::new(
+            Store::open(dir.path()).unwrap(),
+            SchedulerOptions::default(),
+        );
+        let done = s.enqueue(R, "old", Reason::Api, None).unwrap().job();
+        assert_eq!(s.claim().unwrap().unwrap().id, done);
+        s.finish(done, JobOutcome::Succeeded { run: None }).unwrap();
+        s.enqueue(R, "new", Reason::Api, None).unwrap();
+        done
+    };
+    // The finished job's record becomes unreadable: only a reader that decodes it fails.
+    let db = frugal_storage::open_raw(dir.path()).unwrap();
+    db.open_tree("jobs")
+        .unwrap()
+        .insert(finished.0.to_be_bytes(), b"not json".to_vec())
+        .unwrap();
+    db.flush().unwrap();
+    drop(db);
+    let s = Scheduler::new(
+        Store::open(dir.path()).unwrap(),
+        SchedulerOptions::default(),
+    );
+    let job = s.claim().unwrap().expect("the queued job is claimed");
+    assert_eq!(job.krate, "new");
+    assert_eq!(s.active().unwrap().len(), 1);
+    assert!(
+        s.jobs().is_err(),
+        "the full listing still decodes everything"
+    );
+}
+
+/// Figures, not a check (`cargo test --release -p frugal-scheduler --test queue -- --ignored
+/// --nocapture`): how long a claim takes beside 10 and 5000 finished jobs.
+#[test]
+#[ignore]
+fn claim_time_beside_finished_jobs() {
+    for finished in [10usize, 5000] {
+        let (_dir, s) = open(1);
+        for i in 0..finished {
+            let id = s
+                .enqueue(R, &format!("c{i}"), Reason::Api, None)
+                .unwrap()
+                .job();
+            s.claim().unwrap();
+            s.finish(id, JobOutcome::Succeeded { run: None }).unwrap();
+        }
+        let rounds = 50;
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            let id = s.enqueue(R, "k", Reason::Api, None).unwrap().job();
+            s.claim().unwrap();
+            s.finish(id, JobOutcome::Succeeded { run: None }).unwrap();
+        }
+        let per = t.elapsed() / rounds;
+        println!("{finished} finished jobs: enqueue + claim + finish in {per:?}");
+    }
+}

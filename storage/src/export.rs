@@ -126,7 +126,10 @@ impl Store {
             };
             let l: ExportLine = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
             match l {
-                ExportLine::Meta { schema_version } if schema_version != SCHEMA_VERSION => {
+                // Exports of schema 1 have the same lines (2 added only an index).
+                ExportLine::Meta { schema_version }
+                    if !(1..=SCHEMA_VERSION).contains(&schema_version) =>
+                {
                     return Err(bad(format!(
                         "export has schema version {schema_version}, this frugal writes \
                          {SCHEMA_VERSION}"
@@ -156,8 +159,7 @@ impl Store {
                 }
                 ExportLine::Job(rec) => {
                     max_id = max_id.max(rec.id.0);
-                    self.index_job_before(&rec)?;
-                    self.jobs.insert(key(rec.id.0), encode(&rec))?;
+                    self.put_job_unflushed(&rec)?;
                 }
                 ExportLine::Goal {
                     repo,
@@ -165,6 +167,10 @@ impl Store {
                     key: goal,
                     id,
                 } => {
+                    // The next id to hand out must exist: u32::MAX is no goal id.
+                    let after = id
+                        .checked_add(1)
+                        .ok_or_else(|| bad(format!("goal id {id} is out of range")))?;
                     let prefix = goal_prefix(repo, &krate);
                     let mut k = prefix.clone();
                     k.extend_from_slice(goal.as_bytes());
@@ -175,7 +181,7 @@ impl Store {
                         Some(v) => be_u32("meta", &seq_key, &v)?,
                         None => 0,
                     };
-                    self.meta.insert(seq_key, &next.max(id + 1).to_be_bytes())?;
+                    self.meta.insert(seq_key, &next.max(after).to_be_bytes())?;
                 }
                 ExportLine::Report(rec) => self.put_report_unflushed(&rec)?,
             }

@@ -1,13 +1,13 @@
 //! Secondary indexes, so that no read the API serves walks a whole tree: runs and suites by
-//! repository (and suites by repository and crate), newest first, and the active jobs.
+//! repository (and suites by repository and crate), newest first. (Active jobs have their own
+//! index, `jobs_active`, written in one transaction with the job record: `Store::put_job`.)
 //!
 //! Index entries are keys that end in the record's id (big-endian, so key order is id order and
 //! a reverse range gives newest first); pages are reverse range scans that stop after `limit`
-//! records. Run and job entries are empty; a suite's entries hold its [`SuiteSummary`], so a
+//! records. Run entries are empty; a suite's entries hold its [`SuiteSummary`], so a
 //! page of history decodes no test sources (40 KB each).
 //!
-//! Decision: entries are written *before* their record (and an active-job entry removed only
-//! *after* the job's record says it ended), and readers skip an entry whose record is missing or
+//! Decision: entries are written *before* their record, and readers skip an entry whose record is missing or
 //! no longer matches. A crash between the two writes, a transaction that aborts, or a cleanup
 //! that deletes records without knowing of the indexes therefore leaves a harmless stale entry,
 //! never a record the index misses; no transaction spans the two trees. Stores written before
@@ -139,7 +139,6 @@ impl Store {
             &self.runs_by_repo,
             &self.suites_by_repo,
             &self.suites_by_crate,
-            &self.active_jobs,
         ] {
             t.clear()?;
         }
@@ -152,11 +151,6 @@ impl Store {
             let (k, v) = kv?;
             let s: SuiteRecord = crate::decode("suites", &k, &v)?;
             self.index_suite(&s)?;
-        }
-        for kv in self.jobs.iter() {
-            let (k, v) = kv?;
-            let j: JobRecord = crate::decode("jobs", &k, &v)?;
-            self.index_job_before(&j)?;
         }
         self.flush()
     }
@@ -173,27 +167,6 @@ impl Store {
             .insert(repo_key(s.repo, s.id.0), summary.clone())?;
         self.suites_by_crate
             .insert(crate_key(s.repo, &s.krate, s.id.0), summary)?;
-        Ok(())
-    }
-
-    /// Before a job record is written: an active job gets its entry first.
-    pub(crate) fn index_job_before(&self, j: &JobRecord) -> Result<()> {
-        if j.state.is_active() {
-            self.active_jobs.insert(key(j.id.0), &[][..])?;
-        }
-        Ok(())
-    }
-
-    /// After a job record is written: an ended job loses its entry.
-    pub(crate) fn index_job_after(&self, j: &JobRecord) -> Result<()> {
-        if !j.state.is_active() {
-            self.active_jobs.remove(key(j.id.0))?;
-        }
-        Ok(())
-    }
-
-    pub(crate) fn unindex_job(&self, id: JobId) -> Result<()> {
-        self.active_jobs.remove(key(id.0))?;
         Ok(())
     }
 
@@ -266,21 +239,6 @@ impl Store {
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(j) = self.job(JobId(id))? {
-                out.push(j);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Queued and running jobs, oldest first, read through the index (never the whole queue).
-    pub fn active_jobs(&self) -> Result<Vec<JobRecord>> {
-        let mut out = Vec::new();
-        for k in self.active_jobs.iter().keys() {
-            let k = k?;
-            let Some(id) = trailing_id(&k) else { continue };
-            if let Some(j) = self.job(JobId(id))?
-                && j.state.is_active()
-            {
                 out.push(j);
             }
         }

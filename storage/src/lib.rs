@@ -23,6 +23,7 @@ mod migrate;
 mod records;
 mod replacements;
 mod reports;
+mod retention;
 mod tokens;
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,7 @@ pub use records::{
 };
 pub use replacements::ReplacementRecord;
 pub use reports::ReportRecord;
+pub use retention::Pruned;
 pub use tokens::TokenRecord;
 
 /// Result of the store.
@@ -81,6 +83,9 @@ pub struct Store {
     tests: sled::Tree,
     best: sled::Tree,
     jobs: sled::Tree,
+    /// Ids of queued and running jobs (empty values): what the queue reads on every claim, so
+    /// finished jobs are never decoded there. Kept in step with `jobs` by [`Store::put_job`].
+    jobs_active: sled::Tree,
     goals: sled::Tree,
     meta: sled::Tree,
     replacements: sled::Tree,
@@ -88,11 +93,10 @@ pub struct Store {
     job_suites: sled::Tree,
     /// Regression reports by repository, commit and crate (`reports.rs`).
     reports: sled::Tree,
-    /// Indexes (`index.rs`): runs and suites by repository, suites by crate, active jobs.
+    /// Indexes (`index.rs`): runs and suites by repository, suites by crate.
     runs_by_repo: sled::Tree,
     suites_by_repo: sled::Tree,
     suites_by_crate: sled::Tree,
-    active_jobs: sled::Tree,
     /// API tokens by hash (`tokens.rs`).
     tokens: sled::Tree,
 }
@@ -199,6 +203,7 @@ impl Store {
             tests: db.open_tree("tests")?,
             best: db.open_tree("best")?,
             jobs: db.open_tree("jobs")?,
+            jobs_active: db.open_tree("jobs_active")?,
             goals: db.open_tree("goals")?,
             meta: db.open_tree("meta")?,
             replacements: db.open_tree("replacements")?,
@@ -207,7 +212,6 @@ impl Store {
             runs_by_repo: db.open_tree("runs_by_repo")?,
             suites_by_repo: db.open_tree("suites_by_repo")?,
             suites_by_crate: db.open_tree("suites_by_crate")?,
-            active_jobs: db.open_tree("active_jobs")?,
             tokens: db.open_tree("tokens")?,
             path,
             db,
@@ -457,7 +461,12 @@ impl Store {
                     None => {
                         goals.insert(k, &next.to_be_bytes())?;
                         ids.push(next);
-                        next += 1;
+                        next = next.checked_add(1).ok_or_else(|| {
+                            ConflictableTransactionError::Abort(StoreError::Invalid(format!(
+                                "intern goals of {krate}: the goal id sequence is exhausted \
+                                 (corrupt `meta` entry?)"
+                            )))
+                        })?;
                     }
                 }
             }
@@ -709,11 +718,28 @@ impl Store {
         self.next_id().map(JobId)
     }
 
-    /// Inserts or replaces a job record (flushed).
+    /// Inserts or replaces a job record and its entry in the index of active jobs, in one
+    /// transaction (flushed).
     pub fn put_job(&self, rec: &JobRecord) -> Result<()> {
-        self.index_job_before(rec)?;
-        self.put(&self.jobs, &key(rec.id.0), rec)?;
-        self.index_job_after(rec)
+        self.put_job_unflushed(rec)?;
+        self.flush()
+    }
+
+    pub(crate) fn put_job_unflushed(&self, rec: &JobRecord) -> Result<()> {
+        let k = key(rec.id.0);
+        let bytes = encode(rec);
+        let active = rec.state.is_active();
+        flatten(
+            (&self.jobs, &self.jobs_active).transaction(|(jobs, index)| {
+                jobs.insert(&k, bytes.clone())?;
+                if active {
+                    index.insert(&k, &[])?;
+                } else {
+                    index.remove(&k)?;
+                }
+                Ok(())
+            }),
+        )
     }
 
     pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
@@ -725,16 +751,45 @@ impl Store {
         self.all(&self.jobs, "jobs")
     }
 
+    /// Queued and running jobs, oldest id first, read through the index: finished jobs, however
+    /// many, are not decoded.
+    pub fn active_jobs(&self) -> Result<Vec<JobRecord>> {
+        let mut v = Vec::new();
+        for k in self.jobs_active.iter().keys() {
+            let k = k?;
+            match self.get::<JobRecord>(&self.jobs, "jobs", &k)? {
+                Some(j) if j.state.is_active() => v.push(j),
+                _ => {}
+            }
+        }
+        Ok(v)
+    }
+
+    /// Deletes a job record, its index entry and the job -> suite entry (a deleted job never
+    /// runs again, so nothing needs that entry any more).
     pub fn remove_job(&self, id: JobId) -> Result<bool> {
-        let existed = self.jobs.remove(key(id.0))?.is_some();
-        self.unindex_job(id)?;
+        let existed = self.remove_job_unflushed(id)?;
         self.flush()?;
         Ok(existed)
+    }
+
+    pub(crate) fn remove_job_unflushed(&self, id: JobId) -> Result<bool> {
+        let k = key(id.0);
+        self.jobs_active.remove(k)?;
+        self.job_suites.remove(k)?;
+        Ok(self.jobs.remove(k)?.is_some())
     }
 }
 
 #[cfg(test)]
 mod tests;
+
+/// The raw sled database of a store directory, once no `Store` holds it (waiting for the lock
+/// of one just dropped, as [`Store::open`] does): for tools and tests that read or poke the
+/// trees as bytes.
+pub fn open_raw(dir: impl AsRef<Path>) -> sled::Result<sled::Db> {
+    open_db(dir.as_ref())
+}
 
 /// How long to wait for the directory lock of a store that was just closed.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);

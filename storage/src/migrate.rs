@@ -9,7 +9,7 @@
 use crate::{Result, Store, StoreError};
 
 /// The schema this build reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One migration step from `from` to `to` (`to == from + 1`).
 #[derive(Clone, Copy)]
@@ -21,8 +21,22 @@ pub struct Migration {
     pub apply: fn(&Store) -> Result<()>,
 }
 
-/// The migrations of this build. Version 1 is the first schema, so none yet.
-pub const MIGRATIONS: &[Migration] = &[];
+/// The migrations of this build.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    from: 1,
+    to: 2,
+    description: "index of queued and running jobs (`jobs_active`)",
+    apply: index_active_jobs,
+}];
+
+/// 1 -> 2: fills the `jobs_active` index from the job records (idempotent: rewriting a job
+/// rewrites its index entry).
+fn index_active_jobs(store: &Store) -> Result<()> {
+    for job in store.jobs()? {
+        store.put_job_unflushed(&job)?;
+    }
+    Ok(())
+}
 
 pub(crate) fn run(store: &Store, target: u32, migrations: &[Migration]) -> Result<()> {
     let mut version = match store.schema_version()? {

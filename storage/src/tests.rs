@@ -60,3 +60,108 @@ fn duplicate_test_names_are_refused_before_writing() {
     assert!(err.to_string().contains("appears twice"), "{err}");
     assert!(store.suites.is_empty() && store.tests.is_empty());
 }
+
+/// Every reader (and the pruning and export that decode whole trees) over the store, the ids
+/// taken from `k`: each must answer a value or an error.
+fn read_everything(store: &Store, k: &[u8]) {
+    let id = k
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(1, u64::from_be_bytes);
+    let (repo, krate) = (RepoId(id), "k");
+    let _ = store.schema_version();
+    let _ = (store.repos(), store.repo(repo), store.repo_by_path("/r"));
+    let _ = (store.runs(repo, None), store.run(RunId(id)));
+    let _ = (store.suites(repo, Some(krate)), store.suite(SuiteId(id)));
+    let _ = (store.test(TestRecordId(id)), store.best(repo, krate));
+    let _ = (store.jobs(), store.active_jobs(), store.job(JobId(id)));
+    let _ = store.suite_of_job(JobId(id));
+    let _ = (store.reports_of_repo(repo), store.report(repo, "c", krate));
+    let _ = store.replacement(repo, krate, SuiteId(id), "cpu", "own");
+    let _ = store.intern_goals(repo, krate, &["src/lib.rs:1:if"]);
+    let _ = (store.prune_suites(1, true), store.prune_runs(1, true));
+    let _ = (
+        store.prune_jobs(1, true),
+        store.remove_repo_data(repo, true),
+    );
+    let _ = store.export_jsonl(std::io::sink());
+}
+
+#[test]
+fn arbitrary_bytes_in_any_tree_are_errors_not_panics() {
+    use proptest::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    // Real records beside the fuzzed ones, so every reader has something to walk.
+    let repo = store.add_repo("/r", vec![], None).unwrap().id;
+    store.store_suite(suite(repo, "a", &[1, 2])).unwrap();
+    store.create_run(repo, "k", Some("c"), None).unwrap();
+    let trees: Vec<(&str, sled::Tree)> = [
+        ("repos", &store.repos),
+        ("runs", &store.runs),
+        ("suites", &store.suites),
+        ("tests", &store.tests),
+        ("best", &store.best),
+        ("jobs", &store.jobs),
+        ("jobs_active", &store.jobs_active),
+        ("goals", &store.goals),
+        ("meta", &store.meta),
+        ("replacements", &store.replacements),
+        ("job_suites", &store.job_suites),
+        ("reports", &store.reports),
+    ]
+    .into_iter()
+    .map(|(n, t)| (n, t.clone()))
+    .collect();
+    let key = prop_oneof![
+        any::<u64>().prop_map(|id| id.to_be_bytes().to_vec()),
+        (1u64..4).prop_map(|id| id.to_be_bytes().to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..24),
+        Just(SCHEMA_KEY.to_vec()),
+        Just({
+            let mut k = b"goalseq/".to_vec();
+            k.extend_from_slice(&goal_prefix(RepoId(1), "k"));
+            k
+        }),
+    ];
+    let value = prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..64),
+        Just(u32::MAX.to_be_bytes().to_vec()),
+        "\\{\"[a-z_]{1,8}\": ?(1|null|\"x\"|\\[\\]|\\{\\})\\}".prop_map(String::into_bytes),
+    ];
+    let case = (0..trees.len(), key, value);
+    frugal_testkit::fuzz::fuzz("storage records", case, |(t, k, v)| {
+        let (_, tree) = &trees[t];
+        let old = tree.insert(&k, v).unwrap();
+        read_everything(&store, &k);
+        match old {
+            Some(o) => tree.insert(&k, o).unwrap(),
+            None => tree.remove(&k).unwrap(),
+        };
+        Ok(())
+    });
+}
+
+#[test]
+fn arbitrary_export_lines_import_or_fail_cleanly() {
+    use proptest::prelude::*;
+    let line = prop_oneof![
+        any::<String>(),
+        "\\{\"kind\": ?\"(meta|repo|run|suite|test|best|job|goal|report)\"(, ?\"[a-z_]{1,14}\": ?(1|null|\"x\"|\\[\\]|\\{\\}|4294967295|-1)){0,6}\\}",
+        Just(r#"{"kind":"meta","schema_version":99}"#.to_string()),
+        prop_oneof![Just(u32::MAX), any::<u32>()].prop_map(|id| format!(
+            r#"{{"kind":"goal","repo":1,"krate":"k","key":"g","id":{id}}}"#
+        )),
+    ];
+    frugal_testkit::fuzz::fuzz(
+        "storage import",
+        proptest::collection::vec(line, 0..4),
+        |lines| {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            let _ = store.import_jsonl(lines.join("\n").as_bytes());
+            read_everything(&store, &[]);
+            Ok(())
+        },
+    );
+}

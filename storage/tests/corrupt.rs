@@ -32,28 +32,11 @@ fn suite(repo: RepoId) -> NewSuite {
 
 /// Overwrites (or adds) raw entries of the store's trees while no `Store` holds the database.
 fn poke(dir: &std::path::Path, entries: &[(&str, Vec<u8>, &[u8])]) {
-    let db = open_released(dir);
+    let db = frugal_storage::open_raw(dir).unwrap();
     for (tree, key, value) in entries {
         db.open_tree(tree).unwrap().insert(key, *value).unwrap();
     }
     db.flush().unwrap();
-}
-
-/// sled, once the store just dropped has released its lock: sled does that from background
-/// threads, a moment after the last handle drops (`Store::open` waits the same way).
-fn open_released(dir: &std::path::Path) -> sled::Db {
-    let started = std::time::Instant::now();
-    loop {
-        match sled::open(dir) {
-            Err(sled::Error::Io(e))
-                if e.to_string().contains("could not acquire lock")
-                    && started.elapsed() < std::time::Duration::from_secs(5) =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => return other.unwrap(),
-        }
-    }
 }
 
 fn best_key(repo: RepoId, krate: &str) -> Vec<u8> {

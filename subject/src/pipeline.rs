@@ -897,11 +897,17 @@ pub fn default_work_dir(crate_dir: &Path, krate: &str) -> PathBuf {
         .unwrap_or_else(|_| crate_dir.to_path_buf());
     let digest = sha2::Sha256::digest(abs.to_string_lossy().as_bytes());
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    let base = std::env::var_os("XDG_CACHE_HOME")
+    cache_root().join(format!("{krate}-{hex}"))
+}
+
+/// Where the default work dirs live: `$XDG_CACHE_HOME/frugal`, else `~/.cache/frugal` (what
+/// `frugal gc` cleans).
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("frugal").join(format!("{krate}-{hex}"))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("frugal")
 }
 
 fn goal_counts(

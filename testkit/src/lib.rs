@@ -2,8 +2,8 @@
 //! workspace and its example crates are, cached work directories (`work_dir`), git
 //! repositories made in temp dirs, the real `frugald` started on 127.0.0.1 (port 0, read back
 //! from `frugald.addr`) and talked to over HTTP, the bounded fixed-rate load generator
-//! (`load`), and child-process entry points for `kill -9` tests (`child`) that are not counted
-//! as tests.
+//! (`load`), child-process entry points for `kill -9` tests (`child`) that are not counted
+//! as tests, and time-bounded property fuzzing (`fuzz`).
 //!
 //! Must not know any frugal crate's internals: only binaries, files, HTTP and git, as a user
 //! would; it depends on no frugal crate, so every crate can use it as a dev-dependency.
@@ -11,6 +11,7 @@
 //! a plain `cargo test -p frugal-e2e` never runs stale ones.
 
 pub mod child;
+pub mod fuzz;
 pub mod load;
 mod workdir;
 

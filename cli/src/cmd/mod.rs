@@ -1,9 +1,11 @@
 //! One module per subcommand. `run`, `check --suite`, `profile` and `replace` work alone;
-//! `repo`, `trigger`, `status`, `suite`, `check`, `accept`, `token` and `hooks` talk to `frugald` through
+//! `repo`, `trigger`, `status`, `suite`, `check`, `accept`, `token`, `hooks` and `gc` talk to `frugald`
+//! through
 //! [`crate::client`], and print a short human answer (or JSON with `--json`).
 
 pub mod accept;
 pub mod check;
+pub mod gc;
 pub mod hooks;
 pub mod profile;
 pub mod replace;

@@ -1,0 +1,169 @@
+//! Finding and killing the processes of one job, for the job wall-clock cap.
+//!
+//! A job's processes are not children of its thread but of frugald, and several jobs may run at
+//! once, so they are told apart by where they work: every process a job starts (git and tar on
+//! its snapshot, cargo, rustc, build scripts, the harness, tests) has its working directory or an
+//! argument under the job's directories. Each such process takes its session (sandboxed trees
+//! lead their own) or process group (git, tar, plain cargo lead theirs) and its descendants
+//! along; frugald's own session and group are never signalled as a whole.
+
+use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// One entry of `/proc`.
+#[derive(Clone, Debug)]
+struct Proc {
+    pid: i32,
+    ppid: i32,
+    pgrp: i32,
+    sid: i32,
+}
+
+/// `ppid`, `pgrp` and `session` from `/proc/<pid>/stat` (the command name may hold spaces and
+/// parentheses, so fields are counted from the last `)`); `None` for a zombie, which holds
+/// nothing any more and only waits for its parent.
+fn stat(pid: i32) -> Option<Proc> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = text.get(text.rfind(')')? + 2..)?;
+    if rest.starts_with('Z') {
+        return None;
+    }
+    let mut f = rest.split(' ').skip(1).map(|v| v.parse::<i32>().ok());
+    Some(Proc {
+        pid,
+        ppid: f.next()??,
+        pgrp: f.next()??,
+        sid: f.next()??,
+    })
+}
+
+fn all_procs() -> Vec<Proc> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(stat)
+        .collect()
+}
+
+/// Whether the process works under one of `dirs`: its working directory, or an argument that
+/// names a path below one.
+fn works_under(pid: i32, dirs: &[PathBuf]) -> bool {
+    let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
+    if std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| under(&cwd)) {
+        return true;
+    }
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    cmdline.split(|b| *b == 0).any(|arg| {
+        let text = std::ffi::OsStr::from_bytes(arg);
+        // `--target-dir=/x/y` and `-o/x/y` name paths after a prefix.
+        let bytes = text.as_bytes();
+        dirs.iter().any(|d| {
+            let d = d.as_os_str().as_bytes();
+            bytes.windows(d.len()).any(|w| w == d)
+        }) || under(Path::new(text))
+    })
+}
+
+/// The pids of every process working under `dirs`, with their sessions, groups and
+/// descendants; frugald itself, its session and its group excluded.
+fn job_pids(dirs: &[PathBuf]) -> HashSet<i32> {
+    let me = std::process::id() as i32;
+    let procs = all_procs();
+    let own = procs.iter().find(|p| p.pid == me).cloned();
+    let (own_sid, own_pgrp) = own.map_or((-1, -1), |p| (p.sid, p.pgrp));
+    let mut marked: HashSet<i32> = procs
+        .iter()
+        .filter(|p| p.pid != me && p.pid > 1 && works_under(p.pid, dirs))
+        .map(|p| p.pid)
+        .collect();
+    let sids: HashSet<i32> = procs
+        .iter()
+        .filter(|p| marked.contains(&p.pid) && p.sid != own_sid && p.sid > 1)
+        .map(|p| p.sid)
+        .collect();
+    let pgrps: HashSet<i32> = procs
+        .iter()
+        .filter(|p| marked.contains(&p.pid) && p.pgrp != own_pgrp && p.pgrp > 1)
+        .map(|p| p.pgrp)
+        .collect();
+    marked.extend(
+        procs
+            .iter()
+            .filter(|p| sids.contains(&p.sid) || pgrps.contains(&p.pgrp))
+            .map(|p| p.pid),
+    );
+    loop {
+        let more: Vec<i32> = procs
+            .iter()
+            .filter(|p| !marked.contains(&p.pid) && marked.contains(&p.ppid))
+            .map(|p| p.pid)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        marked.extend(more);
+    }
+    marked.remove(&me);
+    marked
+}
+
+/// SIGKILLs every process of the job working under `dirs` (see the module doc); returns how
+/// many were signalled. Processes that are already gone are not an error.
+pub fn kill_under(dirs: &[PathBuf]) -> usize {
+    let pids = job_pids(dirs);
+    for pid in &pids {
+        // SAFETY: kill(2) on a pid read from /proc; a pid that is gone yields ESRCH.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    pids.len()
+}
+
+/// How many processes work under `dirs` (for tests and the soak's leak count).
+pub fn count_under(dirs: &[PathBuf]) -> usize {
+    job_pids(dirs).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_tree_working_under_the_dirs_is_killed_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("work");
+        std::fs::create_dir_all(&job).unwrap();
+        // A session of its own with a grandchild that works elsewhere, as a sandboxed tree.
+        let mut inside = Command::new("sh");
+        inside
+            .args(["-c", "sleep 60 & cd / && sleep 60 & wait"])
+            .current_dir(&job)
+            .process_group(0);
+        let mut inside = inside.spawn().unwrap();
+        let mut outside = Command::new("sleep").arg("60").spawn().unwrap();
+        let dirs = vec![job.clone()];
+        let t = Instant::now();
+        while count_under(&dirs) < 3 && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(kill_under(&dirs) >= 3);
+        assert!(
+            inside.wait().unwrap().code().is_none(),
+            "killed by a signal"
+        );
+        let t = Instant::now();
+        while count_under(&dirs) > 0 && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(count_under(&dirs), 0, "the whole group is gone");
+        assert!(outside.try_wait().unwrap().is_none(), "others live on");
+        outside.kill().unwrap();
+        outside.wait().unwrap();
+    }
+}
