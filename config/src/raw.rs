@@ -38,6 +38,7 @@ pub(crate) struct RawConfig {
     pub regressions: RawRegressions,
     #[serde(default)]
     pub http: RawHttp,
+    #[serde(default)]
     pub jobs: RawJobs,
     #[serde(default)]
     pub retention: RawRetention,
