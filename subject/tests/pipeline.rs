@@ -81,6 +81,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
+        testability: true,
     };
     let mut progress = Recorder::default();
     let started = Instant::now();
