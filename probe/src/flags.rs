@@ -488,4 +488,147 @@ mod tests {
         assert_eq!(ascii_class(' ', "is_ascii_whitespace"), Some(0.0));
         assert_eq!(ascii_class('a', "is_made_up"), None);
     }
+
+    /// A small deterministic generator (xorshift), so the property tests need no dependency:
+    /// strings biased towards the characters the grammars care about, plus any char.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn char(&mut self) -> char {
+            const PIECES: &[char] = &[
+                '0',
+                '1',
+                '5',
+                '9',
+                '+',
+                '-',
+                '.',
+                'e',
+                'E',
+                'i',
+                'n',
+                'f',
+                'a',
+                't',
+                'r',
+                'u',
+                ' ',
+                'x',
+                'é',
+                '\u{10FFFF}',
+                '\0',
+            ];
+            match self.below(3) {
+                0 => PIECES[self.below(PIECES.len())],
+                1 => char::from(self.below(128) as u8),
+                _ => char::from_u32(self.below(0x11_0000) as u32).unwrap_or('?'),
+            }
+        }
+        fn string(&mut self, max: usize) -> String {
+            let words = [
+                "inf", "infinity", "NaN", "true", "false", "255", "-128", "1e5",
+            ];
+            if self.below(8) == 0 {
+                return words[self.below(words.len())].to_string();
+            }
+            let n = self.below(max + 1);
+            (0..n).map(|_| self.char()).collect()
+        }
+    }
+
+    /// Observers' distances agree with std: 0 exactly when the call succeeds, on arbitrary
+    /// strings (short enough for the scan caps), and never panic, also on long ones.
+    #[test]
+    fn distances_are_zero_exactly_when_std_says_yes() {
+        let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..20_000 {
+            let s = g.string(12);
+            let p = g.string(3);
+            assert_eq!(
+                prefix(&s, &p) == 0.0,
+                s.starts_with(p.as_str()),
+                "{s:?} {p:?}"
+            );
+            assert_eq!(
+                suffix(&s, &p) == 0.0,
+                s.ends_with(p.as_str()),
+                "{s:?} {p:?}"
+            );
+            assert_eq!(
+                contains(&s, &p) == 0.0,
+                s.contains(p.as_str()),
+                "{s:?} {p:?}"
+            );
+            assert_eq!(
+                eq_ignore_ascii_case(&s, &p) == 0.0,
+                s.eq_ignore_ascii_case(&p),
+                "{s:?} {p:?}"
+            );
+            let c = g.char();
+            assert_eq!(prefix_char(&s, c) == 0.0, s.starts_with(c));
+            assert_eq!(suffix_char(&s, c) == 0.0, s.ends_with(c));
+            assert_eq!(contains_char(&s, c) == 0.0, s.contains(c));
+            assert_eq!(parse_float(&s) == 0.0, s.parse::<f64>().is_ok(), "{s:?}");
+            assert_eq!(parse_bool(&s) == 0.0, s.parse::<bool>().is_ok(), "{s:?}");
+            assert_eq!(parse_char(&s) == 0.0, s.parse::<char>().is_ok(), "{s:?}");
+            macro_rules! ints {
+                ($($t:ty),*) => {$(
+                    let (lo, hi) = int_bounds(stringify!($t)).unwrap();
+                    let d = parse_int(&s, lo, hi);
+                    assert!(d.is_finite() && d >= 0.0, "{s:?}");
+                    assert_eq!(d == 0.0, s.parse::<$t>().is_ok(), "{s:?} as {}", stringify!($t));
+                )*};
+            }
+            ints!(u8, i8, u16, i16, u32, i32, u64, i64);
+            let radix = 2 + g.below(35) as u32;
+            assert_eq!(
+                to_digit(c, radix) == 0.0,
+                c.to_digit(radix).is_some(),
+                "{c:?} {radix}"
+            );
+            for class in [
+                "is_ascii_digit",
+                "is_ascii_hexdigit",
+                "is_ascii_punctuation",
+            ] {
+                let yes = match class {
+                    "is_ascii_digit" => c.is_ascii_digit(),
+                    "is_ascii_hexdigit" => c.is_ascii_hexdigit(),
+                    _ => c.is_ascii_punctuation(),
+                };
+                assert_eq!(ascii_class(c, class) == Some(0.0), yes, "{c:?} {class}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_inputs_are_scanned_within_the_caps_without_panicking() {
+        let mut g = Gen(7);
+        let long: String = (0..200_000).map(|_| g.char()).collect();
+        let digits = "7".repeat(100_000);
+        for d in [
+            prefix(&long, "abc"),
+            suffix(&long, "abc"),
+            contains(&long, "needle"),
+            contains_char(&long, ','),
+            eq(&long, &digits),
+            parse_float(&long),
+            parse_int(&digits, 0.0, u64::MAX as f64),
+            parse_int(&long, 0.0, 255.0),
+            parse_char(&long),
+        ] {
+            assert!(d.is_finite() && d >= 0.0);
+        }
+        let keys = (0..10_000).map(|i| KeyRef::Num(f64::from(i)));
+        assert!(nearest(keys, KeyRef::Num(-1.0)).is_some());
+    }
 }

@@ -146,6 +146,46 @@ fn example_statemachine_builds_and_passes_its_tests() {
     check_example("statemachine");
 }
 
+/// Observers type-check on every flag call of `flagparse` (strings, chars, a `BTreeMap`,
+/// `parse` with an inferred target, `try_from`): no fn is excluded for a compile error, and
+/// every site has its two goals.
+#[test]
+fn example_flagparse_builds_with_every_observer() {
+    let dir = workspace_dir().join("examples").join("flagparse");
+    let (_out, inst) = check_crate("flagparse", &dir);
+    let broken: Vec<_> = inst
+        .manifest
+        .skipped
+        .iter()
+        .filter(|s| s.reason == COMPILE_ERROR)
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "excluded after compile errors: {broken:?}"
+    );
+    let labels: Vec<&str> = inst
+        .manifest
+        .goals
+        .iter()
+        .map(|g| g.label.as_str())
+        .collect();
+    for label in [
+        "is_empty true",
+        "strip_prefix some",
+        "parse err",
+        "try_from ok",
+        "split_once none",
+        "starts_with false",
+        "contains_key true",
+        "get some",
+        "to_digit none",
+        "rsplit_once some",
+        "eq_ignore_ascii_case false",
+    ] {
+        assert!(labels.contains(&label), "no goal {label:?} in {labels:?}");
+    }
+}
+
 #[test]
 fn example_hostile_builds_and_passes_its_tests() {
     check_example("hostile");
