@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crates_common import (ROOT, cache_root, ensure_llvm_cov, fetch, frugal_bin, frugal_commit,  # noqa: E402
                            log, machine, measure, run_frugal)
 
-EXAMPLES = ["numeric", "textparse", "statemachine", "flagparse"]
+EXAMPLES = ["flagparse", "textparse", "numeric", "statemachine"]
 REGISTRY = ["humantime@2.1.0", "quick-xml@0.23.0"]
 # Parser-like crates of the corpus (bench/corpus.py, category "parsers" and "time").
 CORPUS_PARSERS = ["semver@1.0.28", "httparse@1.10.1", "mime@0.3.18", "glob@0.3.4",
@@ -239,7 +239,19 @@ def main():
     ap.add_argument("--no-coverage", action="store_true", help="skip cargo-llvm-cov (goals only)")
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "testability.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "TESTABILITY.md"))
+    ap.add_argument("--render", action="store_true",
+                    help="only render TESTABILITY.md from --json-out (e.g. of an interrupted run)")
     args = ap.parse_args()
+    if args.render:
+        with open(args.json_out) as f:
+            saved = json.load(f)
+        args.budget, args.seeds = saved["budget"], saved["seeds"]
+        crates = list(dict.fromkeys(r["crate"] for r in saved["rows"]))
+        md = markdown(saved["rows"], args, crates)
+        with open(args.md_out, "w") as f:
+            f.write(md)
+        print(md)
+        return
     frugal = frugal_bin(args.frugal)
     root = os.path.join(cache_root(), "testability")
     os.makedirs(root, exist_ok=True)

@@ -513,7 +513,7 @@ fn observed_parse_and_try_from() {
 "#,
         r#"fn f(s: &str, x: i64) -> Option<u8> {
     let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = __frugal_or.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }.ok())?;
-    { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, &__frugal_ov); __frugal_ov } } }.ok()
+    { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }.ok()
 }
 ----
 0 Function parent=- line=1 fn entry
@@ -548,4 +548,31 @@ fn unknown_calls_and_disabled_observers_are_left_alone() {
         },
     );
     assert_eq!(on.matches("observe::site").count(), 1, "{on}");
+}
+
+/// An observed call that is a condition leaf pushes its distance for the condition (no
+/// `leaf` wrapper), with its operand goals under `&&` (swapped under `!`), so the `if` gets
+/// the gradient too; a call after `&&` hangs under the operand before it.
+#[test]
+fn observed_condition_leaves_push_their_distance() {
+    let opts = Options {
+        line_goals: false,
+        ..Options::default()
+    };
+    let got = show_with(
+        "fn f(s: &str) -> u8 {\n    if !s.is_empty() && s.starts_with('#') { 1 } else { 0 }\n}\n",
+        &opts,
+    );
+    assert!(!got.contains("::frugal_probe::leaf"), "{got}");
+    assert_eq!(got.matches("observe::site_cond(").count(), 2, "{got}");
+    assert!(got.contains("::frugal_probe::not(!{ use"), "{got}");
+    assert!(got.contains("site_cond(5, 6, Some((4, 3)),"), "{got}");
+    assert!(
+        got.contains("5 Branch parent=0 line=2 is_empty true"),
+        "{got}"
+    );
+    assert!(
+        got.contains("9 Branch parent=3 line=2 starts_with true"),
+        "{got}"
+    );
 }
