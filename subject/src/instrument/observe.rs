@@ -4,10 +4,10 @@
 //! control-dependency parent, and is rewritten to
 //!
 //! ```text
-//! { use ..; match (&(RECV), ARG) { (__frugal_or, __frugal_oa) => {
+//! ({ use ..; match (&(RECV), ARG) { (__frugal_or, __frugal_oa) => {
 //!     let __frugal_od = if on() { (&&&Obs2(__frugal_or, &__frugal_oa)).d_NAME() } else { None };
 //!     let __frugal_ov = __frugal_or.NAME(__frugal_oa);
-//!     site(T, F, __frugal_od, (&&Out(&__frugal_ov)).went()); __frugal_ov } } }
+//!     site(T, F, __frugal_od, (&&Out(&__frugal_ov)).went()); __frugal_ov } } })
 //! ```
 //!
 //! The receiver and argument are evaluated once, in their order; the original method computes
@@ -117,7 +117,9 @@ impl FileInstrumenter<'_> {
             .map(|g| collapse(self.source(self.range(g))))
             .unwrap_or_default();
         let invoke = format!("__frugal_or.{name}{turbofish}");
-        self.open(call, format!("{{ {} match (&(", uses(measure)));
+        // Parenthesised: a block would end a statement (`x.parse::<u8>().unwrap();`) or the
+        // initialiser of a `let .. else`, which may not end with `}`.
+        self.open(call, format!("({{ {} match (&(", uses(measure)));
         match e.args.first() {
             Some(arg) => {
                 let arg = self.range(arg);
@@ -127,7 +129,7 @@ impl FileInstrumenter<'_> {
                     "{}) {{ (__frugal_or, __frugal_oa) => {{ let __frugal_od = \
                      if ::frugal_probe::observe::on() {{ (&&&::frugal_probe::observe::Obs2(\
                      __frugal_or, &__frugal_oa)).d_{name}() }} else {{ None }}; \
-                     let __frugal_ov = {invoke}(__frugal_oa); {} __frugal_ov }} }} }}",
+                     let __frugal_ov = {invoke}(__frugal_oa); {} __frugal_ov }} }} }})",
                     self.newlines(arg.1, call.1),
                     record(t, f)
                 );
@@ -153,7 +155,7 @@ impl FileInstrumenter<'_> {
                 };
                 let tail = format!(
                     "{}),) {{ (__frugal_or,) => {{ {before} let __frugal_ov = {invoke}(); \
-                     {after} __frugal_ov }} }} }}",
+                     {after} __frugal_ov }} }} }})",
                     self.newlines(recv.1, call.1),
                 );
                 self.replace((recv.1, call.1), call, &tail);
@@ -209,7 +211,7 @@ impl FileInstrumenter<'_> {
              let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); \
              let __frugal_ov = {func}(__frugal_oa); \
              ::frugal_probe::observe::tried({t}, {f}, __frugal_od, __frugal_ot, &__frugal_ov); \
-             __frugal_ov }} }} }}",
+             __frugal_ov }} }} }})",
             self.newlines(arg.1, call.1)
         );
         self.replace((arg.1, call.1), call, &tail);

@@ -485,9 +485,9 @@ fn observed_method_with_an_argument() {
 "#,
         r#"fn f(s: &str) -> bool {
     let __frugal_guard = ::frugal_probe::enter(0, 0); if ::frugal_probe::branch(1, 2, { use ::frugal_probe::Mag as _; match (&(s.len() ), &( 2)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) {
-        return { use ::frugal_probe::observe::{TextFlags as _, CollFlags as _, DigitFlags as _, Fallback2 as _, Went as _}; match (&(s
+        return ({ use ::frugal_probe::observe::{TextFlags as _, CollFlags as _, DigitFlags as _, Fallback2 as _, Went as _}; match (&(s
             .trim()), 
-"ab") { (__frugal_or, __frugal_oa) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs2(__frugal_or, &__frugal_oa)).d_starts_with() } else { None }; let __frugal_ov = __frugal_or.starts_with(__frugal_oa); ::frugal_probe::observe::site(3, 4, __frugal_od, (&&::frugal_probe::observe::Out(&__frugal_ov)).went()); __frugal_ov } } };
+"ab") { (__frugal_or, __frugal_oa) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs2(__frugal_or, &__frugal_oa)).d_starts_with() } else { None }; let __frugal_ov = __frugal_or.starts_with(__frugal_oa); ::frugal_probe::observe::site(3, 4, __frugal_od, (&&::frugal_probe::observe::Out(&__frugal_ov)).went()); __frugal_ov } } });
     }
     false
 }
@@ -512,8 +512,8 @@ fn observed_parse_and_try_from() {
 }
 "#,
         r#"fn f(s: &str, x: i64) -> Option<u8> {
-    let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = __frugal_or.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }.ok())?;
-    { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }.ok()
+    let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = __frugal_or.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }).ok())?;
+    { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }).ok()
 }
 ----
 0 Function parent=- line=1 fn entry
@@ -565,7 +565,7 @@ fn observed_condition_leaves_push_their_distance() {
     );
     assert!(!got.contains("::frugal_probe::leaf"), "{got}");
     assert_eq!(got.matches("observe::site_cond(").count(), 2, "{got}");
-    assert!(got.contains("::frugal_probe::not(!{ use"), "{got}");
+    assert!(got.contains("::frugal_probe::not(!({ use"), "{got}");
     assert!(got.contains("site_cond(5, 6, Some((4, 3)),"), "{got}");
     assert!(
         got.contains("5 Branch parent=0 line=2 is_empty true"),
@@ -575,4 +575,22 @@ fn observed_condition_leaves_push_their_distance() {
         got.contains("9 Branch parent=3 line=2 starts_with true"),
         "{got}"
     );
+}
+
+/// Observed calls stay expressions where a block would not: a statement starting with one,
+/// and the initialiser of `let .. else` (which may not end with `}`).
+#[test]
+fn observed_calls_are_parenthesised() {
+    let opts = Options {
+        line_goals: false,
+        ..Options::default()
+    };
+    let got = show_with(
+        "fn f(s: &str, c: char) -> u32 {\n    s.parse::<u8>().unwrap();\n    let Some(d) = c.to_digit(10) else { return 0 };\n    d\n}\n",
+        &opts,
+    );
+    assert!(got.contains("(&(s),) {"), "{got}");
+    assert!(got.contains("__frugal_ov } } }).unwrap();"), "{got}");
+    assert!(got.contains("__frugal_ov } } }) else {"), "{got}");
+    syn::parse_file(got.split("----").next().unwrap_or("")).expect("the rewritten file parses");
 }
