@@ -103,6 +103,13 @@ impl FileInstrumenter<'_> {
             return false;
         }
         let name = e.method.to_string();
+        if matches!(name.as_str(), "find" | "rfind")
+            && matches!(e.args.first(), Some(Expr::Closure(_)))
+        {
+            // `Iterator::find` takes `&mut self`, which a borrowed receiver cannot give; a
+            // closure pattern of `str::find` has no distance anyway.
+            return false;
+        }
         let (t, f) = self.site_goals(line(e.method.span()), &name, shape);
         let call = self.range(e);
         let leaf = match self.cond_leaf.take() {
@@ -116,7 +123,15 @@ impl FileInstrumenter<'_> {
             .as_ref()
             .map(|g| collapse(self.source(self.range(g))))
             .unwrap_or_default();
-        let invoke = format!("__frugal_or.{name}{turbofish}");
+        // A place receiver (`self.map`, `it`) is named again for the call rather than called
+        // through the shared borrow: a method taking `&mut self` (`Iterator::find`, a crate's
+        // own `get`) still compiles, and naming a place twice evaluates nothing twice.
+        let callee = if simple_place(&e.receiver) {
+            collapse(self.source(recv))
+        } else {
+            "__frugal_or".to_string()
+        };
+        let invoke = format!("{callee}.{name}{turbofish}");
         // Parenthesised: a block would end a statement (`x.parse::<u8>().unwrap();`) or the
         // initialiser of a `let .. else`, which may not end with `}`.
         self.open(call, format!("({{ {} match (&(", uses(measure)));
@@ -203,7 +218,7 @@ impl FileInstrumenter<'_> {
         let call = self.range(e);
         let arg = self.range(arg);
         let func = collapse(self.source(self.range(&*e.func)));
-        let head = format!("{{ {USES1} match ({}", self.newlines(call.0, arg.0));
+        let head = format!("({{ {USES1} match ({}", self.newlines(call.0, arg.0));
         self.replace((call.0, arg.0), call, &head);
         let tail = format!(
             "{},) {{ (__frugal_oa,) => {{ let __frugal_od = if ::frugal_probe::observe::on() \
@@ -231,6 +246,16 @@ impl FileInstrumenter<'_> {
     /// The newlines of the source between two offsets, to keep them in a replacement.
     fn newlines(&self, from: usize, to: usize) -> String {
         "\n".repeat(self.source((from, to)).matches('\n').count())
+    }
+}
+
+/// A path or a field of one (`x`, `self.rows`, `a.b.c`): naming it has no effect.
+fn simple_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.attrs.is_empty(),
+        Expr::Field(f) => f.attrs.is_empty() && simple_place(&f.base),
+        Expr::Paren(p) => simple_place(&p.expr),
+        _ => false,
     }
 }
 

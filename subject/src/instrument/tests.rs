@@ -467,6 +467,15 @@ fn check_observed(src: &str, expected: &str) {
     };
     let got = show_with(src, &opts);
     assert!(got == expected, "rewritten:\n{got}\nexpected:\n{expected}");
+    assert_parses(&got);
+}
+
+/// The rewritten text (before the goal listing) is still Rust.
+fn assert_parses(shown: &str) {
+    let text = shown.split("----\n").next().unwrap_or("");
+    if let Err(e) = syn::parse_file(text) {
+        panic!("the rewritten text does not parse: {e}\n{text}");
+    }
 }
 
 /// A one-argument flag call binds receiver and argument once, measures, calls the original
@@ -512,8 +521,8 @@ fn observed_parse_and_try_from() {
 }
 "#,
         r#"fn f(s: &str, x: i64) -> Option<u8> {
-    let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = __frugal_or.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }).ok())?;
-    { use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }).ok()
+    let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = s.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }).ok())?;
+    ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }).ok()
 }
 ----
 0 Function parent=- line=1 fn entry
@@ -586,11 +595,11 @@ fn observed_calls_are_parenthesised() {
         ..Options::default()
     };
     let got = show_with(
-        "fn f(s: &str, c: char) -> u32 {\n    s.parse::<u8>().unwrap();\n    let Some(d) = c.to_digit(10) else { return 0 };\n    d\n}\n",
+        "fn f(s: &str, c: char, x: i64) -> u32 {\n    s.parse::<u8>().unwrap();\n    let Some(d) = c.to_digit(10) else { return 0 };\n    u8::try_from(x).unwrap();\n    d\n}\n",
         &opts,
     );
     assert!(got.contains("(&(s),) {"), "{got}");
     assert!(got.contains("__frugal_ov } } }).unwrap();"), "{got}");
     assert!(got.contains("__frugal_ov } } }) else {"), "{got}");
-    syn::parse_file(got.split("----").next().unwrap_or("")).expect("the rewritten file parses");
+    assert_parses(&got);
 }
