@@ -193,7 +193,29 @@ def markdown(rows, args, crates):
             f"| {fmt(bm_on)} | {fmt(bm_off)} | {fmt(ba, 2)} | {fmt(bp, 3)} | {verdict(ba, bp)} "
             f"| {fmt(statistics.median(all_on) if all_on else None)} |")
     lines += ["", "Medians in percent. Raw rows: `bench/testability.json`.", ""]
+    tp = os.path.join(ROOT, "bench", "testability-throughput.json")
+    if os.path.exists(tp):
+        with open(tp) as f:
+            saved = json.load(f)
+        lines += ["## Throughput", "",
+                  f"`python3 bench/testability.py --throughput --reps {saved['reps']} --budget {saved['budget']}`:"
+                  " executions per second of the search, with and without observers, interleaved runs"
+                  " with the same seed and execution budget (raw: `bench/testability-throughput.json`).",
+                  "", saved["table"], ""]
     return "\n".join(lines)
+
+
+NOTES = "<!-- notes: kept when the tables are rendered again -->"
+
+
+def with_notes(md, path):
+    """`md` followed by the hand-written notes of the existing file at `path`, if any."""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        if NOTES in old:
+            return md + "\n" + NOTES + old.split(NOTES, 1)[1]
+    return md
 
 
 def throughput(frugal, args, root):
@@ -247,7 +269,7 @@ def main():
             saved = json.load(f)
         args.budget, args.seeds = saved["budget"], saved["seeds"]
         crates = list(dict.fromkeys(r["crate"] for r in saved["rows"]))
-        md = markdown(saved["rows"], args, crates)
+        md = with_notes(markdown(saved["rows"], args, crates), args.md_out)
         with open(args.md_out, "w") as f:
             f.write(md)
         print(md)
@@ -295,6 +317,7 @@ def main():
     print(md)
     print(f"({time.time() - started:.0f} s)")
     if not args.smoke:
+        md = with_notes(md, args.md_out)
         with open(args.md_out, "w") as f:
             f.write(md)
 

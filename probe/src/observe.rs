@@ -154,6 +154,23 @@ pub fn tried<T, E>(t_goal: u32, f_goal: u32, v: Option<f64>, src: &str, r: &Resu
 
 // ---- the operand kinds ----
 
+/// Implements a trait of `&self` methods for `&T` and `&mut T` by delegating to `T`, so the
+/// operand kinds see through the references the crate's code holds.
+macro_rules! through_refs {
+    ($tr:ident { $($m:ident -> $ret:ty),* }) => {
+        impl<T: $tr + ?Sized> $tr for &T {
+            $(fn $m(&self) -> $ret {
+                (**self).$m()
+            })*
+        }
+        impl<T: $tr + ?Sized> $tr for &mut T {
+            $(fn $m(&self) -> $ret {
+                (**self).$m()
+            })*
+        }
+    };
+}
+
 /// A string-method pattern the observers measure: a string or a char.
 pub enum PatRef<'a> {
     Text(&'a str),
@@ -180,16 +197,7 @@ impl Pat for char {
         PatRef::Char(*self)
     }
 }
-impl<T: Pat + ?Sized> Pat for &T {
-    fn pat(&self) -> PatRef<'_> {
-        (**self).pat()
-    }
-}
-impl<T: Pat + ?Sized> Pat for &mut T {
-    fn pat(&self) -> PatRef<'_> {
-        (**self).pat()
-    }
-}
+through_refs!(Pat { pat -> PatRef<'_> });
 
 /// Values with a distance between them: numbers, strings, chars, bools.
 pub trait Key {
@@ -240,16 +248,7 @@ impl<T: Key + ?Sized> Key for Box<T> {
         (**self).key()
     }
 }
-impl<T: Key + ?Sized> Key for &T {
-    fn key(&self) -> KeyRef<'_> {
-        (**self).key()
-    }
-}
-impl<T: Key + ?Sized> Key for &mut T {
-    fn key(&self) -> KeyRef<'_> {
-        (**self).key()
-    }
-}
+through_refs!(Key { key -> KeyRef<'_> });
 
 /// Std collections of [`Key`]s: their elements, or a map's keys.
 pub trait Coll {
@@ -304,28 +303,7 @@ impl<K: Key, V> Coll for BTreeMap<K, V> {
         true
     }
 }
-impl<C: Coll + ?Sized> Coll for &C {
-    fn keys(&self) -> impl Iterator<Item = KeyRef<'_>> {
-        (**self).keys()
-    }
-    fn count(&self) -> usize {
-        (**self).count()
-    }
-    fn is_map(&self) -> bool {
-        (**self).is_map()
-    }
-}
-impl<C: Coll + ?Sized> Coll for &mut C {
-    fn keys(&self) -> impl Iterator<Item = KeyRef<'_>> {
-        (**self).keys()
-    }
-    fn count(&self) -> usize {
-        (**self).count()
-    }
-    fn is_map(&self) -> bool {
-        (**self).is_map()
-    }
-}
+through_refs!(Coll { keys -> impl Iterator<Item = KeyRef<'_>>, count -> usize, is_map -> bool });
 
 /// Single chars the ASCII class tests and `to_digit` apply to.
 pub trait CharLike {
@@ -341,16 +319,7 @@ impl CharLike for u8 {
         char::from(*self)
     }
 }
-impl<T: CharLike + ?Sized> CharLike for &T {
-    fn as_char(&self) -> char {
-        (**self).as_char()
-    }
-}
-impl<T: CharLike + ?Sized> CharLike for &mut T {
-    fn as_char(&self) -> char {
-        (**self).as_char()
-    }
-}
+through_refs!(CharLike { as_char -> char });
 
 // ---- one-argument calls: text (on `&&Obs2`), collections (on `&Obs2`), fallback ----
 
