@@ -204,26 +204,20 @@ fn textparse_keeps_its_current_branch_coverage() {
 
 /// Issue 16's acceptance: the branches of `flagparse` sit behind `parse`, `strip_prefix`,
 /// `contains_key`, `try_from` and a check digit compared with `eq_ignore_ascii_case`; with the
-/// testability transformations the search covers at least 95% of its branch goals within the
-/// executions 30 s allow (about 8 000 executions/s on the 2-core reference machine, so
-/// 120 000 is a quarter of that, as an execution budget keeps the figure deterministic).
-/// Without them (`--no-testability`, and random search with an archive) it stays below: see
-/// bench/TESTABILITY.md.
+/// testability transformations the search covers at least 95% of its branch goals within 30 s.
+/// An execution budget keeps the figure deterministic: 150 000 executions, which took 18 s at
+/// the 8 000 executions/s of a 30 s run on the 2-core reference machine (seed 1: 92/92; at
+/// 60 000, 82/92). Without them (`--no-testability`, adynamosa or random search with an
+/// archive) 30 s stay below 90% of the branch goals the two configurations share: see
+/// bench/TESTABILITY.md. Costs one run of about 20 s of search plus the builds.
 #[test]
 fn flagparse_reaches_ninety_five_percent_of_branch_goals_with_testability() {
     let out = temp_out();
-    let s = run("flagparse", FLAGPARSE_EXECUTIONS, 2, out.path());
+    let s = run("flagparse", 150_000, 2, out.path());
     let pct = branch_percent(&s);
     assert!(pct >= 95.0, "flagparse branch coverage {pct:.1}%");
-    assert!(
-        s.seconds.search <= 30.0,
-        "search took {:.1}s",
-        s.seconds.search
-    );
     assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
 }
-
-const FLAGPARSE_EXECUTIONS: u64 = 120_000;
 
 #[test]
 fn statemachine_reaches_ninety_percent_branch_coverage_with_a_verified_suite() {
