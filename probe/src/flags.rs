@@ -592,7 +592,7 @@ mod tests {
             let radix = 2 + g.below(35) as u32;
             assert_eq!(
                 to_digit(c, radix) == 0.0,
-                c.to_digit(radix).is_some(),
+                c.is_digit(radix),
                 "{c:?} {radix}"
             );
             for class in [
