@@ -94,14 +94,36 @@ def one_run(frugal, spec, src, seed, budget, config, flags, root, coverage):
     })
     row["plain_covered"], row["plain_total"] = plain_branch_coverage(work, summary)
     if coverage:
-        cov = measure(src, os.path.join(out, "frugal_generated.rs"), flags, "tests",
-                      os.path.join(root, "cov", spec.replace("@", "-")))
-        if "error" in cov:
-            row["coverage_error"] = cov["error"][-1500:]
-        else:
-            row["lines_covered"] = cov["lines"]["covered"]
-            row["lines_count"] = cov["lines"]["count"]
+        line_coverage(row, spec, src, out, flags, root)
     return row
+
+
+def line_coverage(row, spec, src, out, flags, root):
+    """Measures the run's suite into `row` (the crate's coverage build is kept between runs;
+    `measure` drops the profiles of the suites before)."""
+    cov_root = os.path.join(root, "cov", spec.replace("@", "-"))
+    cov = measure(src, os.path.join(out, "frugal_generated.rs"), flags, "tests", cov_root)
+    if "error" in cov:
+        row["coverage_error"] = cov["error"][-1500:]
+    else:
+        row["lines_covered"] = cov["lines"]["covered"]
+        row["lines_count"] = cov["lines"]["count"]
+
+
+def remeasure(args, root):
+    """Measures again the suites of the rows in --json-out (their out dirs are kept)."""
+    with open(args.json_out) as f:
+        saved = json.load(f)
+    for row in saved["rows"]:
+        if "error" in row:
+            continue
+        spec = row["crate"]
+        out = os.path.join(root, "out", f"{spec.replace('@', '-')}-{row['config']}-{row['seed']}")
+        flags = dict(CONFIGS)[row["config"]]
+        line_coverage(row, spec, source_of(spec), out, flags, root)
+        log(f"{spec} {row['config']} seed {row['seed']}: lines {row.get('lines_covered')}/{row.get('lines_count')}")
+        with open(args.json_out, "w") as f:
+            json.dump(saved, f, indent=1)
 
 
 # ---- statistics ----
@@ -225,8 +247,9 @@ def throughput(frugal, args, root):
         src = source_of(spec)
         for rep in range(1, args.reps + 1):
             for config, flags in CONFIGS:
-                work = os.path.join(root, "work", spec, config)
-                out = os.path.join(root, "out", f"{spec}-{config}-{rep}")
+                # Dirs of their own: an ablation may run at the same time.
+                work = os.path.join(root, "throughput", "work", spec, config)
+                out = os.path.join(root, "throughput", "out", f"{spec}-{config}-{rep}")
                 summary, wall, err = run_frugal(frugal, src, 1, args.budget, flags, "tests", work, out)
                 if err:
                     rows.append({"crate": spec, "config": config, "rep": rep, "error": err})
@@ -263,7 +286,13 @@ def main():
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "TESTABILITY.md"))
     ap.add_argument("--render", action="store_true",
                     help="only render TESTABILITY.md from --json-out (e.g. of an interrupted run)")
+    ap.add_argument("--remeasure", action="store_true",
+                    help="measure the line coverage of the suites of --json-out again")
     args = ap.parse_args()
+    if args.remeasure:
+        ensure_llvm_cov()
+        remeasure(args, os.path.join(cache_root(), "testability"))
+        return
     if args.render:
         with open(args.json_out) as f:
             saved = json.load(f)
