@@ -304,6 +304,12 @@ def measure(src, generated, flags, placement, cov_root, copy_name="crate", detai
     if fetched.returncode != 0:
         return {"error": "cargo fetch failed: " + fetched.stderr[-3000:]}
     target = "target" if copy_name == "crate" else f"target-{copy_name}"
+    # `--no-report` merges every profile left in the target dir: an earlier suite's would be
+    # credited to this one (seeds sharing a coverage root did so), so only the build is kept.
+    for d, _, files in os.walk(os.path.join(cov_root, target)):
+        for fn in files:
+            if fn.endswith(".profraw"):
+                os.remove(os.path.join(d, fn))
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(cov_root, target), RUST_BACKTRACE="0",
                CARGO_NET_OFFLINE="true")
     common = ["--manifest-path", os.path.join(copy, "Cargo.toml"), "--ignore-filename-regex", "frugal_generated"]

@@ -248,6 +248,9 @@ pub struct SearchConfig {
     /// A search seeded from the previous suite's tests stops after this many generations in a
     /// row without a newly covered goal; `None` (configured as 0): only the budget stops it.
     pub stall_generations: Option<u32>,
+    /// Testability transformations (\[testability\]): std's flag calls (`starts_with`,
+    /// `parse`, `contains_key`, ...) report distances and get goals of their own.
+    pub testability: bool,
 }
 
 /// `[executor]`
@@ -385,6 +388,7 @@ pub const KEYS: &[&str] = &[
     "search.tournament_size",
     "search.goal_selection",
     "search.stall_generations",
+    "search.testability",
     "executor.timeout_ms",
     "executor.workers",
     "scheduler.max_concurrent_jobs",
@@ -611,6 +615,7 @@ mod defaults {
         /// humantime after an API change, 20 stopped 0.7 points of goals short of a from-scratch
         /// run; 50 matched it in under a second of search.
         pub const STALL_GENERATIONS: u32 = 50;
+        pub const TESTABILITY: bool = true;
     }
 
     pub mod executor {
@@ -877,6 +882,10 @@ fn resolve_search(r: &mut Resolver, raw: &RawSearch) -> Result<SearchConfig, Con
             )
         })?,
     };
+    let s = r.pick("search.testability", &raw.testability, bool::to_string);
+    let testability = r
+        .parsed("search.testability", s, boolean)?
+        .unwrap_or(d::TESTABILITY);
     Ok(SearchConfig {
         budget,
         algorithm,
@@ -885,6 +894,7 @@ fn resolve_search(r: &mut Resolver, raw: &RawSearch) -> Result<SearchConfig, Con
         tournament_size: tournament_size as usize,
         goal_selection,
         stall_generations: (stall > 0).then_some(stall),
+        testability,
     })
 }
 

@@ -79,6 +79,7 @@ pub(crate) struct RawSearch {
     pub tournament_size: Option<Spanned<i64>>,
     pub goal_selection: Option<Spanned<String>>,
     pub stall_generations: Option<Spanned<i64>>,
+    pub testability: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -53,6 +53,8 @@ pub struct JobEnv {
     pub population: usize,
     pub tournament: usize,
     pub goal_selection: frugal_search::GoalSelection,
+    /// `search.testability`: observers on std's flag calls.
+    pub testability: bool,
     /// The configured budget of one crate, before the job's factor.
     pub budget: ConfigBudget,
     /// Per-repository budgets from the config, by path.
@@ -396,6 +398,7 @@ fn run_options(
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
+        testability: env.testability,
     }
 }
 

@@ -105,6 +105,7 @@ fn job_env(
             .goal_selection
             .parse()
             .map_err(|e: String| anyhow::anyhow!("{}: {e}", cfg.origin("search.goal_selection")))?,
+        testability: cfg.search.testability,
         budget: cfg.search.budget,
         repo_budgets: cfg
             .repos

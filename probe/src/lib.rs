@@ -16,8 +16,10 @@
 pub mod alloc;
 mod distance;
 pub mod dump;
+mod flags;
 pub mod harness;
 pub mod mutants;
+pub mod observe;
 pub mod tables;
 pub mod wire;
 

@@ -52,6 +52,12 @@ fn from_env() -> Option<&'static Tables> {
     TABLES.get()
 }
 
+/// Whether the tables are set up (probes record), for observers deciding whether to measure.
+#[inline]
+pub(crate) fn recording() -> bool {
+    tables().is_some()
+}
+
 /// Ids of the goals covered (distance 0) so far, in increasing order.
 pub fn covered_goals() -> Vec<u32> {
     let Some(t) = TABLES.get() else {
@@ -263,7 +269,7 @@ pub fn iter(loop_id: u32, goal: u32) {
 }
 
 #[inline]
-fn push(pair: (f64, f64)) {
+pub(crate) fn push(pair: (f64, f64)) {
     CONDS.with(|c| c.borrow_mut().push(pair));
 }
 
@@ -294,7 +300,7 @@ fn comparison(opcode: u8, c: bool, k: f64) -> (f64, f64) {
     }
 }
 
-fn record_pair(t_goal: u32, f_goal: u32, (dt, df): (f64, f64)) {
+pub(crate) fn record_pair(t_goal: u32, f_goal: u32, (dt, df): (f64, f64)) {
     if let Some(t) = tables() {
         record(t, t_goal, dt);
         record(t, f_goal, df);

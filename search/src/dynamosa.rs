@@ -169,7 +169,11 @@ fn controlling(goals: &Goals, g: u32) -> Option<u32> {
 }
 
 /// Objective value of a test for a goal: the normalised distance if the test reached the
-/// goal's site, else one plus the number of controlling goals it missed (approach level).
+/// goal's site, else one plus the number of controlling goals it missed (approach level) plus
+/// the normalised distance of the nearest one it reached (branch distance where it diverged,
+/// \[dynamosa\]): a test that almost took the controlling branch ranks above one that did
+/// not come close, so a distance measured at a guard (an observed `eq_ignore_ascii_case`, a
+/// comparison) also leads to the goals behind it.
 pub(crate) fn fitness(r: &ExecResult, goal: u32, goals: &Goals) -> f64 {
     if let Some(d) = r.distance(goal) {
         return d;
@@ -177,8 +181,9 @@ pub(crate) fn fitness(r: &ExecResult, goal: u32, goals: &Goals) -> f64 {
     let mut approach = 1.0;
     let mut g = goal;
     while let Some(p) = goals.parents[g as usize] {
-        if r.distance(p).is_some() {
-            break;
+        if let Some(d) = r.distance(p) {
+            // Normalised distances are below 1, so approach levels keep their order.
+            return approach + d.min(0.999);
         }
         approach += 1.0;
         g = p;
@@ -433,5 +438,11 @@ mod tests {
         assert_eq!(fitness(&r, 0, &goals), 0.0);
         assert_eq!(fitness(&r, 1, &goals), 1.0);
         assert_eq!(fitness(&r, 2, &goals), 2.0);
+        // Goal 1 reached but not taken: goal 2 below it adds goal 1's distance.
+        let near = ExecResult {
+            goals: vec![(0, 0.0), (1, 0.25)],
+            ..r
+        };
+        assert_eq!(fitness(&near, 2, &goals), 1.25);
     }
 }

@@ -44,6 +44,10 @@ pub struct RunOptions {
     /// then pursues only the goals they leave uncovered. Pair it with
     /// [`SearchParams::stall_generations`] to stop once the search stops finding goals.
     pub seed_model: Option<SuiteModel>,
+    /// Testability transformations (\[testability\]): known flag calls of std (`starts_with`,
+    /// `parse`, `contains_key`, `try_from`, ...) report distances and get two branch goals
+    /// each. Off only to measure what they bring (`--no-testability`).
+    pub testability: bool,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -492,6 +496,7 @@ fn instrument(
         cargo_args: cargo_args.to_vec(),
         sandbox: policy.cloned(),
         mutants: opts.criteria.mutants(),
+        testability: opts.testability,
         ..instrument::Options::default()
     };
     Ok(instrument::instrument_and_build(

@@ -12,8 +12,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../probe/src/distance.rs"),
     ),
     ("src/dump.rs", include_str!("../../probe/src/dump.rs")),
+    ("src/flags.rs", include_str!("../../probe/src/flags.rs")),
     ("src/harness.rs", include_str!("../../probe/src/harness.rs")),
     ("src/mutants.rs", include_str!("../../probe/src/mutants.rs")),
+    ("src/observe.rs", include_str!("../../probe/src/observe.rs")),
     ("src/tables.rs", include_str!("../../probe/src/tables.rs")),
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),
 ];

@@ -47,6 +47,7 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
+        testability: true,
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

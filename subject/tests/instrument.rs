@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use frugal_subject::instrument::{
     COMPILE_ERROR, Exclusion, Instrumented, Options, instrument, instrument_and_build,
 };
-use frugal_subject::manifest::{GoalKind, Manifest};
+use frugal_subject::manifest::{GoalKind, Manifest, Skipped};
 
 fn workspace_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -111,6 +111,15 @@ fn check_crate(name: &str, dir: &Path) -> (tempfile::TempDir, Instrumented) {
     (out, inst)
 }
 
+/// The spots left uninstrumented because their probes did not compile.
+fn compile_errors(inst: &Instrumented) -> Vec<&Skipped> {
+    inst.manifest
+        .skipped
+        .iter()
+        .filter(|s| s.reason == COMPILE_ERROR)
+        .collect()
+}
+
 fn check_example(name: &str) {
     let dir = workspace_dir().join("examples").join(name);
     if !dir.join("src/lib.rs").is_file() {
@@ -122,12 +131,7 @@ fn check_example(name: &str) {
         inst.manifest.count(GoalKind::Branch) > 0,
         "{name}: no branch goals"
     );
-    let broken: Vec<_> = inst
-        .manifest
-        .skipped
-        .iter()
-        .filter(|s| s.reason == COMPILE_ERROR)
-        .collect();
+    let broken = compile_errors(&inst);
     eprintln!("{name}: excluded after compile errors: {broken:?}");
 }
 
@@ -144,6 +148,41 @@ fn example_textparse_builds_and_passes_its_tests() {
 #[test]
 fn example_statemachine_builds_and_passes_its_tests() {
     check_example("statemachine");
+}
+
+/// Observers type-check on every flag call of `flagparse` (strings, chars, a `BTreeMap`,
+/// `parse` with an inferred target, `try_from`): no fn is excluded for a compile error, and
+/// every site has its two goals.
+#[test]
+fn example_flagparse_builds_with_every_observer() {
+    let dir = workspace_dir().join("examples").join("flagparse");
+    let (_out, inst) = check_crate("flagparse", &dir);
+    let broken = compile_errors(&inst);
+    assert!(
+        broken.is_empty(),
+        "excluded after compile errors: {broken:?}"
+    );
+    let labels: Vec<&str> = inst
+        .manifest
+        .goals
+        .iter()
+        .map(|g| g.label.as_str())
+        .collect();
+    for label in [
+        "is_empty true",
+        "strip_prefix some",
+        "parse err",
+        "try_from ok",
+        "split_once none",
+        "starts_with false",
+        "contains_key true",
+        "get some",
+        "to_digit none",
+        "rsplit_once some",
+        "eq_ignore_ascii_case false",
+    ] {
+        assert!(labels.contains(&label), "no goal {label:?} in {labels:?}");
+    }
 }
 
 #[test]

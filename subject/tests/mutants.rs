@@ -182,6 +182,7 @@ fn numeric_kills_mutants_end_to_end() {
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
+        testability: true,
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let names: Vec<&str> = s.goals.keys().map(String::as_str).collect();

@@ -81,6 +81,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
+        testability: true,
     };
     let mut progress = Recorder::default();
     let started = Instant::now();
@@ -199,6 +200,23 @@ fn textparse_keeps_its_current_branch_coverage() {
     assert!(pct >= 78.0, "textparse branch coverage {pct:.1}%");
     assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
     assert_eq!(s.crashes, 0);
+}
+
+/// Issue 16's acceptance: the branches of `flagparse` sit behind `parse`, `strip_prefix`,
+/// `contains_key`, `try_from` and a check digit compared with `eq_ignore_ascii_case`; with the
+/// testability transformations the search covers at least 95% of its branch goals within 30 s.
+/// An execution budget keeps the figure deterministic: 150 000 executions, which took 18 s at
+/// the 8 000 executions/s of a 30 s run on the 2-core reference machine (seed 1: 92/92; at
+/// 60 000, 82/92). Without them (`--no-testability`, adynamosa or random search with an
+/// archive) 30 s stay below 90% of the branch goals the two configurations share: see
+/// bench/TESTABILITY.md. Costs one run of about 20 s of search plus the builds.
+#[test]
+fn flagparse_reaches_ninety_five_percent_of_branch_goals_with_testability() {
+    let out = temp_out();
+    let s = run("flagparse", 150_000, 2, out.path());
+    let pct = branch_percent(&s);
+    assert!(pct >= 95.0, "flagparse branch coverage {pct:.1}%");
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
 }
 
 #[test]

@@ -63,6 +63,7 @@ fn options(
         placement,
         unconfined: false,
         seed_model: None,
+        testability: true,
     }
 }
 

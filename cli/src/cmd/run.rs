@@ -68,6 +68,10 @@ pub struct RunArgs {
     /// only the budget or full coverage stop it).
     #[arg(long, value_name = "N")]
     pub stall: Option<u32>,
+    /// Leave std's flag calls (`starts_with`, `parse`, `contains_key`, `try_from`, ...)
+    /// unobserved: no distances and no goals of their own (testability transformations off).
+    #[arg(long)]
+    pub no_testability: bool,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -112,6 +116,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         placement: args.placement,
         unconfined: args.no_sandbox,
         seed_model,
+        testability: !args.no_testability,
     };
     let mut bar = Bar::new(!args.json);
     let summary = pipeline::run(&opts, &mut bar)

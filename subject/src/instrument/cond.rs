@@ -47,6 +47,9 @@ impl FileInstrumenter<'_> {
     }
 
     fn leaf(&mut self, e: &Expr, goals: Option<(u32, u32)>) {
+        if self.observed_leaf(e, goals) {
+            return;
+        }
         let node = self.range(e);
         let open = match goals {
             Some((t, f)) => format!("::frugal_probe::leaf_goal({t}, {f}, "),

@@ -18,6 +18,7 @@ mod cond;
 mod copy;
 mod edits;
 mod mutants;
+mod observe;
 mod skip;
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,9 @@ pub struct Options {
     pub line_goals: bool,
     /// Whether comparisons and arithmetic get weak-mutation goals (`mutants.rs`).
     pub mutants: bool,
+    /// Whether known flag calls (`starts_with`, `parse`, `contains_key`, ...) get observers
+    /// and two branch goals each (testability transformations, `observe.rs`).
+    pub testability: bool,
     /// Extra arguments for `cargo build`, such as `--features x` or `--all-features`.
     pub cargo_args: Vec<String>,
     /// How many builds [`instrument_and_build`] may try before giving up.
@@ -61,6 +65,7 @@ impl Default for Options {
             exclude: Vec::new(),
             line_goals: true,
             mutants: false,
+            testability: true,
             cargo_args: Vec::new(),
             max_builds: 8,
             sandbox: None,

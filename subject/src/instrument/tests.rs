@@ -5,7 +5,16 @@ use super::{Options, instrument_source};
 
 /// The rewritten text, then one line per goal and per skipped spot.
 fn show(src: &str) -> String {
-    let (text, m) = instrument_source(src, "src/lib.rs", &Options::default());
+    // The rules other than observers, alone; observers have their own tests (`show_observed`).
+    let opts = Options {
+        testability: false,
+        ..Options::default()
+    };
+    show_with(src, &opts)
+}
+
+fn show_with(src: &str, opts: &Options) -> String {
+    let (text, m) = instrument_source(src, "src/lib.rs", opts);
     let text = text.expect("snippet parses");
     assert_eq!(
         text.matches('\n').count(),
@@ -449,4 +458,148 @@ fn attributed_statements() {
 2 Line parent=0 line=8 line
 "#,
     );
+}
+
+fn check_observed(src: &str, expected: &str) {
+    let opts = Options {
+        line_goals: false,
+        ..Options::default()
+    };
+    let got = show_with(src, &opts);
+    assert!(got == expected, "rewritten:\n{got}\nexpected:\n{expected}");
+    assert_parses(&got);
+}
+
+/// The rewritten text (before the goal listing) is still Rust.
+fn assert_parses(shown: &str) {
+    let text = shown.split("----\n").next().unwrap_or("");
+    if let Err(e) = syn::parse_file(text) {
+        panic!("the rewritten text does not parse: {e}\n{text}");
+    }
+}
+
+/// A one-argument flag call binds receiver and argument once, measures, calls the original
+/// and records two goals under the enclosing branch; newlines inside the call are kept.
+#[test]
+fn observed_method_with_an_argument() {
+    check_observed(
+        r#"fn f(s: &str) -> bool {
+    if s.len() > 2 {
+        return s
+            .trim()
+            .starts_with("ab");
+    }
+    false
+}
+"#,
+        r#"fn f(s: &str) -> bool {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); if ::frugal_probe::branch(1, 2, { use ::frugal_probe::Mag as _; match (&(s.len() ), &( 2)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) {
+        return ({ use ::frugal_probe::observe::{TextFlags as _, CollFlags as _, DigitFlags as _, Fallback2 as _, Went as _}; match (&(s
+            .trim()), 
+"ab") { (__frugal_or, __frugal_oa) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs2(__frugal_or, &__frugal_oa)).d_starts_with() } else { None }; let __frugal_ov = __frugal_or.starts_with(__frugal_oa); ::frugal_probe::observe::site(3, 4, __frugal_od, (&&::frugal_probe::observe::Out(&__frugal_ov)).went()); __frugal_ov } } });
+    }
+    false
+}
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 if true
+2 Branch parent=0 line=2 if false
+3 Branch parent=1 line=5 starts_with true
+4 Branch parent=1 line=5 starts_with false
+"#,
+    );
+}
+
+/// `parse` measures after the call (its target type may be inferred from later code), and
+/// `T::try_from(x)` measures `x` against `T`'s range.
+#[test]
+fn observed_parse_and_try_from() {
+    check_observed(
+        r#"fn f(s: &str, x: i64) -> Option<u8> {
+    let n: u32 = s.parse().ok()?;
+    u8::try_from(x).ok()
+}
+"#,
+        r#"fn f(s: &str, x: i64) -> Option<u8> {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); let n: u32 = ::frugal_probe::q(1, 2, ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (&(s),) { (__frugal_or,) => {  let __frugal_ov = s.parse(); ::frugal_probe::observe::parsed(3, 4, (&&&::frugal_probe::observe::Obs1(__frugal_or)).d_text(), &__frugal_ov); __frugal_ov } } }).ok())?;
+    ({ use ::frugal_probe::observe::{TextFlags1 as _, ScalarFlags1 as _, CharFlags1 as _, CollFlags1 as _, Fallback1 as _, Went as _}; match (x,) { (__frugal_oa,) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs1(&__frugal_oa)).d_num() } else { None }; let __frugal_ot = ::frugal_probe::observe::type_of(&__frugal_oa); let __frugal_ov = u8::try_from(__frugal_oa); ::frugal_probe::observe::tried(5, 6, __frugal_od, __frugal_ot, &__frugal_ov); __frugal_ov } } }).ok()
+}
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 ? ok
+2 Branch parent=0 line=2 ? err
+3 Branch parent=0 line=2 parse ok
+4 Branch parent=0 line=2 parse err
+5 Branch parent=0 line=3 try_from ok
+6 Branch parent=0 line=3 try_from err
+"#,
+    );
+}
+
+/// Observers are off with `testability: false`, and calls with other names or arities are
+/// left alone.
+#[test]
+fn unknown_calls_and_disabled_observers_are_left_alone() {
+    let src =
+        "fn f(s: &str, v: &[u8]) -> bool {\n    s.starts_with(\"a\") && v.contains(&1, 2)\n}\n";
+    let opts = Options {
+        testability: false,
+        line_goals: false,
+        ..Options::default()
+    };
+    let off = show_with(src, &opts);
+    assert!(!off.contains("observe"), "{off}");
+    let on = show_with(
+        src,
+        &Options {
+            line_goals: false,
+            ..Options::default()
+        },
+    );
+    assert_eq!(on.matches("observe::site").count(), 1, "{on}");
+}
+
+/// An observed call that is a condition leaf pushes its distance for the condition (no
+/// `leaf` wrapper), with its operand goals under `&&` (swapped under `!`), so the `if` gets
+/// the gradient too; a call after `&&` hangs under the operand before it.
+#[test]
+fn observed_condition_leaves_push_their_distance() {
+    let opts = Options {
+        line_goals: false,
+        ..Options::default()
+    };
+    let got = show_with(
+        "fn f(s: &str) -> u8 {\n    if !s.is_empty() && s.starts_with('#') { 1 } else { 0 }\n}\n",
+        &opts,
+    );
+    assert!(!got.contains("::frugal_probe::leaf"), "{got}");
+    assert_eq!(got.matches("observe::site_cond(").count(), 2, "{got}");
+    assert!(got.contains("::frugal_probe::not(!({ use"), "{got}");
+    assert!(got.contains("site_cond(5, 6, Some((4, 3)),"), "{got}");
+    assert!(
+        got.contains("5 Branch parent=0 line=2 is_empty true"),
+        "{got}"
+    );
+    assert!(
+        got.contains("9 Branch parent=3 line=2 starts_with true"),
+        "{got}"
+    );
+}
+
+/// Observed calls stay expressions where a block would not: a statement starting with one,
+/// and the initialiser of `let .. else` (which may not end with `}`).
+#[test]
+fn observed_calls_are_parenthesised() {
+    let opts = Options {
+        line_goals: false,
+        ..Options::default()
+    };
+    let got = show_with(
+        "fn f(s: &str, c: char, x: i64) -> u32 {\n    s.parse::<u8>().unwrap();\n    let Some(d) = c.to_digit(10) else { return 0 };\n    u8::try_from(x).unwrap();\n    d\n}\n",
+        &opts,
+    );
+    assert!(got.contains("(&(s),) {"), "{got}");
+    assert!(got.contains("__frugal_ov } } }).unwrap();"), "{got}");
+    assert!(got.contains("__frugal_ov } } }) else {"), "{got}");
+    assert_parses(&got);
 }

@@ -50,6 +50,9 @@ pub(crate) struct InlineMod {
     pub path_attr: Option<String>,
 }
 
+/// A condition leaf handed to an observer: the call's byte range and the leaf's own goals.
+pub(super) type CondLeaf = ((usize, usize), Option<(u32, u32)>);
+
 /// Instruments one parsed file.
 pub(crate) struct FileInstrumenter<'a> {
     file: &'a str,
@@ -76,6 +79,11 @@ pub(crate) struct FileInstrumenter<'a> {
     pending_parent: Option<u32>,
     /// Whether weak-mutation goals are made (`mutants.rs`).
     pub(super) mutants: bool,
+    /// Whether known flag calls get observers and goals (`observe.rs`).
+    pub(super) observers: bool,
+    /// A condition leaf that is an observed call (its byte range) and the leaf's own goals:
+    /// the observer pushes the condition's distance instead of a `leaf` wrapper.
+    pub(super) cond_leaf: Option<CondLeaf>,
 }
 
 impl<'a> FileInstrumenter<'a> {
@@ -112,6 +120,8 @@ impl<'a> FileInstrumenter<'a> {
             if_false: HashMap::new(),
             pending_parent: None,
             mutants: false,
+            observers: false,
+            cond_leaf: None,
         }
     }
 
@@ -695,6 +705,18 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
         if !self.arith_site(e) {
             visit::visit_expr_binary(self, e);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        if !self.observed_method(e) {
+            visit::visit_expr_method_call(self, e);
+        }
+    }
+
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        if !self.observed_call(e) {
+            visit::visit_expr_call(self, e);
         }
     }
 

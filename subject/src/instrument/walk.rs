@@ -160,6 +160,7 @@ pub(crate) fn instrument_text(
         opts.line_goals,
     );
     v.mutants = opts.mutants;
+    v.observers = opts.testability;
     for item in &ast.items {
         v.visit_item(item);
     }
