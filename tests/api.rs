@@ -551,6 +551,10 @@ fn reads_need_a_token_with_auth_reads() {
         assert_eq!(d.get_with(path, "wrong").unwrap().status, 401, "{path}");
     }
     assert_eq!(d.get("/healthz").unwrap().status, 200);
+    // The web pages follow the same key: without a session, a read page is refused.
+    let page = d.get("/ui").unwrap();
+    assert_eq!(page.status, 401, "{}", page.body);
+    assert!(page.body.contains("auth_reads"), "{}", page.body);
 }
 
 #[test]

@@ -129,7 +129,8 @@ impl Viewer {
             (Need::Read, None) => !self.reads_need_token,
             (Need::Read, Some(s)) => s.read || !self.reads_need_token,
             (Need::Trigger, Some(s)) => s.trigger || s.admin,
-            (Need::Accept, Some(s)) => s.admin || s.trigger,
+            // As the API: accepting a change moves what CI gates on, an admin's decision.
+            (Need::Accept, Some(s)) => s.admin,
             (_, None) => false,
         }
     }
@@ -343,6 +344,13 @@ mod tests {
         assert!(viewer(Some(read_only), true).may(Need::Read));
         assert!(!viewer(Some(read_only), true).may(Need::Trigger));
         assert!(!viewer(Some(read_only), true).may(Need::Accept));
+        let hook = Scopes {
+            read: true,
+            trigger: true,
+            admin: false,
+        };
+        assert!(viewer(Some(hook), true).may(Need::Trigger));
+        assert!(!viewer(Some(hook), true).may(Need::Accept));
     }
 
     #[test]
