@@ -407,6 +407,8 @@ pub fn cargo_test(root: &Path, target_dir: &Path) {
         .arg(root.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target_dir)
         .env("CARGO_ENCODED_RUSTFLAGS", "--cap-lints=warn")
+        // Doctests lint the crate's source again, through rustdoc.
+        .env("RUSTDOCFLAGS", "--cap-lints=warn")
         .env_remove("RUSTFLAGS")
         .output()
         .expect("run cargo test");
