@@ -2,9 +2,10 @@
 //! 2,000 suites (60 tests and a 40 KB source each), and a job running (a real generation job on
 //! `examples/numeric`, so cargo competes for the cores). Requests go at a fixed 500 per second
 //! to `/healthz` and every read endpoint (lists, pages, the best suite, status, metrics); it
-//! prints p50/p99 overall and per path. The target is p99 under 10 ms, judged on the full run;
-//! this smoke version (3 s) asserts no errors and no stall (p99 under 1 s), so a loaded CI host
-//! cannot make it flake. The full run, bounded to 30 s of load:
+//! prints p50/p99 overall and per path, and checks that frugald kept pinging systemd's watchdog
+//! throughout (no gap as long as its 2 s limit). The target is p99 under 10 ms, judged on the
+//! full run; this smoke version (3 s) asserts no errors and no stall (p99 under 1 s), so a loaded
+//! CI host cannot make it flake. The full run, bounded to 30 s of load:
 //!
 //! ```sh
 //! FRUGAL_LOAD_SECS=30 cargo test --release -p frugal-e2e --test load -- --nocapture
@@ -15,7 +16,8 @@
 mod seed;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::os::unix::net::UnixDatagram;
+use std::time::{Duration, Instant};
 
 use frugal_storage::{Cost, CrateEntry, GoalSet, NewSuite, NewTest, Store};
 use frugal_testkit::load::{self, LoadSpec};
@@ -65,7 +67,14 @@ fn read_endpoints_hold_500_requests_per_second_with_history_and_a_job_running() 
         tmp.path(),
         "[search]\nbudget = \"120s\"\n\n[executor]\nworkers = 1\n",
     );
-    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    // systemd's watchdog protocol: the daemon pings this socket while its runner is alive.
+    let sock_path = tmp.path().join("notify.sock");
+    let sock = UnixDatagram::bind(&sock_path).unwrap();
+    let env = [
+        ("NOTIFY_SOCKET", sock_path.to_str().unwrap()),
+        ("WATCHDOG_USEC", "2000000"),
+    ];
+    let d = Daemon::start_with(&binaries().frugald, &cfg, &state, &[], &env).unwrap();
     let repo = seeded.repo;
     let r = d
         .post(&format!("/v1/repos/{repo}/trigger"), Some(&d.token), "")
@@ -97,7 +106,9 @@ fn read_endpoints_hold_500_requests_per_second_with_history_and_a_job_running() 
         duration: Duration::from_secs(secs),
         threads: 16,
     };
+    let watching = std::thread::spawn(move || ping_gaps(&sock, spec.duration));
     let report = load::run(&spec).unwrap();
+    let (pings, longest_gap) = watching.join().unwrap();
     println!(
         "load ({secs}s at 500 req/s, 10 read endpoints and /healthz, a job running): {report}"
     );
@@ -107,10 +118,35 @@ fn read_endpoints_hold_500_requests_per_second_with_history_and_a_job_running() 
         "the job ended before the load did: {status}"
     );
     assert_eq!(report.errors, 0, "{report}\n{}", d.log_text());
+    println!("watchdog: {pings} pings, longest gap {longest_gap:?} (systemd fires after 2 s)");
+    assert!(
+        pings > 0 && longest_gap < Duration::from_secs(2),
+        "the watchdog would have fired: {pings} pings, longest gap {longest_gap:?}\n{}",
+        d.log_text()
+    );
     // Latency targets are judged by the full run (`FRUGAL_LOAD_SECS=30`, release, quiet
     // machine); a timed assertion here would fail on a loaded CI host. This bound only catches
     // a server that stalls.
     assert!(report.p99 < Duration::from_secs(1), "{report}");
+}
+
+/// Watchdog pings (`WATCHDOG=1` datagrams) received during `window`, and the longest time
+/// without one (from the start of the window to its end).
+fn ping_gaps(sock: &UnixDatagram, window: Duration) -> (usize, Duration) {
+    sock.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let mut buf = [0u8; 512];
+    let (start, mut last, mut longest, mut n) = (Instant::now(), Instant::now(), Duration::ZERO, 0);
+    while start.elapsed() < window {
+        if let Ok(len) = sock.recv(&mut buf)
+            && String::from_utf8_lossy(&buf[..len]).contains("WATCHDOG=1")
+        {
+            longest = longest.max(last.elapsed());
+            last = Instant::now();
+            n += 1;
+        }
+    }
+    (n, longest.max(last.elapsed()))
 }
 
 /// 500 suites of one crate, each with its run and the run's summary (goals by kind), as jobs
