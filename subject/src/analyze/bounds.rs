@@ -613,10 +613,9 @@ mod tests {
         assert_eq!(c.choose(&keys(&["Iterator<Item = &str>"])), None);
         assert_eq!(c.choose(&keys(&["Iterator<Item = u8>", "Hash"])), None);
         // An item the stand-in cannot hold leaves the bound to the other candidates.
-        assert_eq!(
-            c.choose(&keys(&["IntoIterator<Item = T>"])),
-            c.choose(&keys(&["IntoIterator"]))
-        );
+        let plain = c.choose(&keys(&["IntoIterator"]));
+        assert!(plain.is_some());
+        assert_eq!(c.choose(&keys(&["IntoIterator<Item = T>"])), plain);
     }
 
     #[test]

@@ -68,15 +68,10 @@ impl Reader<'_> {
                 "None" => Some("None".into()),
                 _ => self.wrapped("Some", inner, s, depth),
             },
-            Ty::Result(ok, err) => {
-                // Both sides must compare: an `Ok` of a `Result` whose error type lacks
-                // `PartialEq` does not compile.
-                if !self.comparable(ok, depth) || !self.comparable(err, depth) {
-                    return None;
-                }
-                self.wrapped("Ok", ok, s, depth)
-                    .or_else(|| self.wrapped("Err", err, s, depth))
-            }
+            // Both sides compare (`expression` checked the whole type first).
+            Ty::Result(ok, err) => self
+                .wrapped("Ok", ok, s, depth)
+                .or_else(|| self.wrapped("Err", err, s, depth)),
             Ty::Tuple(ts) => {
                 let items = self.positional(ts.iter(), s, depth)?;
                 let trailing = if items.len() == 1 { "," } else { "" };

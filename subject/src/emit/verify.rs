@@ -431,10 +431,9 @@ pub fn verify(
         opts,
     )?;
     let mut v = Verified::default();
-    // The binary of the last build and whether it holds tests dropped since: removing whole
-    // test fns cannot change how the others compile, so the survivors run again in it, alone.
+    // The binary of the last build when it holds tests dropped since: removing whole test fns
+    // cannot change how the others compile, so the survivors run again in it, alone.
     let mut built: Option<PathBuf> = None;
-    let mut narrowed = false;
     for _ in 0..ROUNDS {
         let text = super::assemble(header, &tests);
         copy.write(&text)?;
@@ -442,14 +441,13 @@ pub fn verify(
             v.text = text;
             return Ok(v);
         }
-        let exe = match built.take() {
-            Some(exe) => exe,
+        let (exe, narrowed) = match built.take() {
+            Some(exe) => (exe, true),
             None => {
                 let started = Instant::now();
                 let out = copy.build()?;
                 v.build_time += started.elapsed();
                 v.builds += 1;
-                narrowed = false;
                 if !out.success {
                     let bad = failing_tests(&copy, &out, header, &tests);
                     if bad.is_empty() {
@@ -458,7 +456,7 @@ pub fn verify(
                     drop_tests(&mut tests, &bad, &mut v);
                     continue;
                 }
-                copy.executable(&out)?
+                (copy.executable(&out)?, false)
             }
         };
         let filter = match narrowed {
@@ -487,7 +485,6 @@ pub fn verify(
         }
         drop_tests(&mut tests, &failing, &mut v);
         built = Some(exe);
-        narrowed = true;
     }
     // Out of rounds: keep nothing rather than something unverified.
     v.dropped.extend(
