@@ -30,6 +30,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 
@@ -202,12 +203,14 @@ def run_crate(frugal, name, version, category, budget):
         row["generated"] = measure(src, os.path.join(out, "frugal_generated.rs"), [], "tests", cov_root,
                                    "generated", detail=True)
     if row["traits"]["ships_tests"]:
-        row["own"] = measure(src, None, [], "tests", cov_root, "own", detail=True)
+        row["own"] = measured_once(run_root, "own", lambda: measure(src, None, [], "tests", cov_root, "own",
+                                                                     detail=True))
     if "generated" in row or "own" in row:
         # Both suites are compared over the same code: the lines and code regions of the
         # crate's code compiled alone (a unit-test build with the crate's `#[cfg(test)]` items
         # compiled out and no test), so the own suite's test modules count neither way.
-        base = measure(src, "", [], "in-crate", cov_root, "base", detail=True)
+        base = measured_once(run_root, "base", lambda: measure(src, "", [], "in-crate", cov_root, "base",
+                                                               detail=True))
         row["base"] = {k: base[k] for k in ("lines", "regions", "error") if k in base}
         for suite in ("generated", "own"):
             m = row.get(suite, {})
@@ -218,11 +221,29 @@ def run_crate(frugal, name, version, category, budget):
         row.get(suite, {}).pop("line_hits", None)
         row.get(suite, {}).pop("region_hits", None)
     row["wall_seconds"] = round(time.time() - started, 1)
+    # The build dirs are a gigabyte per crate; the measurements that do not depend on frugal
+    # are kept (measured_once), everything else is measured again next time.
+    for d in ("cov", "work"):
+        shutil.rmtree(os.path.join(run_root, d), ignore_errors=True)
     row["status"], row["reason"] = status(row, err)
     if err:
         row["frugal_error"] = err
     log(f"{name} {version}: {row['status']}{': ' + row['reason'] if row['reason'] else ''}")
     return row
+
+
+def measured_once(run_root, what, measure_it):
+    """The crate's own suite and its code compiled alone do not depend on frugal: measured once
+    per pinned version and kept in `run_root/<what>.json` (a failed measurement is retried)."""
+    path = os.path.join(run_root, f"{what}.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    result = measure_it()
+    if "error" not in result:
+        with open(path, "w") as f:
+            json.dump(result, f)
+    return result
 
 
 def status(row, frugal_err):
@@ -376,6 +397,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="fetch and characterise the corpus, run nothing")
     ap.add_argument("--from-json", default=None, metavar="CORPUS_JSON",
                     help="write --md-out again from the results of an earlier run; runs nothing")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the crates --json-out already holds from the same commit and budget")
     ap.add_argument("--json-out", default=None, help="default bench/corpus.json (--smoke: in $TMPDIR)")
     ap.add_argument("--md-out", default=None, help="default bench/CORPUS.md (--smoke: in $TMPDIR)")
     args = ap.parse_args()
@@ -406,12 +429,30 @@ def main():
     frugal = frugal_bin(args.frugal)
     ensure_llvm_cov()
     chosen = [c for c in CRATES if c[0] in wanted]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda c: run_crate(frugal, *c, args.budget), chosen))
     info = {"command": "python3 bench/corpus.py " + " ".join(sys.argv[1:]), "commit": frugal_commit(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine()}
-    with open(args.json_out, "w") as f:
-        json.dump(dict(info, budget=args.budget, results=results), f, indent=1)
+    done = {}
+    if args.resume and os.path.exists(args.json_out):
+        with open(args.json_out) as f:
+            earlier = json.load(f)
+        if earlier.get("budget") == args.budget and earlier.get("commit") == info["commit"]:
+            info = {k: earlier[k] for k in info}
+            done = {r["crate"]: r for r in earlier["results"]}
+            log(f"resuming: {len(done)} crates already measured")
+    lock = threading.Lock()
+
+    def one(crate):
+        row = done.get(crate[0]) or run_crate(frugal, *crate, args.budget)
+        with lock:
+            done[crate[0]] = row
+            # Written after every crate: a run of hours interrupted loses one crate, not all.
+            results = [done[c[0]] for c in chosen if c[0] in done]
+            with open(args.json_out, "w") as f:
+                json.dump(dict(info, budget=args.budget, results=results), f, indent=1)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, chosen))
     with open(args.md_out, "w") as f:
         f.write(markdown(results, args, info))
     log(f"wrote {args.json_out} and {args.md_out}")

@@ -181,6 +181,11 @@ pub struct TypeDef {
     pub traits: Vec<String>,
     /// Whether the type has generic or lifetime parameters (then it is not constructible yet).
     pub generic: bool,
+    /// The type parameters, in order, when they are the only generics (no lifetime or const
+    /// parameter): an instantiation `Either<i32, i32>` is built by putting its arguments in
+    /// place of these names in the field types.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
 }
 
 /// Shape of a crate type.

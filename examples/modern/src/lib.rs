@@ -11,3 +11,4 @@ pub mod maps;
 pub mod callbacks;
 pub mod streams;
 pub mod config;
+pub mod pair;

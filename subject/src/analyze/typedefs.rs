@@ -110,8 +110,24 @@ pub(crate) fn type_defs(
                     .map(|k| k.iter().cloned().collect())
                     .unwrap_or_default(),
                 generic: decl.is_generic(),
+                params: substitutable_params(decl.generics()),
             }
         })
+        .collect()
+}
+
+/// The type parameters' names when the generics hold nothing else.
+fn substitutable_params(generics: &syn::Generics) -> Vec<String> {
+    let only_types = generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Type(_)));
+    if !only_types {
+        return Vec::new();
+    }
+    generics
+        .type_params()
+        .map(|p| p.ident.to_string())
         .collect()
 }
 

@@ -328,6 +328,7 @@ mod tests {
                 },
                 traits: vec!["Debug".into()],
                 generic: false,
+                params: Vec::new(),
             }],
             ..ApiModel::default()
         }

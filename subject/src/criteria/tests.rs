@@ -80,6 +80,7 @@ fn model() -> ApiModel {
             },
             traits: vec!["Debug".into()],
             generic: false,
+            params: Vec::new(),
         }],
         ..ApiModel::default()
     }

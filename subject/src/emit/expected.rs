@@ -365,6 +365,7 @@ mod tests {
             },
             traits: vec!["PartialEq".into(), "Debug".into()],
             generic: false,
+            params: Vec::new(),
         });
         m.types.push(TypeDef {
             path: "k::Point".into(),
@@ -383,6 +384,7 @@ mod tests {
             },
             traits: vec!["PartialEq".into()],
             generic: false,
+            params: Vec::new(),
         });
         m.types.push(TypeDef {
             path: "k::Opaque".into(),
@@ -392,6 +394,7 @@ mod tests {
             },
             traits: vec!["Debug".into()],
             generic: false,
+            params: Vec::new(),
         });
         m
     }

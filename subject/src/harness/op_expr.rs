@@ -53,12 +53,23 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
             path,
             fields,
             tuple,
-        }
-        | OpCode::Variant {
+            args: tys,
+        } => construct(
+            &with_turbofish(&t.path(path), "", tys, t),
+            fields,
+            *tuple,
+            args,
+        ),
+        OpCode::Variant {
             path,
             fields,
             tuple,
-        } => construct(&t.path(path), fields, *tuple, args),
+            args: tys,
+        } => {
+            let (ty_path, variant) = path.rsplit_once("::").unwrap_or(("", path));
+            let head = with_turbofish(&t.path(ty_path), variant, tys, t);
+            construct(&head, fields, *tuple, args)
+        }
     }
 }
 
@@ -87,6 +98,15 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
                 args.join(", ")
             )
         }
+        // `IndexMap::<K, V>::new()`: nothing in the arguments names the type's parameters.
+        CallableKind::Assoc {
+            self_ty: Ty::Adt { path, args: tys },
+        } if !tys.is_empty() => format!(
+            "{}::{}({})",
+            with_turbofish(&t.path(path), "", tys, t),
+            c.name,
+            args.join(", ")
+        ),
         _ => format!("{}({})", t.path(&c.path), args.join(", ")),
     };
     let expr = match (c.consume, t.readable()) {
@@ -137,6 +157,21 @@ fn operator(op: &str, args: &[String], t: &impl Target) -> String {
 }
 
 /// A struct literal or variant: `P`, `P(a, b)` or `P { f: a }`.
+/// `Type::<A, B>` (then `::variant`), or the plain path for a type without arguments.
+fn with_turbofish(ty_path: &str, variant: &str, tys: &[Ty], t: &impl Target) -> String {
+    let head = if tys.is_empty() {
+        ty_path.to_string()
+    } else {
+        let tys: Vec<String> = tys.iter().map(|ty| t.ty(ty)).collect();
+        format!("{ty_path}::<{}>", tys.join(", "))
+    };
+    if variant.is_empty() {
+        head
+    } else {
+        format!("{head}::{variant}")
+    }
+}
+
 pub(crate) fn construct(path: &str, fields: &[String], tuple: bool, args: &[String]) -> String {
     if args.is_empty() {
         return path.to_string();

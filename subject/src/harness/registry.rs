@@ -31,16 +31,20 @@ pub enum OpCode {
     /// `let Some(v) = o else { panic!() }` on an `Option<T>`.
     UnwrapSome(Ty),
     /// `Path { field: a, ... }` or `Path(a, ...)` for a struct whose fields are all public.
+    /// `args`: the type arguments of a generic struct, rendered as a turbofish.
     StructLit {
         path: String,
         fields: Vec<String>,
         tuple: bool,
+        args: Vec<Ty>,
     },
-    /// `Enum::Variant`, `Enum::Variant(a, ...)` or `Enum::Variant { f: a }`.
+    /// `Enum::Variant`, `Enum::Variant(a, ...)` or `Enum::Variant { f: a }`; `args` as for
+    /// `StructLit` (`Either::<i32, i32>::Left(a)`: the other side is not inferred).
     Variant {
         path: String,
         fields: Vec<String>,
         tuple: bool,
+        args: Vec<Ty>,
     },
     /// `x.to_string()` for a type implementing `Display`: reaches `fmt` bodies, which take a
     /// `Formatter` no test can build.
@@ -682,6 +686,7 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
             ops.extend(crate_values(ty, false, model));
             ops
         }
+        Ty::Adt { path, args } => generic_adt_builders(ty, path, args, model),
         Ty::Ref {
             mutable: false,
             inner,
@@ -744,6 +749,89 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
     ops
 }
 
+/// Literals and variants of an instantiation of a generic crate type (`Either<i32, i32>`):
+/// its field types with the arguments in place of the type parameters.
+fn generic_adt_builders(ty: &Ty, path: &str, args: &[Ty], model: &ApiModel) -> Vec<Op> {
+    let Some(def) = find_type(model, path) else {
+        return Vec::new();
+    };
+    if def.params.len() != args.len() {
+        return Vec::new();
+    }
+    let instance = instantiate(def, args);
+    constructors(ty, path, &instance)
+}
+
+/// `def` with `args` in place of its type parameters in every field type.
+fn instantiate(def: &crate::model::TypeDef, args: &[Ty]) -> crate::model::TypeDef {
+    let sub = |t: &Ty| substitute(t, &def.params, args);
+    let kind = match &def.kind {
+        TypeKind::Struct { fields, tuple } => TypeKind::Struct {
+            fields: fields.as_ref().map(|fs| {
+                fs.iter()
+                    .map(|f| crate::model::Field {
+                        name: f.name.clone(),
+                        ty: sub(&f.ty),
+                    })
+                    .collect()
+            }),
+            tuple: *tuple,
+        },
+        TypeKind::Enum { variants } => TypeKind::Enum {
+            variants: variants
+                .iter()
+                .map(|v| crate::model::Variant {
+                    name: v.name.clone(),
+                    shape: match &v.shape {
+                        VariantShape::Unit => VariantShape::Unit,
+                        VariantShape::Tuple(ts) => {
+                            VariantShape::Tuple(ts.iter().map(sub).collect())
+                        }
+                        VariantShape::Struct(fs) => VariantShape::Struct(
+                            fs.iter()
+                                .map(|f| crate::model::Field {
+                                    name: f.name.clone(),
+                                    ty: sub(&f.ty),
+                                })
+                                .collect(),
+                        ),
+                    },
+                })
+                .collect(),
+        },
+    };
+    crate::model::TypeDef {
+        kind,
+        params: def.params.clone(),
+        ..def.clone()
+    }
+}
+
+/// `ty` with each type parameter named in `params` replaced by the matching `args` entry.
+fn substitute(ty: &Ty, params: &[String], args: &[Ty]) -> Ty {
+    let sub = |t: &Ty| Box::new(substitute(t, params, args));
+    match ty {
+        Ty::Other(name) => params
+            .iter()
+            .position(|p| p == name)
+            .map_or_else(|| ty.clone(), |i| args[i].clone()),
+        Ty::Ref { mutable, inner } => Ty::Ref {
+            mutable: *mutable,
+            inner: sub(inner),
+        },
+        Ty::Slice(t) => Ty::Slice(sub(t)),
+        Ty::Vec(t) => Ty::Vec(sub(t)),
+        Ty::Option(t) => Ty::Option(sub(t)),
+        Ty::Result(t, e) => Ty::Result(sub(t), sub(e)),
+        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| substitute(t, params, args)).collect()),
+        Ty::Adt { path, args: inner } => Ty::Adt {
+            path: path.clone(),
+            args: inner.iter().map(|t| substitute(t, params, args)).collect(),
+        },
+        Ty::Unit | Ty::Prim(_) | Ty::Str | Ty::String => ty.clone(),
+    }
+}
+
 /// An operation formatting a `ty` borrowed into a `String` (`Display` or `Debug`).
 fn formatting(ty: &Ty, code: OpCode, name: String) -> Op {
     let borrowed = Ty::Ref {
@@ -756,6 +844,13 @@ fn formatting(ty: &Ty, code: OpCode, name: String) -> Op {
         ret: Some(Ty::String),
         ret_source: Some(Ty::String),
         name,
+    }
+}
+
+fn type_args(ty: &Ty) -> Vec<Ty> {
+    match ty {
+        Ty::Adt { args, .. } => args.clone(),
+        _ => Vec::new(),
     }
 }
 
@@ -775,6 +870,7 @@ fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
                 path: path.to_string(),
                 fields: fs.iter().map(|f| f.name.clone()).collect(),
                 tuple: *tuple,
+                args: type_args(ty),
             };
             vec![builder(code, types, ty, format!("{path} {{..}}"))]
         }
@@ -798,6 +894,7 @@ fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
                             path: vpath.clone(),
                             fields,
                             tuple,
+                            args: type_args(ty),
                         },
                         types,
                         ty,
