@@ -330,7 +330,7 @@ fn results_that_borrow_their_inputs_are_driven_through_lent_values() {
     let calls = [
         "Lexer::new(",
         ".next_token()",
-        "Lines::new(",
+        "Lines::<&[u8]>::new(",
         ".read_line(&mut ",
         "<borrowing::ReadError as ::std::str::FromStr>::from_str(",
     ];
@@ -355,7 +355,13 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         suite.contains("modern::units::total(") && suite.contains("u64"),
         "no typed literal for a generic parameter:\n{suite}"
     );
-    assert!(dropped.is_empty(), "{dropped:?}\n{suite}");
+    // `files` keeps state on disk between tests, so a test may rightly be dropped as flaky;
+    // none may be dropped for not compiling.
+    let uncompiled: Vec<_> = dropped
+        .iter()
+        .filter(|d| d.reason.starts_with("does not compile"))
+        .collect();
+    assert!(uncompiled.is_empty(), "{uncompiled:?}\n{suite}");
     // `callbacks`: closure parameters get a closure returning a value the search chose
     // (before: "closure parameter", unsupported). `streams`: readers and writers generic
     // over `io::Read`/`Write`/`BufRead`, by value and by `&mut` (before: `r: &mut R` was
@@ -382,6 +388,10 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         "pair::Ledger::<i32, i32>::new()",
         ".beyond(",
         ".add(",
+        // `P: AsRef<Path>` gets a path inside the scratch dir, never one the search spelled
+        // (before: a `String`, so `purge("/")` was one mutation away).
+        "files::purge(std::env::temp_dir().join(\"frugal-scratch\")",
+        "files::kind(std::env::temp_dir().join(\"frugal-scratch\")",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }

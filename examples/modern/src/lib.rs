@@ -12,3 +12,4 @@ pub mod callbacks;
 pub mod streams;
 pub mod config;
 pub mod pair;
+pub mod files;

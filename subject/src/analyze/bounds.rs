@@ -183,14 +183,12 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "FromStr",
             "AsRef<str>",
             "AsRef<[u8]>",
-            "AsRef<Path>",
             "AsRef<OsStr>",
             "AsMut<str>",
             "Borrow<str>",
             "Deref",
             "Into<String>",
             "Into<Vec<u8>>",
-            "Into<PathBuf>",
             "Into<OsString>",
             "Into<Box<str>>",
             "From<&str>",
@@ -203,6 +201,29 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "fmt::Write",
             "PartialEq<str>",
             "PartialEq<&str>",
+        ],
+    },
+    StdCandidate {
+        name: "PathBuf",
+        shared: &[],
+        own: &[
+            "Clone",
+            "Debug",
+            "PartialEq",
+            "Eq",
+            "PartialOrd",
+            "Ord",
+            "Hash",
+            "Default",
+            // `Path` and `PathBuf` both lower to `std::path::PathBuf` in bound keys.
+            "AsRef<std::path::PathBuf>",
+            "AsRef<OsStr>",
+            "Borrow<std::path::PathBuf>",
+            "Deref",
+            "Into<std::path::PathBuf>",
+            "Into<OsString>",
+            "From<&str>",
+            "From<String>",
         ],
     },
     StdCandidate {
@@ -261,8 +282,9 @@ const PREFERRED: &[(&str, &str)] = &[
     ("Borrow<str>", "String"),
     ("ToString", "String"),
     ("Display", "String"),
-    ("AsRef<Path>", "String"),
-    ("Into<PathBuf>", "String"),
+    // A path inside the scratch directory (`harness::registry`), never one the search spells.
+    ("AsRef<std::path::PathBuf>", "PathBuf"),
+    ("Into<std::path::PathBuf>", "PathBuf"),
     ("AsRef<[u8]>", "Vec<u8>"),
     ("Into<Vec<u8>>", "Vec<u8>"),
     ("io::Write", "Vec<u8>"),
@@ -277,6 +299,10 @@ fn std_ty(name: &str) -> Ty {
     match name {
         "String" => Ty::String,
         "Vec<u8>" => Ty::Vec(Box::new(Ty::Prim("u8".to_string()))),
+        "PathBuf" => Ty::Adt {
+            path: crate::harness::registry::STD_PATH_BUF.to_string(),
+            args: Vec::new(),
+        },
         "&[u8]" => Ty::Ref {
             mutable: false,
             inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".to_string())))),
@@ -543,6 +569,20 @@ mod tests {
         assert_eq!(
             c.choose(&keys(&["Copy", "Ord", "Sized"])),
             Some(Ty::Prim("i32".into()))
+        );
+    }
+
+    #[test]
+    fn path_bounds_pick_a_path_buf_and_never_a_string() {
+        let c = Candidates::default();
+        let path_buf = std_ty("PathBuf");
+        for bound in ["AsRef<std::path::PathBuf>", "Into<std::path::PathBuf>"] {
+            assert_eq!(c.choose(&keys(&[bound])), Some(path_buf.clone()), "{bound}");
+        }
+        // A `String` would be a path the search spells (`"/"`): no candidate instead.
+        assert_eq!(
+            c.choose(&keys(&["AsRef<std::path::PathBuf>", "Display"])),
+            None
         );
     }
 

@@ -86,7 +86,10 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             "(std::time::UNIX_EPOCH + std::time::Duration::new(<u64 as From<u32>>::from({0}), {1}))",
             vec![prim("u32"), prim("u32")],
         )],
-        STD_PATH_BUF => vec![("std::path::PathBuf::from({0})", vec![Ty::String])],
+        // Code under test may create or delete what it is given: the path is a relative one
+        // the search spelled, kept inside `frugal-scratch` under the temp dir (the sandbox's
+        // scratch dir; the system's temp dir when a user runs the emitted test).
+        STD_PATH_BUF => vec![(SCRATCH_PATH, vec![Ty::String])],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
             "rand::rngs::mock::StepRng::new({0}, {1})",
@@ -95,6 +98,10 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
         _ => Vec::new(),
     }
 }
+
+/// A `PathBuf` from a string, inside the scratch directory whatever the string: leading
+/// separators and `..` components cannot leave it.
+pub const SCRATCH_PATH: &str = "std::env::temp_dir().join(\"frugal-scratch\").join({0}.replace(\"..\", \"_\").trim_start_matches('/'))";
 
 /// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
 /// its values (the shorter decides the length), a set from its elements.
