@@ -13,3 +13,4 @@ pub mod streams;
 pub mod config;
 pub mod pair;
 pub mod files;
+pub mod ring;

@@ -545,7 +545,11 @@ fn instantiate(
         let tp = match param {
             syn::GenericParam::Lifetime(_) => continue,
             syn::GenericParam::Const(c) => {
-                return Err(Problem::new(reason::CONST_GENERIC, source_text(c)));
+                let value = const_arg(&c.ty)
+                    .ok_or_else(|| Problem::new(reason::CONST_GENERIC, source_text(c)))?;
+                subst.insert(c.ident.to_string(), value.clone());
+                own.insert(c.ident.to_string(), value);
+                continue;
             }
             syn::GenericParam::Type(tp) => tp,
         };
@@ -581,6 +585,33 @@ fn instantiate(
     }
     Ok((own, inst, closures))
 }
+
+/// The value an integer const parameter is instantiated with (`ArrayVec<T, 4>`): small, so
+/// the search reaches a full buffer's branches in a few calls.
+fn const_arg(ty: &syn::Type) -> Option<Ty> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let name = p.path.get_ident()?.to_string();
+    let integer = matches!(
+        name.as_str(),
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+    );
+    integer.then(|| Ty::Other(CONST_ARG.to_string()))
+}
+
+/// See [`const_arg`].
+pub(crate) const CONST_ARG: &str = "4";
 
 /// Bounds on `ident` from the `where` clause.
 fn where_bounds<'g>(

@@ -281,9 +281,16 @@ fn storable(ty: &Ty) -> bool {
         Ty::Result(t, e) => storable(t) && storable_or_opaque(e),
         Ty::Tuple(ts) => !ts.is_empty() && ts.iter().all(storable),
         // `Reader<&[u8]>`: the reference is `'static` in the pool, lent from another value.
-        Ty::Adt { args, .. } => args.iter().all(|a| storable(a) || borrowed_view(a)),
+        Ty::Adt { args, .. } => args
+            .iter()
+            .all(|a| storable(a) || borrowed_view(a) || const_arg(a)),
         Ty::Unit | Ty::Str | Ty::Ref { .. } | Ty::Slice(_) | Ty::Other(_) => false,
     }
+}
+
+/// The value a const parameter was instantiated with (`analyze::callables`).
+fn const_arg(ty: &Ty) -> bool {
+    matches!(ty, Ty::Other(v) if v.parse::<u64>().is_ok())
 }
 
 /// `&str` or `&[T]` of storable elements: what a lent `String` or `Vec<T>` is seen as.
