@@ -14,3 +14,4 @@ pub mod config;
 pub mod pair;
 pub mod files;
 pub mod ring;
+pub mod counted;

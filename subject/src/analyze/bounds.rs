@@ -468,6 +468,7 @@ const INTO_ITER_TRAITS: &[&str] = &["Clone", "Debug", "FusedIterator"];
 /// items the pool holds by value, and only when every bound is one `IntoIter` meets.
 fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
     let mut item: Option<Ty> = None;
+    let mut iterator = false;
     for key in keys {
         let (name, binding) = key.split_once('<').unwrap_or((key, ""));
         if INTO_ITER_TRAITS.contains(key) {
@@ -476,6 +477,8 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         if !super::types::ITERATOR_TRAITS.contains(&name) {
             return None;
         }
+        // `IntoIterator` alone is met by a `Vec`, which reads better.
+        iterator |= name != "IntoIterator";
         let Some(shown) = binding
             .strip_prefix("Item = ")
             .and_then(|b| b.strip_suffix('>'))
@@ -492,9 +495,12 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         }
         item = Some(ty);
     }
+    // A bare `I: Iterator` (`impl<I: Iterator> MultiPeek<I>`) yields what unbounded
+    // parameters get.
+    let item = item.or_else(|| iterator.then(|| Ty::Prim("i32".into())))?;
     Some(Ty::Adt {
         path: "std::vec::IntoIter".into(),
-        args: vec![item?],
+        args: vec![item],
     })
 }
 
@@ -649,6 +655,10 @@ mod tests {
         assert_eq!(
             c.choose(&keys(&["Iterator<Item = String>", "ExactSizeIterator"])),
             Some(into_iter(Ty::String))
+        );
+        assert_eq!(
+            c.choose(&keys(&["Iterator"])),
+            Some(into_iter(Ty::Prim("i32".into())))
         );
         assert_eq!(c.choose(&keys(&["Iterator<Item = &str>"])), None);
         assert_eq!(c.choose(&keys(&["Iterator<Item = u8>", "Hash"])), None);
