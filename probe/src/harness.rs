@@ -148,12 +148,25 @@ fn mistyped<T>(i: u32) -> OpError {
 /// Summaries longer than this are dropped: an assertion on them would be unreadable.
 pub const MAX_SUMMARY: usize = 512;
 
-/// Wraps a result for autoref-specialised summarising: `(&&Summ(&v)).summ()`.
+/// Wraps a result for autoref-specialised summarising: `(&&&Summ(&v)).summ()`.
 pub struct Summ<'a, T: ?Sized>(pub &'a T);
 
 /// `Debug` summary when the type has one.
 pub trait Summarise {
     fn summ(&self) -> Option<String>;
+}
+
+/// A raw pointer's `Debug` is an address, different in every process: nothing to assert.
+impl<T: ?Sized> Summarise for &&Summ<'_, *const T> {
+    fn summ(&self) -> Option<String> {
+        None
+    }
+}
+
+impl<T: ?Sized> Summarise for &&Summ<'_, *mut T> {
+    fn summ(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<T: std::fmt::Debug + ?Sized> Summarise for &Summ<'_, T> {
@@ -449,6 +462,18 @@ mod tests {
         fn drop(&mut self) {
             self.1.borrow_mut().push(self.0);
         }
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    fn summaries_skip_raw_pointers_and_types_without_debug() {
+        struct Opaque;
+        let v = vec![1u8, 2];
+        assert_eq!((&&&Summ(&v)).summ(), Some("[1, 2]".to_string()));
+        assert_eq!((&&&Summ(&v.as_ptr())).summ(), None);
+        let mut m = 5i32;
+        assert_eq!((&&&Summ(&(&mut m as *mut i32))).summ(), None);
+        assert_eq!((&&&Summ(&Opaque)).summ(), None);
     }
 
     #[test]

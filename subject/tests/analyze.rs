@@ -548,7 +548,7 @@ fn every_unsupported_reason_is_reported() {
         ("object", "trait object", "dyn fmt::Debug"),
         ("danger", "unsafe fn", "unsafe fn danger"),
         ("later", "async fn", "async fn later"),
-        ("fixed", "const generic", "const N: usize"),
+        ("fixed", "const generic", "const LOUD: bool"),
         ("dep", "dependency type", "regex::Regex"),
         ("queued", "std type not supported", "VecDeque<i32>"),
         ("raw", "raw pointer", "*mut i32"),

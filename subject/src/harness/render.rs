@@ -184,7 +184,7 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
         b,
         "    ::frugal_probe::alloc::resume();\n    let out = {expr};\n    ::frugal_probe::alloc::pause();"
     );
-    b.push_str("    let s = (&&h::Summ(&out)).summ();\n");
+    b.push_str("    let s = (&&&h::Summ(&out)).summ();\n");
     if op.ret.is_some() {
         put_back(op, &mut b);
         b.push_str("    p.store(out);\n");
