@@ -439,4 +439,13 @@ fn no_std_crates_with_extension_traits_on_str_get_suites() {
         assert!(suite.contains(call), "no {call} in the suite:\n{suite}");
     }
     assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+    // `quarter<T: Halve>` is called once per type the macro implements `Halve` for, since
+    // each impl is its own code (before: `u8` only).
+    let models = std::fs::read_to_string(out.path().join("frugal_generated.model.json")).unwrap();
+    for ty in ["u8", "u16", "u32"] {
+        assert!(
+            models.contains(&format!("call nostd::quarter({ty}) -> {ty}")),
+            "no quarter::<{ty}> operation in the test model"
+        );
+    }
 }

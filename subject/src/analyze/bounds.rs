@@ -399,6 +399,40 @@ impl Candidates {
         self
     }
 
+    /// Every type a function generic over these bounds is instantiated with: the choice of
+    /// [`Candidates::choose`] and, when that is one of the primitives the crate implements
+    /// its own trait for (`impl_integer!(u8 u16 ...)`), the other such primitives meeting the
+    /// bounds too, since each impl is its own code (at most `MAX_INSTANCES`).
+    pub(crate) fn alternatives(&self, keys: &[String]) -> Vec<Ty> {
+        let Some(first) = self.choose(keys) else {
+            return Vec::new();
+        };
+        let keys: Vec<&str> = keys
+            .iter()
+            .map(String::as_str)
+            .filter(|k| !UNIVERSAL.contains(k))
+            .collect();
+        let from_primitives = self.primitives.iter().any(|(ty, _)| *ty == first);
+        if !from_primitives || keys.is_empty() {
+            return vec![first];
+        }
+        let mut all = vec![first.clone()];
+        all.extend(
+            self.primitives
+                .iter()
+                .filter(|(ty, own)| {
+                    *ty != first
+                        && *ty != Ty::Str
+                        && keys
+                            .iter()
+                            .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
+                })
+                .map(|(ty, _)| ty.clone())
+                .take(MAX_INSTANCES - 1),
+        );
+        all
+    }
+
     /// The first type satisfying every bound key, preferred targets first, then the std
     /// candidates, then crate types.
     pub(crate) fn choose(&self, keys: &[String]) -> Option<Ty> {
@@ -503,6 +537,10 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         args: vec![item],
     })
 }
+
+/// How many instantiations of one generic function at most (see
+/// [`Candidates::alternatives`]): each is an operation the harness compiles.
+pub(crate) const MAX_INSTANCES: usize = 12;
 
 /// Primitives in the order a test reads best: small unsigned first, text last.
 const PRIM_ORDER: &[&str] = &[

@@ -98,7 +98,9 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval) -> CallableSet {
             sig: &decl.item.sig,
             imp: None,
         };
-        set.push(path.clone(), lower_fn(low, &site));
+        for lowered in lower_fn(low, &site) {
+            set.push(path.clone(), lowered);
+        }
     }
     for imp in &low.ix.impls {
         collect_impl(low, cfg, imp, &mut set);
@@ -167,7 +169,7 @@ fn push_impl_fn(
     set: &mut CallableSet,
     (cx, imp, f): (&ImplCx, &ImplDecl, &syn::ImplItemFn),
     prefix: &str,
-    finish: impl FnOnce(&mut Callable),
+    finish: impl Fn(&mut Callable),
 ) {
     let path = format!("{prefix}::{}", f.sig.ident);
     let site = FnSite {
@@ -176,11 +178,13 @@ fn push_impl_fn(
         sig: &f.sig,
         imp: Some(cx),
     };
-    let lowered = lower_fn(low, &site).map(|mut c| {
-        finish(&mut c);
-        c
-    });
-    set.push(path, lowered);
+    for lowered in lower_fn(low, &site) {
+        let lowered = lowered.map(|mut c| {
+            finish(&mut c);
+            c
+        });
+        set.push(path.clone(), lowered);
+    }
 }
 
 /// The functions of an impl of one of the crate's public traits, for any self type: a crate
@@ -364,7 +368,28 @@ fn self_type_args(
         .collect()
 }
 
-fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> {
+/// The callables of one function: one per instantiation of its own generic parameters
+/// (`format<I: Integer>` once per integer type the crate implements `Integer` for).
+fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Vec<Result<Callable, Problem>> {
+    let mut count = 1;
+    let first = lower_fn_nth(low, site, 0, &mut count);
+    let mut all = vec![first];
+    if all[0].is_ok() {
+        all.extend(
+            (1..count)
+                .map(|k| lower_fn_nth(low, site, k, &mut 1))
+                .filter(Result::is_ok),
+        );
+    }
+    all
+}
+
+fn lower_fn_nth(
+    low: &Lowering<'_>,
+    site: &FnSite<'_>,
+    pick: usize,
+    count: &mut usize,
+) -> Result<Callable, Problem> {
     let sig = site.sig;
     let name = sig.ident.to_string();
     if matches!(sig.safety, syn::Safety::Unsafe(_)) {
@@ -389,7 +414,7 @@ fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Result<Callable, Problem> 
         self_ty,
         subst: outer_subst,
     };
-    let (own_subst, own_inst, closures) = instantiate(low, outer, &sig.generics)?;
+    let (own_subst, own_inst, closures) = instantiate_nth(low, outer, &sig.generics, pick, count)?;
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
     subst.extend(own_subst);
@@ -537,6 +562,19 @@ fn instantiate(
     outer: Scope<'_>,
     generics: &syn::Generics,
 ) -> Result<Instantiated, Problem> {
+    instantiate_nth(low, outer, generics, 0, &mut 1)
+}
+
+/// [`instantiate`] with the `pick`-th of the alternatives of the first parameter that has
+/// several (`Candidates::alternatives`); `count` is set to how many it has.
+fn instantiate_nth(
+    low: &Lowering<'_>,
+    outer: Scope<'_>,
+    generics: &syn::Generics,
+    pick: usize,
+    count: &mut usize,
+) -> Result<Instantiated, Problem> {
+    let mut varied = false;
     let mut subst = outer.subst.clone();
     let mut own = BTreeMap::new();
     let mut inst = Vec::new();
@@ -575,9 +613,17 @@ fn instantiate(
         let keys = low
             .bound_keys(scope, bounds.iter().copied())
             .map_err(|p| Problem::new(p.reason, bounds_text()))?;
-        let chosen = low
-            .candidates
-            .choose(&keys)
+        let alternatives = low.candidates.alternatives(&keys);
+        let at = if !varied && alternatives.len() > 1 {
+            varied = true;
+            *count = alternatives.len();
+            pick.min(alternatives.len() - 1)
+        } else {
+            0
+        };
+        let chosen = alternatives
+            .into_iter()
+            .nth(at)
             .ok_or_else(|| Problem::new(reason::NO_CANDIDATE, bounds_text()))?;
         inst.push((tp.ident.to_string(), chosen.clone()));
         subst.insert(tp.ident.to_string(), chosen.clone());
