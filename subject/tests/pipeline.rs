@@ -390,8 +390,8 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         ".add(",
         // `P: AsRef<Path>` gets a path inside the scratch dir, never one the search spelled
         // (before: a `String`, so `purge("/")` was one mutation away).
-        "files::purge(std::env::temp_dir().join(\"frugal-scratch\")",
-        "files::kind(std::env::temp_dir().join(\"frugal-scratch\")",
+        "files::save(std::path::Path::new(\"frugal-scratch\")",
+        "files::kind(std::path::Path::new(\"frugal-scratch\")",
         // A const parameter gets a small value (before: "const generic", unsupported).
         "ring::Ring::<i32, 4>::new()",
         ".is_full()",

@@ -86,9 +86,8 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             "(std::time::UNIX_EPOCH + std::time::Duration::new(<u64 as From<u32>>::from({0}), {1}))",
             vec![prim("u32"), prim("u32")],
         )],
-        // Code under test may create or delete what it is given: the path is a relative one
-        // the search spelled, kept inside `frugal-scratch` under the temp dir (the sandbox's
-        // scratch dir; the system's temp dir when a user runs the emitted test).
+        // Code under test may create or delete what it is given: the path is one the search
+        // spelled, kept inside `frugal-scratch`.
         STD_PATH_BUF => vec![(SCRATCH_PATH, vec![Ty::String])],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
@@ -99,9 +98,11 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
     }
 }
 
-/// A `PathBuf` from a string, inside the scratch directory whatever the string: leading
-/// separators and `..` components cannot leave it.
-pub const SCRATCH_PATH: &str = "std::env::temp_dir().join(\"frugal-scratch\").join({0}.replace(\"..\", \"_\").trim_start_matches('/'))";
+/// A `PathBuf` from a string, relative and inside `frugal-scratch` whatever the string:
+/// leading separators and `..` components cannot leave it. Relative, so a test's expected
+/// values (a path in a `Debug` form) are the same wherever it runs; the directory is the
+/// sandbox's during the search, the crate's (`cargo test` runs there) when a user runs it.
+pub const SCRATCH_PATH: &str = "std::path::Path::new(\"frugal-scratch\").join({0}.replace(\"..\", \"_\").trim_start_matches('/'))";
 
 /// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
 /// its values (the shorter decides the length), a set from its elements.
