@@ -170,7 +170,9 @@ def one_line(err):
         rest = lines[at + 1:]
         line += " " + next((cause for cause in rest if cause.lower().startswith("error")), rest[0])
     # `error: frugal run <path>: ` says nothing the row does not.
-    return re.sub(r"^error: frugal run \S+: ", "", line)[:300]
+    line = re.sub(r"^error: frugal run \S+: ", "", line)
+    # The pointer to the unsupported list names a path of this machine's cache.
+    return re.sub(r"; each callable left out.*$", "", line)[:300]
 
 
 def reason_class(row):
@@ -367,6 +369,11 @@ def markdown(results, args, info):
         *([f"- {why}: {', '.join(names)}" for why, names in sorted(reasons.items())] or ["- none"]),
         "",
     ]
+    # The reading of a run (what it shows, what changed since) is written by hand beside it.
+    notes = os.path.join(ROOT, "bench", "CORPUS-notes.md")
+    if os.path.exists(notes) and not args.smoke:
+        with open(notes) as f:
+            out += ["", f.read().rstrip(), ""]
     return "\n".join(out)
 
 

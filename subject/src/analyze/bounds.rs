@@ -401,8 +401,9 @@ impl Candidates {
 
     /// Every type a function generic over these bounds is instantiated with: the choice of
     /// [`Candidates::choose`] and, when that is one of the primitives the crate implements
-    /// its own trait for (`impl_integer!(u8 u16 ...)`), the other such primitives meeting the
-    /// bounds too, since each impl is its own code (at most `MAX_INSTANCES`).
+    /// its own trait for (`impl_integer!(u8 u16 ...)`) or one of its types, the other such
+    /// primitives or types meeting the bounds too, since each impl is its own code (at most
+    /// `MAX_INSTANCES`).
     pub(crate) fn alternatives(&self, keys: &[String]) -> Vec<Ty> {
         let Some(first) = self.choose(keys) else {
             return Vec::new();
@@ -412,8 +413,24 @@ impl Candidates {
             .map(String::as_str)
             .filter(|k| !UNIVERSAL.contains(k))
             .collect();
-        let from_primitives = self.primitives.iter().any(|(ty, _)| *ty == first);
-        if !from_primitives || keys.is_empty() {
+        if keys.is_empty() {
+            return vec![first];
+        }
+        if self.crate_types.iter().any(|(ty, _)| *ty == first) {
+            // `B: ByteOrder` met by `BigEndian` and `LittleEndian`: each its own impl.
+            let mut all = vec![first.clone()];
+            all.extend(
+                self.crate_types
+                    .iter()
+                    .filter(|(ty, traits)| {
+                        *ty != first && keys.iter().all(|k| satisfies_crate(traits, k))
+                    })
+                    .map(|(ty, _)| ty.clone())
+                    .take(MAX_INSTANCES - 1),
+            );
+            return all;
+        }
+        if !self.primitives.iter().any(|(ty, _)| *ty == first) {
             return vec![first];
         }
         let mut all = vec![first.clone()];
@@ -614,6 +631,33 @@ mod tests {
             c.choose(&keys(&["Copy", "Ord", "Sized"])),
             Some(Ty::Prim("i32".into()))
         );
+    }
+
+    #[test]
+    fn a_bound_met_by_several_crate_types_or_primitives_is_instantiated_with_each() {
+        let adt = |p: &str| Ty::Adt {
+            path: p.into(),
+            args: vec![],
+        };
+        let order = BTreeSet::from(["ByteOrder".to_string()]);
+        let c = Candidates::new(vec![
+            (adt("bo::BigEndian"), order.clone()),
+            (adt("bo::Other"), BTreeSet::new()),
+            (adt("bo::LittleEndian"), order),
+        ]);
+        assert_eq!(
+            c.alternatives(&keys(&["ByteOrder"])),
+            vec![adt("bo::BigEndian"), adt("bo::LittleEndian")]
+        );
+        let int = BTreeSet::from(["Integer".to_string()]);
+        let c = Candidates::default()
+            .with_primitives([("u64".to_string(), int.clone()), ("u8".to_string(), int)].into());
+        assert_eq!(
+            c.alternatives(&keys(&["Integer"])),
+            vec![Ty::Prim("u8".into()), Ty::Prim("u64".into())]
+        );
+        // Std stand-ins are one choice.
+        assert_eq!(c.alternatives(&keys(&["Display"])), vec![Ty::String]);
     }
 
     #[test]
