@@ -20,19 +20,19 @@ const UNIVERSAL: &[&str] = &[
     "RefUnwindSafe",
 ];
 
-const CORE_VALUE: &[&str] = &[
-    "Copy",
+/// What primitives implement besides [`ORDERED_VALUE`].
+const PRIM_VALUE: &[&str] = &["Copy", "Display", "ToString", "FromStr"];
+
+/// What the owned std values (`String`, `Vec<u8>`, `PathBuf`, `&[u8]`) all implement.
+const ORDERED_VALUE: &[&str] = &[
     "Clone",
     "Debug",
-    "Display",
     "PartialEq",
     "Eq",
     "PartialOrd",
     "Ord",
     "Hash",
     "Default",
-    "ToString",
-    "FromStr",
 ];
 
 const INT_OPS: &[&str] = &[
@@ -71,7 +71,7 @@ struct StdCandidate {
 const STD_CANDIDATES: &[StdCandidate] = &[
     StdCandidate {
         name: "i32",
-        shared: &[CORE_VALUE, INT_OPS],
+        shared: &[ORDERED_VALUE, PRIM_VALUE, INT_OPS],
         own: &[
             "Neg",
             "Into<i32>",
@@ -92,7 +92,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "u64",
-        shared: &[CORE_VALUE, INT_OPS],
+        shared: &[ORDERED_VALUE, PRIM_VALUE, INT_OPS],
         own: &[
             "Into<u64>",
             "Into<u128>",
@@ -145,7 +145,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "bool",
-        shared: &[CORE_VALUE],
+        shared: &[ORDERED_VALUE, PRIM_VALUE],
         own: &[
             "Not",
             "BitAnd",
@@ -157,7 +157,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "char",
-        shared: &[CORE_VALUE],
+        shared: &[ORDERED_VALUE, PRIM_VALUE],
         own: &[
             "Into<char>",
             "Into<u32>",
@@ -205,16 +205,8 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "PathBuf",
-        shared: &[],
+        shared: &[ORDERED_VALUE],
         own: &[
-            "Clone",
-            "Debug",
-            "PartialEq",
-            "Eq",
-            "PartialOrd",
-            "Ord",
-            "Hash",
-            "Default",
             // `Path` and `PathBuf` both lower to `std::path::PathBuf` in bound keys.
             "AsRef<std::path::PathBuf>",
             "AsRef<OsStr>",
@@ -228,16 +220,8 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "Vec<u8>",
-        shared: &[],
+        shared: &[ORDERED_VALUE],
         own: &[
-            "Clone",
-            "Debug",
-            "PartialEq",
-            "Eq",
-            "PartialOrd",
-            "Ord",
-            "Hash",
-            "Default",
             "AsRef<[u8]>",
             "AsMut<[u8]>",
             "Borrow<[u8]>",
@@ -255,17 +239,9 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "&[u8]",
-        shared: &[],
+        shared: &[ORDERED_VALUE],
         own: &[
             "Copy",
-            "Clone",
-            "Debug",
-            "PartialEq",
-            "Eq",
-            "PartialOrd",
-            "Ord",
-            "Hash",
-            "Default",
             "AsRef<[u8]>",
             "IntoIterator",
             "io::Read",
@@ -559,6 +535,10 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
 /// [`Candidates::alternatives`]): each is an operation the harness compiles.
 pub(crate) const MAX_INSTANCES: usize = 12;
 
+fn prim_value(key: &str) -> bool {
+    ORDERED_VALUE.contains(&key) || PRIM_VALUE.contains(&key)
+}
+
 /// Primitives in the order a test reads best: small unsigned first, text last.
 const PRIM_ORDER: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "u128", "i8", "i16", "i32", "i64", "isize", "i128", "f32",
@@ -604,8 +584,8 @@ fn primitive_satisfies(ty: &Ty, key: &str) -> bool {
         "f32" => STD_CANDIDATES
             .iter()
             .any(|c| c.name == "f64" && std_satisfies(c, key)),
-        "bool" | "char" => CORE_VALUE.contains(&key),
-        _ => CORE_VALUE.contains(&key) || INT_OPS.contains(&key),
+        "bool" | "char" => prim_value(key),
+        _ => prim_value(key) || INT_OPS.contains(&key),
     }
 }
 
