@@ -389,41 +389,37 @@ impl Candidates {
             .map(String::as_str)
             .filter(|k| !UNIVERSAL.contains(k))
             .collect();
-        if keys.is_empty() {
-            return vec![first];
-        }
-        if self.crate_types.iter().any(|(ty, _)| *ty == first) {
-            // `B: ByteOrder` met by `BigEndian` and `LittleEndian`: each its own impl.
-            let mut all = vec![first.clone()];
-            all.extend(
-                self.crate_types
+        let meets_crate =
+            |traits: &BTreeSet<String>| keys.iter().all(|k| satisfies_crate(traits, k));
+        let meets_prim = |ty: &Ty, own: &BTreeSet<String>| {
+            *ty != Ty::Str
+                && keys
                     .iter()
-                    .filter(|(ty, traits)| {
-                        *ty != first && keys.iter().all(|k| satisfies_crate(traits, k))
-                    })
-                    .map(|(ty, _)| ty.clone())
-                    .take(MAX_INSTANCES - 1),
-            );
-            return all;
-        }
-        if !self.primitives.iter().any(|(ty, _)| *ty == first) {
-            return vec![first];
-        }
-        let mut all = vec![first.clone()];
-        all.extend(
+                    .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
+        };
+        // `B: ByteOrder` met by `BigEndian` and `LittleEndian`: each its own impl.
+        let others: Vec<&Ty> = if keys.is_empty() {
+            Vec::new()
+        } else if self.crate_types.iter().any(|(ty, _)| *ty == first) {
+            self.crate_types
+                .iter()
+                .filter(|(_, traits)| meets_crate(traits))
+                .map(|(ty, _)| ty)
+                .collect()
+        } else if self.primitives.iter().any(|(ty, _)| *ty == first) {
             self.primitives
                 .iter()
-                .filter(|(ty, own)| {
-                    *ty != first
-                        && *ty != Ty::Str
-                        && keys
-                            .iter()
-                            .all(|k| own.contains(*k) || primitive_satisfies(ty, k))
-                })
-                .map(|(ty, _)| ty.clone())
-                .take(MAX_INSTANCES - 1),
-        );
-        all
+                .filter(|(ty, own)| meets_prim(ty, own))
+                .map(|(ty, _)| ty)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let rest = others.into_iter().filter(|ty| **ty != first).cloned();
+        std::iter::once(first.clone())
+            .chain(rest)
+            .take(MAX_INSTANCES)
+            .collect()
     }
 
     /// The first type satisfying every bound key, preferred targets first, then the std

@@ -156,7 +156,6 @@ fn operator(op: &str, args: &[String], t: &impl Target) -> String {
     }
 }
 
-/// A struct literal or variant: `P`, `P(a, b)` or `P { f: a }`.
 /// `Type::<A, B>` (then `::variant`), or the plain path for a type without arguments.
 fn with_turbofish(ty_path: &str, variant: &str, tys: &[Ty], t: &impl Target) -> String {
     let head = if tys.is_empty() {
@@ -172,6 +171,7 @@ fn with_turbofish(ty_path: &str, variant: &str, tys: &[Ty], t: &impl Target) -> 
     }
 }
 
+/// A struct literal or variant: `P`, `P(a, b)` or `P { f: a }`.
 pub(crate) fn construct(path: &str, fields: &[String], tuple: bool, args: &[String]) -> String {
     if args.is_empty() {
         return path.to_string();

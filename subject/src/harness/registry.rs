@@ -780,16 +780,17 @@ fn generic_adt_builders(ty: &Ty, path: &str, args: &[Ty], model: &ApiModel) -> V
 /// `def` with `args` in place of its type parameters in every field type.
 fn instantiate(def: &crate::model::TypeDef, args: &[Ty]) -> crate::model::TypeDef {
     let sub = |t: &Ty| substitute(t, &def.params, args);
+    let sub_fields = |fs: &[crate::model::Field]| {
+        fs.iter()
+            .map(|f| crate::model::Field {
+                name: f.name.clone(),
+                ty: sub(&f.ty),
+            })
+            .collect()
+    };
     let kind = match &def.kind {
         TypeKind::Struct { fields, tuple } => TypeKind::Struct {
-            fields: fields.as_ref().map(|fs| {
-                fs.iter()
-                    .map(|f| crate::model::Field {
-                        name: f.name.clone(),
-                        ty: sub(&f.ty),
-                    })
-                    .collect()
-            }),
+            fields: fields.as_deref().map(sub_fields),
             tuple: *tuple,
         },
         TypeKind::Enum { variants } => TypeKind::Enum {
@@ -802,14 +803,7 @@ fn instantiate(def: &crate::model::TypeDef, args: &[Ty]) -> crate::model::TypeDe
                         VariantShape::Tuple(ts) => {
                             VariantShape::Tuple(ts.iter().map(sub).collect())
                         }
-                        VariantShape::Struct(fs) => VariantShape::Struct(
-                            fs.iter()
-                                .map(|f| crate::model::Field {
-                                    name: f.name.clone(),
-                                    ty: sub(&f.ty),
-                                })
-                                .collect(),
-                        ),
+                        VariantShape::Struct(fs) => VariantShape::Struct(sub_fields(fs)),
                     },
                 })
                 .collect(),
@@ -817,7 +811,6 @@ fn instantiate(def: &crate::model::TypeDef, args: &[Ty]) -> crate::model::TypeDe
     };
     crate::model::TypeDef {
         kind,
-        params: def.params.clone(),
         ..def.clone()
     }
 }
