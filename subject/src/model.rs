@@ -122,6 +122,10 @@ pub struct Callable {
     /// consumed type (`Vec<T>`, `String`).
     #[serde(default)]
     pub consume: Option<Consume>,
+    /// The function's own generic arguments, written as a turbofish (`read_u16::<BigEndian>`)
+    /// when the parameters do not name them all; `_` for a closure's. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turbofish: Vec<Ty>,
 }
 
 /// A result whose code runs only when consumed: an iterator or a `Display` adaptor.

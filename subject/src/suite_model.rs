@@ -392,6 +392,7 @@ mod tests {
             via_trait: None,
             operator: None,
             consume: None,
+            turbofish: Vec::new(),
         }
     }
 

@@ -157,6 +157,7 @@ fn clock_readers_are_left_out_and_std_values_get_builders() {
         via_trait: None,
         operator: None,
         consume: None,
+        turbofish: Vec::new(),
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -171,11 +171,23 @@ fn push_impl_fn(
     prefix: &str,
     finish: impl Fn(&mut Callable),
 ) {
-    let path = format!("{prefix}::{}", f.sig.ident);
+    push_sig(low, set, (cx, imp.module, &f.sig), prefix, finish);
+}
+
+/// Lowers the function `sig`, declared in `module` and called on `cx`'s self type, as the
+/// callable `{prefix}::{name}`.
+fn push_sig(
+    low: &Lowering<'_>,
+    set: &mut CallableSet,
+    (cx, module, sig): (&ImplCx, ModId, &syn::Signature),
+    prefix: &str,
+    finish: impl Fn(&mut Callable),
+) {
+    let path = format!("{prefix}::{}", sig.ident);
     let site = FnSite {
         path: path.clone(),
-        module: imp.module,
-        sig: &f.sig,
+        module,
+        sig,
         imp: Some(cx),
     };
     for lowered in lower_fn(low, &site) {
@@ -208,13 +220,54 @@ fn collect_crate_trait_impl(
     let cx = impl_cx(low, imp, |scope| {
         low.lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
     });
+    let via_trait = with_inferred_args(trait_public, trait_path);
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         if !cfg.keeps(&f.attrs) || attrs::is_doc_hidden(&f.attrs) {
             continue;
         }
         push_impl_fn(low, set, (&cx, imp, f), trait_public, |c| {
-            c.via_trait = Some(with_inferred_args(trait_public, trait_path));
+            c.via_trait = Some(via_trait.clone());
+        });
+    }
+    push_default_methods(low, cfg, (&cx, imp), t, trait_public, &via_trait, set);
+}
+
+/// The trait's provided methods that `imp` does not override. Extension traits are mostly
+/// these (`impl<R: Read> ReadBytesExt for R {}`). Their signatures are lowered in the trait's
+/// module, with `Self` and the impl's generics from `imp`.
+fn push_default_methods(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    (cx, imp): (&ImplCx, &ImplDecl),
+    trait_ix: usize,
+    trait_public: &str,
+    via_trait: &str,
+    set: &mut CallableSet,
+) {
+    let decl = &low.ix.traits[trait_ix];
+    let overridden: BTreeSet<String> = imp
+        .item
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for item in &decl.item.items {
+        let syn::TraitItem::Fn(f) = item else {
+            continue;
+        };
+        if f.default.is_none()
+            || overridden.contains(&f.sig.ident.to_string())
+            || !cfg.keeps(&f.attrs)
+            || attrs::is_doc_hidden(&f.attrs)
+        {
+            continue;
+        }
+        push_sig(low, set, (cx, decl.module, &f.sig), trait_public, |c| {
+            c.via_trait = Some(via_trait.to_string());
         });
     }
 }
@@ -415,6 +468,20 @@ fn lower_fn_nth(
         subst: outer_subst,
     };
     let (own_subst, own_inst, closures) = instantiate_nth(low, outer, &sig.generics, pick, count)?;
+    let own_generics: Vec<Ty> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Lifetime(_) => None,
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+        })
+        .map(|name| match own_subst.get(&name) {
+            Some(ty) if !closures.contains_key(&name) => ty.clone(),
+            _ => Ty::Other("_".to_string()),
+        })
+        .collect();
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
     subst.extend(own_subst);
@@ -486,7 +553,41 @@ fn lower_fn_nth(
         via_trait: None,
         operator: None,
         consume: consumed.map(|(how, _)| how),
+        turbofish: turbofish(sig, &own_generics),
     })
+}
+
+/// `own` as the turbofish of a call, when some generic parameter of `sig` appears in no
+/// parameter (nothing at the call site would infer it) and none is `impl Trait` (which
+/// forbids a turbofish).
+fn turbofish(sig: &syn::Signature, own: &[Ty]) -> Vec<Ty> {
+    #[derive(Default)]
+    struct Idents {
+        names: BTreeSet<String>,
+        impl_trait: bool,
+    }
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_ident(&mut self, i: &'ast syn::Ident) {
+            self.names.insert(i.to_string());
+        }
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.impl_trait = true;
+        }
+    }
+    let mut seen = Idents::default();
+    for input in &sig.inputs {
+        seen.visit_fn_arg(input);
+    }
+    let uninferred = sig.generics.params.iter().any(|g| match g {
+        syn::GenericParam::Type(t) => !seen.names.contains(&t.ident.to_string()),
+        syn::GenericParam::Const(c) => !seen.names.contains(&c.ident.to_string()),
+        syn::GenericParam::Lifetime(_) => false,
+    });
+    if uninferred && !seen.impl_trait {
+        own.to_vec()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Substitutions for a generic list, the same choices in declaration order for display, and

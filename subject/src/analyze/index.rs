@@ -105,6 +105,13 @@ pub(crate) struct ValueDecl {
     pub attrs: Vec<syn::Attribute>,
 }
 
+/// A trait definition: its default methods are callables of every impl that keeps them.
+#[derive(Debug, Clone)]
+pub(crate) struct TraitDecl {
+    pub module: ModId,
+    pub item: syn::ItemTrait,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct ImplDecl {
     pub module: ModId,
@@ -141,8 +148,7 @@ pub(crate) struct Index {
     pub fns: Vec<FnDecl>,
     pub aliases: Vec<AliasDecl>,
     pub values: Vec<ValueDecl>,
-    /// Number of trait definitions (traits are only told apart, never inspected).
-    pub trait_count: usize,
+    pub traits: Vec<TraitDecl>,
     pub impls: Vec<ImplDecl>,
     pub defs: Vec<Vec<Def>>,
     pub uses: Vec<Vec<UseDecl>>,
@@ -235,8 +241,11 @@ impl Index {
                 (&s.ident, target, &s.vis)
             }
             syn::Item::Trait(t) => {
-                self.trait_count += 1;
-                (&t.ident, Target::Trait(self.trait_count - 1), &t.vis)
+                self.traits.push(TraitDecl {
+                    module,
+                    item: t.clone(),
+                });
+                (&t.ident, Target::Trait(self.traits.len() - 1), &t.vis)
             }
             syn::Item::Impl(i) => {
                 self.impls.push(ImplDecl {

@@ -251,6 +251,7 @@ pub(crate) fn derived_defaults(low: &Lowering<'_>) -> Vec<Callable> {
                 via_trait: None,
                 operator: None,
                 consume: None,
+                turbofish: Vec::new(),
             })
         })
         .collect()

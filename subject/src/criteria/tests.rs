@@ -42,6 +42,7 @@ fn model() -> ApiModel {
         via_trait: None,
         operator: None,
         consume: None,
+        turbofish: Vec::new(),
     };
     let open = Callable {
         path: "k::open".into(),
@@ -65,6 +66,7 @@ fn model() -> ApiModel {
         via_trait: None,
         operator: None,
         consume: None,
+        turbofish: Vec::new(),
     };
     ApiModel {
         crate_name: "k".into(),

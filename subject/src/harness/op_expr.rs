@@ -34,7 +34,7 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
     let std = if t.readable() { "" } else { render::STD };
     match &op.code {
         OpCode::Literal(ty) => t.literal(ty),
-        OpCode::Call(c) => call(&model.callables[*c], registry::ok_converted(op), args, t),
+        OpCode::Call(c) => call(&model.callables[*c], op, args, t),
         OpCode::VecOf(ty) => t.vec_of(ty, args),
         OpCode::Display(_) if t.readable() => format!("{}.to_string()", t.subject(0)),
         OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
@@ -73,8 +73,15 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
     }
 }
 
-/// A call of `c`, kept through `.ok()` when the registry converted its `Result`.
-fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
+/// A call of `c` (the callable of `op`), kept through `.ok()` when the registry converted its
+/// `Result`.
+fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
+    let ok = registry::ok_converted(op);
+    // A reader's `&mut self` is a fresh `&mut &[u8]` of the pooled bytes, as its argument.
+    let reader_receiver = op
+        .params
+        .first()
+        .is_some_and(|(_, _, source)| registry::slice_reader(source).is_some());
     let closures = with_closures(c, args);
     let args = closures.as_slice();
     if let (Some(op), CallableKind::Method { .. }) = (&c.operator, &c.kind) {
@@ -82,19 +89,22 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         // Parenthesised: `.ok()` must apply to the whole operator expression.
         return if ok { format!("({expr}).ok()") } else { expr };
     }
+    let name = with_turbofish(&c.name, "", &c.turbofish, t);
     let expr = match &c.kind {
+        CallableKind::Method { .. } if t.readable() && reader_receiver => {
+            format!("({}).{name}({})", args[0], args[1..].join(", "))
+        }
         CallableKind::Method { .. } if t.readable() => {
-            format!("{}.{}({})", t.subject(0), c.name, args[1..].join(", "))
+            format!("{}.{name}({})", t.subject(0), args[1..].join(", "))
         }
         // Tests import a crate trait (see `emit::render`); the harness names it.
         CallableKind::Assoc { self_ty } | CallableKind::Method { self_ty, .. }
             if c.via_trait.is_some() =>
         {
             format!(
-                "<{} as {}>::{}({})",
+                "<{} as {}>::{name}({})",
                 t.ty(self_ty),
                 t.path(c.via_trait.as_deref().unwrap_or_default()),
-                c.name,
                 args.join(", ")
             )
         }
@@ -102,12 +112,15 @@ fn call(c: &Callable, ok: bool, args: &[String], t: &impl Target) -> String {
         CallableKind::Assoc {
             self_ty: Ty::Adt { path, args: tys },
         } if !tys.is_empty() => format!(
-            "{}::{}({})",
+            "{}::{name}({})",
             with_turbofish(&t.path(path), "", tys, t),
-            c.name,
             args.join(", ")
         ),
-        _ => format!("{}({})", t.path(&c.path), args.join(", ")),
+        _ => format!(
+            "{}({})",
+            with_turbofish(&t.path(&c.path), "", &c.turbofish, t),
+            args.join(", ")
+        ),
     };
     let expr = match (c.consume, t.readable()) {
         (None, _) => expr,

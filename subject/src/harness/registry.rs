@@ -518,12 +518,29 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             Ty::Slice(e) => (Ty::Vec(e.clone()), borrowed(Ty::Slice(e.clone()))),
             other => (other.clone(), other.clone()),
         };
+        // `&mut self` of a reader standing in as `&[u8]` (`impl<R: Read> Ext for R {}`): the
+        // same as a `r: &mut R` parameter.
+        let as_param = Ty::Ref {
+            mutable: true,
+            inner: Box::new(self_ty.clone()),
+        };
+        if let (Receiver::RefMut, Some(elem)) = (receiver, slice_reader(&as_param))
+            && storable(elem)
+        {
+            out.push((Ty::Vec(Box::new(elem.clone())), Pass::Ref, as_param));
+            return params_after(c, out);
+        }
         let by_value = matches!(self_ty, Ty::Str | Ty::Slice(_)) && pass == Pass::Move;
         if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
         }
         out.push((owned, pass, source));
     }
+    params_after(c, out)
+}
+
+/// `c`'s parameters appended to `out` (its receiver, if any).
+fn params_after(c: &Callable, mut out: Vec<(Ty, Pass, Ty)>) -> Result<Vec<(Ty, Pass, Ty)>, String> {
     for p in &c.params {
         let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
         out.push((owned, pass, p.ty.clone()));
@@ -950,6 +967,7 @@ mod tests {
             via_trait: None,
             operator: None,
             consume: None,
+            turbofish: Vec::new(),
         };
         let model = ApiModel {
             crate_name: "game".into(),
