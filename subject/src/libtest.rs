@@ -30,6 +30,7 @@ pub(crate) struct Run {
 
 impl Run {
     /// Names of the tests reported as passing.
+    #[cfg(test)]
     pub fn passed(&self) -> impl Iterator<Item = &str> {
         self.results
             .iter()

@@ -6,13 +6,38 @@ use frugal_testkit as common;
 
 use frugal_subject::emit::Placement;
 use frugal_subject::emit::render::RenderedTest;
-use frugal_subject::emit::verify::{VerifyOptions, verify};
+use frugal_subject::emit::verify::{Verified, VerifyOptions, verify};
 
 fn test(name: &str, body: &str) -> RenderedTest {
     RenderedTest {
         name: name.into(),
         text: format!("#[test]\nfn {name}() {{\n    {body}\n}}\n"),
     }
+}
+
+/// `tests` verified against the `numeric` example, placed in `tests/`, unconfined.
+fn verify_numeric(work: &common::WorkDir, tests: Vec<RenderedTest>) -> Verified {
+    let opts = VerifyOptions {
+        placement: Placement::Tests,
+        cargo_args: Vec::new(),
+        sandbox: None,
+    };
+    verify(
+        &common::example("numeric"),
+        &work.path,
+        "#![allow(unused)]\n",
+        tests,
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Each dropped test with the first clause of its reason.
+fn reasons(v: &Verified) -> Vec<(&str, &str)> {
+    v.dropped
+        .iter()
+        .map(|(n, why)| (n.as_str(), why.split(':').next().unwrap_or_default()))
+        .collect()
 }
 
 #[test]
@@ -30,25 +55,9 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
         ),
         test("gcd_of_zero", "assert_eq!(numeric::gcd(0, 5), 5);"),
     ];
-    let opts = VerifyOptions {
-        placement: Placement::Tests,
-        cargo_args: Vec::new(),
-        sandbox: None,
-    };
-    let v = verify(
-        &common::example("numeric"),
-        &work.path,
-        "#![allow(unused)]\n",
-        tests,
-        &opts,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let v = verify_numeric(&work, tests);
     assert_eq!(v.kept, ["gcd_returns_2", "gcd_of_zero"], "{v:?}");
-    let reasons: Vec<(&str, &str)> = v
-        .dropped
-        .iter()
-        .map(|(n, why)| (n.as_str(), why.split(':').next().unwrap_or_default()))
-        .collect();
+    let reasons = reasons(&v);
     assert_eq!(
         reasons,
         [
@@ -61,4 +70,44 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
     // that second binary (before: a third build).
     assert_eq!(v.builds, 2, "{v:?}");
     assert!(!v.text.contains("gcd_is_wrong") && v.text.contains("gcd_of_zero"));
+}
+
+#[test]
+fn a_test_that_ends_the_process_is_dropped_alone() {
+    let work = common::work_dir("verify-exit");
+    // The slow tests are still running when `exits` ends the process, so the whole run
+    // reports none of them (before: all dropped as "fails against the real crate").
+    let slow = "std::thread::sleep(std::time::Duration::from_millis(300));";
+    let tests = vec![
+        test(
+            "slow_gcd",
+            &format!("{slow} assert_eq!(numeric::gcd(4, 2), 2);"),
+        ),
+        test("exits", "std::process::exit(0);"),
+        test(
+            "slow_wrong",
+            &format!("{slow} assert_eq!(numeric::gcd(4, 2), 3);"),
+        ),
+        test("aborts", &format!("{slow} std::process::abort();")),
+        test(
+            "slow_zero",
+            &format!("{slow} assert_eq!(numeric::gcd(0, 5), 5);"),
+        ),
+    ];
+    let v = verify_numeric(&work, tests);
+    assert_eq!(v.kept, ["slow_gcd", "slow_zero"], "{v:?}");
+    let reasons = reasons(&v);
+    assert_eq!(
+        reasons,
+        [
+            ("exits", "ends the test process"),
+            ("slow_wrong", "fails against the real crate"),
+            ("aborts", "ends the test process"),
+        ],
+        "{v:?}"
+    );
+    assert!(
+        v.dropped.iter().any(|(_, why)| why.contains("SIGABRT")),
+        "{v:?}"
+    );
 }

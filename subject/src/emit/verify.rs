@@ -54,6 +54,8 @@ pub enum VerifyError {
 pub const TEST_TARGET: &str = "frugal_generated";
 const ROUNDS: usize = 5;
 const RUN_LIMIT: Duration = Duration::from_secs(300);
+/// One test run alone, after a whole run ended before reporting it.
+const ALONE_LIMIT: Duration = Duration::from_secs(30);
 
 /// How the emitted file is built: where it goes and with which cargo flags.
 #[derive(Debug, Clone, Default)]
@@ -291,6 +293,50 @@ impl BinaryRun {
     pub fn timed_out(&self) -> bool {
         self.status.is_none()
     }
+
+    /// How the run ended, for a run that did not report every test: a signal, an exit code, a
+    /// timeout; with the last lines of its stderr (where the runtime says "has overflowed its
+    /// stack"). `finished`: libtest printed its closing line.
+    pub fn ended(&self, finished: bool) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        let how = match self.status {
+            None => "did not finish in time".to_string(),
+            Some(s) => match (s.signal(), s.code()) {
+                (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
+                (None, Some(code)) if finished => format!("exited with code {code}"),
+                (None, Some(code)) => {
+                    format!("exited with code {code} before reporting every test")
+                }
+                (None, None) => "ended abnormally".to_string(),
+            },
+        };
+        let tail: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        let tail = tail[tail.len().saturating_sub(3)..].join(" | ");
+        if tail.is_empty() {
+            how
+        } else {
+            format!("{how}: {}", crate::regress::report::clip(&tail, 300))
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "signal",
+    }
 }
 
 impl SuiteCopy {
@@ -466,18 +512,21 @@ pub fn verify(
         let started = Instant::now();
         let first = run_tests(&copy, &exe, &filter)?;
         let second = run_tests(&copy, &exe, &filter)?;
-        v.run_time += started.elapsed();
-        let failing: Vec<(String, String)> = tests
-            .iter()
-            .filter_map(|t| {
-                let (a, b) = (first.contains(&t.name), second.contains(&t.name));
-                match (a, b) {
-                    (true, true) => None,
-                    (false, false) => Some((t.name.clone(), "fails against the real crate".into())),
-                    _ => Some((t.name.clone(), "flaky: passed once, failed once".into())),
+        let mut failing = Vec::new();
+        for t in &tests {
+            let a = first.verdict(&copy, &exe, &t.name)?;
+            let b = second.verdict(&copy, &exe, &t.name)?;
+            let why = match (a, b) {
+                (Verdict::Passed, Verdict::Passed) => continue,
+                (Verdict::Ended(how), _) | (_, Verdict::Ended(how)) => {
+                    format!("ends the test process: {how}")
                 }
-            })
-            .collect();
+                (Verdict::Failed, Verdict::Failed) => "fails against the real crate".into(),
+                _ => "flaky: passed once, failed once".into(),
+            };
+            failing.push((t.name.clone(), why));
+        }
+        v.run_time += started.elapsed();
         if failing.is_empty() {
             v.text = text;
             v.kept = tests.iter().map(|t| t.name.clone()).collect();
@@ -576,16 +625,56 @@ fn exactly(copy: &SuiteCopy, tests: &[RenderedTest]) -> Vec<String> {
         .collect()
 }
 
-/// Runs the suite's tests once and returns the names of the passing ones.
-fn run_tests(copy: &SuiteCopy, exe: &Path, filter: &[String]) -> Result<Vec<String>, VerifyError> {
+/// One test's outcome in one run of the suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Passed,
+    Failed,
+    /// Run alone, it took the test process down (`process::exit`, an abort, a signal).
+    Ended(String),
+}
+
+/// One run of the whole suite, as far as libtest reported it.
+struct SuiteRun {
+    parsed: crate::libtest::Run,
+}
+
+impl SuiteRun {
+    /// `name`'s verdict: as reported, or, when the run ended before reporting it (another
+    /// test exited or aborted the process), from a run of the test alone. Without this, one
+    /// test calling `process::exit` failed every test still running beside it.
+    fn verdict(&self, copy: &SuiteCopy, exe: &Path, name: &str) -> Result<Verdict, VerifyError> {
+        use crate::libtest::Status;
+        match self.parsed.status(name) {
+            Some(Status::Ok) => return Ok(Verdict::Passed),
+            Some(_) => return Ok(Verdict::Failed),
+            None => {}
+        }
+        let args = [
+            "--exact".to_string(),
+            copy.test_path(name),
+            "--test-threads".into(),
+            "1".into(),
+        ];
+        let run = copy.run(exe, &args, ALONE_LIMIT)?;
+        let parsed = crate::libtest::parse(&run.stdout);
+        Ok(match parsed.status(name) {
+            Some(Status::Ok) => Verdict::Passed,
+            Some(_) => Verdict::Failed,
+            None => Verdict::Ended(run.ended(parsed.finished)),
+        })
+    }
+}
+
+/// Runs the suite's tests once.
+fn run_tests(copy: &SuiteCopy, exe: &Path, filter: &[String]) -> Result<SuiteRun, VerifyError> {
     let run = copy.run(exe, filter, RUN_LIMIT)?;
     if run.timed_out() {
         return Err(VerifyError::Hung(RUN_LIMIT));
     }
-    Ok(crate::libtest::parse(&run.stdout)
-        .passed()
-        .map(String::from)
-        .collect())
+    Ok(SuiteRun {
+        parsed: crate::libtest::parse(&run.stdout),
+    })
 }
 
 /// Runs `cmd` in the sandbox; the whole job is killed when the binary exits or at `limit`.

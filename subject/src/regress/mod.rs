@@ -17,7 +17,7 @@
 
 mod compile;
 mod junit;
-mod report;
+pub(crate) mod report;
 mod suite;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ pub use report::{Change, Outcome, Report, TestReport};
 pub use suite::detect_placement;
 
 use crate::emit::Placement;
-use crate::emit::verify::{BinaryRun, SuiteCopy, VerifyError, VerifyOptions, is_suite_file};
+use crate::emit::verify::{SuiteCopy, VerifyError, VerifyOptions, is_suite_file};
 use crate::libtest::{self, Failure, Status};
 use suite::{Suite, SuiteTest};
 
@@ -297,7 +297,7 @@ impl Checker<'_> {
         if !alone.is_empty() {
             progress(&CheckEvent::OneByOne {
                 tests: alone.len(),
-                why: died(&whole, parsed.finished),
+                why: whole.ended(parsed.finished),
             });
             for i in alone {
                 self.outcomes[i] = Some(self.alone(exe, i)?);
@@ -350,51 +350,10 @@ impl Checker<'_> {
                 (Some(Status::Ok), _) => Outcome::Passed,
                 (Some(Status::Failed), Some(section)) => classify(self.suite, t, section),
                 _ => Outcome::Crashed {
-                    detail: died(&run, parsed.finished),
+                    detail: run.ended(parsed.finished),
                 },
             },
         )
-    }
-}
-
-/// Why a run ended without reporting every test: a signal, an exit code, a timeout; with the
-/// last lines of its stderr (where the runtime says "has overflowed its stack").
-fn died(run: &BinaryRun, finished: bool) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    let how = match run.status {
-        None => "did not finish in time".to_string(),
-        Some(s) => match (s.signal(), s.code()) {
-            (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
-            (None, Some(code)) if finished => format!("exited with code {code}"),
-            (None, Some(code)) => format!("exited with code {code} before reporting every test"),
-            (None, None) => "ended abnormally".to_string(),
-        },
-    };
-    let tail: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let tail = tail[tail.len().saturating_sub(3)..].join(" | ");
-    if tail.is_empty() {
-        how
-    } else {
-        format!("{how}: {}", report::clip(&tail, 300))
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGXCPU => "SIGXCPU",
-        _ => "signal",
     }
 }
 
