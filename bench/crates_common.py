@@ -319,7 +319,8 @@ def measure(src, generated, flags, placement, cov_root, copy_name="crate", detai
     proc = confined(cmd, cov_root, env, copy)
     if proc.returncode != 0:
         return {"error": proc.stderr[-3000:]}
-    passed, failed = test_counts(proc.stdout + proc.stderr)
+    proc_out = proc.stdout + proc.stderr
+    passed, failed = test_counts(proc_out)
     reports = {"json": os.path.join(cov_root, f"{copy_name}.json")}
     if detail:
         reports["lcov"] = os.path.join(cov_root, f"{copy_name}.lcov")
@@ -338,6 +339,8 @@ def measure(src, generated, flags, placement, cov_root, copy_name="crate", detai
         "passed": passed,
         "failed": failed,
     }
+    if failed:
+        result["failures"] = failure_heads(proc_out)
     if detail:
         result["line_hits"] = lcov_line_hits(reports["lcov"], copy)
         result["region_hits"] = region_hits(export, copy)
@@ -379,6 +382,21 @@ def coverage_over(hits, base):
     `base`: the same code for every suite, whatever else a suite's build compiles (the crate's
     own `#[cfg(test)]` modules are code only the own suite's build has)."""
     return {"count": len(base), "covered": sum(1 for k in base if hits.get(k, 0) > 0)}
+
+
+def failure_heads(output, most=20):
+    """{test: the first lines of its failure report} for the failed tests of libtest's output:
+    what a reader needs to tell an environment-dependent test from a wrong one."""
+    heads, name, lines = {}, None, []
+    for line in output.splitlines() + ["failures:"]:
+        if line.startswith("---- ") and line.endswith(" stdout ----") or line == "failures:":
+            if name and len(heads) < most:
+                heads[name] = " | ".join(l for l in lines if l.strip())[:400]
+            name = line[5:-len(" stdout ----")] if line.startswith("---- ") else None
+            lines = []
+        elif name:
+            lines.append(line)
+    return heads
 
 
 def test_counts(output):

@@ -404,6 +404,11 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         // gets a turbofish (before: no callable at all, as for byteorder's `ReadBytesExt`).
         ").read_word::<modern::streams::",
         ").read_words::<modern::streams::",
+        // Long inputs: a byte vector or a string repeated (before: at most five elements or
+        // a few characters, so `block_sum`'s 64-byte path and `rows_needed`'s wrap were never
+        // run).
+        "blocks::block_sum(&",
+        ".repeat(",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }

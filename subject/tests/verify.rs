@@ -111,3 +111,26 @@ fn a_test_that_ends_the_process_is_dropped_alone() {
         "{v:?}"
     );
 }
+
+#[test]
+fn a_test_asserting_the_jobs_home_is_dropped() {
+    let work = common::work_dir("verify-home");
+    // What the search saw: a path under the job's `HOME` (lsd's config dir was one). On any
+    // other machine it differs, so the test must not ship (before: kept, and it failed for
+    // every user).
+    let home = std::env::var("HOME").unwrap_or_default();
+    let tests = vec![
+        test(
+            "config_dir",
+            &format!("assert_eq!(std::env::var(\"HOME\").ok(), Some({home:?}.to_string()));"),
+        ),
+        test("gcd_returns_2", "assert_eq!(numeric::gcd(4, 2), 2);"),
+    ];
+    let v = verify_numeric(&work, tests);
+    assert_eq!(v.kept, ["gcd_returns_2"], "{v:?}");
+    assert_eq!(
+        reasons(&v),
+        [("config_dir", "depends on its environment or is flaky")],
+        "{v:?}"
+    );
+}

@@ -15,3 +15,4 @@ pub mod pair;
 pub mod files;
 pub mod ring;
 pub mod counted;
+pub mod blocks;

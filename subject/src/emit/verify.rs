@@ -427,6 +427,17 @@ impl SuiteCopy {
         args: &[String],
         limit: Duration,
     ) -> Result<BinaryRun, VerifyError> {
+        self.run_in(exe, args, limit, Env::Job)
+    }
+
+    /// [`SuiteCopy::run`] in the environment `env`.
+    fn run_in(
+        &self,
+        exe: &Path,
+        args: &[String],
+        limit: Duration,
+        env: Env,
+    ) -> Result<BinaryRun, VerifyError> {
         let mut cmd = Command::new(exe);
         cmd.args(args)
             .current_dir(&self.root)
@@ -434,10 +445,35 @@ impl SuiteCopy {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        match &self.sandbox {
-            Some(policy) => run_confined(policy, cmd, limit),
-            None => run_plain(cmd, limit),
+        let moved = match env {
+            Env::Job => None,
+            Env::Moved => Some(self.moved_dirs()?),
+        };
+        match (&self.sandbox, moved) {
+            (Some(policy), None) => run_confined(policy, cmd, limit),
+            (Some(policy), Some((home, tmp))) => {
+                run_confined(&policy.clone().home(home).tmpdir(tmp), cmd, limit)
+            }
+            (None, moved) => {
+                if let Some((home, tmp)) = moved {
+                    cmd.env("HOME", home).env("TMPDIR", tmp);
+                }
+                run_plain(cmd, limit)
+            }
         }
+    }
+
+    /// `HOME` and `TMPDIR` of [`Env::Moved`], beside the copy, created.
+    fn moved_dirs(&self) -> Result<(PathBuf, PathBuf), VerifyError> {
+        let base = self.root.with_file_name("moved-env");
+        let dirs = (base.join("home"), base.join("tmp"));
+        for dir in [&dirs.0, &dirs.1] {
+            std::fs::create_dir_all(dir).map_err(|source| VerifyError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        Ok(dirs)
     }
 
     /// For each compiler error of `out` whose primary span lies in the suite, the index of the
@@ -510,8 +546,10 @@ pub fn verify(
             true => exactly(&copy, &tests),
         };
         let started = Instant::now();
-        let first = run_tests(&copy, &exe, &filter)?;
-        let second = run_tests(&copy, &exe, &filter)?;
+        // The second run has another `HOME` and `TMPDIR`: a test asserting a path under the
+        // job's home would fail on every other machine (lsd's config dir did).
+        let first = run_tests(&copy, &exe, &filter, Env::Job)?;
+        let second = run_tests(&copy, &exe, &filter, Env::Moved)?;
         let mut failing = Vec::new();
         for t in &tests {
             let a = first.verdict(&copy, &exe, &t.name)?;
@@ -522,7 +560,12 @@ pub fn verify(
                     format!("ends the test process: {how}")
                 }
                 (Verdict::Failed, Verdict::Failed) => "fails against the real crate".into(),
-                _ => "flaky: passed once, failed once".into(),
+                (Verdict::Passed, Verdict::Failed) => {
+                    "depends on its environment or is flaky: passed, then failed with another HOME and TMPDIR".into()
+                }
+                (Verdict::Failed, Verdict::Passed) => {
+                    "flaky: failed, then passed (with another HOME and TMPDIR)".into()
+                }
             };
             failing.push((t.name.clone(), why));
         }
@@ -634,9 +677,19 @@ enum Verdict {
     Ended(String),
 }
 
+/// Where a run of the suite happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Env {
+    /// The job's own `HOME` and `TMPDIR`, as the search ran.
+    Job,
+    /// Another `HOME` and `TMPDIR`.
+    Moved,
+}
+
 /// One run of the whole suite, as far as libtest reported it.
 struct SuiteRun {
     parsed: crate::libtest::Run,
+    env: Env,
 }
 
 impl SuiteRun {
@@ -656,7 +709,7 @@ impl SuiteRun {
             "--test-threads".into(),
             "1".into(),
         ];
-        let run = copy.run(exe, &args, ALONE_LIMIT)?;
+        let run = copy.run_in(exe, &args, ALONE_LIMIT, self.env)?;
         let parsed = crate::libtest::parse(&run.stdout);
         Ok(match parsed.status(name) {
             Some(Status::Ok) => Verdict::Passed,
@@ -667,13 +720,19 @@ impl SuiteRun {
 }
 
 /// Runs the suite's tests once.
-fn run_tests(copy: &SuiteCopy, exe: &Path, filter: &[String]) -> Result<SuiteRun, VerifyError> {
-    let run = copy.run(exe, filter, RUN_LIMIT)?;
+fn run_tests(
+    copy: &SuiteCopy,
+    exe: &Path,
+    filter: &[String],
+    env: Env,
+) -> Result<SuiteRun, VerifyError> {
+    let run = copy.run_in(exe, filter, RUN_LIMIT, env)?;
     if run.timed_out() {
         return Err(VerifyError::Hung(RUN_LIMIT));
     }
     Ok(SuiteRun {
         parsed: crate::libtest::parse(&run.stdout),
+        env,
     })
 }
 

@@ -271,7 +271,11 @@ mod tests {
         seed_lock(&harness, &copy).unwrap();
         assert_eq!(read(), "globset 0.4.8\n");
         // Cargo adds the harness's packages; an unchanged crate lock leaves them.
-        std::fs::write(harness.join("Cargo.lock"), "globset 0.4.8\nfrugal-harness\n").unwrap();
+        std::fs::write(
+            harness.join("Cargo.lock"),
+            "globset 0.4.8\nfrugal-harness\n",
+        )
+        .unwrap();
         seed_lock(&harness, &copy).unwrap();
         assert_eq!(read(), "globset 0.4.8\nfrugal-harness\n");
         // A changed crate lock is taken again.

@@ -634,19 +634,50 @@ fn builder(code: OpCode, params: Vec<Ty>, ret: &Ty, name: String) -> Op {
     }
 }
 
+/// `ty` (a `String` or `Vec<u8>`) repeated up to 255 times: long inputs, which a literal of a
+/// few characters or a `vec!` of a few elements never are, reach the block-wise and SIMD paths
+/// of checksums, encoders and searchers (crc32fast, adler2, memchr, base64).
+fn repeated(ty: &Ty) -> Op {
+    std_value(
+        ty,
+        "{0}.repeat({1} as usize)",
+        vec![ty.clone(), Ty::Prim("u8".into())],
+    )
+}
+
+fn std_value(ty: &Ty, template: &str, params: Vec<Ty>) -> Op {
+    let code = OpCode::StdValue {
+        ty: ty.clone(),
+        template: template.to_string(),
+    };
+    builder(code, params, ty, template.to_string())
+}
+
 /// The non-call operations that produce or take apart `ty`.
 fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
     let name = crate::harness::render::ty(ty, &model.crate_name);
     match ty {
-        Ty::Prim(_) | Ty::String if literal_kind(ty).is_some() => {
+        Ty::String => {
+            let mut ops = vec![builder(OpCode::Literal(ty.clone()), vec![], ty, name)];
+            ops.push(repeated(ty));
+            ops
+        }
+        Ty::Prim(_) if literal_kind(ty).is_some() => {
             vec![builder(OpCode::Literal(ty.clone()), vec![], ty, name)]
         }
-        Ty::Vec(t) => vec![builder(
-            OpCode::VecOf((**t).clone()),
-            vec![(**t).clone()],
-            ty,
-            format!("vec![..]: {name}"),
-        )],
+        Ty::Vec(t) => {
+            let mut ops = vec![builder(
+                OpCode::VecOf((**t).clone()),
+                vec![(**t).clone()],
+                ty,
+                format!("vec![..]: {name}"),
+            )];
+            if **t == Ty::Prim("u8".into()) {
+                ops.push(repeated(ty));
+                ops.push(std_value(ty, "{0}.into_bytes()", vec![Ty::String]));
+            }
+            ops
+        }
         Ty::Option(t) => vec![
             builder(
                 OpCode::Some((**t).clone()),
