@@ -406,7 +406,7 @@ fn assertion(expr: &str, t: &Ty, summary: &str, model: &ApiModel) -> String {
             s => {
                 let tol = if p == "f32" { "1e-5" } else { "1e-12" };
                 format!(
-                    "    assert!(({expr} - {s}{p}).abs() <= {tol} * {s}{p}.abs().max(1.0), \"{{}}\", {expr});\n"
+                    "    assert!(({expr} - {s}{p}).abs() <= {tol} * ({s}{p}).abs().max(1.0), \"{{}}\", {expr});\n"
                 )
             }
         },
@@ -613,6 +613,18 @@ mod tests {
         assert_eq!(outcome_word("[1, 2]"), "");
         assert!(exact_float("0.5") && exact_float("-1250.0") && exact_float("1e20"));
         assert!(!exact_float("968661.4714749535") && !exact_float("0.30000000000000004"));
+    }
+
+    #[test]
+    fn a_negative_inexact_float_gets_a_positive_tolerance() {
+        let model = ApiModel::default();
+        let f32_ty = Ty::Prim("f32".into());
+        // `-1.7963177e38f32.abs()` is `-(1.79e38.abs())`: a negative bound that nothing meets
+        // (byteorder's `read_f32` tests all failed against the real crate).
+        assert_eq!(
+            assertion("x", &f32_ty, "-1.7963177e38", &model),
+            "    assert!((x - -1.7963177e38f32).abs() <= 1e-5 * (-1.7963177e38f32).abs().max(1.0), \"{}\", x);\n"
+        );
     }
 
     #[test]
