@@ -452,12 +452,22 @@ impl SuiteCopy {
         match (&self.sandbox, moved) {
             (Some(policy), None) => run_confined(policy, cmd, limit),
             (Some(policy), Some((home, tmp))) => {
-                run_confined(&policy.clone().home(home).tmpdir(tmp), cmd, limit)
+                let policy = policy
+                    .clone()
+                    .home(home)
+                    .tmpdir(tmp)
+                    .env("TERM", MOVED_TERM);
+                run_confined(&policy, cmd, limit)
             }
-            (None, moved) => {
-                if let Some((home, tmp)) = moved {
-                    cmd.env("HOME", home).env("TMPDIR", tmp);
-                }
+            (None, None) => {
+                // As in the sandbox, which passes no `TERM`.
+                cmd.env_remove("TERM");
+                run_plain(cmd, limit)
+            }
+            (None, Some((home, tmp))) => {
+                cmd.env("HOME", home)
+                    .env("TMPDIR", tmp)
+                    .env("TERM", MOVED_TERM);
                 run_plain(cmd, limit)
             }
         }
@@ -546,8 +556,9 @@ pub fn verify(
             true => exactly(&copy, &tests),
         };
         let started = Instant::now();
-        // The second run has another `HOME` and `TMPDIR`: a test asserting a path under the
-        // job's home would fail on every other machine (lsd's config dir did).
+        // The second run has another `HOME` and `TMPDIR`, and a `TERM`: a test asserting a path
+        // under the job's home (lsd's config dir) or colours off for want of a terminal
+        // (termcolor's streams) would fail on other machines.
         let first = run_tests(&copy, &exe, &filter, Env::Job)?;
         let second = run_tests(&copy, &exe, &filter, Env::Moved)?;
         let mut failing = Vec::new();
@@ -561,10 +572,10 @@ pub fn verify(
                 }
                 (Verdict::Failed, Verdict::Failed) => "fails against the real crate".into(),
                 (Verdict::Passed, Verdict::Failed) => {
-                    "depends on its environment or is flaky: passed, then failed with another HOME and TMPDIR".into()
+                    "depends on its environment or is flaky: passed, then failed with another HOME, TMPDIR and TERM".into()
                 }
                 (Verdict::Failed, Verdict::Passed) => {
-                    "flaky: failed, then passed (with another HOME and TMPDIR)".into()
+                    "flaky: failed, then passed (with another HOME, TMPDIR and TERM)".into()
                 }
             };
             failing.push((t.name.clone(), why));
@@ -677,12 +688,16 @@ enum Verdict {
     Ended(String),
 }
 
+/// `TERM` of [`Env::Moved`]: the job runs without one, a developer's terminal has one, and
+/// colour libraries decide by it (termcolor's `ColorChoice::Auto`).
+const MOVED_TERM: &str = "xterm-256color";
+
 /// Where a run of the suite happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Env {
     /// The job's own `HOME` and `TMPDIR`, as the search ran.
     Job,
-    /// Another `HOME` and `TMPDIR`.
+    /// Another `HOME` and `TMPDIR`, and a `TERM`.
     Moved,
 }
 
