@@ -93,9 +93,14 @@ fn a_test_that_ends_the_process_is_dropped_alone() {
             "slow_zero",
             &format!("{slow} assert_eq!(numeric::gcd(0, 5), 5);"),
         ),
+        // Writes past libtest's capture onto its own status line (termcolor's streams do).
+        test(
+            "writes_stdout",
+            "use std::io::Write; let mut out = std::io::stdout(); out.write_all(b\"\\x1b[0m\").unwrap(); out.flush().unwrap();",
+        ),
     ];
     let v = verify_numeric(&work, tests);
-    assert_eq!(v.kept, ["slow_gcd", "slow_zero"], "{v:?}");
+    assert_eq!(v.kept, ["slow_gcd", "slow_zero", "writes_stdout"], "{v:?}");
     let reasons = reasons(&v);
     assert_eq!(
         reasons,
