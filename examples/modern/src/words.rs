@@ -95,3 +95,15 @@ pub fn last_digit<S: DoubleEndedIterator<Item = char>>(chars: S) -> Option<u32> 
 pub fn vowels(chars: impl Iterator<Item = char>) -> usize {
     chars.filter(|c| "aeiouAEIOU".contains(*c)).count()
 }
+
+/// An extension trait on every iterator (itertools' shape): its receiver is an iterator
+/// stand-in, `Vec::<i32>::new().into_iter()` when empty, which `vec![].into_iter()` would not
+/// type.
+pub trait Tally: Iterator + Sized {
+    /// How many items the iterator yields.
+    fn tally(self) -> usize {
+        self.count()
+    }
+}
+
+impl<I: Iterator> Tally for I {}

@@ -289,7 +289,12 @@ fn typed_values(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeMap<u
     let mut typed = BTreeMap::new();
     for (j, s) in test.stmts.iter().enumerate().rev() {
         let op = &reg.ops[s.op as usize];
-        let passes = matches!(op.code, OpCode::VecOf(_) | OpCode::Some(_));
+        // A std value built from operands (`items.into_iter()`, the stand-in of an iterator
+        // bound) infers nothing more than its operands say: `vec![].into_iter()` needs a type.
+        let passes = matches!(
+            op.code,
+            OpCode::VecOf(_) | OpCode::Some(_) | OpCode::StdValue { .. }
+        );
         let passed = typed.get(&j).copied().filter(|_| passes);
         for (k, &a) in s.args.iter().enumerate() {
             if let Some(strict) = passed.or_else(|| inferred_operand(op, k, model)) {
