@@ -468,20 +468,7 @@ fn lower_fn_nth(
         subst: outer_subst,
     };
     let (own_subst, own_inst, closures) = instantiate_nth(low, outer, &sig.generics, pick, count)?;
-    let own_generics: Vec<Ty> = sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|g| match g {
-            syn::GenericParam::Lifetime(_) => None,
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-        })
-        .map(|name| match own_subst.get(&name) {
-            Some(ty) if !closures.contains_key(&name) => ty.clone(),
-            _ => Ty::Other("_".to_string()),
-        })
-        .collect();
+    let turbofish = turbofish(sig, &own_subst, &closures);
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
     subst.extend(own_subst);
@@ -553,14 +540,18 @@ fn lower_fn_nth(
         via_trait: None,
         operator: None,
         consume: consumed.map(|(how, _)| how),
-        turbofish: turbofish(sig, &own_generics),
+        turbofish,
     })
 }
 
-/// `own` as the turbofish of a call, when some generic parameter of `sig` appears in no
-/// parameter (nothing at the call site would infer it) and none is `impl Trait` (which
-/// forbids a turbofish).
-fn turbofish(sig: &syn::Signature, own: &[Ty]) -> Vec<Ty> {
+/// The turbofish of a call of `sig`, its generics as instantiated in `own` (`_` for a
+/// closure's), when some generic parameter appears in no parameter (nothing at the call site
+/// would infer it) and none is `impl Trait` (which forbids a turbofish); else empty.
+fn turbofish(
+    sig: &syn::Signature,
+    own: &BTreeMap<String, Ty>,
+    closures: &BTreeMap<String, ClosureBound>,
+) -> Vec<Ty> {
     #[derive(Default)]
     struct Idents {
         names: BTreeSet<String>,
@@ -578,16 +569,26 @@ fn turbofish(sig: &syn::Signature, own: &[Ty]) -> Vec<Ty> {
     for input in &sig.inputs {
         seen.visit_fn_arg(input);
     }
-    let uninferred = sig.generics.params.iter().any(|g| match g {
-        syn::GenericParam::Type(t) => !seen.names.contains(&t.ident.to_string()),
-        syn::GenericParam::Const(c) => !seen.names.contains(&c.ident.to_string()),
-        syn::GenericParam::Lifetime(_) => false,
-    });
-    if uninferred && !seen.impl_trait {
-        own.to_vec()
-    } else {
-        Vec::new()
+    let names: Vec<String> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Lifetime(_) => None,
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+        })
+        .collect();
+    if seen.impl_trait || names.iter().all(|n| seen.names.contains(n)) {
+        return Vec::new();
     }
+    names
+        .iter()
+        .map(|name| match own.get(name) {
+            Some(ty) if !closures.contains_key(name) => ty.clone(),
+            _ => Ty::Other("_".to_string()),
+        })
+        .collect()
 }
 
 /// Substitutions for a generic list, the same choices in declaration order for display, and

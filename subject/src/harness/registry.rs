@@ -645,6 +645,7 @@ fn repeated(ty: &Ty) -> Op {
     )
 }
 
+/// A std value of type `ty` written as `template` over `params` (see [`OpCode::StdValue`]).
 fn std_value(ty: &Ty, template: &str, params: Vec<Ty>) -> Op {
     let code = OpCode::StdValue {
         ty: ty.clone(),
@@ -657,11 +658,10 @@ fn std_value(ty: &Ty, template: &str, params: Vec<Ty>) -> Op {
 fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
     let name = crate::harness::render::ty(ty, &model.crate_name);
     match ty {
-        Ty::String => {
-            let mut ops = vec![builder(OpCode::Literal(ty.clone()), vec![], ty, name)];
-            ops.push(repeated(ty));
-            ops
-        }
+        Ty::String => vec![
+            builder(OpCode::Literal(ty.clone()), vec![], ty, name),
+            repeated(ty),
+        ],
         Ty::Prim(_) if literal_kind(ty).is_some() => {
             vec![builder(OpCode::Literal(ty.clone()), vec![], ty, name)]
         }
@@ -721,28 +721,12 @@ fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
         Ty::Adt { path, args } if args.is_empty() && !std_constructors(path).is_empty() => {
             std_constructors(path)
                 .into_iter()
-                .map(|(template, params)| {
-                    builder(
-                        OpCode::StdValue {
-                            ty: ty.clone(),
-                            template: template.to_string(),
-                        },
-                        params,
-                        ty,
-                        template.to_string(),
-                    )
-                })
+                .map(|(template, params)| std_value(ty, template, params))
                 .collect()
         }
         Ty::Adt { path, args } if !collection(path, args).is_empty() => collection(path, args)
             .into_iter()
-            .map(|(template, params)| {
-                let code = OpCode::StdValue {
-                    ty: ty.clone(),
-                    template: template.clone(),
-                };
-                builder(code, params, ty, template)
-            })
+            .map(|(template, params)| std_value(ty, &template, params))
             .collect(),
         Ty::Adt { path, args } if args.is_empty() => {
             let mut ops = adt_builders(ty, path, model);
