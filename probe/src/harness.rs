@@ -169,6 +169,56 @@ impl<T: ?Sized> Summarise for &&Summ<'_, *mut T> {
     }
 }
 
+/// Text: its `Debug` is at least its length plus the quotes, so a long one is dropped unread
+/// (std's `Debug` for text runs no instrumented code).
+impl Summarise for &&&Summ<'_, String> {
+    fn summ(&self) -> Option<String> {
+        (&&&Summ(self.0.as_str())).summ()
+    }
+}
+
+impl Summarise for &&&Summ<'_, &str> {
+    fn summ(&self) -> Option<String> {
+        (&&&Summ(*self.0)).summ()
+    }
+}
+
+impl Summarise for &&&Summ<'_, str> {
+    fn summ(&self) -> Option<String> {
+        if self.0.len() + 2 > MAX_SUMMARY {
+            return None;
+        }
+        let s = format!("{:?}", self.0);
+        (s.len() <= MAX_SUMMARY).then_some(s)
+    }
+}
+
+/// Bytes: each takes at least one digit and the list a ", " between two, so a list of more
+/// than a third of the limit is too long (std's `Debug` for bytes runs no instrumented code).
+impl Summarise for &&&Summ<'_, [u8]> {
+    fn summ(&self) -> Option<String> {
+        if self.0.len().saturating_mul(3) > MAX_SUMMARY {
+            return None;
+        }
+        let s = format!("{:?}", self.0);
+        (s.len() <= MAX_SUMMARY).then_some(s)
+    }
+}
+
+impl Summarise for &&&Summ<'_, Vec<u8>> {
+    fn summ(&self) -> Option<String> {
+        (&&&Summ(self.0.as_slice())).summ()
+    }
+}
+
+impl Summarise for &&&Summ<'_, &[u8]> {
+    fn summ(&self) -> Option<String> {
+        (&&&Summ(*self.0)).summ()
+    }
+}
+
+/// Formatted in full even when long: the crate's own `Debug` impls are instrumented code, and
+/// what they cover must not depend on where a summary would be cut.
 impl<T: std::fmt::Debug + ?Sized> Summarise for &Summ<'_, T> {
     fn summ(&self) -> Option<String> {
         let s = format!("{:?}", self.0);
@@ -474,6 +524,39 @@ mod tests {
         let mut m = 5i32;
         assert_eq!((&&&Summ(&(&mut m as *mut i32))).summ(), None);
         assert_eq!((&&&Summ(&Opaque)).summ(), None);
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    fn summaries_are_the_debug_text_up_to_the_limit() {
+        for n in [
+            0,
+            1,
+            100,
+            MAX_SUMMARY - 3,
+            MAX_SUMMARY - 2,
+            MAX_SUMMARY - 1,
+            2000,
+        ] {
+            let text = "x".repeat(n);
+            let full = format!("{text:?}");
+            let want = (full.len() <= MAX_SUMMARY).then_some(full);
+            assert_eq!((&&&Summ(&text)).summ(), want, "String of {n}");
+            assert_eq!((&&&Summ(&text.as_str())).summ(), want, "&str of {n}");
+            let escaped = "\n".repeat(n / 2);
+            let full = format!("{escaped:?}");
+            let want = (full.len() <= MAX_SUMMARY).then_some(full);
+            assert_eq!((&&&Summ(&escaped)).summ(), want, "escapes, {n}");
+            let bytes: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();
+            let full = format!("{bytes:?}");
+            let want = (full.len() <= MAX_SUMMARY).then_some(full);
+            assert_eq!((&&&Summ(&bytes)).summ(), want, "Vec<u8> of {n}");
+            assert_eq!((&&&Summ(&bytes.as_slice())).summ(), want, "&[u8] of {n}");
+            let list: Vec<u32> = (0..n as u32).collect();
+            let full = format!("{list:?}");
+            let want = (full.len() <= MAX_SUMMARY).then_some(full);
+            assert_eq!((&&&Summ(&list)).summ(), want, "list of {n}");
+        }
     }
 
     #[test]

@@ -56,7 +56,25 @@ pub(crate) fn build(readable: &[PathBuf], writable: &[PathBuf]) -> Result<Option
     for path in writable {
         created = add_path(created, path, AccessFs::from_all(abi), abi)?;
     }
-    Ok(created.into())
+    let fd: Option<OwnedFd> = created.into();
+    fd.map(move_high).transpose()
+}
+
+/// The lowest descriptor a ruleset may sit at in the parent, and so in the child until it
+/// restricts itself. A caller's own `pre_exec` may place descriptors at small fixed numbers
+/// (`dup2` to 3 and 4, as the executor does); a ruleset created while those were free would be
+/// overwritten there, and `landlock_restrict_self` would fail with EBADFD.
+const RULESET_FD_MIN: libc::c_int = 64;
+
+fn move_high(fd: OwnedFd) -> Result<OwnedFd, Error> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // SAFETY: duplicates a descriptor we own; the result is ours alone.
+    let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, RULESET_FD_MIN) };
+    if high < 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    // SAFETY: `high` is a fresh descriptor nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(high) })
 }
 
 fn add_path(
@@ -91,5 +109,20 @@ pub(crate) fn restrict_self(fd: &OwnedFd) -> std::io::Result<()> {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsRawFd;
+
+    use super::*;
+
+    #[test]
+    fn the_ruleset_sits_above_the_descriptors_callers_place() {
+        let Ok(Some(fd)) = build(&[PathBuf::from("/")], &[]) else {
+            return; // no Landlock on this kernel: nothing to place
+        };
+        assert!(fd.as_raw_fd() >= RULESET_FD_MIN, "{}", fd.as_raw_fd());
     }
 }

@@ -1,6 +1,7 @@
 //! The archive: the best test found so far for each covered goal. It is the final suite.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use frugal_proxies::{Proxies, archive_replaces};
 
@@ -25,9 +26,10 @@ pub enum ArchivePolicy {
 }
 
 /// Best test per covered goal. On a tie the incumbent stays, which keeps runs reproducible.
+/// A test that wins several goals is stored once and shared by them.
 #[derive(Debug, Clone, Default)]
 pub struct Archive {
-    best: BTreeMap<u32, Entry>,
+    best: BTreeMap<u32, Rc<Entry>>,
     pub policy: ArchivePolicy,
     /// Goals not archived while searching (smart selection); see [`Archive::include_deferred`].
     ignored: Vec<bool>,
@@ -48,6 +50,7 @@ impl Archive {
             return 0;
         }
         let mut newly = 0;
+        let mut shared: Option<Rc<Entry>> = None;
         for g in result.covered() {
             if self.ignored.get(g as usize).copied().unwrap_or(false) {
                 continue;
@@ -57,12 +60,14 @@ impl Archive {
                 Some(old) if self.prefers(test, proxies, old) => {}
                 Some(_) => continue,
             }
-            let entry = Entry {
-                test: test.clone(),
-                result: result.clone(),
-                proxies: *proxies,
-            };
-            self.best.insert(g, entry);
+            let entry = shared.get_or_insert_with(|| {
+                Rc::new(Entry {
+                    test: test.clone(),
+                    result: result.clone(),
+                    proxies: *proxies,
+                })
+            });
+            self.best.insert(g, Rc::clone(entry));
         }
         newly
     }
@@ -109,7 +114,10 @@ impl Archive {
     pub fn tests(&self) -> Vec<&Entry> {
         let mut out: Vec<&Entry> = Vec::new();
         for e in self.best.values() {
-            if !out.iter().any(|o| o.test == e.test) {
+            if !out
+                .iter()
+                .any(|o| std::ptr::eq(*o, &**e) || o.test == e.test)
+            {
                 out.push(e);
             }
         }

@@ -12,6 +12,7 @@
 //! its own session and job cgroup, the policy's filesystem, network and environment rules, and
 //! the whole job (whatever the code under test spawned) is killed when the harness is stopped.
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -86,7 +87,10 @@ pub struct ExecutorPool {
 struct Worker {
     child: Proc,
     requests: Sender<Vec<u8>>,
-    outcomes: Receiver<Option<Outcome>>,
+    /// Outcomes in the order the harness wrote them, several per message; `None` ends them.
+    outcomes: Receiver<Vec<Option<Outcome>>>,
+    /// Received and not yet taken.
+    pending: VecDeque<Option<Outcome>>,
     stderr: Arc<Mutex<Vec<u8>>>,
 }
 
@@ -123,16 +127,39 @@ impl ExecutorPool {
         self
     }
 
-    /// Runs tests on one worker slot, restarting its harness as often as needed.
+    /// Sends `tests` to a slot's harness, starting it when there is none; false when it cannot
+    /// start (then [`Self::run_on`] tries again and reports the reason).
+    fn start_on(
+        binary: &PathBuf,
+        config: &ExecConfig,
+        sandbox: Option<&Policy>,
+        slot: &mut Option<Worker>,
+        tests: &[TestCase],
+    ) -> bool {
+        let worker = match slot {
+            Some(w) => w,
+            None => match Worker::spawn(binary, config, sandbox) {
+                Ok(w) => slot.insert(w),
+                Err(_) => return false,
+            },
+        };
+        worker.send(tests);
+        true
+    }
+
+    /// Collects the results of tests on one worker slot (sending them first unless `sent`),
+    /// restarting its harness as often as needed.
     fn run_on(
         binary: &PathBuf,
         config: &ExecConfig,
         sandbox: Option<&Policy>,
         slot: &mut Option<Worker>,
         tests: &[TestCase],
+        sent: bool,
         stats: &mut ExecStats,
     ) -> Vec<ExecResult> {
         let mut results = Vec::with_capacity(tests.len());
+        let mut sent = sent;
         while results.len() < tests.len() {
             let worker = match slot {
                 Some(w) => w,
@@ -150,10 +177,12 @@ impl ExecutorPool {
                 },
             };
             let start = results.len();
-            worker.send(&tests[start..]);
+            if !std::mem::take(&mut sent) {
+                worker.send(&tests[start..]);
+            }
             let mut failed = None;
             for t in &tests[start..] {
-                match worker.outcomes.recv_timeout(config.timeout) {
+                match worker.next_outcome(config.timeout) {
                     Ok(Some(o)) => results.push(convert(o, t.len())),
                     Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                         failed = Some(false);
@@ -204,27 +233,20 @@ impl Executor for ExecutorPool {
         let n = self.workers.len().min(tests.len()).max(1);
         let chunk = tests.len().div_ceil(n);
         let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
-        let mut parts: Vec<(Vec<ExecResult>, ExecStats)> = Vec::new();
-        thread::scope(|s| {
-            let handles: Vec<_> = self
-                .workers
-                .iter_mut()
-                .zip(tests.chunks(chunk))
-                .map(|(slot, part)| {
-                    s.spawn(move || {
-                        let mut st = ExecStats::default();
-                        let r = Self::run_on(binary, config, sandbox, slot, part, &mut st);
-                        (r, st)
-                    })
-                })
-                .collect();
-            for h in handles {
-                parts.push(
-                    h.join()
-                        .unwrap_or_else(|_| (Vec::new(), ExecStats::default())),
-                );
-            }
-        });
+        // Every harness gets its part before any result is awaited, so they run side by side
+        // while this thread collects in order; no thread is spawned per batch.
+        let sent: Vec<bool> = self
+            .workers
+            .iter_mut()
+            .zip(tests.chunks(chunk))
+            .map(|(slot, part)| Self::start_on(binary, config, sandbox, slot, part))
+            .collect();
+        let mut parts: Vec<(Vec<ExecResult>, ExecStats)> = Vec::with_capacity(sent.len());
+        for ((slot, part), sent) in self.workers.iter_mut().zip(tests.chunks(chunk)).zip(sent) {
+            let mut st = ExecStats::default();
+            let r = Self::run_on(binary, config, sandbox, slot, part, sent, &mut st);
+            parts.push((r, st));
+        }
         let mut out = Vec::with_capacity(tests.len());
         for (r, st) in parts {
             out.extend(r);
@@ -307,6 +329,7 @@ impl Worker {
             child,
             requests: req_tx,
             outcomes: out_rx,
+            pending: VecDeque::new(),
             stderr,
         };
         let mut enc = Enc::default();
@@ -317,6 +340,16 @@ impl Worker {
         });
         let _ = worker.requests.send(enc.buf);
         Ok(worker)
+    }
+
+    /// The next outcome, waiting at most `timeout` for it.
+    fn next_outcome(&mut self, timeout: Duration) -> Result<Option<Outcome>, RecvTimeoutError> {
+        if self.pending.is_empty() {
+            self.pending.extend(self.outcomes.recv_timeout(timeout)?);
+        }
+        self.pending
+            .pop_front()
+            .ok_or(RecvTimeoutError::Disconnected)
     }
 
     fn send(&self, tests: &[TestCase]) {
@@ -464,18 +497,35 @@ fn drain(pipe: &mut impl Read, keep: &Mutex<Vec<u8>>) {
     }
 }
 
-fn read_outcomes(pipe: std::io::PipeReader, tx: &Sender<Option<Outcome>>) {
-    let mut r = std::io::BufReader::new(pipe);
+/// Reads the harness's outcomes and hands them on: after each blocking read, every frame already
+/// buffered goes in the same message, so the engine wakes once per read rather than per test.
+fn read_outcomes(pipe: std::io::PipeReader, tx: &Sender<Vec<Option<Outcome>>>) {
+    let mut r = std::io::BufReader::with_capacity(64 << 10, pipe);
     let mut frame = Vec::new();
     loop {
-        let outcome = match wire::read_frame(&mut r, &mut frame) {
-            Ok(true) => Dec::new(&frame).outcome().ok(),
-            _ => None,
+        let mut batch = Vec::new();
+        let end = loop {
+            let outcome = match wire::read_frame(&mut r, &mut frame) {
+                Ok(true) => Dec::new(&frame).outcome().ok(),
+                _ => None,
+            };
+            let end = outcome.is_none();
+            batch.push(outcome);
+            if end || !whole_frame(r.buffer()) {
+                break end;
+            }
         };
-        let end = outcome.is_none();
-        if tx.send(outcome).is_err() || end {
+        if tx.send(batch).is_err() || end {
             return;
         }
+    }
+}
+
+/// Whether `buf` starts with a complete frame (reading it then cannot block).
+fn whole_frame(buf: &[u8]) -> bool {
+    match buf.first_chunk::<4>() {
+        Some(len) => buf.len() - 4 >= u32::from_le_bytes(*len) as usize,
+        None => false,
     }
 }
 

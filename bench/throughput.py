@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Executions per second of two frugal binaries, side by side (issue 17).
+
+For each crate: one warm-up run per binary (it pays the builds), then `--reps` repetitions in
+which the old and the new binary run in turn with the same seed and the same execution budget.
+Reports the median search-phase executions per second of each, their ratio, and whether every
+emitted suite of the new binary is byte-identical to the old one's (same seed, same budget).
+Registry crates are fetched with their checksums (crates_common.fetch); their code runs only
+inside frugal's own sandbox.
+
+Usage (from the repository root):
+    git worktree add /tmp/frugal-old <old commit> && cargo build --release -p frugal --bins \\
+        --manifest-path /tmp/frugal-old/Cargo.toml   # or any older frugal binary
+    cargo build --release -p frugal --bins
+    python3 bench/throughput.py --old /tmp/frugal-old/target/release/frugal [--reps 3]
+        [--budget 200000] [--crates numeric,textparse,statemachine,humantime@2.1.0,quick-xml@0.23.0]
+    python3 bench/throughput.py --old BIN --smoke   # one example, one rep, small budget (CI)
+
+Writes bench/THROUGHPUT.md and bench/throughput.json (or --out-dir). Exits 1 when a suite
+differs.
+"""
+
+import argparse
+import filecmp
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crates_common import ROOT, fetch, frugal_bin, frugal_commit, log, machine, run_frugal  # noqa: E402
+
+CRATES = ["numeric", "textparse", "statemachine", "humantime@2.1.0", "quick-xml@0.23.0"]
+
+
+def source_of(spec):
+    """An example's directory, or a registry crate fetched (checksum verified) into the cache."""
+    if "@" not in spec:
+        return os.path.join(ROOT, "examples", spec)
+    name, version = spec.split("@", 1)
+    return fetch(name, version)
+
+
+def one_run(frugal, src, seed, budget, root, label):
+    """Search-phase executions per second and the emitted file's path (kept under root)."""
+    work = os.path.join(root, "work", label)
+    out = tempfile.mkdtemp(prefix=f"{label}-", dir=os.path.join(root, "out"))
+    summary, _, err = run_frugal(frugal, src, seed, str(budget), [], "tests", work, out)
+    if summary is None:
+        raise SystemExit(f"frugal ({label}) failed:\n{err}")
+    search = summary["seconds"]["search"]
+    return {"executions": summary["executions"], "search_seconds": search,
+            "exec_per_s": summary["executions"] / search if search > 0 else 0.0,
+            "suite": os.path.join(out, "frugal_generated.rs")}
+
+
+def same_file(a, b):
+    return os.path.exists(a) and os.path.exists(b) and filecmp.cmp(a, b, shallow=False)
+
+
+def measure_crate(spec, old, new, args, root):
+    src = source_of(spec)
+    os.makedirs(os.path.join(root, "out"), exist_ok=True)
+    runs = {"old": [], "new": []}
+    for label, binary in (("old", old), ("new", new)):
+        log(f"{spec}: warm-up ({label})")
+        one_run(binary, src, args.seed, args.budget, root, f"{spec}-{label}")
+    for rep in range(args.reps):
+        for label, binary in (("old", old), ("new", new)):
+            r = one_run(binary, src, args.seed, args.budget, root, f"{spec}-{label}")
+            log(f"{spec} rep {rep + 1} {label}: {r['exec_per_s']:.0f} exec/s")
+            runs[label].append(r)
+    identical = all(same_file(o["suite"], n["suite"]) for o, n in zip(runs["old"], runs["new"]))
+    old_rate = statistics.median(r["exec_per_s"] for r in runs["old"])
+    new_rate = statistics.median(r["exec_per_s"] for r in runs["new"])
+    return {"crate": spec, "budget": args.budget, "seed": args.seed, "reps": args.reps,
+            "old": [r["exec_per_s"] for r in runs["old"]], "new": [r["exec_per_s"] for r in runs["new"]],
+            "old_median": old_rate, "new_median": new_rate,
+            "ratio": new_rate / old_rate if old_rate else 0.0, "identical": identical}
+
+
+def table(rows):
+    out = ["| crate | old exec/s | new exec/s | ratio | suites byte-identical |", "|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['crate']} | {r['old_median']:.0f} | {r['new_median']:.0f} | "
+                   f"{r['ratio']:.2f}× | {'yes' if r['identical'] else '**no**'} |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--old", required=True, help="the baseline frugal binary")
+    ap.add_argument("--new", default=None, help="the frugal binary measured (default target/release/frugal)")
+    ap.add_argument("--crates", default=",".join(CRATES))
+    ap.add_argument("--budget", type=int, default=200000, help="executions per run (default 200000)")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--old-label", default="old", help="what the old binary is (commit), for the report")
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
+    ap.add_argument("--smoke", action="store_true", help="statemachine, one rep, 5000 executions")
+    args = ap.parse_args()
+    if args.smoke:
+        args.crates, args.reps, args.budget = "statemachine", 1, 5000
+    old, new = os.path.abspath(args.old), frugal_bin(args.new)
+    root = tempfile.mkdtemp(prefix="frugal-throughput-")
+    rows = [measure_crate(spec, old, new, args, root) for spec in args.crates.split(",")]
+    shutil.rmtree(root, ignore_errors=True)
+    report = table(rows)
+    print(report)
+    if not args.smoke:
+        with open(os.path.join(args.out_dir, "throughput.json"), "w") as f:
+            json.dump({"machine": machine(), "new_commit": frugal_commit(), "old": args.old_label,
+                       "rows": rows}, f, indent=1)
+        with open(os.path.join(args.out_dir, "THROUGHPUT.md"), "w") as f:
+            f.write(render_md(rows, args))
+    if not all(r["identical"] for r in rows):
+        log("FAILED: a suite differs from the old binary's")
+        sys.exit(1)
+
+
+def render_md(rows, args):
+    m = machine()
+    return (
+        "# Executions per second, old and new binary side by side\n\n"
+        f"New: {frugal_commit()}; old: {args.old_label}. Same seed ({args.seed}), {args.budget} executions per "
+        f"run, {args.reps} interleaved repetitions per binary after one warm-up run each; medians of the "
+        "search phase's executions per second (executions / search seconds).\n"
+        f"Machine: {m['cores']} cores, {m['cpu'] or 'unknown CPU'}, {m['os']}.\n\n"
+        f"Reproduce: `python3 bench/throughput.py --old <old binary> --old-label {args.old_label} "
+        f"--reps {args.reps} --budget {args.budget} --crates {','.join(r['crate'] for r in rows)}`\n\n"
+        + table(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()
