@@ -230,6 +230,54 @@ impl Context<'_> {
             return Vec::new();
         }
         let results = self.executor.execute(&tests);
+        self.record(tests, results)
+    }
+
+    /// [`Context::evaluate`] for `n` tests that `make` produces a few at a time: each few start
+    /// running while the next are made, so the harnesses and the search work side by side.
+    /// The tests, their order and so the results are those of making all `n` first.
+    pub fn evaluate_made(
+        &mut self,
+        n: usize,
+        mut make: impl FnMut(&mut Self) -> Vec<TestCase>,
+    ) -> Vec<Evaluated> {
+        let allowed = self.clock.remaining_executions().min(n as u64) as usize;
+        // Small enough that every harness gets work early, large enough to keep messages few.
+        let chunk = (n / 8).max(2);
+        let mut tests: Vec<TestCase> = Vec::with_capacity(n + 1);
+        let (mut started, mut streaming) = (0, true);
+        while tests.len() < n {
+            let made = make(self);
+            if made.is_empty() {
+                break;
+            }
+            tests.extend(made);
+            let ready = tests.len().min(allowed);
+            while streaming && ready - started >= chunk {
+                streaming = self.executor.start(&tests[started..started + chunk]);
+                started += chunk;
+            }
+        }
+        tests.truncate(n);
+        tests.truncate(allowed);
+        if tests.is_empty() {
+            return Vec::new();
+        }
+        // `started` counts a refused first part too; then nothing runs in the background.
+        let results = if streaming {
+            let rest = &tests[started.min(tests.len())..];
+            if !rest.is_empty() {
+                self.executor.start(rest);
+            }
+            self.executor.finish(&tests)
+        } else {
+            self.executor.execute(&tests)
+        };
+        self.record(tests, results)
+    }
+
+    /// Counts executed tests and offers them to the archive.
+    fn record(&mut self, tests: Vec<TestCase>, results: Vec<ExecResult>) -> Vec<Evaluated> {
         self.clock.executions += results.len() as u64;
         let mut out = Vec::with_capacity(tests.len());
         for (test, result) in tests.into_iter().zip(results) {

@@ -102,10 +102,10 @@ impl Algorithm for ManyObjective {
             let targets = self.targets(cx);
             let secondary = self.secondary();
             rank(&mut pop, &targets, cx.goals, m, secondary);
-            let offspring = breed(cx, &pop, m);
             let covered_before = cx.archive.len();
+            let offspring = cx.evaluate_made(m, |cx| breed_pair(cx, &pop));
             let mut union = pop;
-            union.extend(into_inds(cx.evaluate(offspring)));
+            union.extend(into_inds(offspring));
             let targets = self.targets(cx);
             pop = select(union, &targets, cx.goals, m, secondary);
             if self.adaptive {
@@ -350,28 +350,22 @@ fn tournament<'p>(cx: &mut Context<'_>, pop: &'p [Ind]) -> &'p Ind {
     best
 }
 
-/// Offspring by tournament selection, single-point crossover and mutation.
-fn breed(cx: &mut Context<'_>, pop: &[Ind], m: usize) -> Vec<TestCase> {
-    let mut out = Vec::with_capacity(m);
-    while out.len() < m {
-        let a = tournament(cx, pop).test.clone();
-        let b = tournament(cx, pop).test.clone();
-        let (mut x, mut y) = if cx.rng.random_bool(cx.params.crossover_rate) {
-            cx.builder.crossover(&a, &b, &mut cx.rng)
-        } else {
-            (a, b)
-        };
-        for child in [&mut x, &mut y] {
-            cx.builder.mutate(child, &mut cx.rng);
-            if child.is_empty() {
-                *child = cx.builder.random_test(&mut cx.rng);
-            }
+/// Two offspring by tournament selection, single-point crossover and mutation.
+fn breed_pair(cx: &mut Context<'_>, pop: &[Ind]) -> Vec<TestCase> {
+    let a = tournament(cx, pop).test.clone();
+    let b = tournament(cx, pop).test.clone();
+    let (mut x, mut y) = if cx.rng.random_bool(cx.params.crossover_rate) {
+        cx.builder.crossover(&a, &b, &mut cx.rng)
+    } else {
+        (a, b)
+    };
+    for child in [&mut x, &mut y] {
+        cx.builder.mutate(child, &mut cx.rng);
+        if child.is_empty() {
+            *child = cx.builder.random_test(&mut cx.rng);
         }
-        out.push(x);
-        out.push(y);
     }
-    out.truncate(m);
-    out
+    vec![x, y]
 }
 
 #[cfg(test)]

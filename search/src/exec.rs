@@ -75,4 +75,17 @@ impl ExecResult {
 /// whatever the executor does in parallel.
 pub trait Executor {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult>;
+
+    /// Starts running `tests` in the background, after the ones started before; false when
+    /// this executor cannot (then the caller runs everything with [`Executor::execute`]).
+    /// The search starts tests while it still makes the rest of a generation.
+    fn start(&mut self, _tests: &[TestCase]) -> bool {
+        false
+    }
+
+    /// The results of every test started since the last `finish`, given again in the order
+    /// started (`tests` is their concatenation), plus any further `tests`, which run now.
+    fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        self.execute(tests)
+    }
 }

@@ -12,20 +12,21 @@
 //! its own session and job cgroup, the policy's filesystem, network and environment rules, and
 //! the whole job (whatever the code under test spawned) is killed when the harness is stopped.
 
-use std::collections::VecDeque;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
 use frugal_sandbox::{ConfinedChild, Limits, Policy};
 
-use frugal_probe::wire::{self, Dec, Enc, Outcome, Request};
+mod pipes;
+use pipes::{Ended, Pipes};
+
+use frugal_probe::wire::{self, Enc, Outcome, Request};
 use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
 
 /// The largest file code under test may write (harness processes and test runs): enough for
@@ -81,16 +82,27 @@ pub struct ExecutorPool {
     config: ExecConfig,
     workers: Vec<Option<Worker>>,
     sandbox: Option<Policy>,
+    /// Parts sent by [`Executor::start`] whose results [`Executor::finish`] has yet to collect.
+    started: Vec<Started>,
     pub stats: ExecStats,
 }
 
+/// A part of the tests in flight: its length, its worker slot, and which harness (by id) got
+/// it; a harness restarted since then never saw it, so it is sent again when collected.
+struct Started {
+    len: usize,
+    slot: usize,
+    harness: Option<u64>,
+}
+
+/// Ids of harness processes, to tell a restarted one from the one a part was sent to.
+static NEXT_HARNESS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 struct Worker {
+    /// Unique per process started ([`NEXT_HARNESS`]).
+    id: u64,
     child: Proc,
-    requests: Sender<Vec<u8>>,
-    /// Outcomes in the order the harness wrote them, several per message; `None` ends them.
-    outcomes: Receiver<Vec<Option<Outcome>>>,
-    /// Received and not yet taken.
-    pending: VecDeque<Option<Outcome>>,
+    pipes: Pipes,
     stderr: Arc<Mutex<Vec<u8>>>,
 }
 
@@ -108,6 +120,7 @@ impl ExecutorPool {
             config,
             workers: (0..n).map(|_| None).collect(),
             sandbox: None,
+            started: Vec::new(),
             stats: ExecStats::default(),
         }
     }
@@ -127,24 +140,18 @@ impl ExecutorPool {
         self
     }
 
-    /// Sends `tests` to a slot's harness, starting it when there is none; false when it cannot
-    /// start (then [`Self::run_on`] tries again and reports the reason).
-    fn start_on(
-        binary: &PathBuf,
-        config: &ExecConfig,
-        sandbox: Option<&Policy>,
-        slot: &mut Option<Worker>,
-        tests: &[TestCase],
-    ) -> bool {
+    /// Sends `tests` to a slot's harness, starting it when there is none; the id of the
+    /// harness that got them, `None` when none could start (then [`Self::run_on`] tries again
+    /// and reports the reason).
+    fn start_on(&mut self, slot: usize, tests: &[TestCase]) -> Option<u64> {
+        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
+        let slot = &mut self.workers[slot];
         let worker = match slot {
             Some(w) => w,
-            None => match Worker::spawn(binary, config, sandbox) {
-                Ok(w) => slot.insert(w),
-                Err(_) => return false,
-            },
+            None => slot.insert(Worker::spawn(binary, config, sandbox).ok()?),
         };
         worker.send(tests);
-        true
+        Some(worker.id)
     }
 
     /// Collects the results of tests on one worker slot (sending them first unless `sent`),
@@ -182,14 +189,10 @@ impl ExecutorPool {
             }
             let mut failed = None;
             for t in &tests[start..] {
-                match worker.next_outcome(config.timeout) {
-                    Ok(Some(o)) => results.push(convert(o, t.len())),
-                    Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                        failed = Some(false);
-                        break;
-                    }
-                    Err(RecvTimeoutError::Timeout) => {
-                        failed = Some(true);
+                match worker.pipes.next(config.timeout) {
+                    Ok(o) => results.push(convert(o, t.len())),
+                    Err(ended) => {
+                        failed = Some(ended == Ended::Timeout);
                         break;
                     }
                 }
@@ -230,35 +233,57 @@ impl Executor for ExecutorPool {
         if tests.is_empty() {
             return Vec::new();
         }
-        let n = self.workers.len().min(tests.len()).max(1);
-        let chunk = tests.len().div_ceil(n);
-        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
-        // Every harness gets its part before any result is awaited, so they run side by side
-        // while this thread collects in order; no thread is spawned per batch.
-        let sent: Vec<bool> = self
-            .workers
-            .iter_mut()
-            .zip(tests.chunks(chunk))
-            .map(|(slot, part)| Self::start_on(binary, config, sandbox, slot, part))
-            .collect();
-        let mut parts: Vec<(Vec<ExecResult>, ExecStats)> = Vec::with_capacity(sent.len());
-        for ((slot, part), sent) in self.workers.iter_mut().zip(tests.chunks(chunk)).zip(sent) {
-            let mut st = ExecStats::default();
-            let r = Self::run_on(binary, config, sandbox, slot, part, sent, &mut st);
-            parts.push((r, st));
+        let chunk = tests.len().div_ceil(self.workers.len());
+        for part in tests.chunks(chunk) {
+            self.start(part);
         }
+        self.finish(tests)
+    }
+
+    /// Sends `tests` to the next worker in turn: harnesses run them while the search makes
+    /// the next ones.
+    fn start(&mut self, tests: &[TestCase]) -> bool {
+        if tests.is_empty() {
+            return true;
+        }
+        let slot = self.started.len() % self.workers.len();
+        let harness = self.start_on(slot, tests);
+        self.started.push(Started {
+            len: tests.len(),
+            slot,
+            harness,
+        });
+        true
+    }
+
+    /// Collects the parts in the order they were started, which is the order each harness
+    /// received its own; a part whose harness was restarted meanwhile is sent again.
+    fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let mut out = Vec::with_capacity(tests.len());
-        for (r, st) in parts {
+        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
+        let mut parts = std::mem::take(&mut self.started);
+        let started: usize = parts.iter().map(|p| p.len).sum();
+        if started < tests.len() {
+            parts.push(Started {
+                len: tests.len() - started,
+                slot: 0,
+                harness: None,
+            });
+        }
+        for part in parts {
+            let Some(these) = tests.get(out.len()..out.len() + part.len) else {
+                break;
+            };
+            let slot = &mut self.workers[part.slot];
+            let sent = part.harness.is_some() && slot.as_ref().map(|w| w.id) == part.harness;
+            let r = Self::run_on(binary, config, sandbox, slot, these, sent, &mut self.stats);
             out.extend(r);
-            self.stats.executions += st.executions;
-            self.stats.crashes += st.crashes;
-            self.stats.timeouts += st.timeouts;
-            self.stats.restarts += st.restarts;
         }
-        // A worker thread that died would leave holes; never hand the search a short answer.
+        // Never hand the search a short answer.
         while out.len() < tests.len() {
-            out.push(crashed("executor worker failed".into()));
+            out.push(crashed("executor lost the test".into()));
         }
+        out.truncate(tests.len());
         out
     }
 }
@@ -309,27 +334,22 @@ impl Worker {
         };
         drop(req_read);
         drop(out_write);
+        let pipes = match Pipes::new(req_write, out_read) {
+            Ok(p) => p,
+            Err(e) => {
+                child.stop(true).ok();
+                return Err(e);
+            }
+        };
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(mut pipe) = child.take_stderr() {
             let keep = Arc::clone(&stderr);
             thread::spawn(move || drain(&mut pipe, &keep));
         }
-        let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>();
-        thread::spawn(move || {
-            let mut pipe = req_write;
-            for bytes in req_rx {
-                if pipe.write_all(&bytes).and_then(|_| pipe.flush()).is_err() {
-                    break;
-                }
-            }
-        });
-        let (out_tx, out_rx) = mpsc::channel();
-        thread::spawn(move || read_outcomes(out_read, &out_tx));
-        let worker = Worker {
+        let mut worker = Worker {
+            id: NEXT_HARNESS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             child,
-            requests: req_tx,
-            outcomes: out_rx,
-            pending: VecDeque::new(),
+            pipes,
             stderr,
         };
         let mut enc = Enc::default();
@@ -338,26 +358,16 @@ impl Worker {
             depth: config.depth,
             heap_bytes: config.heap_bytes,
         });
-        let _ = worker.requests.send(enc.buf);
+        worker.pipes.send(&enc.buf);
         Ok(worker)
     }
 
-    /// The next outcome, waiting at most `timeout` for it.
-    fn next_outcome(&mut self, timeout: Duration) -> Result<Option<Outcome>, RecvTimeoutError> {
-        if self.pending.is_empty() {
-            self.pending.extend(self.outcomes.recv_timeout(timeout)?);
-        }
-        self.pending
-            .pop_front()
-            .ok_or(RecvTimeoutError::Disconnected)
-    }
-
-    fn send(&self, tests: &[TestCase]) {
+    fn send(&mut self, tests: &[TestCase]) {
         let mut enc = Enc::default();
         for t in tests {
             enc.request(&Request::Run(to_wire(t)));
         }
-        let _ = self.requests.send(enc.buf);
+        self.pipes.send(&enc.buf);
     }
 
     /// Kills the process group and explains how the harness ended.
@@ -392,8 +402,9 @@ impl Worker {
     fn close(mut self) {
         let mut enc = Enc::default();
         enc.request(&Request::Shutdown);
-        let _ = self.requests.send(enc.buf);
-        drop(self.requests);
+        self.pipes.send(&enc.buf);
+        // The harness also ends when its request pipe closes, should the shutdown not fit.
+        drop(self.pipes);
         self.child.close();
     }
 }
@@ -494,38 +505,6 @@ fn drain(pipe: &mut impl Read, keep: &Mutex<Vec<u8>>) {
                 k.drain(..cut);
             }
         }
-    }
-}
-
-/// Reads the harness's outcomes and hands them on: after each blocking read, every frame already
-/// buffered goes in the same message, so the engine wakes once per read rather than per test.
-fn read_outcomes(pipe: std::io::PipeReader, tx: &Sender<Vec<Option<Outcome>>>) {
-    let mut r = std::io::BufReader::with_capacity(64 << 10, pipe);
-    let mut frame = Vec::new();
-    loop {
-        let mut batch = Vec::new();
-        let end = loop {
-            let outcome = match wire::read_frame(&mut r, &mut frame) {
-                Ok(true) => Dec::new(&frame).outcome().ok(),
-                _ => None,
-            };
-            let end = outcome.is_none();
-            batch.push(outcome);
-            if end || !whole_frame(r.buffer()) {
-                break end;
-            }
-        };
-        if tx.send(batch).is_err() || end {
-            return;
-        }
-    }
-}
-
-/// Whether `buf` starts with a complete frame (reading it then cannot block).
-fn whole_frame(buf: &[u8]) -> bool {
-    match buf.first_chunk::<4>() {
-        Some(len) => buf.len() - 4 >= u32::from_le_bytes(*len) as usize,
-        None => false,
     }
 }
 

@@ -79,15 +79,15 @@ impl<'a> Derive<'a> {
             .iter()
             .filter_map(|&(g, d)| map.get(g as usize).copied().flatten().map(|id| (id, d)))
             .collect();
-        let mut derived = BTreeMap::new();
+        let mut derived = Vec::new();
         self.derive(t, &r, &mut derived);
-        goals.extend(derived);
+        goals.extend(closest_per_goal(derived));
         goals.sort_by_key(|&(g, _)| g);
         r.goals = goals;
         r
     }
 
-    fn derive(&mut self, t: &TestCase, r: &ExecResult, out: &mut BTreeMap<u32, f64>) {
+    fn derive(&mut self, t: &TestCase, r: &ExecResult, out: &mut Vec<(u32, f64)>) {
         // Statements that were entered: the completed ones, plus the one that stopped the test.
         let entered = match r.status {
             Status::Completed => r.completed,
@@ -105,7 +105,7 @@ impl<'a> Derive<'a> {
             }
             let returned = i < r.completed;
             if let Some(g) = og.returns {
-                keep_min(out, g, if returned { 0.0 } else { PANICKED });
+                put_one(out, g, if returned { 0.0 } else { PANICKED });
             }
             if returned {
                 if let Some((scheme, ids)) = &og.output {
@@ -115,7 +115,7 @@ impl<'a> Derive<'a> {
             } else if let Status::Panicked { message, location } = &r.status
                 && let Some(g) = self.slot(s.op, og, location, message)
             {
-                keep_min(out, g, 0.0);
+                put_one(out, g, 0.0);
             }
         }
     }
@@ -143,6 +143,21 @@ impl<'a> Derive<'a> {
 impl Executor for Derive<'_> {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.execute(tests);
+        self.augment_all(tests, results)
+    }
+
+    fn start(&mut self, tests: &[TestCase]) -> bool {
+        self.inner.start(tests)
+    }
+
+    fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        let results = self.inner.finish(tests);
+        self.augment_all(tests, results)
+    }
+}
+
+impl Derive<'_> {
+    fn augment_all(&mut self, tests: &[TestCase], results: Vec<ExecResult>) -> Vec<ExecResult> {
         // In input order: slot assignment depends on it, and input order is reproducible.
         tests
             .iter()
@@ -158,16 +173,26 @@ fn arg_text(t: &TestCase, r: &ExecResult, a: usize) -> Option<String> {
     lit.or_else(|| r.summaries.get(a).cloned().flatten())
 }
 
-/// Records distances to class goals, keeping the closest value per goal.
-fn put(out: &mut BTreeMap<u32, f64>, ids: &[u32], distances: Option<Vec<f64>>) {
-    for (&g, d) in ids.iter().zip(distances.unwrap_or_default()) {
-        keep_min(out, g, d);
-    }
+/// Records distances to class goals ([`closest_per_goal`] keeps the closest).
+fn put(out: &mut Vec<(u32, f64)>, ids: &[u32], distances: Option<Vec<f64>>) {
+    out.extend(ids.iter().copied().zip(distances.unwrap_or_default()));
 }
 
-fn keep_min(out: &mut BTreeMap<u32, f64>, g: u32, d: f64) {
-    let e = out.entry(g).or_insert(d);
-    *e = e.min(d);
+fn put_one(out: &mut Vec<(u32, f64)>, g: u32, d: f64) {
+    out.push((g, d));
+}
+
+/// One entry per goal, in goal order, with the closest distance recorded for it.
+fn closest_per_goal(mut recorded: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    recorded.sort_by_key(|&(g, _)| g);
+    recorded.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = kept.1.min(later.1);
+        }
+        same
+    });
+    recorded
 }
 
 /// `file:line:col` -> `file:line`: one goal per line, as for the other criteria.
@@ -197,5 +222,19 @@ fn brief(message: &str) -> String {
     match line.char_indices().nth(80) {
         Some((at, _)) => format!("{}...", &line[..at]),
         None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod closest_tests {
+    use super::closest_per_goal;
+
+    #[test]
+    fn each_goal_keeps_its_closest_distance_in_goal_order() {
+        let recorded = vec![(7, 0.5), (2, 0.25), (7, 0.0), (2, 0.75), (3, 1.0)];
+        assert_eq!(
+            closest_per_goal(recorded),
+            vec![(2, 0.25), (3, 1.0), (7, 0.0)]
+        );
     }
 }
