@@ -98,6 +98,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--old-label", default="old", help="what the old binary is (commit), for the report")
+    ap.add_argument("--new-label", default=None, help="what the new binary is (default: the checkout's commit)")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
     ap.add_argument("--smoke", action="store_true", help="statemachine, one rep, 5000 executions")
     args = ap.parse_args()
@@ -111,7 +112,7 @@ def main():
     print(report)
     if not args.smoke:
         with open(os.path.join(args.out_dir, "throughput.json"), "w") as f:
-            json.dump({"machine": machine(), "new_commit": frugal_commit(), "old": args.old_label,
+            json.dump({"machine": machine(), "new_commit": args.new_label or frugal_commit(), "old": args.old_label,
                        "rows": rows}, f, indent=1)
         with open(os.path.join(args.out_dir, "THROUGHPUT.md"), "w") as f:
             f.write(render_md(rows, args))
@@ -124,11 +125,11 @@ def render_md(rows, args):
     m = machine()
     return (
         "# Executions per second, old and new binary side by side\n\n"
-        f"New: {frugal_commit()}; old: {args.old_label}. Same seed ({args.seed}), {args.budget} executions per "
+        f"New: {args.new_label or frugal_commit()}; old: {args.old_label}. Same seed ({args.seed}), {args.budget} executions per "
         f"run, {args.reps} interleaved repetitions per binary after one warm-up run each; medians of the "
         "search phase's executions per second (executions / search seconds).\n"
         f"Machine: {m['cores']} cores, {m['cpu'] or 'unknown CPU'}, {m['os']}.\n\n"
-        f"Reproduce: `python3 bench/throughput.py --old <old binary> --old-label {args.old_label} "
+        f"Reproduce: `python3 bench/throughput.py --old <binary built at {args.old_label}> --old-label {args.old_label} "
         f"--reps {args.reps} --budget {args.budget} --crates {','.join(r['crate'] for r in rows)}`\n\n"
         + table(rows) + "\n")
 

@@ -68,7 +68,24 @@ fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
     let suite = out.0.join("frugal_generated.rs");
     assert_eq!(json["output"].as_str(), suite.to_str());
     assert!(suite.is_file());
-    assert!(out.0.join("summary.json").is_file());
+    // The suite's measured cost sits beside the proxies' estimate, here and in summary.json.
+    let measured = &json["measured_cost"];
+    assert!(
+        measured["total"].as_f64().is_some_and(|t| t > 0.0),
+        "{measured}"
+    );
+    assert!(
+        measured["tests_measured"].as_u64().unwrap_or(0) > 0,
+        "{measured}"
+    );
+    assert!(
+        !measured["unit"].as_str().unwrap_or("").is_empty(),
+        "{measured}"
+    );
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk["measured_cost"], *measured);
 }
 
 #[test]
@@ -234,6 +251,7 @@ fn help_for_run_documents_every_flag() {
         "--all-features",
         "--from-model",
         "--stall",
+        "--no-measure",
         "--json",
         "--help",
     ] {

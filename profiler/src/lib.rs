@@ -57,7 +57,7 @@ pub use build::GENERATED_TARGET;
 pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
 pub use error::ProfileError;
 pub use launch::{LAUNCHER_NAME, find_launcher};
-pub use report::{Report, Suite};
+pub use report::{CostBasis, Metric, Report, Source, Suite, SuiteCost};
 pub use single::{SingleRun, TestRunner, TestUnit};
 pub use table::render_table;
 pub use valgrind::{VALGRIND_ENV, resolve_valgrind};

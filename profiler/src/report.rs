@@ -320,7 +320,46 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// What a whole suite measured on a report's cost basis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteCost {
+    pub metric: Metric,
+    pub source: Source,
+    /// Sum over the measured tests of their net median (baseline subtracted; a figure dipping
+    /// under zero counts as zero).
+    pub total: f64,
+    /// Tests with a passing run and a figure on the basis.
+    pub measured: usize,
+    /// Tests without one (failed, timed out, or the basis was not recorded for them).
+    pub unmeasured: usize,
+}
+
 impl Report {
+    /// The suite's cost on [`Report::cost_basis`].
+    pub fn suite_cost(&self) -> SuiteCost {
+        let CostBasis { metric, source } = self.cost_basis;
+        let mut cost = SuiteCost {
+            metric,
+            source,
+            total: 0.0,
+            measured: 0,
+            unmeasured: 0,
+        };
+        for t in &self.tests {
+            let v = (t.passes() > 0)
+                .then(|| t.figure(metric, source)?.net_or_raw_median())
+                .flatten();
+            match v {
+                Some(v) => {
+                    cost.total += v.max(0.0);
+                    cost.measured += 1;
+                }
+                None => cost.unmeasured += 1,
+            }
+        }
+        cost
+    }
+
     /// The test with this exact name, in any binary.
     pub fn test(&self, name: &str) -> Option<&TestReport> {
         self.tests.iter().find(|t| t.name == name)

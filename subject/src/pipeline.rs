@@ -156,6 +156,28 @@ pub struct RunSummary {
     pub sandbox: Vec<String>,
     /// Whether files outside the run's work dir were really out of the crate code's reach.
     pub sandbox_fs_confined: bool,
+    /// What the emitted suite costs when run, measured by a profiler after verification (the
+    /// CLI fills it in); `None` when not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_cost: Option<MeasuredCost>,
+}
+
+/// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MeasuredCost {
+    /// Sum over the measured tests, in `unit`; `None` when the measurement failed.
+    pub total: Option<f64>,
+    /// `instructions`, `task-clock-ns`, ... as the profiler names its metrics.
+    pub unit: String,
+    /// Where the figure comes from: `hardware-perf`, `software-perf`, `cachegrind`, ...
+    pub source: String,
+    pub tests_measured: usize,
+    pub tests_unmeasured: usize,
+    /// Wall time the measurement took (its build and the runs).
+    pub seconds: f64,
+    /// Why there is no figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The goals one emitted test covers.
@@ -774,6 +796,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         warnings: facts.warnings,
         sandbox: facts.sandbox,
         sandbox_fs_confined: facts.sandbox_fs_confined,
+        measured_cost: None,
     }
 }
 

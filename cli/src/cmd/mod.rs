@@ -7,6 +7,7 @@ pub mod accept;
 pub mod check;
 pub mod gc;
 pub mod hooks;
+pub mod measure;
 pub mod profile;
 pub mod replace;
 pub mod repo;

@@ -84,7 +84,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
 /// The confinement of the build and the tests: the crate's workspace (its `Cargo.lock`, the
 /// files its tests write), the target dir and a private scratch dir (`HOME`, `TMPDIR`)
 /// writable; the system and the toolchain readable; nothing else.
-fn sandbox_policy(
+pub(crate) fn sandbox_policy(
     krate: &Path,
     target_dir: Option<&Path>,
     scratch: &Path,

@@ -72,6 +72,11 @@ pub struct RunArgs {
     /// unobserved: no distances and no goals of their own (testability transformations off).
     #[arg(long)]
     pub no_testability: bool,
+    /// Do not measure what the emitted suite costs to run. By default each verified test runs
+    /// three more times under the profiler's counters (confined), and the summary shows the
+    /// measured total beside the proxies' estimate.
+    #[arg(long)]
+    pub no_measure: bool,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -119,8 +124,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         testability: !args.no_testability,
     };
     let mut bar = Bar::new(!args.json);
-    let summary = pipeline::run(&opts, &mut bar)
+    let mut summary = pipeline::run(&opts, &mut bar)
         .with_context(|| format!("frugal run {}", args.krate.display()))?;
+    if !args.no_measure && summary.tests_emitted > 0 {
+        bar.bar
+            .set_message("measuring the emitted suite (--no-measure skips this)");
+        let work = args
+            .work_dir
+            .clone()
+            .unwrap_or_else(|| pipeline::default_work_dir(&args.krate, &summary.krate));
+        let timeout = Duration::from_secs(60);
+        summary.measured_cost = Some(super::measure::measured_cost(
+            &work,
+            args.placement,
+            timeout,
+        ));
+        let path = args.out.join("summary.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&summary)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     bar.finish();
     if !summary.sandbox_fs_confined {
         // Honest degradation: the run went on, but the crate's code could touch any file.
@@ -221,6 +243,18 @@ fn print_summary(s: &RunSummary) {
         "suite cost estimate (sum of proxies I1..I7): {} {:?}",
         s.suite_proxy_total, s.suite_proxies
     );
+    if let Some(m) = &s.measured_cost {
+        match m.total {
+            Some(total) => println!(
+                "suite cost measured: {total:.3e} {} ({}), {} tests measured, {} not ({:.1}s)",
+                m.unit, m.source, m.tests_measured, m.tests_unmeasured, m.seconds
+            ),
+            None => println!(
+                "suite cost measured: none ({})",
+                m.note.as_deref().unwrap_or("unknown reason")
+            ),
+        }
+    }
     if let Some(seeding) = &s.seeding {
         println!(
             "seed model: {} tests resolved, {} dropped; {} executed first, covering {} goals",

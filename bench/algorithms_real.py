@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""aDynaMOSA against DynaMOSA on RustyUnit's six real crates (issue 17, [adynamosa]).
+
+For each crate, seed 1..N and algorithm (dynamosa, adynamosa): `frugal run` with a wall-clock
+budget, then the emitted suite
+- line coverage: cargo-llvm-cov over the crate's sources, the suite alone (crates_common.measure,
+  confined);
+- measured cost: `frugal profile --valgrind` on a copy with the suite placed (frugal's own
+  sandbox): summed instructions (cachegrind) and summed per-test peak heap (dhat), and the
+  median wall time of `cargo test` running the suite (confined, three runs, build excluded);
+- per test: its proxies (summary.json) and its instructions, for the Spearman correlation of
+  each proxy with the measured cost, per crate.
+
+Writes bench/algorithms-real.json and bench/ALGORITHMS-REAL.md (totals over all crates, per-crate
+rows, correlations). The paper's claim is -24% runtime and -15% heap at equal coverage; the goal
+here is at least 25% fewer instructions and 15% less peak heap summed over all crates, with line
+coverage within 1 point.
+
+Usage (from the repository root):
+    cargo build --release -p frugal -p frugal-profiler --bins
+    python3 bench/algorithms_real.py [--budget 5m] [--seeds 3] [--crates humantime,tight] [--jobs 2]
+    python3 bench/algorithms_real.py --smoke    # humantime, 10 s, one seed: the pipeline works
+
+Crate code runs only confined: frugal's sandbox for runs and profiles, crates_common.confined
+for coverage and `cargo test`. Sources and caches live in $FRUGAL_BENCH_CACHE.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crates_common import (ROOT, cache_root, confined, ensure_llvm_cov, fetch, frugal_bin,  # noqa: E402
+                           frugal_commit, log, machine, measure, package_name, pct, run_frugal,
+                           standalone_copy)
+from realcrates import CRATES  # noqa: E402
+
+ALGORITHMS = ["dynamosa", "adynamosa"]
+PROXIES = ["loop_cycles", "covered_calls", "test_calls", "allocations", "covered_statements",
+           "test_statements", "test_length"]
+
+
+def place_suite(src, generated, placement, dest):
+    """A standalone copy of the crate with the suite where `frugal run` placed it."""
+    standalone_copy(src, dest, declare_generated=placement == "tests")
+    if placement == "tests":
+        os.makedirs(os.path.join(dest, "tests"), exist_ok=True)
+        shutil.copy(generated, os.path.join(dest, "tests", "frugal_generated.rs"))
+        return ["--test", "frugal_generated"], []
+    _, has_lib, bins = package_name(dest)
+    shutil.copy(generated, os.path.join(dest, "src", "frugal_generated.rs"))
+    with open(os.path.join(dest, "src", "lib.rs" if has_lib else "main.rs"), "a") as f:
+        f.write('\n#[cfg(test)]\n#[path = "frugal_generated.rs"]\nmod frugal_generated;\n')
+    return (["--lib"] if has_lib else ["--bin", bins[0]]), ["frugal_generated::"]
+
+
+def profile(frugal, copy, placement, flags, target):
+    """Per-test instructions (cachegrind) and peak heap (dhat) of the placed suite."""
+    suite = ["--suite", "generated"] if placement == "tests" else ["--suite", "existing", "--filter",
+                                                                    "frugal_generated::"]
+    cmd = [frugal, "profile", copy, "--valgrind", "--repeat", "1", "--json", "--target-dir", target] + suite
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    report = json.loads(proc.stdout)
+    tests = {}
+    for t in report.get("tests", []):
+        name = t["name"].split("::")[-1]
+        row = {}
+        for fig in t.get("figures", []):
+            reading = fig.get("reading", {})
+            if reading.get("status") != "measured":
+                continue
+            key = (fig["metric"], fig["source"])
+            if key == ("instructions", "cachegrind"):
+                net = reading.get("net_median")
+                row["instructions"] = max(net if net is not None else reading["stats"]["median"], 0.0)
+            elif key == ("heap-peak-bytes", "dhat"):
+                row["heap_peak"] = reading["stats"]["median"]
+        tests[name] = row
+    return {"tests": tests,
+            "instructions": sum(r.get("instructions", 0.0) for r in tests.values()),
+            "heap_peak": sum(r.get("heap_peak", 0.0) for r in tests.values()),
+            "unmeasured": sum(1 for r in tests.values() if "instructions" not in r)}
+
+
+def cargo_test_seconds(copy, target_args, filter_args, flags, scratch, runs=3):
+    """Median wall time of `cargo test` running the suite, the build done first and excluded."""
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(scratch, "target"), CARGO_NET_OFFLINE="true",
+               RUST_BACKTRACE="0")
+    extra = [f for f in flags if f == "--all-features"]
+    base = ["cargo", "test", "--manifest-path", os.path.join(copy, "Cargo.toml"), "-q"] + extra + target_args
+    subprocess.run(["cargo", "fetch", "--manifest-path", os.path.join(copy, "Cargo.toml")],
+                   capture_output=True, text=True)
+    built = confined(base + ["--no-run"], scratch, env, copy)
+    if built.returncode != 0:
+        return None
+    times = []
+    for _ in range(runs):
+        started = time.time()
+        confined(base + ["--"] + filter_args, scratch, env, copy)
+        times.append(time.time() - started)
+    return statistics.median(times)
+
+
+def spearman(xs, ys):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0
+            i = j + 1
+        return r
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (sx * sy) if sx and sy else None
+
+
+def one(frugal, spec, seed, algorithm, budget):
+    name, version, binary, flags, _, _ = spec
+    src = fetch(name, version)
+    placement = "in-crate" if binary else "tests"
+    root = os.path.join(cache_root(), "algorithms-real", f"{name}-{version}", f"{algorithm}-seed{seed}")
+    out = os.path.join(root, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    # One work dir per crate: its runs are sequential, and builds are paid once.
+    work = os.path.join(os.path.dirname(root), "work")
+    summary, wall, err = run_frugal(frugal, src, seed, budget, flags + ["--algorithm", algorithm, "--no-measure"],
+                                    placement, work, out)
+    row = {"crate": name, "version": version, "seed": seed, "algorithm": algorithm, "budget": budget,
+           "frugal_wall_seconds": round(wall, 1)}
+    if summary is None:
+        row["error"] = err
+        return row
+    generated = os.path.join(out, "frugal_generated.rs")
+    row["tests_emitted"] = summary["tests_emitted"]
+    row["proxy_total"] = summary["suite_proxy_total"]
+    row["test_proxies"] = {t["name"]: t.get("proxies", {}) for t in summary.get("tests", [])}
+    cov = measure(src, generated, flags, placement, os.path.join(root, "cov"))
+    row["lines"] = pct(cov["lines"]) if "lines" in cov else None
+    copy = os.path.join(root, "profiled")
+    target_args, filter_args = place_suite(src, generated, placement, copy)
+    row["profile"] = profile(frugal, copy, placement, flags, os.path.join(root, "profile-target"))
+    row["cargo_test_seconds"] = cargo_test_seconds(copy, target_args, filter_args, flags,
+                                                   os.path.join(root, "cargo-test"))
+    log(f"{name} {algorithm} seed {seed}: lines {row['lines']}, instructions "
+        f"{row['profile'].get('instructions')}, heap {row['profile'].get('heap_peak')}")
+    return row
+
+
+def render(rows, args):
+    ok = [r for r in rows if "error" not in r and r.get("lines") is not None and "error" not in r["profile"]]
+    by = {}
+    for r in ok:
+        by.setdefault((r["crate"], r["algorithm"]), []).append(r)
+    med = lambda rs, f: statistics.median(f(r) for r in rs) if rs else float("nan")  # noqa: E731
+    lines = ["# aDynaMOSA against DynaMOSA on real crates", "",
+             f"Commit {frugal_commit()}; budget {args.budget} per run; seeds 1..{args.seeds}; "
+             f"machine: {machine()['cores']} cores, {machine()['cpu']}.",
+             f"Reproduce: `python3 bench/algorithms_real.py --budget {args.budget} --seeds {args.seeds}"
+             f"{' --crates ' + args.crates if args.crates else ''}`", "",
+             "Medians over seeds. Instructions: summed net cachegrind instructions of the suite's tests; "
+             "heap: summed per-test peak heap (dhat); `cargo test`: median wall time of running the "
+             "suite, build excluded.", "",
+             "| crate | algorithm | line % | tests | proxies | instructions | peak heap (bytes) | cargo test s |",
+             "|---|---|---|---|---|---|---|---|"]
+    totals = {a: {"instructions": 0.0, "heap": 0.0, "lines": []} for a in ALGORITHMS}
+    for name, *_ in CRATES:
+        for a in ALGORITHMS:
+            rs = by.get((name, a))
+            if not rs:
+                continue
+            ins = med(rs, lambda r: r["profile"]["instructions"])
+            heap = med(rs, lambda r: r["profile"]["heap_peak"])
+            totals[a]["instructions"] += ins
+            totals[a]["heap"] += heap
+            totals[a]["lines"].append(med(rs, lambda r: r["lines"]))
+            secs = [r["cargo_test_seconds"] for r in rs if r.get("cargo_test_seconds") is not None]
+            lines.append(f"| {name} | {a} | {med(rs, lambda r: r['lines']):.1f} | "
+                         f"{med(rs, lambda r: r['tests_emitted']):.0f} | {med(rs, lambda r: r['proxy_total']):.0f} | "
+                         f"{ins:.3e} | {heap:.3e} | {statistics.median(secs) if secs else float('nan'):.2f} |")
+    d, a = totals["dynamosa"], totals["adynamosa"]
+    if d["instructions"] and d["heap"] and d["lines"] and a["lines"]:
+        lines += ["", "## Totals over the crates", "",
+                  f"- Instructions: aDynaMOSA {a['instructions']:.3e} vs DynaMOSA {d['instructions']:.3e} "
+                  f"({100 * (a['instructions'] / d['instructions'] - 1):+.1f}%; goal -25%).",
+                  f"- Peak heap: {a['heap']:.3e} vs {d['heap']:.3e} ({100 * (a['heap'] / d['heap'] - 1):+.1f}%; goal -15%).",
+                  f"- Mean line coverage: {statistics.mean(a['lines']):.1f}% vs {statistics.mean(d['lines']):.1f}% "
+                  "(goal: within 1 point)."]
+    lines += ["", "## Spearman correlation of each proxy with a test's instructions", "",
+              "| crate | tests | " + " | ".join(PROXIES) + " | sum |", "|---|---" + "|---" * (len(PROXIES) + 1) + "|"]
+    for name, *_ in CRATES:
+        pairs = []
+        for r in ok:
+            if r["crate"] != name:
+                continue
+            for test, prof in r["profile"]["tests"].items():
+                if "instructions" in prof and test in r["test_proxies"]:
+                    pairs.append((r["test_proxies"][test], prof["instructions"]))
+        if len(pairs) < 3:
+            continue
+        cost = [c for _, c in pairs]
+        cells = []
+        for p in PROXIES:
+            rho = spearman([float(px.get(p, 0)) for px, _ in pairs], cost)
+            cells.append("n/a" if rho is None else f"{rho:.2f}")
+        rho = spearman([float(sum(px.values())) for px, _ in pairs], cost)
+        lines.append(f"| {name} | {len(pairs)} | " + " | ".join(cells) + f" | {'n/a' if rho is None else f'{rho:.2f}'} |")
+    failed = [r for r in rows if r not in ok]
+    if failed:
+        lines += ["", "## Runs without figures", ""]
+        for r in failed:
+            why = r.get("error") or r.get("profile", {}).get("error") or "no coverage"
+            lines.append(f"- {r['crate']} {r['algorithm']} seed {r['seed']}: {why.strip().splitlines()[-1][:200] if why.strip() else '?'}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--budget", default="5m")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--crates", default=None, help="comma-separated subset of the six")
+    ap.add_argument("--jobs", type=int, default=1, help="crates run side by side (default 1)")
+    ap.add_argument("--frugal", default=None)
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
+    ap.add_argument("--smoke", action="store_true", help="humantime, 10 s, one seed")
+    args = ap.parse_args()
+    if args.smoke:
+        args.budget, args.seeds, args.crates = "10s", 1, "humantime"
+    frugal = frugal_bin(args.frugal)
+    ensure_llvm_cov()
+    wanted = args.crates.split(",") if args.crates else [c[0] for c in CRATES]
+    specs = [c for c in CRATES if c[0] in wanted]
+
+    def crate_runs(spec):
+        # Interleaved: seed 1 dynamosa, seed 1 adynamosa, seed 2 ...; one crate's runs share caches.
+        return [one(frugal, spec, seed, a, args.budget)
+                for seed in range(1, args.seeds + 1) for a in ALGORITHMS]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = [r for rs in pool.map(crate_runs, specs) for r in rs]
+    md = render(rows, args)
+    print(md)
+    suffix = "-smoke" if args.smoke else ""
+    with open(os.path.join(args.out_dir if not args.smoke else "/tmp", f"algorithms-real{suffix}.json"), "w") as f:
+        json.dump({"machine": machine(), "commit": frugal_commit(), "budget": args.budget, "rows": rows}, f, indent=1)
+    if not args.smoke:
+        with open(os.path.join(args.out_dir, "ALGORITHMS-REAL.md"), "w") as f:
+            f.write(md)
+    bad = [r for r in rows if "error" in r or r.get("lines") is None or "error" in r.get("profile", {})]
+    if bad:
+        log(f"FAILED: {len(bad)} run(s) without figures")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+//! The emitted suite's measured cost for `frugal run`'s summary. The pipeline leaves the
+//! verified copy of the crate (`verify/` in the work dir, the suite placed as
+//! `tests/frugal_generated.rs`, its build in `target-verify/`); this profiles that suite test by
+//! test, confined as `frugal profile` confines it, and sums the figures on the profiler's cost
+//! basis (instructions where a hardware counter or valgrind gives them, CPU time otherwise).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use frugal_profiler::{ProfileConfig, Suite, SuiteCost};
+use frugal_subject::emit::Placement;
+use frugal_subject::pipeline::MeasuredCost;
+
+/// Runs per test: a median of three, cheap next to the search.
+const REPEAT: u32 = 3;
+
+/// The measured cost, or why there is none.
+pub fn measured_cost(work: &Path, placement: Placement, timeout: Duration) -> MeasuredCost {
+    if placement != Placement::Tests {
+        return unmeasured(
+            "tests placed inside the crate: measure them with `frugal profile <crate> --suite existing` after `--write`",
+        );
+    }
+    let started = Instant::now();
+    match profile(work, timeout) {
+        Ok(cost) => from_cost(&cost, started.elapsed()),
+        Err(e) => unmeasured(&format!("{e:#}")),
+    }
+}
+
+fn profile(work: &Path, timeout: Duration) -> anyhow::Result<SuiteCost> {
+    let copy = work.join("verify");
+    let target = work.join("target-verify");
+    if !copy.join("tests").join("frugal_generated.rs").is_file() {
+        anyhow::bail!("no verified suite in {}", copy.display());
+    }
+    let mut config = ProfileConfig::new(&copy);
+    config.suite = Suite::Generated;
+    config.repeat = REPEAT;
+    config.timeout = timeout;
+    config.target_dir = Some(target.clone());
+    let scratch = work.join("measure-scratch");
+    config.sandbox = Some(super::profile::sandbox_policy(
+        &copy,
+        Some(&target),
+        &scratch,
+    )?);
+    let report = frugal_profiler::profile(&config).context("profiling the emitted suite");
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(report?.suite_cost())
+}
+
+fn from_cost(cost: &SuiteCost, took: Duration) -> MeasuredCost {
+    MeasuredCost {
+        total: Some(cost.total),
+        unit: kebab(&cost.metric),
+        source: kebab(&cost.source),
+        tests_measured: cost.measured,
+        tests_unmeasured: cost.unmeasured,
+        seconds: took.as_secs_f64(),
+        note: None,
+    }
+}
+
+fn unmeasured(why: &str) -> MeasuredCost {
+    MeasuredCost {
+        note: Some(why.to_string()),
+        ..MeasuredCost::default()
+    }
+}
+
+/// The profiler's own name of a metric or source (`instructions`, `hardware-perf`).
+fn kebab(v: &impl serde::Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
+}
