@@ -33,6 +33,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -258,7 +259,8 @@ def main():
     md = render(rows, args)
     print(md)
     suffix = "-smoke" if args.smoke else ""
-    with open(os.path.join(args.out_dir if not args.smoke else "/tmp", f"algorithms-real{suffix}.json"), "w") as f:
+    with open(os.path.join(args.out_dir if not args.smoke else tempfile.gettempdir(),
+                           f"algorithms-real{suffix}.json"), "w") as f:
         json.dump({"machine": machine(), "commit": frugal_commit(), "budget": args.budget, "rows": rows}, f, indent=1)
     if not args.smoke:
         with open(os.path.join(args.out_dir, "ALGORITHMS-REAL.md"), "w") as f:
