@@ -20,6 +20,10 @@ Usage (from the repository root):
     cargo build --release -p frugal -p frugal-profiler --bins
     python3 bench/algorithms_real.py [--budget 5m] [--seeds 3] [--crates humantime,tight] [--jobs 2]
     python3 bench/algorithms_real.py --smoke    # humantime, 10 s, one seed: the pipeline works
+    python3 bench/algorithms_real.py --render-only [--crates ...]   # the report from the rows so far
+
+Each finished run is appended to bench/algorithms-real-rows.jsonl at once, so a run cut short
+keeps what it measured.
 
 Crate code runs only confined: frugal's sandbox for runs and profiles, crates_common.confined
 for coverage and `cargo test`. Sources and caches live in $FRUGAL_BENCH_CACHE.
@@ -34,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -165,6 +170,14 @@ def one(frugal, spec, seed, algorithm, budget):
     return row
 
 
+def keep(row, path, lock):
+    """Appends a finished run to the rows file: a run cut short keeps what it measured
+    (`--render-only` turns the file into the report)."""
+    with lock, open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
+    return row
+
+
 def render(rows, args):
     ok = [r for r in rows if "error" not in r and r.get("lines") is not None and "error" not in r["profile"]]
     by = {}
@@ -232,6 +245,23 @@ def render(rows, args):
     return "\n".join(lines) + "\n"
 
 
+def run_all(args, rows_path):
+    frugal = frugal_bin(args.frugal)
+    ensure_llvm_cov()
+    wanted = args.crates.split(",") if args.crates else [c[0] for c in CRATES]
+    specs = [c for c in CRATES if c[0] in wanted]
+    open(rows_path, "w").close()
+    lock = threading.Lock()
+
+    def crate_runs(spec):
+        # Interleaved: seed 1 dynamosa, seed 1 adynamosa, seed 2 ...; one crate's runs share caches.
+        return [keep(one(frugal, spec, seed, a, args.budget), rows_path, lock)
+                for seed in range(1, args.seeds + 1) for a in ALGORITHMS]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        return [r for rs in pool.map(crate_runs, specs) for r in rs]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--budget", default="5m")
@@ -241,21 +271,21 @@ def main():
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
     ap.add_argument("--smoke", action="store_true", help="humantime, 10 s, one seed")
+    ap.add_argument("--rows", default=None,
+                    help="file the finished runs are appended to, one JSON object per line "
+                         "(default: algorithms-real-rows.jsonl in --out-dir, or the temp dir with --smoke)")
+    ap.add_argument("--render-only", action="store_true",
+                    help="write the report from the rows file without running anything")
     args = ap.parse_args()
     if args.smoke:
         args.budget, args.seeds, args.crates = "10s", 1, "humantime"
-    frugal = frugal_bin(args.frugal)
-    ensure_llvm_cov()
-    wanted = args.crates.split(",") if args.crates else [c[0] for c in CRATES]
-    specs = [c for c in CRATES if c[0] in wanted]
-
-    def crate_runs(spec):
-        # Interleaved: seed 1 dynamosa, seed 1 adynamosa, seed 2 ...; one crate's runs share caches.
-        return [one(frugal, spec, seed, a, args.budget)
-                for seed in range(1, args.seeds + 1) for a in ALGORITHMS]
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = [r for rs in pool.map(crate_runs, specs) for r in rs]
+    rows_path = args.rows or os.path.join(tempfile.gettempdir() if args.smoke else args.out_dir,
+                                          "algorithms-real-rows.jsonl")
+    if args.render_only:
+        with open(rows_path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    else:
+        rows = run_all(args, rows_path)
     md = render(rows, args)
     print(md)
     suffix = "-smoke" if args.smoke else ""
