@@ -525,21 +525,13 @@ fn basis(r: &Report) -> String {
     )
 }
 
-/// Measured cost of one test: the baseline-subtracted median on the report's basis, from passing
-/// runs only; `None` when unmeasured (never 0 for unknown).
+/// Measured cost of one test on the report's basis ([`frugal_profiler::report::TestReport::cost`]).
 fn test_cost(r: &Report, name: &str) -> Option<Cost> {
     let t = r
         .tests
         .iter()
         .find(|t| t.name == name || t.name.ends_with(&format!("::{name}")))?;
-    if t.passes() == 0 {
-        return None;
-    }
-    let v = t
-        .figure(r.cost_basis.metric, r.cost_basis.source)?
-        .net_or_raw_median()?;
-    // A net figure below the noise can dip under zero; it still means "about nothing".
-    Some(Cost::new(basis(r), v.max(0.0)))
+    Some(Cost::new(basis(r), t.cost(r.cost_basis)?))
 }
 
 fn new_suite(

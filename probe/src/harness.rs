@@ -188,8 +188,7 @@ impl Summarise for &&&Summ<'_, str> {
         if self.0.len() + 2 > MAX_SUMMARY {
             return None;
         }
-        let s = format!("{:?}", self.0);
-        (s.len() <= MAX_SUMMARY).then_some(s)
+        debug_within_limit(self.0)
     }
 }
 
@@ -200,8 +199,7 @@ impl Summarise for &&&Summ<'_, [u8]> {
         if self.0.len().saturating_mul(3) > MAX_SUMMARY {
             return None;
         }
-        let s = format!("{:?}", self.0);
-        (s.len() <= MAX_SUMMARY).then_some(s)
+        debug_within_limit(self.0)
     }
 }
 
@@ -221,9 +219,14 @@ impl Summarise for &&&Summ<'_, &[u8]> {
 /// what they cover must not depend on where a summary would be cut.
 impl<T: std::fmt::Debug + ?Sized> Summarise for &Summ<'_, T> {
     fn summ(&self) -> Option<String> {
-        let s = format!("{:?}", self.0);
-        (s.len() <= MAX_SUMMARY).then_some(s)
+        debug_within_limit(self.0)
     }
+}
+
+/// The `Debug` text of `v`, unless it is longer than [`MAX_SUMMARY`].
+fn debug_within_limit<T: std::fmt::Debug + ?Sized>(v: &T) -> Option<String> {
+    let s = format!("{v:?}");
+    (s.len() <= MAX_SUMMARY).then_some(s)
 }
 
 impl<T: ?Sized> Summarise for Summ<'_, T> {

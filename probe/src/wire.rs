@@ -394,6 +394,19 @@ pub fn read_frame(r: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<bool> {
     Ok(true)
 }
 
+/// The first frame of `buf` when it is complete: its body and the bytes it takes with its
+/// length prefix. `Ok(None)` while more bytes are needed.
+pub fn split_frame(buf: &[u8]) -> Result<Option<(&[u8], usize)>, WireError> {
+    let Some(len) = buf.first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let n = u32::from_le_bytes(*len) as usize;
+    if n > MAX_FRAME {
+        return Err(WireError(format!("frame of {n} bytes exceeds the limit")));
+    }
+    Ok(buf.get(4..4 + n).map(|body| (body, 4 + n)))
+}
+
 /// Frames above this are refused rather than allocated.
 pub const MAX_FRAME: usize = 64 << 20;
 

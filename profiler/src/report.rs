@@ -232,6 +232,19 @@ impl TestReport {
     pub fn passes(&self) -> usize {
         self.outcomes.iter().filter(|o| o.is_pass()).count()
     }
+
+    /// Measured cost on `basis`: the baseline-subtracted median from passing runs; `None` when
+    /// unmeasured (never 0 for unknown). A net figure below the noise can dip under zero; it
+    /// still means "about nothing", so it counts as zero.
+    pub fn cost(&self, basis: CostBasis) -> Option<f64> {
+        if self.passes() == 0 {
+            return None;
+        }
+        let v = self
+            .figure(basis.metric, basis.source)?
+            .net_or_raw_median()?;
+        Some(v.max(0.0))
+    }
 }
 
 /// Cost of starting a test binary and running no test, per binary: what every test pays before
@@ -337,21 +350,17 @@ pub struct SuiteCost {
 impl Report {
     /// The suite's cost on [`Report::cost_basis`].
     pub fn suite_cost(&self) -> SuiteCost {
-        let CostBasis { metric, source } = self.cost_basis;
         let mut cost = SuiteCost {
-            metric,
-            source,
+            metric: self.cost_basis.metric,
+            source: self.cost_basis.source,
             total: 0.0,
             measured: 0,
             unmeasured: 0,
         };
         for t in &self.tests {
-            let v = (t.passes() > 0)
-                .then(|| t.figure(metric, source)?.net_or_raw_median())
-                .flatten();
-            match v {
+            match t.cost(self.cost_basis) {
                 Some(v) => {
-                    cost.total += v.max(0.0);
+                    cost.total += v;
                     cost.measured += 1;
                 }
                 None => cost.unmeasured += 1,

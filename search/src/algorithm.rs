@@ -258,7 +258,7 @@ impl Context<'_> {
                 started += chunk;
             }
         }
-        tests.truncate(n);
+        // `make` may overshoot `n`; `allowed` is at most `n`.
         tests.truncate(allowed);
         if tests.is_empty() {
             return Vec::new();

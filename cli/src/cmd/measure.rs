@@ -16,20 +16,20 @@ use frugal_subject::pipeline::MeasuredCost;
 const REPEAT: u32 = 3;
 
 /// The measured cost, or why there is none.
-pub fn measured_cost(work: &Path, placement: Placement, timeout: Duration) -> MeasuredCost {
+pub fn measured_cost(work: &Path, placement: Placement) -> MeasuredCost {
     if placement != Placement::Tests {
         return unmeasured(
             "tests placed inside the crate: measure them with `frugal profile <crate> --suite existing` after `--write`",
         );
     }
     let started = Instant::now();
-    match profile(work, timeout) {
+    match profile(work) {
         Ok(cost) => from_cost(&cost, started.elapsed()),
         Err(e) => unmeasured(&format!("{e:#}")),
     }
 }
 
-fn profile(work: &Path, timeout: Duration) -> anyhow::Result<SuiteCost> {
+fn profile(work: &Path) -> anyhow::Result<SuiteCost> {
     let copy = work.join("verify");
     let target = work.join("target-verify");
     if !copy.join("tests").join("frugal_generated.rs").is_file() {
@@ -38,7 +38,6 @@ fn profile(work: &Path, timeout: Duration) -> anyhow::Result<SuiteCost> {
     let mut config = ProfileConfig::new(&copy);
     config.suite = Suite::Generated;
     config.repeat = REPEAT;
-    config.timeout = timeout;
     config.target_dir = Some(target.clone());
     let scratch = work.join("measure-scratch");
     config.sandbox = Some(super::profile::sandbox_policy(

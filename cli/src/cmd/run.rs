@@ -133,12 +133,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .work_dir
             .clone()
             .unwrap_or_else(|| pipeline::default_work_dir(&args.krate, &summary.krate));
-        let timeout = Duration::from_secs(60);
-        summary.measured_cost = Some(super::measure::measured_cost(
-            &work,
-            args.placement,
-            timeout,
-        ));
+        summary.measured_cost = Some(super::measure::measured_cost(&work, args.placement));
         let path = args.out.join("summary.json");
         std::fs::write(&path, serde_json::to_string_pretty(&summary)?)
             .with_context(|| format!("cannot write {}", path.display()))?;

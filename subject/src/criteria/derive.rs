@@ -105,7 +105,7 @@ impl<'a> Derive<'a> {
             }
             let returned = i < r.completed;
             if let Some(g) = og.returns {
-                put_one(out, g, if returned { 0.0 } else { PANICKED });
+                out.push((g, if returned { 0.0 } else { PANICKED }));
             }
             if returned {
                 if let Some((scheme, ids)) = &og.output {
@@ -115,7 +115,7 @@ impl<'a> Derive<'a> {
             } else if let Status::Panicked { message, location } = &r.status
                 && let Some(g) = self.slot(s.op, og, location, message)
             {
-                put_one(out, g, 0.0);
+                out.push((g, 0.0));
             }
         }
     }
@@ -176,10 +176,6 @@ fn arg_text(t: &TestCase, r: &ExecResult, a: usize) -> Option<String> {
 /// Records distances to class goals ([`closest_per_goal`] keeps the closest).
 fn put(out: &mut Vec<(u32, f64)>, ids: &[u32], distances: Option<Vec<f64>>) {
     out.extend(ids.iter().copied().zip(distances.unwrap_or_default()));
-}
-
-fn put_one(out: &mut Vec<(u32, f64)>, g: u32, d: f64) {
-    out.push((g, d));
 }
 
 /// One entry per goal, in goal order, with the closest distance recorded for it.

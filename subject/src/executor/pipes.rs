@@ -102,21 +102,13 @@ impl Pipes {
 
     /// Decodes the next complete frame, if one has been read.
     fn take_frame(&mut self) -> Result<Option<Outcome>, Ended> {
-        let rest = &self.received[self.parsed..];
-        let Some(len) = rest.first_chunk::<4>() else {
+        let Some((body, taken)) =
+            wire::split_frame(&self.received[self.parsed..]).map_err(|_| Ended::Lost)?
+        else {
             return Ok(None);
         };
-        let n = u32::from_le_bytes(*len) as usize;
-        if n > wire::MAX_FRAME {
-            return Err(Ended::Lost);
-        }
-        if rest.len() - 4 < n {
-            return Ok(None);
-        }
-        let outcome = Dec::new(&rest[4..4 + n])
-            .outcome()
-            .map_err(|_| Ended::Lost)?;
-        self.parsed += 4 + n;
+        let outcome = Dec::new(body).outcome().map_err(|_| Ended::Lost)?;
+        self.parsed += taken;
         if self.parsed == self.received.len() {
             self.received.clear();
             self.parsed = 0;
