@@ -75,6 +75,12 @@ def profile(frugal, copy, placement, flags, target):
     if proc.returncode != 0:
         return {"error": proc.stderr[-2000:]}
     report = json.loads(proc.stdout)
+    base_heap = {}
+    for b in report.get("baselines", []):
+        for fig in b.get("figures", []):
+            reading = fig.get("reading", {})
+            if (fig["metric"], fig["source"]) == ("heap-peak-bytes", "dhat") and reading.get("status") == "measured":
+                base_heap[json.dumps(b["binary"], sort_keys=True)] = reading["stats"]["median"]
     tests = {}
     for t in report.get("tests", []):
         name = t["name"].split("::")[-1]
@@ -89,10 +95,17 @@ def profile(frugal, copy, placement, flags, target):
                 row["instructions"] = max(net if net is not None else reading["stats"]["median"], 0.0)
             elif key == ("heap-peak-bytes", "dhat"):
                 row["heap_peak"] = reading["stats"]["median"]
+                # A peak is not additive, but the empty run's peak (libtest's own buffers) is
+                # a floor every test pays; above it is what the test's code allocated.
+                base = base_heap.get(json.dumps(t["binary"], sort_keys=True))
+                if base is not None:
+                    row["heap_net"] = max(row["heap_peak"] - base, 0.0)
         tests[name] = row
     return {"tests": tests,
             "instructions": sum(r.get("instructions", 0.0) for r in tests.values()),
             "heap_peak": sum(r.get("heap_peak", 0.0) for r in tests.values()),
+            "heap_net": (sum(r.get("heap_net", 0.0) for r in tests.values())
+                         if any("heap_net" in r for r in tests.values()) else None),
             "unmeasured": sum(1 for r in tests.values() if "instructions" not in r)}
 
 
@@ -178,6 +191,109 @@ def keep(row, path, lock):
     return row
 
 
+def archive_score(px):
+    """Eq. 1 of [adynamosa], what aDynaMOSA's archive compares: sum of x / (x + 1) over I1..I7."""
+    return sum(float(px.get(p, 0)) / (float(px.get(p, 0)) + 1.0) for p in PROXIES)
+
+
+def nnls(xs, ys, weights, iterations=3000):
+    """Non-negative least squares by coordinate descent on the normal equations:
+    min sum_i weights_i (x_i . w - y_i)^2 with w >= 0. Small problems (eight unknowns)."""
+    n = len(xs[0])
+    g = [[sum(wt * x[a] * x[b] for x, wt in zip(xs, weights)) for b in range(n)] for a in range(n)]
+    h = [sum(wt * x[a] * y for x, y, wt in zip(xs, ys, weights)) for a in range(n)]
+    w = [0.0] * n
+    for _ in range(iterations):
+        for j in range(n):
+            if g[j][j] <= 0:
+                continue
+            grad = sum(g[j][k] * w[k] for k in range(n)) - h[j]
+            w[j] = max(0.0, w[j] - grad / g[j][j])
+    return w
+
+
+def fit_cost(samples):
+    """Instructions of a test as an intercept plus non-negative weights on I1..I7, fitted for
+    relative error (each test weighs 1/cost^2), so cheap tests count as much as dear ones."""
+    xs = [[1.0] + [float(px.get(p, 0)) for p in PROXIES] for px, _ in samples]
+    ys = [c for _, c in samples]
+    weights = [1.0 / max(c, 1.0) ** 2 for c in ys]
+    return nnls(xs, ys, weights)
+
+
+def fitted(w, px):
+    return w[0] + sum(wk * float(px.get(p, 0)) for wk, p in zip(w[1:], PROXIES))
+
+
+def test_samples(ok, metric):
+    """(proxies, measured metric) of every profiled test, by crate."""
+    by = {}
+    for r in ok:
+        for test, prof in r["profile"]["tests"].items():
+            if metric in prof and test in r["test_proxies"]:
+                by.setdefault(r["crate"], []).append((r["test_proxies"][test], prof[metric]))
+    return by
+
+
+def where_the_cost_is(by):
+    """Suite size against cost per test: which of the two moves the total."""
+    med = statistics.median
+    out = ["", "## Where the difference comes from: number of tests or cost per test", "",
+           "| crate | tests (D / aD) | instructions per test (D / aD) | heap per test (D / aD) |",
+           "|---|---|---|---|"]
+    for name, *_ in CRATES:
+        d, a = by.get((name, "dynamosa")), by.get((name, "adynamosa"))
+        if not d or not a:
+            continue
+
+        def per(rs, key):
+            return med(r["profile"][key] / max(r["tests_emitted"], 1) for r in rs)
+        out.append(f"| {name} | {med(r['tests_emitted'] for r in d):.0f} / {med(r['tests_emitted'] for r in a):.0f} | "
+                   f"{per(d, 'instructions'):.3e} / {per(a, 'instructions'):.3e} | "
+                   f"{per(d, 'heap_peak'):.3e} / {per(a, 'heap_peak'):.3e} |")
+    return out
+
+
+def rho_cell(xs, ys):
+    rho = spearman(xs, ys)
+    return "n/a" if rho is None else f"{rho:.2f}"
+
+
+def correlations(ok):
+    """Spearman of each proxy, their sum, Eq. 1 and a fitted estimate with a test's measured
+    cost, per crate. The fitted estimate of a crate is fitted on the other crates only
+    (leave one crate out), so its column is what a fit buys on a crate it has not seen."""
+    out = []
+    for metric, label in (("instructions", "instructions (cachegrind)"), ("heap_peak", "peak heap (dhat)"),
+                          ("heap_net", "peak heap above the empty run's (dhat)")):
+        samples = test_samples(ok, metric)
+        out += ["", f"## Spearman correlation with a test's {label}", "",
+                "| crate | tests | " + " | ".join(PROXIES) + " | sum | Eq. 1 | fitted (held out) |",
+                "|---|---" + "|---" * (len(PROXIES) + 3) + "|"]
+        for name, *_ in CRATES:
+            pairs = samples.get(name, [])
+            if len(pairs) < 3:
+                continue
+            cost = [c for _, c in pairs]
+            cells = [rho_cell([float(px.get(p, 0)) for px, _ in pairs], cost) for p in PROXIES]
+            cells.append(rho_cell([float(sum(px.values())) for px, _ in pairs], cost))
+            cells.append(rho_cell([archive_score(px) for px, _ in pairs], cost))
+            others = [s for c, ss in samples.items() if c != name for s in ss]
+            if len(others) >= len(PROXIES) + 1:
+                w = fit_cost(others)
+                cells.append(rho_cell([fitted(w, px) for px, _ in pairs], cost))
+            else:
+                cells.append("n/a")
+            out.append(f"| {name} | {len(pairs)} | " + " | ".join(cells) + " |")
+        every = [s for ss in samples.values() for s in ss]
+        if len(every) >= len(PROXIES) + 1:
+            w = fit_cost(every)
+            out += ["", f"Weights fitted on every crate's tests ({metric} = intercept + sum of weight x proxy, "
+                    "non-negative, relative error): intercept " + f"{w[0]:.4g}; "
+                    + ", ".join(f"{p} {wk:.4g}" for p, wk in zip(PROXIES, w[1:])) + "."]
+    return out
+
+
 def render(rows, args):
     ok = [r for r in rows if "error" not in r and r.get("lines") is not None and "error" not in r["profile"]]
     by = {}
@@ -192,9 +308,9 @@ def render(rows, args):
              "Medians over seeds. Instructions: summed net cachegrind instructions of the suite's tests; "
              "heap: summed per-test peak heap (dhat); `cargo test`: median wall time of running the "
              "suite, build excluded.", "",
-             "| crate | algorithm | line % | tests | proxies | instructions | peak heap (bytes) | cargo test s |",
-             "|---|---|---|---|---|---|---|---|"]
-    totals = {a: {"instructions": 0.0, "heap": 0.0, "lines": []} for a in ALGORITHMS}
+             "| crate | algorithm | line % | tests | proxies | instructions | peak heap (bytes) | heap above empty run | cargo test s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    totals = {a: {"instructions": 0.0, "heap": 0.0, "heap_net": 0.0, "lines": []} for a in ALGORITHMS}
     for name, *_ in CRATES:
         for a in ALGORITHMS:
             rs = by.get((name, a))
@@ -204,38 +320,26 @@ def render(rows, args):
             heap = med(rs, lambda r: r["profile"]["heap_peak"])
             totals[a]["instructions"] += ins
             totals[a]["heap"] += heap
+            nets = [r["profile"]["heap_net"] for r in rs if r["profile"].get("heap_net") is not None]
+            net = statistics.median(nets) if nets else float("nan")
+            totals[a]["heap_net"] += net
             totals[a]["lines"].append(med(rs, lambda r: r["lines"]))
             secs = [r["cargo_test_seconds"] for r in rs if r.get("cargo_test_seconds") is not None]
             lines.append(f"| {name} | {a} | {med(rs, lambda r: r['lines']):.1f} | "
                          f"{med(rs, lambda r: r['tests_emitted']):.0f} | {med(rs, lambda r: r['proxy_total']):.0f} | "
-                         f"{ins:.3e} | {heap:.3e} | {statistics.median(secs) if secs else float('nan'):.2f} |")
+                         f"{ins:.3e} | {heap:.3e} | {net:.3e} | {statistics.median(secs) if secs else float('nan'):.2f} |")
     d, a = totals["dynamosa"], totals["adynamosa"]
     if d["instructions"] and d["heap"] and d["lines"] and a["lines"]:
         lines += ["", "## Totals over the crates", "",
                   f"- Instructions: aDynaMOSA {a['instructions']:.3e} vs DynaMOSA {d['instructions']:.3e} "
                   f"({100 * (a['instructions'] / d['instructions'] - 1):+.1f}%; goal -25%).",
                   f"- Peak heap: {a['heap']:.3e} vs {d['heap']:.3e} ({100 * (a['heap'] / d['heap'] - 1):+.1f}%; goal -15%).",
+                  f"- Peak heap above the empty run's: {a['heap_net']:.3e} vs {d['heap_net']:.3e} "
+                  f"({100 * (a['heap_net'] / d['heap_net'] - 1) if d['heap_net'] else float('nan'):+.1f}%).",
                   f"- Mean line coverage: {statistics.mean(a['lines']):.1f}% vs {statistics.mean(d['lines']):.1f}% "
                   "(goal: within 1 point)."]
-    lines += ["", "## Spearman correlation of each proxy with a test's instructions", "",
-              "| crate | tests | " + " | ".join(PROXIES) + " | sum |", "|---|---" + "|---" * (len(PROXIES) + 1) + "|"]
-    for name, *_ in CRATES:
-        pairs = []
-        for r in ok:
-            if r["crate"] != name:
-                continue
-            for test, prof in r["profile"]["tests"].items():
-                if "instructions" in prof and test in r["test_proxies"]:
-                    pairs.append((r["test_proxies"][test], prof["instructions"]))
-        if len(pairs) < 3:
-            continue
-        cost = [c for _, c in pairs]
-        cells = []
-        for p in PROXIES:
-            rho = spearman([float(px.get(p, 0)) for px, _ in pairs], cost)
-            cells.append("n/a" if rho is None else f"{rho:.2f}")
-        rho = spearman([float(sum(px.values())) for px, _ in pairs], cost)
-        lines.append(f"| {name} | {len(pairs)} | " + " | ".join(cells) + f" | {'n/a' if rho is None else f'{rho:.2f}'} |")
+    lines += where_the_cost_is(by)
+    lines += correlations(ok)
     failed = [r for r in rows if r not in ok]
     if failed:
         lines += ["", "## Runs without figures", ""]

@@ -16,3 +16,4 @@ pub mod files;
 pub mod ring;
 pub mod counted;
 pub mod blocks;
+pub mod args;

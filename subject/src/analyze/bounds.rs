@@ -209,11 +209,24 @@ const STD_CANDIDATES: &[StdCandidate] = &[
         own: &[
             // `Path` and `PathBuf` both lower to `std::path::PathBuf` in bound keys.
             "AsRef<std::path::PathBuf>",
-            "AsRef<OsStr>",
+            "AsRef<std::ffi::OsString>",
             "Borrow<std::path::PathBuf>",
             "Deref",
             "Into<std::path::PathBuf>",
-            "Into<OsString>",
+            "Into<std::ffi::OsString>",
+            "From<&str>",
+            "From<String>",
+        ],
+    },
+    StdCandidate {
+        name: "OsString",
+        shared: &[ORDERED_VALUE],
+        own: &[
+            // `OsStr` and `OsString` both lower to `std::ffi::OsString` in bound keys.
+            "AsRef<std::ffi::OsString>",
+            "Borrow<std::ffi::OsString>",
+            "Deref",
+            "Into<std::ffi::OsString>",
             "From<&str>",
             "From<String>",
         ],
@@ -261,6 +274,8 @@ const PREFERRED: &[(&str, &str)] = &[
     // A path inside the scratch directory (`harness::registry`), never one the search spells.
     ("AsRef<std::path::PathBuf>", "PathBuf"),
     ("Into<std::path::PathBuf>", "PathBuf"),
+    ("AsRef<std::ffi::OsString>", "OsString"),
+    ("Into<std::ffi::OsString>", "OsString"),
     ("AsRef<[u8]>", "Vec<u8>"),
     ("Into<Vec<u8>>", "Vec<u8>"),
     ("io::Write", "Vec<u8>"),
@@ -277,6 +292,10 @@ fn std_ty(name: &str) -> Ty {
         "Vec<u8>" => Ty::Vec(Box::new(Ty::Prim("u8".to_string()))),
         "PathBuf" => Ty::Adt {
             path: crate::harness::registry::STD_PATH_BUF.to_string(),
+            args: Vec::new(),
+        },
+        "OsString" => Ty::Adt {
+            path: crate::harness::registry::STD_OS_STRING.to_string(),
             args: Vec::new(),
         },
         "&[u8]" => Ty::Ref {
@@ -510,6 +529,9 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         };
         let ty = match shown {
             "String" => Ty::String,
+            // Std values the pool builds from a string (`harness::registry`).
+            "std::ffi::OsString" => std_ty("OsString"),
+            "std::path::PathBuf" => std_ty("PathBuf"),
             p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Ty::Prim(p.into()),
             _ => return None,
         };
@@ -724,6 +746,23 @@ mod tests {
         let plain = c.choose(&keys(&["IntoIterator"]));
         assert!(plain.is_some());
         assert_eq!(c.choose(&keys(&["IntoIterator<Item = T>"])), plain);
+        // Items the pool builds from a string (clap_lex's `Into<OsString>` arguments).
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = std::ffi::OsString>"])),
+            Some(into_iter(std_ty("OsString")))
+        );
+    }
+
+    #[test]
+    fn os_str_bounds_get_an_os_string() {
+        let c = Candidates::default();
+        for bound in ["AsRef<std::ffi::OsString>", "Into<std::ffi::OsString>"] {
+            assert_eq!(
+                c.choose(&keys(&[bound])),
+                Some(std_ty("OsString")),
+                "{bound}"
+            );
+        }
     }
 
     #[test]

@@ -681,7 +681,7 @@ fn instantiate_nth(
     let mut own = BTreeMap::new();
     let mut inst = Vec::new();
     let mut closures = BTreeMap::new();
-    for param in &generics.params {
+    for param in bound_order(generics) {
         let tp = match param {
             syn::GenericParam::Lifetime(_) => continue,
             syn::GenericParam::Const(c) => {
@@ -731,7 +731,59 @@ fn instantiate_nth(
         subst.insert(tp.ident.to_string(), chosen.clone());
         own.insert(tp.ident.to_string(), chosen);
     }
+    // Turbofishes name the parameters in declaration order.
+    let declared: Vec<String> = generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    inst.sort_by_key(|(name, _)| declared.iter().position(|d| d == name));
     Ok((own, inst, closures))
+}
+
+/// The parameters in an order where a parameter named in another's bounds comes first, so
+/// that `I: IntoIterator<Item = S>` sees what `S: Into<OsString>` was instantiated with
+/// (before: `I` was chosen first, with the item unknown, and got a `Vec<u8>`). Declaration
+/// order where no bound names another parameter, and for cycles.
+fn bound_order(generics: &syn::Generics) -> Vec<&syn::GenericParam> {
+    let idents: Vec<String> = generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    let names_in = |param: &syn::GenericParam| -> Vec<String> {
+        let syn::GenericParam::Type(tp) = param else {
+            return Vec::new();
+        };
+        let text: String = tp
+            .bounds
+            .iter()
+            .chain(where_bounds(generics, &tp.ident))
+            .map(source_text)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        idents
+            .iter()
+            .filter(|i| tp.ident != i.as_str() && words.contains(&i.as_str()))
+            .cloned()
+            .collect()
+    };
+    let mut pending: Vec<&syn::GenericParam> = generics.params.iter().collect();
+    let mut placed: Vec<String> = Vec::new();
+    let mut order = Vec::new();
+    while !pending.is_empty() {
+        let ready = pending
+            .iter()
+            .position(|p| names_in(p).iter().all(|n| placed.contains(n)))
+            .unwrap_or(0);
+        let param = pending.remove(ready);
+        if let syn::GenericParam::Type(tp) = param {
+            placed.push(tp.ident.to_string());
+        }
+        order.push(param);
+    }
+    order
 }
 
 /// The value an integer const parameter is instantiated with (`ArrayVec<T, 4>`): small, so

@@ -383,6 +383,8 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         ("Duration", 0) if is_std => Ok(std_adt("std::time::Duration")),
         ("SystemTime", 0) if is_std => Ok(std_adt("std::time::SystemTime")),
         ("PathBuf" | "Path", 0) if is_std => Ok(std_adt("std::path::PathBuf")),
+        // `&OsStr` likewise as a `&OsString`.
+        ("OsString" | "OsStr", 0) if is_std => Ok(std_adt("std::ffi::OsString")),
         // Built by the harness from `Vec`s the search picks (`harness::registry`).
         ("HashMap" | "BTreeMap" | "HashSet" | "BTreeSet", n)
             if is_std && n == if last.ends_with("Map") { 2 } else { 1 } =>

@@ -89,6 +89,7 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
         // Code under test may create or delete what it is given: the path is one the search
         // spelled, kept inside `frugal-scratch`.
         STD_PATH_BUF => vec![(SCRATCH_PATH, vec![Ty::String])],
+        STD_OS_STRING => vec![("std::ffi::OsString::from({0})", vec![Ty::String])],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
             "rand::rngs::mock::StepRng::new({0}, {1})",
@@ -140,6 +141,7 @@ fn reads_the_clock(c: &Callable) -> bool {
 pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
+pub const STD_OS_STRING: &str = "std::ffi::OsString";
 pub const STD_HASH_MAP: &str = "std::collections::HashMap";
 pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
 pub const STD_HASH_SET: &str = "std::collections::HashSet";
