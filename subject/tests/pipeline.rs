@@ -428,6 +428,9 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         suite.contains("assert_eq!(maybe, Some(") && suite.contains("_returns_empty()"),
         "no expression assertion or outcome-named test:\n{suite}"
     );
+    // Tests of one call with one outcome are told apart by an input (`packer_push_is_true_with_2`),
+    // not only by a number (before: `packer_push_is_true_2`).
+    assert!(suite.contains("_with_"), "no input-named test:\n{suite}");
     assert_eq!(
         s.callables.supported, s.callables.total,
         "{:?}",

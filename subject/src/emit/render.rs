@@ -30,7 +30,7 @@ pub fn render_test(
     names: &mut BTreeSet<String>,
 ) -> RenderedTest {
     let r = Renderer::new(test, reg, model);
-    let name = unique(test_name(test, result, reg, model), names);
+    let name = unique_by_inputs(test_name(test, result, reg, model), test, names);
     let mut body = String::new();
     for path in trait_imports(test, reg, model) {
         let _ = writeln!(body, "    use {path};");
@@ -579,6 +579,52 @@ fn plain_outcome(summary: &str) -> String {
     }
 }
 
+/// A name taken already gets the first literal of the test that makes it free
+/// (`formatted_duration_displays_with_3600` beside `formatted_duration_displays`), so a reader
+/// sees what differs; a number only when no literal does.
+fn unique_by_inputs(base: String, test: &TestCase, names: &mut BTreeSet<String>) -> String {
+    if base.is_empty() || !names.contains(&base) {
+        return unique(base, names);
+    }
+    let free = test
+        .stmts
+        .iter()
+        .filter_map(|s| s.value.as_ref().and_then(value_words))
+        .map(|words| format!("{base}_with_{words}"))
+        .find(|name| !names.contains(name));
+    match free {
+        Some(name) => {
+            names.insert(name.clone());
+            name
+        }
+        None => unique(base, names),
+    }
+}
+
+/// A literal as identifier words: `3600`, `minus_7`, `1_5`, `true`, `empty`, `max_len`; `None`
+/// for text that makes no identifier (symbols, non-ASCII) or is too long to read in a name.
+fn value_words(v: &Value) -> Option<String> {
+    const LONGEST: usize = 20;
+    let words = match v {
+        Value::Int(i) if *i < 0 => format!("minus_{}", i.unsigned_abs()),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if f.is_finite() => {
+            let text = ident_words(&f.abs().to_string());
+            if *f < 0.0 {
+                format!("minus_{text}")
+            } else {
+                text
+            }
+        }
+        Value::Float(_) => return None,
+        Value::Bool(b) => b.to_string(),
+        Value::Char(c) => ident_words(&c.to_string()),
+        Value::Str(s) if s.is_empty() => "empty".to_string(),
+        Value::Str(s) => ident_words(s),
+    };
+    (!words.is_empty() && words.len() <= LONGEST).then_some(words)
+}
+
 fn unique(base: String, names: &mut BTreeSet<String>) -> String {
     let base = if base.is_empty() {
         "generated".to_string()
@@ -606,6 +652,40 @@ mod tests {
         let mut taken = BTreeSet::new();
         assert_eq!(unique("push".into(), &mut taken), "push");
         assert_eq!(unique("push".into(), &mut taken), "push_2");
+        // A taken name says which input differs; a number only when no literal is free.
+        let lit = |v: Value| TestCase {
+            stmts: vec![frugal_search::Stmt {
+                op: 0,
+                args: vec![],
+                value: Some(v),
+            }],
+        };
+        let mut taken = BTreeSet::new();
+        let seven = lit(Value::Int(-7));
+        assert_eq!(unique_by_inputs("pop".into(), &seven, &mut taken), "pop");
+        assert_eq!(
+            unique_by_inputs("pop".into(), &seven, &mut taken),
+            "pop_with_minus_7"
+        );
+        assert_eq!(unique_by_inputs("pop".into(), &seven, &mut taken), "pop_2");
+        let text = lit(Value::Str("Max len".into()));
+        assert_eq!(
+            unique_by_inputs("pop".into(), &text, &mut taken),
+            "pop_with_max_len"
+        );
+        let symbols = lit(Value::Str("$%".into()));
+        assert_eq!(
+            unique_by_inputs("pop".into(), &symbols, &mut taken),
+            "pop_3"
+        );
+        assert_eq!(
+            value_words(&Value::Float(-1.5)).as_deref(),
+            Some("minus_1_5")
+        );
+        assert_eq!(
+            value_words(&Value::Str(String::new())).as_deref(),
+            Some("empty")
+        );
         assert_eq!(outcome_word("Err(BadNumber)"), "returns_err_bad_number");
         assert_eq!(outcome_word("Err(\"x\")"), "returns_err");
         assert_eq!(outcome_word("Isosceles"), "returns_isosceles");
