@@ -21,6 +21,8 @@ Usage (from the repository root):
     python3 bench/algorithms_real.py [--budget 5m] [--seeds 3] [--crates humantime,tight] [--jobs 2]
     python3 bench/algorithms_real.py --smoke    # humantime, 10 s, one seed: the pipeline works
     python3 bench/algorithms_real.py --render-only [--crates ...]   # the report from the rows so far
+    python3 bench/algorithms_real.py --remeasure   # profile again the suites whose profile failed
+    python3 bench/algorithms_real.py --resume ...  # only the runs the rows file lacks
 
 Each finished run is appended to bench/algorithms-real-rows.jsonl at once, so a run cut short
 keeps what it measured.
@@ -70,7 +72,7 @@ def profile(frugal, copy, placement, flags, target):
     """Per-test instructions (cachegrind) and peak heap (dhat) of the placed suite."""
     suite = ["--suite", "generated"] if placement == "tests" else ["--suite", "existing", "--filter",
                                                                     "frugal_generated::"]
-    cmd = [frugal, "profile", copy, "--valgrind", "--repeat", "1", "--json", "--target-dir", target] + suite
+    cmd = [frugal, "profile", copy, "--valgrind", "--repeat", "1", "--json", "--target-dir", target] + suite + flags
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return {"error": proc.stderr[-2000:]}
@@ -151,11 +153,28 @@ def spearman(xs, ys):
     return cov / (sx * sy) if sx and sy else None
 
 
+def run_root(name, version, algorithm, seed):
+    return os.path.join(cache_root(), "algorithms-real", f"{name}-{version}", f"{algorithm}-seed{seed}")
+
+
+def cost_of_suite(frugal, spec, root, row):
+    """Profiles the run's emitted suite (kept in `root`/out) and times `cargo test` on it."""
+    name, version, binary, flags, _, _ = spec
+    placement = "in-crate" if binary else "tests"
+    generated = os.path.join(root, "out", "frugal_generated.rs")
+    copy = os.path.join(root, "profiled")
+    shutil.rmtree(copy, ignore_errors=True)
+    target_args, filter_args = place_suite(fetch(name, version), generated, placement, copy)
+    row["profile"] = profile(frugal, copy, placement, flags, os.path.join(root, "profile-target"))
+    row["cargo_test_seconds"] = cargo_test_seconds(copy, target_args, filter_args, flags,
+                                                   os.path.join(root, "cargo-test"))
+
+
 def one(frugal, spec, seed, algorithm, budget):
     name, version, binary, flags, _, _ = spec
     src = fetch(name, version)
     placement = "in-crate" if binary else "tests"
-    root = os.path.join(cache_root(), "algorithms-real", f"{name}-{version}", f"{algorithm}-seed{seed}")
+    root = run_root(name, version, algorithm, seed)
     out = os.path.join(root, "out")
     shutil.rmtree(out, ignore_errors=True)
     # One work dir per crate: its runs are sequential, and builds are paid once.
@@ -173,11 +192,7 @@ def one(frugal, spec, seed, algorithm, budget):
     row["test_proxies"] = {t["name"]: t.get("proxies", {}) for t in summary.get("tests", [])}
     cov = measure(src, generated, flags, placement, os.path.join(root, "cov"))
     row["lines"] = pct(cov["lines"]) if "lines" in cov else None
-    copy = os.path.join(root, "profiled")
-    target_args, filter_args = place_suite(src, generated, placement, copy)
-    row["profile"] = profile(frugal, copy, placement, flags, os.path.join(root, "profile-target"))
-    row["cargo_test_seconds"] = cargo_test_seconds(copy, target_args, filter_args, flags,
-                                                   os.path.join(root, "cargo-test"))
+    cost_of_suite(frugal, spec, root, row)
     log(f"{name} {algorithm} seed {seed}: lines {row['lines']}, instructions "
         f"{row['profile'].get('instructions')}, heap {row['profile'].get('heap_peak')}")
     return row
@@ -349,21 +364,51 @@ def render(rows, args):
     return "\n".join(lines) + "\n"
 
 
+def remeasure(args, rows_path):
+    """Profiles again the suites of rows whose profile failed (their emitted files are kept),
+    and rewrites the rows file: a measuring fault costs no search run."""
+    frugal = frugal_bin(args.frugal)
+    with open(rows_path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    specs = {c[0]: c for c in CRATES}
+    for row in rows:
+        if "error" in row or "error" not in row.get("profile", {}):
+            continue
+        spec = specs[row["crate"]]
+        root = run_root(row["crate"], row["version"], row["algorithm"], row["seed"])
+        cost_of_suite(frugal, spec, root, row)
+        log(f"{row['crate']} {row['algorithm']} seed {row['seed']} re-measured: instructions "
+            f"{row['profile'].get('instructions')}, heap {row['profile'].get('heap_peak')}")
+        with open(rows_path + ".tmp", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+        os.replace(rows_path + ".tmp", rows_path)
+    return rows
+
+
 def run_all(args, rows_path):
     frugal = frugal_bin(args.frugal)
     ensure_llvm_cov()
     wanted = args.crates.split(",") if args.crates else [c[0] for c in CRATES]
     specs = [c for c in CRATES if c[0] in wanted]
-    open(rows_path, "w").close()
+    done = []
+    if args.resume and os.path.exists(rows_path):
+        with open(rows_path) as f:
+            done = [json.loads(line) for line in f if line.strip()]
+        # A search that failed runs again; one whose measuring failed is for --remeasure.
+        done = [r for r in done if "error" not in r and r.get("budget") == args.budget]
+    with open(rows_path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in done)
+    have = {(r["crate"], r["seed"], r["algorithm"]) for r in done}
     lock = threading.Lock()
 
     def crate_runs(spec):
         # Interleaved: seed 1 dynamosa, seed 1 adynamosa, seed 2 ...; one crate's runs share caches.
         return [keep(one(frugal, spec, seed, a, args.budget), rows_path, lock)
-                for seed in range(1, args.seeds + 1) for a in ALGORITHMS]
+                for seed in range(1, args.seeds + 1) for a in ALGORITHMS
+                if (spec[0], seed, a) not in have]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        return [r for rs in pool.map(crate_runs, specs) for r in rs]
+        return done + [r for rs in pool.map(crate_runs, specs) for r in rs]
 
 
 def main():
@@ -380,12 +425,18 @@ def main():
                          "(default: algorithms-real-rows.jsonl in --out-dir, or the temp dir with --smoke)")
     ap.add_argument("--render-only", action="store_true",
                     help="write the report from the rows file without running anything")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the finished runs of the rows file (same budget) and do only the others")
+    ap.add_argument("--remeasure", action="store_true",
+                    help="profile again the suites of rows whose profile failed, then write the report")
     args = ap.parse_args()
     if args.smoke:
         args.budget, args.seeds, args.crates = "10s", 1, "humantime"
     rows_path = args.rows or os.path.join(tempfile.gettempdir() if args.smoke else args.out_dir,
                                           "algorithms-real-rows.jsonl")
-    if args.render_only:
+    if args.remeasure:
+        rows = remeasure(args, rows_path)
+    elif args.render_only:
         with open(rows_path) as f:
             rows = [json.loads(line) for line in f if line.strip()]
     else:

@@ -23,25 +23,25 @@ fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures")
 }
 
-#[test]
-fn json_output_is_a_report() {
+/// `frugal profile costs --release --json <args>` must succeed: its report and its stderr.
+fn json_report(args: &[&str]) -> (Report, String) {
     let output = frugal_profile()
         .arg(fixture("costs"))
-        .args([
-            "--release",
-            "--repeat",
-            "2",
-            "--filter",
-            "alloc_nothing",
-            "--json",
-        ])
+        .args(["--release", "--json"])
+        .args(args)
         .arg("--target-dir")
         .arg(target_dir())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
-    let report: Report = serde_json::from_slice(&output.stdout).expect("JSON report on stdout");
+    let report = serde_json::from_slice(&output.stdout).expect("JSON report on stdout");
+    (report, stderr)
+}
+
+#[test]
+fn json_output_is_a_report() {
+    let (report, stderr) = json_report(&["--repeat", "2", "--filter", "alloc_nothing"]);
     assert_eq!(report.schema_version, SCHEMA_VERSION);
     assert_eq!(report.repeat, 2);
     assert_eq!(report.tests.len(), 1);
@@ -68,6 +68,21 @@ fn table_output_and_suite_flag() {
         "{stdout}"
     );
     assert!(stdout.contains("cost basis:"), "{stdout}");
+}
+
+/// Tests behind a feature are built and measured with `--features` (before: `frugal profile`
+/// had no feature flags, so a suite for a feature-gated API did not even build).
+#[test]
+fn features_reach_the_build() {
+    let tests_with = |features: &[&str]| {
+        let mut args = vec!["--repeat", "1", "--suite", "generated"];
+        args.extend(["--filter", "gated_by_a_feature"]);
+        args.extend(features);
+        json_report(&args).0.tests.len()
+    };
+    assert_eq!(tests_with(&[]), 0);
+    assert_eq!(tests_with(&["--features", "gated"]), 1);
+    assert_eq!(tests_with(&["--all-features"]), 1);
 }
 
 #[test]

@@ -130,6 +130,25 @@ pub(crate) enum Failure {
     Other(String),
 }
 
+/// What a failure section says, in one line for a reader (`assertion `left == right` failed:
+/// left 3, right 4`), at most `max` chars.
+pub(crate) fn failure_line(section: &str, max: usize) -> String {
+    let text = match failure(section) {
+        Failure::DidNotPanic => "did not panic".to_string(),
+        Failure::WrongPanic { message, .. } => format!("panicked with another message: {message}"),
+        Failure::Panicked(p) => match assert_eq_values(&p.message) {
+            Some((left, right)) => format!("left {left}, right {right}"),
+            None => p.message,
+        },
+        Failure::Other(text) => text,
+    };
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
 /// Reads a failure section.
 pub(crate) fn failure(section: &str) -> Failure {
     if section

@@ -419,6 +419,11 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         // `Vec<u8>` that did not compile; clap_lex's API).
         "args::split_long(&std::ffi::OsString::from(",
         "args::Args::new::<std::vec::IntoIter<std::ffi::OsString>, std::ffi::OsString>(",
+        // A trait implemented for `OsStr` itself is called on a lent `OsString`, and an
+        // `impl IntoIterator<Item = impl Into<OsString>>` iterates `OsString`s (before: the
+        // receiver was an `OsString`, which does not implement the trait, and the item `u8`).
+        ".is_long_flag()",
+        "args::count_long(",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }
@@ -427,6 +432,17 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
     assert!(
         suite.contains("assert_eq!(maybe, Some(") && suite.contains("_returns_empty()"),
         "no expression assertion or outcome-named test:\n{suite}"
+    );
+    // A borrowing iterator that is also `Display` is consumed both ways (before: only
+    // collected, so its `fmt` never ran; percent-encoding's `PercentEncode`).
+    let escapes: Vec<&str> = suite
+        .lines()
+        .filter(|l| l.contains("escape::escape("))
+        .collect();
+    assert!(
+        escapes.iter().any(|l| l.contains(".to_string()"))
+            && escapes.iter().any(|l| l.contains(".collect::<Vec<_>>()")),
+        "{escapes:?}"
     );
     // Tests of one call with one outcome are told apart by an input (`packer_push_is_true_with_2`),
     // not only by a number (before: `packer_push_is_true_2`).

@@ -66,6 +66,14 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
             ("gcd_is_wrong", "fails against the real crate")
         ]
     );
+    // The reason says what failed (before: "fails against the real crate" alone, and a user
+    // had to rebuild the test to see why).
+    assert!(
+        v.dropped
+            .iter()
+            .any(|(n, why)| n == "gcd_is_wrong" && why.ends_with(": left 2, right 3")),
+        "{v:?}"
+    );
     // One build with the uncompilable test, one without it; the failing test is skipped in
     // that second binary (before: a third build).
     assert_eq!(v.builds, 2, "{v:?}");

@@ -16,20 +16,21 @@ use frugal_subject::pipeline::MeasuredCost;
 const REPEAT: u32 = 3;
 
 /// The measured cost, or why there is none.
-pub fn measured_cost(work: &Path, placement: Placement) -> MeasuredCost {
+/// `cargo_args` are the run's features, which the suite needs to build.
+pub fn measured_cost(work: &Path, placement: Placement, cargo_args: Vec<String>) -> MeasuredCost {
     if placement != Placement::Tests {
         return unmeasured(
             "tests placed inside the crate: measure them with `frugal profile <crate> --suite existing` after `--write`",
         );
     }
     let started = Instant::now();
-    match profile(work) {
+    match profile(work, cargo_args) {
         Ok(cost) => from_cost(&cost, started.elapsed()),
         Err(e) => unmeasured(&format!("{e:#}")),
     }
 }
 
-fn profile(work: &Path) -> anyhow::Result<SuiteCost> {
+fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<SuiteCost> {
     let copy = work.join("verify");
     let target = work.join("target-verify");
     if !copy.join("tests").join("frugal_generated.rs").is_file() {
@@ -39,6 +40,7 @@ fn profile(work: &Path) -> anyhow::Result<SuiteCost> {
     config.suite = Suite::Generated;
     config.repeat = REPEAT;
     config.target_dir = Some(target.clone());
+    config.cargo_args = cargo_args;
     let scratch = work.join("measure-scratch");
     config.sandbox = Some(super::profile::sandbox_policy(
         &copy,

@@ -39,6 +39,17 @@ impl Features {
             ..Default::default()
         }
     }
+
+    /// The same features as cargo arguments (`--all-features`, or `--features a,b`).
+    pub fn cargo_args(&self) -> Vec<String> {
+        if self.all_features {
+            vec!["--all-features".to_string()]
+        } else if self.features.is_empty() {
+            Vec::new()
+        } else {
+            vec!["--features".to_string(), self.features.join(",")]
+        }
+    }
 }
 
 pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {

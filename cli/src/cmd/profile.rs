@@ -54,6 +54,8 @@ pub struct ProfileArgs {
     /// Only tests whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub features: super::Features,
 }
 
 /// Runs `frugal profile`.
@@ -70,6 +72,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     config.release = args.release;
     config.target_dir = args.target_dir;
     config.filter = args.filter;
+    config.cargo_args = args.features.cargo_args();
     let scratch = std::env::temp_dir().join(format!("frugal-profile-job-{}", std::process::id()));
     config.sandbox = Some(sandbox_policy(
         &args.krate,

@@ -58,12 +58,8 @@ pub struct ReplaceArgs {
     /// Seconds after which a test is killed.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
-    /// Features to enable, comma separated.
-    #[arg(long, value_delimiter = ',')]
-    pub features: Vec<String>,
-    /// Enable every feature.
-    #[arg(long)]
-    pub all_features: bool,
+    #[command(flatten)]
+    pub features: super::Features,
     /// Print the replacement as JSON.
     #[arg(long)]
     pub json: bool,
@@ -98,12 +94,7 @@ fn local(krate: &Path, args: &ReplaceArgs) -> anyhow::Result<Replacement> {
         .work_dir
         .clone()
         .unwrap_or_else(|| args.out.join("work"));
-    let mut cargo_args = Vec::new();
-    if args.all_features {
-        cargo_args.push("--all-features".to_string());
-    } else if !args.features.is_empty() {
-        cargo_args.extend(["--features".to_string(), args.features.join(",")]);
-    }
+    let cargo_args = args.features.cargo_args();
     let generated = match (&args.generated, args.no_generate) {
         (Some(file), _) => Some(file.clone()),
         (None, true) => None,
@@ -134,12 +125,8 @@ fn generate(krate: &Path, args: &ReplaceArgs, work: &Path) -> anyhow::Result<Pat
         .arg(&out)
         .arg("--work-dir")
         .arg(work.join("pipeline"))
-        .arg("--json");
-    if args.all_features {
-        cmd.arg("--all-features");
-    } else if !args.features.is_empty() {
-        cmd.arg("--features").arg(args.features.join(","));
-    }
+        .arg("--json")
+        .args(args.features.cargo_args());
     if !args.json {
         eprintln!("generating tests (frugal run, budget {})...", args.budget);
     }

@@ -133,7 +133,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .work_dir
             .clone()
             .unwrap_or_else(|| pipeline::default_work_dir(&args.krate, &summary.krate));
-        summary.measured_cost = Some(super::measure::measured_cost(&work, args.placement));
+        summary.measured_cost = Some(super::measure::measured_cost(
+            &work,
+            args.placement,
+            args.features.cargo_args(),
+        ));
         let path = args.out.join("summary.json");
         std::fs::write(&path, serde_json::to_string_pretty(&summary)?)
             .with_context(|| format!("cannot write {}", path.display()))?;

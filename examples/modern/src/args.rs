@@ -55,3 +55,25 @@ impl Args {
         n
     }
 }
+
+/// An extension trait implemented for `OsStr` itself, as clap_lex's `OsStrExt`.
+pub trait ArgExt {
+    /// `--name` or `--name=value`.
+    fn is_long_flag(&self) -> bool;
+}
+
+impl ArgExt for OsStr {
+    fn is_long_flag(&self) -> bool {
+        self.to_str()
+            .is_some_and(|s| s.len() > 2 && s.starts_with("--"))
+    }
+}
+
+/// How many arguments are long flags, taken as clap_lex's `RawArgs::new` takes them.
+pub fn count_long(items: impl IntoIterator<Item = impl Into<OsString>>) -> usize {
+    items
+        .into_iter()
+        .map(Into::into)
+        .filter(|a: &OsString| a.as_os_str().is_long_flag())
+        .count()
+}

@@ -17,3 +17,4 @@ pub mod ring;
 pub mod counted;
 pub mod blocks;
 pub mod args;
+pub mod escape;

@@ -209,7 +209,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
         own: &[
             // `Path` and `PathBuf` both lower to `std::path::PathBuf` in bound keys.
             "AsRef<std::path::PathBuf>",
-            "AsRef<std::ffi::OsString>",
+            "AsRef<std::ffi::OsStr>",
             "Borrow<std::path::PathBuf>",
             "Deref",
             "Into<std::path::PathBuf>",
@@ -222,9 +222,8 @@ const STD_CANDIDATES: &[StdCandidate] = &[
         name: "OsString",
         shared: &[ORDERED_VALUE],
         own: &[
-            // `OsStr` and `OsString` both lower to `std::ffi::OsString` in bound keys.
-            "AsRef<std::ffi::OsString>",
-            "Borrow<std::ffi::OsString>",
+            "AsRef<std::ffi::OsStr>",
+            "Borrow<std::ffi::OsStr>",
             "Deref",
             "Into<std::ffi::OsString>",
             "From<&str>",
@@ -274,7 +273,7 @@ const PREFERRED: &[(&str, &str)] = &[
     // A path inside the scratch directory (`harness::registry`), never one the search spells.
     ("AsRef<std::path::PathBuf>", "PathBuf"),
     ("Into<std::path::PathBuf>", "PathBuf"),
-    ("AsRef<std::ffi::OsString>", "OsString"),
+    ("AsRef<std::ffi::OsStr>", "OsString"),
     ("Into<std::ffi::OsString>", "OsString"),
     ("AsRef<[u8]>", "Vec<u8>"),
     ("Into<Vec<u8>>", "Vec<u8>"),
@@ -756,7 +755,7 @@ mod tests {
     #[test]
     fn os_str_bounds_get_an_os_string() {
         let c = Candidates::default();
-        for bound in ["AsRef<std::ffi::OsString>", "Into<std::ffi::OsString>"] {
+        for bound in ["AsRef<std::ffi::OsStr>", "Into<std::ffi::OsString>"] {
             assert_eq!(
                 c.choose(&keys(&[bound])),
                 Some(std_ty("OsString")),

@@ -423,25 +423,34 @@ fn self_type_args(
 
 /// The callables of one function: one per instantiation of its own generic parameters
 /// (`format<I: Integer>` once per integer type the crate implements `Integer` for).
+/// A result both iterated and displayed (see `consume`) adds one callable per further way.
 fn lower_fn(low: &Lowering<'_>, site: &FnSite<'_>) -> Vec<Result<Callable, Problem>> {
-    let mut count = 1;
-    let first = lower_fn_nth(low, site, 0, &mut count);
+    let (mut count, mut ways) = (1, 1);
+    let first = lower_fn_nth(low, site, (0, 0), &mut count, &mut ways);
     let mut all = vec![first];
     if all[0].is_ok() {
         all.extend(
+            (1..ways)
+                .map(|w| lower_fn_nth(low, site, (0, w), &mut 1, &mut 1))
+                .filter(Result::is_ok),
+        );
+        all.extend(
             (1..count)
-                .map(|k| lower_fn_nth(low, site, k, &mut 1))
+                .map(|k| lower_fn_nth(low, site, (k, 0), &mut 1, &mut 1))
                 .filter(Result::is_ok),
         );
     }
     all
 }
 
+/// `pick`: which instantiation (see [`instantiate_nth`]) and which way of consuming the result;
+/// `count` and `ways` are set to how many there are.
 fn lower_fn_nth(
     low: &Lowering<'_>,
     site: &FnSite<'_>,
-    pick: usize,
+    (pick, way): (usize, usize),
     count: &mut usize,
+    ways: &mut usize,
 ) -> Result<Callable, Problem> {
     let sig = site.sig;
     let name = sig.ident.to_string();
@@ -488,10 +497,12 @@ fn lower_fn_nth(
     };
     let params = lower_params(low, scope, sig, &closures, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
-    let consumed = match &sig.output {
+    let modes = match &sig.output {
         syn::ReturnType::Type(_, ty) => consume::consumed(low, scope, ty),
-        syn::ReturnType::Default => None,
+        syn::ReturnType::Default => Vec::new(),
     };
+    *ways = modes.len().max(1);
+    let consumed = modes.into_iter().nth(way);
     let ret = match (&sig.output, output) {
         _ if consumed.is_some() => consumed.as_ref().map(|(_, ty)| ty.clone()),
         (syn::ReturnType::Type(arrow, ty), Some(out)) if is_self_output(ty) => lower_return(

@@ -2,7 +2,9 @@
 //! T>`, or a crate type with an `impl Iterator`) are collected into a `Vec<T>`, and `Display`
 //! adaptors (`impl Display`, or a crate type generic over a lifetime whose use is its
 //! `Display` impl, such as `Shout<'a>(&'a str)`) are turned into a `String`. The call then
-//! yields the consumed value, which the pool keeps and tests assert on like any other.
+//! yields the consumed value, which the pool keeps and tests assert on like any other. A result
+//! that is both (percent-encoding's `PercentEncode`) is consumed both ways, by two callables,
+//! since each runs its own code.
 
 use super::index::ImplDecl;
 use super::types::{Lowering, Pos, Scope};
@@ -11,18 +13,27 @@ use crate::model::{Consume, Ty};
 /// Iterator traits whose `Item` a collected result holds.
 const ITERATORS: &[&str] = &["Iterator", "DoubleEndedIterator", "ExactSizeIterator"];
 
-/// How a call's result of source type `ret` is consumed, and the type it becomes.
+/// The ways a call's result of source type `ret` is consumed, each with the type it becomes:
+/// none, one, or collected and then formatted.
 pub(crate) fn consumed(
     low: &Lowering<'_>,
     scope: Scope<'_>,
     ret: &syn::Type,
-) -> Option<(Consume, Ty)> {
+) -> Vec<(Consume, Ty)> {
     match ret {
         syn::Type::ImplTrait(it) => impl_trait(low, scope, &it.bounds),
         syn::Type::Path(_) => crate_type(low, scope, ret),
         syn::Type::Paren(p) => consumed(low, scope, &p.elem),
-        _ => None,
+        _ => Vec::new(),
     }
+}
+
+/// The modes found, collected first.
+fn modes(collect: Option<(Consume, Ty)>, display: bool) -> Vec<(Consume, Ty)> {
+    collect
+        .into_iter()
+        .chain(display.then_some((Consume::ToString, Ty::String)))
+        .collect()
 }
 
 /// `impl Iterator<Item = T> + '_` or `impl Display`.
@@ -30,8 +41,9 @@ fn impl_trait<'b>(
     low: &Lowering<'_>,
     scope: Scope<'_>,
     bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>,
-) -> Option<(Consume, Ty)> {
+) -> Vec<(Consume, Ty)> {
     let mut display = false;
+    let mut collect = None;
     for bound in bounds {
         let syn::TypeParamBound::Trait(tb) = bound else {
             continue;
@@ -39,12 +51,11 @@ fn impl_trait<'b>(
         let key = low.trait_key(scope, &tb.path);
         let name = key.split('<').next().unwrap_or_default();
         if ITERATORS.contains(&name) {
-            let item = item_binding(&tb.path)?;
-            return collected(low, scope, item);
+            collect = item_binding(&tb.path).and_then(|item| collected(low, scope, item));
         }
         display |= key == "Display";
     }
-    display.then_some((Consume::ToString, Ty::String))
+    modes(collect, display)
 }
 
 /// The `Item = T` binding of `Iterator<Item = T>`.
@@ -66,35 +77,46 @@ fn collected(low: &Lowering<'_>, scope: Scope<'_>, item: &syn::Type) -> Option<(
 /// A crate type with an `impl Iterator` (its `type Item` lowered where the impl is), or one
 /// generic only over lifetimes with an `impl Display`: such a value borrows, so the pool cannot
 /// format it later.
-fn crate_type(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> Option<(Consume, Ty)> {
-    let t = low.ix.type_target(scope.module, ret)?;
+fn crate_type(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> Vec<(Consume, Ty)> {
+    let Some(t) = low.ix.type_target(scope.module, ret) else {
+        return Vec::new();
+    };
     let decl = &low.ix.types[t];
     let impls =
         low.ix.impls.iter().filter(|imp| {
             imp.item.modifiers.polarity.is_none() && low.ix.impl_target(imp) == Some(t)
         });
     let mut display = false;
+    let mut collect = None;
     for imp in impls {
         let Some(key) = trait_of(low, imp) else {
             continue;
         };
         if key == "Iterator" && only_lifetimes(&imp.item.generics) {
-            let item = imp.item.items.iter().find_map(|i| match i {
-                syn::ImplItem::Type(ty) if ty.ident == "Item" => Some(&ty.ty),
-                _ => None,
-            })?;
             let empty = Default::default();
             let at = Scope {
                 module: imp.module,
                 self_ty: None,
                 subst: &empty,
             };
-            return collected(low, at, item);
+            collect = imp
+                .item
+                .items
+                .iter()
+                .find_map(|i| match i {
+                    syn::ImplItem::Type(ty) if ty.ident == "Item" => Some(&ty.ty),
+                    _ => None,
+                })
+                .and_then(|item| collected(low, at, item));
         }
         display |= key == "Display";
     }
     let lifetimes_only = decl.has_lifetimes() && only_lifetimes(decl.generics());
-    (display && lifetimes_only).then_some((Consume::ToString, Ty::String))
+    // An iterator is consumed whatever its generics; a `Display` adaptor when it borrows.
+    modes(
+        collect.clone(),
+        display && (lifetimes_only || collect.is_some()),
+    )
 }
 
 fn trait_of(low: &Lowering<'_>, imp: &ImplDecl) -> Option<String> {

@@ -348,9 +348,17 @@ impl Lowering<'_> {
             }
             _ => "",
         };
-        let shown = |a: &syn::Type| match self.lower(scope, a, Pos::Other, &mut Vec::new()) {
-            Ok(ty) => ty_display(&ty),
-            Err(_) => source_text(a),
+        let shown = |a: &syn::Type| {
+            // `impl IntoIterator<Item = impl Into<OsString>>`: the item is what the inner
+            // bound is instantiated with.
+            let pos = match a {
+                syn::Type::ImplTrait(_) => Pos::Param,
+                _ => Pos::Other,
+            };
+            match self.lower(scope, a, pos, &mut Vec::new()) {
+                Ok(ty) => ty_display(&ty),
+                Err(_) => source_text(a),
+            }
         };
         let mut args: Vec<String> = type_args(last).iter().map(|a| shown(a)).collect();
         // The item an iterator bound asks for decides its stand-in (`analyze::bounds`).
@@ -383,8 +391,10 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         ("Duration", 0) if is_std => Ok(std_adt("std::time::Duration")),
         ("SystemTime", 0) if is_std => Ok(std_adt("std::time::SystemTime")),
         ("PathBuf" | "Path", 0) if is_std => Ok(std_adt("std::path::PathBuf")),
-        // `&OsStr` likewise as a `&OsString`.
-        ("OsString" | "OsStr", 0) if is_std => Ok(std_adt("std::ffi::OsString")),
+        // `OsStr` stays itself: traits are implemented for it (clap_lex's `OsStrExt`); the
+        // pool holds an `OsString` and lends it (`harness::registry`).
+        ("OsString", 0) if is_std => Ok(std_adt("std::ffi::OsString")),
+        ("OsStr", 0) if is_std => Ok(std_adt("std::ffi::OsStr")),
         // Built by the harness from `Vec`s the search picks (`harness::registry`).
         ("HashMap" | "BTreeMap" | "HashSet" | "BTreeSet", n)
             if is_std && n == if last.ends_with("Map") { 2 } else { 1 } =>

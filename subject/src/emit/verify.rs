@@ -570,11 +570,14 @@ pub fn verify(
                 (Verdict::Ended(how), _) | (_, Verdict::Ended(how)) => {
                     format!("ends the test process: {how}")
                 }
-                (Verdict::Failed, Verdict::Failed) => "fails against the real crate".into(),
-                (Verdict::Passed, Verdict::Failed) => {
+                (Verdict::Failed(why), Verdict::Failed(_)) => match why {
+                    Some(why) => format!("fails against the real crate: {why}"),
+                    None => "fails against the real crate".into(),
+                },
+                (Verdict::Passed, Verdict::Failed(_)) => {
                     "depends on its environment or is flaky: passed, then failed with another HOME, TMPDIR and TERM".into()
                 }
-                (Verdict::Failed, Verdict::Passed) => {
+                (Verdict::Failed(_), Verdict::Passed) => {
                     "flaky: failed, then passed (with another HOME, TMPDIR and TERM)".into()
                 }
             };
@@ -683,10 +686,14 @@ fn exactly(copy: &SuiteCopy, tests: &[RenderedTest]) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verdict {
     Passed,
-    Failed,
+    /// With the first line of what libtest reported, when it reported a failure section.
+    Failed(Option<String>),
     /// Run alone, it took the test process down (`process::exit`, an abort, a signal).
     Ended(String),
 }
+
+/// Longest failure line in a dropped test's reason.
+const WHY_CHARS: usize = 160;
 
 /// `TERM` of [`Env::Moved`]: the job runs without one, a developer's terminal has one, and
 /// colour libraries decide by it (termcolor's `ColorChoice::Auto`).
@@ -713,9 +720,14 @@ impl SuiteRun {
     /// test calling `process::exit` failed every test still running beside it.
     fn verdict(&self, copy: &SuiteCopy, exe: &Path, name: &str) -> Result<Verdict, VerifyError> {
         use crate::libtest::Status;
+        let why = |run: &crate::libtest::Run| {
+            run.failures
+                .get(name)
+                .map(|section| crate::libtest::failure_line(section, WHY_CHARS))
+        };
         match self.parsed.status(name) {
             Some(Status::Ok) => return Ok(Verdict::Passed),
-            Some(_) => return Ok(Verdict::Failed),
+            Some(_) => return Ok(Verdict::Failed(why(&self.parsed))),
             None => {}
         }
         let args = [
@@ -731,7 +743,7 @@ impl SuiteRun {
         let code = run.status.and_then(|s| s.code());
         Ok(match (parsed.status(name), parsed.finished, code) {
             (Some(Status::Ok), _, _) | (None, true, Some(0)) => Verdict::Passed,
-            (Some(_), _, _) | (None, true, Some(101)) => Verdict::Failed,
+            (Some(_), _, _) | (None, true, Some(101)) => Verdict::Failed(why(&parsed)),
             (None, _, _) => Verdict::Ended(run.ended(parsed.finished)),
         })
     }

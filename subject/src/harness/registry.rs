@@ -142,6 +142,8 @@ pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
+/// Unsized: a parameter or receiver of this type is an `OsString` of the pool, lent.
+pub const STD_OS_STR: &str = "std::ffi::OsStr";
 pub const STD_HASH_MAP: &str = "std::collections::HashMap";
 pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
 pub const STD_HASH_SET: &str = "std::collections::HashSet";
@@ -149,6 +151,13 @@ pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
+
+fn os_string() -> Ty {
+    Ty::Adt {
+        path: STD_OS_STRING.to_string(),
+        args: Vec::new(),
+    }
+}
 
 /// Pool type, passing mode and source type of one parameter.
 pub type ParamSlot = (Ty, Pass, Ty);
@@ -231,6 +240,7 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match inner.as_ref() {
                 Ty::Str if !mutable => Ty::String,
+                Ty::Adt { path, .. } if path == STD_OS_STR && !mutable => os_string(),
                 Ty::Slice(elem) => Ty::Vec(elem.clone()),
                 Ty::Ref { .. } | Ty::Str => return None,
                 other => other.clone(),
@@ -283,6 +293,7 @@ fn storable(ty: &Ty) -> bool {
         Ty::Vec(t) | Ty::Option(t) => storable(t),
         Ty::Result(t, e) => storable(t) && storable_or_opaque(e),
         Ty::Tuple(ts) => !ts.is_empty() && ts.iter().all(storable),
+        Ty::Adt { path, .. } if path == STD_OS_STR => false,
         // `Reader<&[u8]>`: the reference is `'static` in the pool, lent from another value.
         Ty::Adt { args, .. } => args
             .iter()
@@ -518,6 +529,7 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
         let (owned, source) = match self_ty {
             Ty::Str => (Ty::String, borrowed(Ty::Str)),
             Ty::Slice(e) => (Ty::Vec(e.clone()), borrowed(Ty::Slice(e.clone()))),
+            Ty::Adt { path, .. } if path == STD_OS_STR => (os_string(), borrowed(self_ty.clone())),
             other => (other.clone(), other.clone()),
         };
         // `&mut self` of a reader standing in as `&[u8]` (`impl<R: Read> Ext for R {}`): the
@@ -532,7 +544,9 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             out.push((Ty::Vec(Box::new(elem.clone())), Pass::Ref, as_param));
             return params_after(c, out);
         }
-        let by_value = matches!(self_ty, Ty::Str | Ty::Slice(_)) && pass == Pass::Move;
+        let unsized_adt = matches!(self_ty, Ty::Adt { path, .. } if path == STD_OS_STR);
+        let by_value =
+            (unsized_adt || matches!(self_ty, Ty::Str | Ty::Slice(_))) && pass == Pass::Move;
         if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
         }
