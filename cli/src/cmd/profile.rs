@@ -59,7 +59,13 @@ pub struct ProfileArgs {
 }
 
 /// Runs `frugal profile`.
-pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
+pub fn run(mut args: ProfileArgs) -> anyhow::Result<()> {
+    // Absolute: cargo runs confined, from another directory (before: a relative path failed
+    // with "manifest path does not exist").
+    args.krate = args
+        .krate
+        .canonicalize()
+        .with_context(|| format!("no crate at `{}`", args.krate.display()))?;
     let mut config = ProfileConfig::new(&args.krate);
     config.suite = match args.suite {
         SuiteArg::Generated => Suite::Generated,
