@@ -327,10 +327,11 @@ def render(rows, args):
              "|---|---|---|---|---|---|---|---|---|"]
     totals = {a: {"instructions": 0.0, "heap": 0.0, "heap_net": 0.0, "lines": []} for a in ALGORITHMS}
     for name, *_ in CRATES:
+        # Totals compare like with like: only crates both algorithms have runs of.
+        if not all(by.get((name, a)) for a in ALGORITHMS):
+            continue
         for a in ALGORITHMS:
             rs = by.get((name, a))
-            if not rs:
-                continue
             ins = med(rs, lambda r: r["profile"]["instructions"])
             heap = med(rs, lambda r: r["profile"]["heap_peak"])
             totals[a]["instructions"] += ins
@@ -353,6 +354,14 @@ def render(rows, args):
                   f"({100 * (a['heap_net'] / d['heap_net'] - 1) if d['heap_net'] else float('nan'):+.1f}%).",
                   f"- Mean line coverage: {statistics.mean(a['lines']):.1f}% vs {statistics.mean(d['lines']):.1f}% "
                   "(goal: within 1 point)."]
+        # One crate's expensive outlier can decide a sum; the per-crate ratios show each crate.
+        ratios = [med(by[(n, "adynamosa")], lambda r: r["profile"]["instructions"])
+                  / med(by[(n, "dynamosa")], lambda r: r["profile"]["instructions"])
+                  for n, *_ in CRATES if by.get((n, "adynamosa")) and by.get((n, "dynamosa"))]
+        if ratios and all(x > 0 for x in ratios):
+            geo = statistics.geometric_mean(ratios)
+            lines.append(f"- Instructions, aDynaMOSA / DynaMOSA per crate: "
+                         + ", ".join(f"{x:.2f}" for x in ratios) + f"; geometric mean {geo:.2f}.")
     lines += where_the_cost_is(by)
     lines += correlations(ok)
     failed = [r for r in rows if r not in ok]
@@ -448,6 +457,11 @@ def main():
                            f"algorithms-real{suffix}.json"), "w") as f:
         json.dump({"machine": machine(), "commit": frugal_commit(), "budget": args.budget, "rows": rows}, f, indent=1)
     if not args.smoke:
+        # A reading written by hand beside the data, as for CORPUS.md.
+        notes = os.path.join(ROOT, "bench", "ALGORITHMS-REAL-notes.md")
+        if os.path.exists(notes):
+            with open(notes) as f:
+                md += "\n" + f.read()
         with open(os.path.join(args.out_dir, "ALGORITHMS-REAL.md"), "w") as f:
             f.write(md)
     bad = [r for r in rows if "error" in r or r.get("lines") is None or "error" in r.get("profile", {})]

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeSet;
 
-use frugal_search::{Archive, Builder, ExecResult, Executor, Schema, Status, TestCase, Value};
+use frugal_search::{
+    Archive, Builder, ExecResult, Executor, INSTRUCTIONS, Schema, Status, TestCase, Value,
+};
 use rand::SeedableRng;
 
 /// A test with the goals it must keep covering.
@@ -134,15 +136,14 @@ fn shrink_all(kept: &mut [Kept], builder: &Builder<'_>, exec: &mut dyn Executor)
 }
 
 /// Weighted set cover, greedy: repeatedly keep the test with the most not-yet-covered goals per
-/// unit of estimated cost (its summed performance proxies), so an expensive test survives only
-/// when nothing cheaper covers its goals.
+/// unit of estimated cost, so an expensive test survives only when nothing cheaper covers its
+/// goals. The cost is in instructions, each test's fixed cost included ([`INSTRUCTIONS`]):
+/// before, the summed proxies left that out and two small tests looked cheaper than one that
+/// did both their work, though each test costs libtest about 30 000 instructions to start.
 fn cover(kept: Vec<Kept>, schema: &Schema) -> Vec<Kept> {
     let cost: Vec<f64> = kept
         .iter()
-        .map(|k| {
-            1.0 + frugal_search::suite_total(&[frugal_search::proxies(&k.test, &k.result, schema)])
-                as f64
-        })
+        .map(|k| INSTRUCTIONS.estimate(&frugal_search::proxies(&k.test, &k.result, schema)))
         .collect();
     let mut covered = BTreeSet::new();
     let mut taken = vec![false; kept.len()];
