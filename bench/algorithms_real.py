@@ -182,7 +182,7 @@ def one(frugal, spec, seed, algorithm, budget):
     summary, wall, err = run_frugal(frugal, src, seed, budget, flags + ["--algorithm", algorithm, "--no-measure"],
                                     placement, work, out)
     row = {"crate": name, "version": version, "seed": seed, "algorithm": algorithm, "budget": budget,
-           "frugal_wall_seconds": round(wall, 1)}
+           "frugal_wall_seconds": round(wall, 1), "frugal_commit": frugal_commit()}
     if summary is None:
         row["error"] = err
         return row
@@ -316,7 +316,8 @@ def render(rows, args):
         by.setdefault((r["crate"], r["algorithm"]), []).append(r)
     med = lambda rs, f: statistics.median(f(r) for r in rs) if rs else float("nan")  # noqa: E731
     lines = ["# aDynaMOSA against DynaMOSA on real crates", "",
-             f"Commit {frugal_commit()}; budget {args.budget} per run; seeds 1..{args.seeds}; "
+             f"Runs by frugal at {', '.join(sorted({r.get('frugal_commit', 'a commit the rows do not record (see the reading)') for r in rows}))}; "
+             f"budget {args.budget} per run; seeds 1..{args.seeds}; "
              f"machine: {machine()['cores']} cores, {machine()['cpu']}.",
              f"Reproduce: `python3 bench/algorithms_real.py --budget {args.budget} --seeds {args.seeds}"
              f"{' --crates ' + args.crates if args.crates else ''}`", "",
