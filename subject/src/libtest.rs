@@ -130,8 +130,8 @@ pub(crate) enum Failure {
     Other(String),
 }
 
-/// What a failure section says, in one line for a reader (`assertion `left == right` failed:
-/// left 3, right 4`), at most `max` chars.
+/// What a failure section says, in one line for a reader (`left 3, right 4` for a failed
+/// `assert_eq!`, else the panic message), at most `max` chars.
 pub(crate) fn failure_line(section: &str, max: usize) -> String {
     let text = match failure(section) {
         Failure::DidNotPanic => "did not panic".to_string(),

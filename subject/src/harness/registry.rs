@@ -152,10 +152,17 @@ pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
-fn os_string() -> Ty {
-    Ty::Adt {
-        path: STD_OS_STRING.to_string(),
-        args: Vec::new(),
+/// The owned pool type a borrowed unsized type is lent from: `str` from a `String`, `[T]` from
+/// a `Vec<T>`, `OsStr` from an `OsString`; `None` for sized types.
+fn owned_of_unsized(ty: &Ty) -> Option<Ty> {
+    match ty {
+        Ty::Str => Some(Ty::String),
+        Ty::Slice(elem) => Some(Ty::Vec(elem.clone())),
+        Ty::Adt { path, .. } if path == STD_OS_STR => Some(Ty::Adt {
+            path: STD_OS_STRING.to_string(),
+            args: Vec::new(),
+        }),
+        _ => None,
     }
 }
 
@@ -238,12 +245,12 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
         }
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
-            let owned = match inner.as_ref() {
-                Ty::Str if !mutable => Ty::String,
-                Ty::Adt { path, .. } if path == STD_OS_STR && !mutable => os_string(),
-                Ty::Slice(elem) => Ty::Vec(elem.clone()),
-                Ty::Ref { .. } | Ty::Str => return None,
-                other => other.clone(),
+            let owned = match (inner.as_ref(), owned_of_unsized(inner)) {
+                // `&mut [T]` is a borrowed `Vec<T>`; `&mut str` and `&mut OsStr` are not built.
+                (Ty::Slice(_), Some(vec)) => vec,
+                (_, Some(owned)) if !mutable => owned,
+                (Ty::Ref { .. }, _) | (_, Some(_)) => return None,
+                (other, None) => other.clone(),
             };
             storable(&owned).then_some((owned, pass))
         }
@@ -526,11 +533,10 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
         };
         // A trait implemented for `str` or `[T]`: the pool holds a `String` or `Vec<T>`, viewed
         // as the borrowed type the method takes.
-        let (owned, source) = match self_ty {
-            Ty::Str => (Ty::String, borrowed(Ty::Str)),
-            Ty::Slice(e) => (Ty::Vec(e.clone()), borrowed(Ty::Slice(e.clone()))),
-            Ty::Adt { path, .. } if path == STD_OS_STR => (os_string(), borrowed(self_ty.clone())),
-            other => (other.clone(), other.clone()),
+        let unsized_owner = owned_of_unsized(self_ty);
+        let (owned, source) = match &unsized_owner {
+            Some(owned) => (owned.clone(), borrowed(self_ty.clone())),
+            None => (self_ty.clone(), self_ty.clone()),
         };
         // `&mut self` of a reader standing in as `&[u8]` (`impl<R: Read> Ext for R {}`): the
         // same as a `r: &mut R` parameter.
@@ -544,9 +550,7 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             out.push((Ty::Vec(Box::new(elem.clone())), Pass::Ref, as_param));
             return params_after(c, out);
         }
-        let unsized_adt = matches!(self_ty, Ty::Adt { path, .. } if path == STD_OS_STR);
-        let by_value =
-            (unsized_adt || matches!(self_ty, Ty::Str | Ty::Slice(_))) && pass == Pass::Move;
+        let by_value = unsized_owner.is_some() && pass == Pass::Move;
         if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
         }
