@@ -23,6 +23,8 @@ Usage (from the repository root):
     python3 bench/algorithms_real.py --render-only [--crates ...]   # the report from the rows so far
     python3 bench/algorithms_real.py --remeasure   # profile again the suites whose profile failed
     python3 bench/algorithms_real.py --resume ...  # only the runs the rows file lacks
+    python3 bench/algorithms_real.py --crates gamie --algorithms dynamosa,adynamosa,adynamosa-estimate \
+        --rows bench/algorithms-real-estimate-rows.jsonl --out-dir DIR   # a variant beside the two
 
 Each finished run is appended to bench/algorithms-real-rows.jsonl at once, so a run cut short
 keeps what it measured.
@@ -50,6 +52,13 @@ from crates_common import (ROOT, cache_root, confined, ensure_llvm_cov, fetch, f
 from realcrates import CRATES  # noqa: E402
 
 ALGORITHMS = ["dynamosa", "adynamosa"]
+# Variants run with --algorithms: a label and the `frugal run` flags it stands for.
+VARIANTS = {
+    "dynamosa": ["--algorithm", "dynamosa"],
+    "adynamosa": ["--algorithm", "adynamosa"],
+    # aDynaMOSA whose archive keeps the test with fewer estimated instructions, not Eq. 1's.
+    "adynamosa-estimate": ["--algorithm", "adynamosa", "--archive", "estimate"],
+}
 PROXIES = ["loop_cycles", "covered_calls", "test_calls", "allocations", "covered_statements",
            "test_statements", "test_length"]
 
@@ -177,9 +186,9 @@ def one(frugal, spec, seed, algorithm, budget):
     root = run_root(name, version, algorithm, seed)
     out = os.path.join(root, "out")
     shutil.rmtree(out, ignore_errors=True)
-    # One work dir per crate: its runs are sequential, and builds are paid once.
-    work = os.path.join(os.path.dirname(root), "work")
-    summary, wall, err = run_frugal(frugal, src, seed, budget, flags + ["--algorithm", algorithm, "--no-measure"],
+    # One work dir per crate and algorithm: its runs are sequential, and builds are paid once.
+    work = os.path.join(os.path.dirname(root), f"work-{algorithm}")
+    summary, wall, err = run_frugal(frugal, src, seed, budget, flags + VARIANTS[algorithm] + ["--no-measure"],
                                     placement, work, out)
     row = {"crate": name, "version": version, "seed": seed, "algorithm": algorithm, "budget": budget,
            "frugal_wall_seconds": round(wall, 1), "frugal_commit": frugal_commit()}
@@ -309,6 +318,27 @@ def correlations(ok):
     return out
 
 
+def variant_rows(by, med):
+    """Per crate, each variant beside DynaMOSA of the same rows: instructions and heap as
+    ratios, line coverage as a difference."""
+    variants = sorted({a for (_, a) in by if a not in ALGORITHMS})
+    out = []
+    for v in variants:
+        out += ["", f"## {v} against dynamosa", "",
+                "| crate | seeds | line % (dynamosa) | tests | instructions / dynamosa's | peak heap / dynamosa's |",
+                "|---|---|---|---|---|---|"]
+        for name, *_ in CRATES:
+            rs, ds = by.get((name, v)), by.get((name, "dynamosa"))
+            if not rs or not ds:
+                continue
+            ratio = lambda f: med(rs, f) / med(ds, f)  # noqa: E731
+            out.append(f"| {name} | {len(rs)} | {med(rs, lambda r: r['lines']):.1f} ({med(ds, lambda r: r['lines']):.1f}) | "
+                       f"{med(rs, lambda r: r['tests_emitted']):.0f} | "
+                       f"{ratio(lambda r: r['profile']['instructions']):.2f} | "
+                       f"{ratio(lambda r: r['profile']['heap_peak']):.2f} |")
+    return out
+
+
 def render(rows, args):
     ok = [r for r in rows if "error" not in r and r.get("lines") is not None and "error" not in r["profile"]]
     by = {}
@@ -320,7 +350,8 @@ def render(rows, args):
              f"budget {args.budget} per run; seeds 1..{args.seeds}; "
              f"machine: {machine()['cores']} cores, {machine()['cpu']}.",
              f"Reproduce: `python3 bench/algorithms_real.py --budget {args.budget} --seeds {args.seeds}"
-             f"{' --crates ' + args.crates if args.crates else ''}`", "",
+             f"{' --crates ' + args.crates if args.crates else ''}"
+             f"{' --algorithms ' + args.algorithms if args.algorithms != ','.join(ALGORITHMS) else ''}`", "",
              "Medians over seeds. Instructions: summed net cachegrind instructions of the suite's tests; "
              "heap: summed per-test peak heap (dhat); `cargo test`: median wall time of running the "
              "suite, build excluded.", "",
@@ -363,6 +394,7 @@ def render(rows, args):
             geo = statistics.geometric_mean(ratios)
             lines.append(f"- Instructions, aDynaMOSA / DynaMOSA per crate: "
                          + ", ".join(f"{x:.2f}" for x in ratios) + f"; geometric mean {geo:.2f}.")
+    lines += variant_rows(by, med)
     lines += where_the_cost_is(by)
     lines += correlations(ok)
     failed = [r for r in rows if r not in ok]
@@ -410,15 +442,17 @@ def run_all(args, rows_path):
         f.writelines(json.dumps(r) + "\n" for r in done)
     have = {(r["crate"], r["seed"], r["algorithm"]) for r in done}
     lock = threading.Lock()
+    algorithms = args.algorithms.split(",")
 
-    def crate_runs(spec):
-        # Interleaved: seed 1 dynamosa, seed 1 adynamosa, seed 2 ...; one crate's runs share caches.
+    def stream_runs(stream):
+        # One crate and algorithm: its seeds in turn, in its own work dir.
+        spec, a = stream
         return [keep(one(frugal, spec, seed, a, args.budget), rows_path, lock)
-                for seed in range(1, args.seeds + 1) for a in ALGORITHMS
-                if (spec[0], seed, a) not in have]
+                for seed in range(1, args.seeds + 1) if (spec[0], seed, a) not in have]
 
+    streams = [(spec, a) for spec in specs for a in algorithms]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        return done + [r for rs in pool.map(crate_runs, specs) for r in rs]
+        return done + [r for rs in pool.map(stream_runs, streams) for r in rs]
 
 
 def main():
@@ -426,7 +460,10 @@ def main():
     ap.add_argument("--budget", default="5m")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--crates", default=None, help="comma-separated subset of the six")
-    ap.add_argument("--jobs", type=int, default=1, help="crates run side by side (default 1)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="runs side by side, each a crate and algorithm's seeds in turn (default 1)")
+    ap.add_argument("--algorithms", default=",".join(ALGORITHMS),
+                    help=f"comma-separated, of {', '.join(VARIANTS)} (default: {','.join(ALGORITHMS)})")
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
     ap.add_argument("--smoke", action="store_true", help="humantime, 10 s, one seed")

@@ -107,6 +107,9 @@ pub struct SearchParams {
     /// the budget or full coverage stop the search). For MIO a generation is one report, every
     /// `population` executions.
     pub stall_generations: Option<u32>,
+    /// Which test keeps a goal two tests cover, instead of the algorithm's own rule (shorter
+    /// for MOSA and DynaMOSA, Eq. 1 for aDynaMOSA).
+    pub archive: Option<ArchivePolicy>,
 }
 
 impl Default for SearchParams {
@@ -123,6 +126,7 @@ impl Default for SearchParams {
             mio: MioParams::default(),
             seeds: Vec::new(),
             stall_generations: None,
+            archive: None,
         }
     }
 }
@@ -290,6 +294,11 @@ impl Context<'_> {
                 proxies,
             });
         }
+        for op in self.executor.environment_ops() {
+            if let Some(banned) = self.builder.banned.get_mut(op as usize) {
+                *banned = true;
+            }
+        }
         out
     }
 
@@ -366,7 +375,8 @@ pub fn run_search(
         builder,
         executor,
         archive: {
-            let mut a = Archive::new(params.algorithm.archive_policy());
+            let policy = params.archive.unwrap_or(params.algorithm.archive_policy());
+            let mut a = Archive::new(policy);
             a.ignore(goals.deferred());
             a
         },

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use frugal_proxies::{Proxies, archive_replaces};
+use frugal_proxies::{INSTRUCTIONS, Proxies, archive_replaces};
 
 use crate::{ExecResult, Status, TestCase};
 
@@ -23,6 +23,36 @@ pub enum ArchivePolicy {
     Shorter,
     /// The test with the lower performance score, Eq. 1 of \[adynamosa\].
     Cheaper,
+    /// The test with fewer estimated instructions ([`INSTRUCTIONS`]: a fixed cost per test
+    /// plus fitted weights per proxy). Eq. 1's `x / (x + 1)` saturates: a test running a loop
+    /// ten million times scores about as a test running it ten times, and such tests decided
+    /// gamie's suite costs (`bench/ALGORITHMS-REAL.md`).
+    Estimated,
+}
+
+impl ArchivePolicy {
+    /// The name `--archive` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArchivePolicy::Shorter => "shorter",
+            ArchivePolicy::Cheaper => "score",
+            ArchivePolicy::Estimated => "estimate",
+        }
+    }
+}
+
+impl std::str::FromStr for ArchivePolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "shorter" => Ok(ArchivePolicy::Shorter),
+            "score" => Ok(ArchivePolicy::Cheaper),
+            "estimate" => Ok(ArchivePolicy::Estimated),
+            other => Err(format!(
+                "unknown archive rule `{other}`: expected shorter, score or estimate"
+            )),
+        }
+    }
 }
 
 /// Best test per covered goal. On a tie the incumbent stays, which keeps runs reproducible.
@@ -91,6 +121,9 @@ impl Archive {
         match self.policy {
             ArchivePolicy::Shorter => test.len() < old.test.len(),
             ArchivePolicy::Cheaper => archive_replaces(proxies, &old.proxies),
+            ArchivePolicy::Estimated => {
+                INSTRUCTIONS.estimate(proxies) < INSTRUCTIONS.estimate(&old.proxies)
+            }
         }
     }
 
@@ -128,4 +161,59 @@ impl Archive {
 /// Crashes and timeouts cannot go into a suite: they would take the test binary down.
 fn archivable(s: &Status) -> bool {
     matches!(s, Status::Completed | Status::Panicked { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Counters, Stmt};
+
+    fn covering(len: usize) -> (TestCase, ExecResult) {
+        let stmts = (0..len)
+            .map(|_| Stmt {
+                op: 0,
+                args: Vec::new(),
+                value: None,
+            })
+            .collect();
+        let result = ExecResult {
+            status: Status::Completed,
+            completed: len,
+            goals: vec![(0, 0.0)],
+            summaries: vec![None; len],
+            counters: Counters::default(),
+        };
+        (TestCase { stmts }, result)
+    }
+
+    #[test]
+    fn the_estimate_replaces_a_long_loop_that_eq_1_keeps() {
+        let (short, r_short) = covering(2);
+        let looping = Proxies {
+            covered_statements: 10_000_000,
+            covered_calls: 1,
+            test_calls: 1,
+            test_length: 2,
+            ..Proxies::default()
+        };
+        let (long, r_long) = covering(6);
+        let busy = Proxies {
+            covered_statements: 10,
+            covered_calls: 5,
+            test_calls: 5,
+            test_length: 6,
+            ..Proxies::default()
+        };
+        let kept = |policy| {
+            let mut a = Archive::new(policy);
+            a.update(&short, &r_short, &looping);
+            a.update(&long, &r_long, &busy);
+            a.tests()[0].test.len()
+        };
+        // Eq. 1 sees ten million statements as about one: the looping test stays.
+        assert_eq!(kept(ArchivePolicy::Cheaper), 2);
+        assert_eq!(kept(ArchivePolicy::Estimated), 6);
+        assert_eq!(kept(ArchivePolicy::Shorter), 2);
+        assert_eq!("estimate".parse(), Ok(ArchivePolicy::Estimated));
+    }
 }

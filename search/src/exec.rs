@@ -88,4 +88,11 @@ pub trait Executor {
     fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         self.execute(tests)
     }
+
+    /// Operations found since the last call whose results come from the run's environment
+    /// (`$HOME`, the program's path): the search stops inserting them, as it does operations
+    /// that crash every time.
+    fn environment_ops(&mut self) -> Vec<u32> {
+        Vec::new()
+    }
 }

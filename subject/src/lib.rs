@@ -8,6 +8,7 @@ pub mod analyze;
 pub mod cargo;
 pub mod criteria;
 pub mod emit;
+pub mod environment;
 pub mod executor;
 pub mod harness;
 pub mod instrument;

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::analyze::{self, AnalyzeOptions};
 use crate::criteria::{self, Criteria, Discovered, Plan};
 use crate::emit::{self, Placement, minimise::Kept, verify};
+use crate::environment::{self, RunEnvironment, Watch};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
@@ -116,6 +117,9 @@ pub struct CallableSupport {
 pub struct RunSummary {
     pub krate: String,
     pub algorithm: String,
+    /// The archive's rule when `--archive` chose one other than the algorithm's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<String>,
     pub seed: u64,
     pub budget: String,
     pub goals: BTreeMap<String, GoalCount>,
@@ -309,10 +313,18 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     }
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
     let mut exec = criteria::Derive::new(&mut pool, &plan);
+    let environment = RunEnvironment::new(&artifacts.work);
+    let mut watch = Watch::new(&mut exec, &environment, &schema);
     let outcome = clock.time(Phase::Search, |p| {
-        run_search(&schema, &goals, &mut exec, &search, &mut SearchObserver(p))
+        run_search(&schema, &goals, &mut watch, &search, &mut SearchObserver(p))
     });
-    let kept = clock.time(Phase::Minimise, |_| {
+    let from_environment: Vec<String> = watch
+        .found()
+        .iter()
+        .map(|&op| schema.ops[op as usize].name.clone())
+        .collect();
+    artifacts.dump("environment.json", &from_environment);
+    let mut kept = clock.time(Phase::Minimise, |_| {
         minimise(opts, &schema, &outcome.archive, &mut exec)
     });
     let found = exec.discovered().clone();
@@ -335,7 +347,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             &model,
             &harness.registry,
             &schema,
-            &kept,
+            &mut kept,
             &verify_opts,
         )
     })?;
@@ -642,11 +654,22 @@ fn verify_suite(
     model: &crate::model::ApiModel,
     registry: &Registry,
     schema: &frugal_search::Schema,
-    kept: &[Kept],
+    kept: &mut [Kept],
     verify_opts: &verify::VerifyOptions,
 ) -> Result<Suite, RunError> {
     let header = header(&model.crate_name, opts);
+    let passing_on = environment::forget(&RunEnvironment::new(work), kept);
+    let kept: &[Kept] = kept;
     let (_, rendered) = emit::file(kept, registry, model, &header);
+    let refused: Vec<(String, String)> = passing_on
+        .iter()
+        .map(|&k| {
+            (
+                rendered[k].name.clone(),
+                environment::PASSES_ON_ENVIRONMENT.into(),
+            )
+        })
+        .collect();
     let proxies_by_name = rendered
         .iter()
         .zip(kept)
@@ -665,7 +688,14 @@ fn verify_suite(
         .zip(kept)
         .map(|(r, k)| (r.name.clone(), k.test.clone()))
         .collect();
-    let verified = verify::verify(&opts.crate_dir, work, &header, rendered, verify_opts)?;
+    let verified = verify::verify(
+        &opts.crate_dir,
+        work,
+        &header,
+        rendered,
+        &refused,
+        verify_opts,
+    )?;
     Ok(Suite {
         verified,
         tests_by_name,
@@ -773,6 +803,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
     RunSummary {
         krate: facts.krate,
         algorithm: opts.search.algorithm.name().to_string(),
+        archive: opts.search.archive.map(|a| a.name().to_string()),
         seed: opts.search.seed,
         budget: opts.search.budget.to_string(),
         goals: facts.goals,

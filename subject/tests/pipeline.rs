@@ -444,6 +444,28 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
             && escapes.iter().any(|l| l.contains(".collect::<Vec<_>>()")),
         "{escapes:?}"
     );
+    // A value read from the environment (`$HOME/.config/modern`) gets no assertion, so a
+    // test calling it passes under verification's other `HOME` (before: every such test was
+    // dropped as depending on its environment); a test passing it on to another call is
+    // refused, since run by the user it would act on the user's files.
+    let dropped_text = std::fs::read_to_string(out.path().join("dropped.rs")).unwrap();
+    assert!(
+        suite.contains("let _ = modern::home::settings_path();"),
+        "{dropped_text}"
+    );
+    // Path parameters take only scratch paths, never the one `settings_path` returned (before:
+    // `files::purge(path_buf)` removed `$HOME/.config/modern`); a test passing on a value read
+    // from the environment covers nothing in the search, so one with `Invocation::new` stands
+    // for `flags` (before: `Invocation::default().flags()`, refused, and `flags` uncovered).
+    for (name, reason) in dropped.iter().map(|d| (&d.name, &d.reason)) {
+        let environment = reason.starts_with("depends on its environment")
+            || reason.starts_with("uses a value read from the environment");
+        assert!(!environment, "{name}: {reason}");
+    }
+    assert!(
+        suite.contains("home::Invocation::new(") && suite.contains(".flags()"),
+        "{suite}"
+    );
     // Tests of one call with one outcome are told apart by an input (`packer_push_is_true_with_2`),
     // not only by a number (before: `packer_push_is_true_2`).
     assert!(suite.contains("_with_"), "no input-named test:\n{suite}");

@@ -27,6 +27,7 @@ fn verify_numeric(work: &common::WorkDir, tests: Vec<RenderedTest>) -> Verified 
         &work.path,
         "#![allow(unused)]\n",
         tests,
+        &[],
         &opts,
     )
     .unwrap_or_else(|e| panic!("{e}"))

@@ -25,6 +25,10 @@ pub struct RunArgs {
     /// Search algorithm: random, mosa, dynamosa, adynamosa, wholesuite or mio.
     #[arg(long, default_value = "adynamosa")]
     pub algorithm: AlgorithmKind,
+    /// Which test keeps a goal two tests cover: `shorter` (MOSA, DynaMOSA), `score` (Eq. 1 of
+    /// aDynaMOSA) or `estimate` (fewer estimated instructions). Default: the algorithm's own.
+    #[arg(long)]
+    pub archive: Option<frugal_search::ArchivePolicy>,
     /// Directory for the generated file and summary.json.
     #[arg(long, default_value = "frugal.out")]
     pub out: PathBuf,
@@ -111,6 +115,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             seed: args.seed,
             budget: args.budget,
             stall_generations: args.stall,
+            archive: args.archive,
             ..SearchParams::default()
         },
         exec,

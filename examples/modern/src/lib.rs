@@ -18,3 +18,4 @@ pub mod counted;
 pub mod blocks;
 pub mod args;
 pub mod escape;
+pub mod home;

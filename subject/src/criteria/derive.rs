@@ -154,6 +154,10 @@ impl Executor for Derive<'_> {
         let results = self.inner.finish(tests);
         self.augment_all(tests, results)
     }
+
+    fn environment_ops(&mut self) -> Vec<u32> {
+        self.inner.environment_ops()
+    }
 }
 
 impl Derive<'_> {

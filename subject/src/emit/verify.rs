@@ -508,12 +508,14 @@ impl SuiteCopy {
     }
 }
 
-/// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file.
+/// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file. The
+/// `refused` tests (name, reason) are dropped up front, with the others that fail.
 pub fn verify(
     crate_dir: &Path,
     work: &Path,
     header: &str,
     mut tests: Vec<RenderedTest>,
+    refused: &[(String, String)],
     opts: &VerifyOptions,
 ) -> Result<Verified, VerifyError> {
     let copy = SuiteCopy::new(
@@ -523,6 +525,7 @@ pub fn verify(
         opts,
     )?;
     let mut v = Verified::default();
+    drop_tests(&mut tests, refused, &mut v);
     // The binary of the last build when it holds tests dropped since: removing whole test fns
     // cannot change how the others compile, so the survivors run again in it, alone.
     let mut built: Option<PathBuf> = None;

@@ -462,7 +462,7 @@ impl Registry {
 
     /// The search's view: types with literal kinds, operations over type ids.
     pub fn schema(&self, model: &ApiModel) -> Schema {
-        let types = self
+        let mut types: Vec<TypeInfo> = self
             .types
             .iter()
             .map(|t| TypeInfo {
@@ -472,7 +472,7 @@ impl Registry {
             })
             .collect();
         let id = |t: &Ty| self.type_ids[t];
-        let ops = self
+        let mut ops: Vec<OpInfo> = self
             .ops
             .iter()
             .map(|o| OpInfo {
@@ -487,6 +487,7 @@ impl Registry {
                 variadic: variadic(o),
             })
             .collect();
+        self.keep_paths_in_scratch(&mut types, &mut ops);
         let c = &model.constants;
         let constants = Constants {
             ints: c.ints.clone(),
@@ -495,6 +496,32 @@ impl Registry {
             chars: c.chars.clone(),
         };
         Schema::new(types, ops, constants)
+    }
+}
+
+impl Registry {
+    /// Path parameters take only paths [`SCRATCH_PATH`] made: a path the crate returned may
+    /// be `$HOME/.config/..` (lsd's `Config::config_file_path()`) or `/`, and code under test
+    /// creates and deletes what it is given; in a suite the user runs, under the user's `HOME`.
+    /// Every other producer of a `PathBuf` gets a type of its own, which no parameter takes.
+    fn keep_paths_in_scratch(&self, types: &mut Vec<TypeInfo>, ops: &mut [OpInfo]) {
+        let path_buf = Ty::Adt {
+            path: STD_PATH_BUF.to_string(),
+            args: Vec::new(),
+        };
+        let Some(&path) = self.type_ids.get(&path_buf) else {
+            return;
+        };
+        let returned = types.len() as u32;
+        // Same name: emitted code writes both as `PathBuf`.
+        types.push(types[path as usize].clone());
+        for (op, info) in self.ops.iter().zip(ops.iter_mut()) {
+            let scratch =
+                matches!(&op.code, OpCode::StdValue { template, .. } if template == SCRATCH_PATH);
+            if info.ret == Some(path) && !scratch {
+                info.ret = Some(returned);
+            }
+        }
     }
 }
 

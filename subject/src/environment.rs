@@ -1,0 +1,228 @@
+//! Values that come from where a run happens rather than from the test: the harness's `HOME`,
+//! `TMPDIR`, working directory and binary all lie in the work dir, so a result whose `Debug`
+//! form names it was read from the environment (`$HOME/.config/..`, `std::env::args_os()`).
+//! An assertion on such a value holds only in this run, and a call handed one acts, in a suite
+//! the user runs, on the user's files. [`Watch`] keeps the search from calling what produces
+//! them; [`forget`] keeps the emitted suite from asserting on them or passing them on.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use frugal_search::{ExecResult, Executor, OpKind, Schema, TestCase};
+
+use crate::emit::minimise::Kept;
+
+/// Why a test that passes on a value of the run's environment is not offered to verification.
+pub const PASSES_ON_ENVIRONMENT: &str = "uses a value read from the environment (HOME, TMPDIR, \
+    the working directory or the program's path) as an input: run elsewhere, it would act on \
+    the user's files";
+
+/// The work dir's spellings that betray a value read from the environment.
+#[derive(Debug, Clone)]
+pub struct RunEnvironment {
+    needles: Vec<String>,
+}
+
+impl RunEnvironment {
+    pub fn new(work: &Path) -> Self {
+        let mut needles = vec![work.display().to_string()];
+        if let Ok(real) = work.canonicalize() {
+            needles.push(real.display().to_string());
+        }
+        needles.retain(|n| n.len() > 1);
+        needles.dedup();
+        RunEnvironment { needles }
+    }
+
+    /// Whether `summary` names the work dir.
+    pub fn named_in(&self, summary: &str) -> bool {
+        self.needles.iter().any(|n| summary.contains(n.as_str()))
+    }
+
+    /// Statements of `test` whose value came from the environment: their summary names the
+    /// work dir. Sources are those none of whose arguments did (`settings_path()`, not the
+    /// `unwrap()` after it).
+    fn derived_and_sources(&self, test: &TestCase, result: &ExecResult) -> (Vec<u32>, Vec<u32>) {
+        let (mut derived, mut sources) = (Vec::new(), Vec::new());
+        for (i, summary) in result.summaries.iter().enumerate() {
+            if !summary.as_deref().is_some_and(|s| self.named_in(s)) {
+                continue;
+            }
+            let args = test.stmts.get(i).map_or(&[][..], |s| &s.args[..]);
+            if !args.iter().any(|a| derived.contains(a)) {
+                sources.push(i as u32);
+            }
+            derived.push(i as u32);
+        }
+        (derived, sources)
+    }
+}
+
+/// Wraps the executor during the search: reports the calls whose results come from the
+/// environment, which the search then stops inserting (as it does calls that crash every
+/// time), and a test passing such a value on covers nothing. Without it the search keeps
+/// using them, since they are the cheapest values it has (lsd's `Config::config_file_path()`
+/// was its `PathBuf`, clap_lex's `RawArgs::default()` its arguments).
+pub struct Watch<'a> {
+    inner: &'a mut dyn Executor,
+    env: &'a RunEnvironment,
+    calls: Vec<bool>,
+    found: BTreeSet<u32>,
+    unreported: Vec<u32>,
+}
+
+impl<'a> Watch<'a> {
+    pub fn new(inner: &'a mut dyn Executor, env: &'a RunEnvironment, schema: &Schema) -> Self {
+        Watch {
+            inner,
+            env,
+            calls: schema.ops.iter().map(|o| o.kind == OpKind::Call).collect(),
+            found: BTreeSet::new(),
+            unreported: Vec::new(),
+        }
+    }
+
+    /// Calls found reading the environment so far.
+    pub fn found(&self) -> &BTreeSet<u32> {
+        &self.found
+    }
+
+    /// Notes the calls that produced values of the environment, and takes every goal from a
+    /// test that passes such a value on: it cannot be emitted, so the archive must not keep
+    /// it in place of one that can.
+    fn inspect(&mut self, tests: &[TestCase], mut results: Vec<ExecResult>) -> Vec<ExecResult> {
+        for (t, r) in tests.iter().zip(&mut results) {
+            let (derived, sources) = self.env.derived_and_sources(t, r);
+            for i in sources {
+                let op = t.stmts[i as usize].op;
+                if self.calls.get(op as usize) == Some(&true) && self.found.insert(op) {
+                    self.unreported.push(op);
+                }
+            }
+            if passes_on(t, &derived) {
+                r.goals.clear();
+            }
+        }
+        results
+    }
+}
+
+impl Executor for Watch<'_> {
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        let results = self.inner.execute(tests);
+        self.inspect(tests, results)
+    }
+
+    fn start(&mut self, tests: &[TestCase]) -> bool {
+        self.inner.start(tests)
+    }
+
+    fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
+        let results = self.inner.finish(tests);
+        self.inspect(tests, results)
+    }
+
+    fn environment_ops(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.unreported)
+    }
+}
+
+/// Forgets the summaries of values from the environment, so no assertion is written on them
+/// (verification's second run, under another `HOME`, would drop the test); returns the kept
+/// tests that pass such a value on to another call, which are not emitted.
+pub fn forget(env: &RunEnvironment, kept: &mut [Kept]) -> Vec<usize> {
+    let mut passing_on = Vec::new();
+    for (k, kept) in kept.iter_mut().enumerate() {
+        let derived = env.derived_and_sources(&kept.test, &kept.result).0;
+        for &i in &derived {
+            kept.result.summaries[i as usize] = None;
+        }
+        if passes_on(&kept.test, &derived) {
+            passing_on.push(k);
+        }
+    }
+    passing_on
+}
+
+/// Whether a statement of `test` takes one of the `derived` values as an argument.
+fn passes_on(test: &TestCase, derived: &[u32]) -> bool {
+    !derived.is_empty()
+        && test
+            .stmts
+            .iter()
+            .any(|s| s.args.iter().any(|a| derived.contains(a)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frugal_search::{Counters, Status, Stmt};
+
+    fn stmt(op: u32, args: &[u32]) -> Stmt {
+        Stmt {
+            op,
+            args: args.to_vec(),
+            value: None,
+        }
+    }
+
+    /// `settings_path()`, its `unwrap()`, `label(&path)`; the first two name the work dir.
+    fn kept(work: &str, pass_on: bool) -> Kept {
+        let mut stmts = vec![stmt(0, &[]), stmt(1, &[0])];
+        let mut summaries = vec![
+            Some(format!("Some(\"{work}/home/.config/app\")")),
+            Some(format!("\"{work}/home/.config/app\"")),
+        ];
+        if pass_on {
+            stmts.push(stmt(2, &[1]));
+            summaries.push(Some("\"APP\"".into()));
+        }
+        Kept {
+            test: TestCase { stmts },
+            result: ExecResult {
+                status: Status::Completed,
+                completed: summaries.len(),
+                goals: Vec::new(),
+                summaries,
+                counters: Counters::default(),
+            },
+            goals: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_first_value_naming_the_work_dir_is_the_source_and_what_it_feeds_is_derived() {
+        let env = RunEnvironment::new(Path::new("/srv/frugal/work-1"));
+        let k = kept("/srv/frugal/work-1", true);
+        assert_eq!(
+            env.derived_and_sources(&k.test, &k.result),
+            (vec![0, 1], vec![0])
+        );
+        let elsewhere = RunEnvironment::new(Path::new("/srv/frugal/work-2"));
+        assert_eq!(
+            elsewhere.derived_and_sources(&k.test, &k.result).0,
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
+    fn forgetting_drops_the_summaries_and_refuses_tests_passing_the_value_on() {
+        let env = RunEnvironment::new(Path::new("/srv/frugal/work-1"));
+        let mut kept = vec![
+            kept("/srv/frugal/work-1", true),
+            kept("/srv/frugal/work-1", false),
+        ];
+        // The second test's `unwrap()` takes the first statement's value: it passes it on.
+        assert_eq!(forget(&env, &mut kept), vec![0, 1]);
+        assert_eq!(
+            kept[0].result.summaries,
+            vec![None, None, Some("\"APP\"".into())]
+        );
+        let mut alone = vec![kept[1].clone()];
+        alone[0].test.stmts.truncate(1);
+        alone[0].result.summaries.truncate(1);
+        alone[0].result.summaries[0] = Some("Some(\"/srv/frugal/work-1/home\")".into());
+        assert_eq!(forget(&env, &mut alone), Vec::<usize>::new());
+        assert_eq!(alone[0].result.summaries, vec![None]);
+    }
+}
