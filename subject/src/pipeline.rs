@@ -110,6 +110,8 @@ pub struct CallableSupport {
     pub total: usize,
     /// Reason -> number of callables.
     pub reasons: BTreeMap<String, usize>,
+    /// Every callable left out: its path, the reason and the piece of its signature behind it.
+    pub left_out: Vec<crate::model::Unsupported>,
 }
 
 /// Everything a run reports.
@@ -995,6 +997,12 @@ fn support(model: &crate::model::ApiModel, reg: &Registry) -> CallableSupport {
         supported,
         total: supported + model.unsupported.len() + reg.dropped.len(),
         reasons,
+        left_out: model
+            .unsupported
+            .iter()
+            .chain(&reg.dropped)
+            .cloned()
+            .collect(),
     }
 }
 
@@ -1005,6 +1013,34 @@ mod tests {
     /// A directory that does not exist, so every write into it fails.
     fn missing() -> PathBuf {
         std::env::temp_dir().join("frugal-pipeline-test-missing/none")
+    }
+
+    #[test]
+    fn the_summary_lists_each_callable_left_out_with_its_reason_and_detail() {
+        let unsupported = |path: &str, reason: &str, detail: &str| crate::model::Unsupported {
+            path: path.into(),
+            reason: reason.into(),
+            detail: detail.into(),
+        };
+        let model = crate::model::ApiModel {
+            unsupported: vec![unsupported("k::raw", "unsafe fn", "unsafe fn raw()")],
+            ..Default::default()
+        };
+        let mut reg = Registry::default();
+        reg.dropped.push(unsupported(
+            "k::now",
+            harness::registry::NONDETERMINISTIC,
+            "now",
+        ));
+        let s = support(&model, &reg);
+        assert_eq!((s.supported, s.total), (0, 2));
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["left_out"][0]["path"], "k::raw");
+        assert_eq!(json["left_out"][0]["detail"], "unsafe fn raw()");
+        assert_eq!(
+            json["left_out"][1]["reason"],
+            harness::registry::NONDETERMINISTIC
+        );
     }
 
     #[test]
