@@ -9,6 +9,7 @@ capabilities (so the read-only mounts cannot be undone). `cargo fetch` and `carg
 run unconfined before it; no crate code runs in them.
 """
 
+import functools
 import hashlib
 import io
 import json
@@ -164,8 +165,11 @@ def frugal_bin(explicit=None):
     return path
 
 
+@functools.lru_cache(maxsize=None)
 def frugal_commit():
-    """The repository's commit (what the frugal binary is expected to be built from)."""
+    """The repository's commit when the run started (what the frugal binary is expected to be
+    built from): read once, so commits made while a long benchmark runs do not relabel its
+    later rows."""
     out = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
