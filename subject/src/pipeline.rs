@@ -320,10 +320,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let outcome = clock.time(Phase::Search, |p| {
         run_search(&schema, &goals, &mut watch, &search, &mut SearchObserver(p))
     });
-    let from_environment: Vec<String> = watch
+    // Names, once each: operations may share a name.
+    let from_environment: BTreeSet<&str> = watch
         .found()
         .iter()
-        .map(|&op| schema.ops[op as usize].name.clone())
+        .map(|&op| schema.ops[op as usize].name.as_str())
         .collect();
     artifacts.dump("environment.json", &from_environment);
     let mut kept = clock.time(Phase::Minimise, |_| {

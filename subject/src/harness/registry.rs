@@ -497,9 +497,7 @@ impl Registry {
         };
         Schema::new(types, ops, constants)
     }
-}
 
-impl Registry {
     /// Path parameters take only paths [`SCRATCH_PATH`] made: a path the crate returned may
     /// be `$HOME/.config/..` (lsd's `Config::config_file_path()`) or `/`, and code under test
     /// creates and deletes what it is given; in a suite the user runs, under the user's `HOME`.
