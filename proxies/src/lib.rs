@@ -4,10 +4,10 @@
 //! [`archive_replaces`]), the within-front performance-heuristic, Eq. 2
 //! ([`performance_heuristic`]), and the stagnation switch between crowding distance and that
 //! heuristic, Algorithm 2 ([`Switch`]), and a test's cost in instructions estimated from the
-//! proxies with fitted weights ([`CostModel`]), which the minimiser sums. It knows nothing of processes, probes, executors, goals or
-//! the search's test-case types: the caller copies counters and statement counts into a
-//! [`ProxyInput`], so `frugal-search` depends on this crate and never the reverse. One decision:
-//! the runtime counts heap allocations per test, not per allocation site, so the paper's I4 rule
+//! proxies with fitted weights ([`CostModel`]), which the minimiser sums. It knows nothing of
+//! processes, probes, executors, goals or the search's test-case types: the caller copies
+//! counters and statement counts into a [`ProxyInput`], so `frugal-search` depends on this
+//! crate and never the reverse. One decision: the runtime counts heap allocations per test, not per allocation site, so the paper's I4 rule
 //! "sites with frequency one are excluded" is applied to the test as a single site: the total
 //! counts only when it is above one ([`Allocations::Total`]). That is exact when a test allocates
 //! at most once, never ranks a test that allocates more below one that allocates less, and
