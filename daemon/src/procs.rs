@@ -68,9 +68,15 @@ fn works_under(pid: i32, dirs: &[PathBuf]) -> bool {
     })
 }
 
+/// The processes of one job: their pids, and the process groups they lead or belong to.
+struct JobProcs {
+    pids: HashSet<i32>,
+    groups: HashSet<i32>,
+}
+
 /// The pids of every process working under `dirs`, with their sessions, groups and
 /// descendants; frugald itself, its session and its group excluded.
-fn job_pids(dirs: &[PathBuf]) -> HashSet<i32> {
+fn job_pids(dirs: &[PathBuf]) -> JobProcs {
     let me = std::process::id() as i32;
     let procs = all_procs();
     let own = procs.iter().find(|p| p.pid == me).cloned();
@@ -108,13 +114,27 @@ fn job_pids(dirs: &[PathBuf]) -> HashSet<i32> {
         marked.extend(more);
     }
     marked.remove(&me);
-    marked
+    let groups = procs
+        .iter()
+        .filter(|p| marked.contains(&p.pid) && p.pgrp != own_pgrp && p.pgrp > 1)
+        .map(|p| p.pgrp)
+        .collect();
+    JobProcs {
+        pids: marked,
+        groups,
+    }
 }
 
 /// SIGKILLs every process of the job working under `dirs` (see the module doc); returns how
 /// many were signalled. Processes that are already gone are not an error.
 pub fn kill_under(dirs: &[PathBuf]) -> usize {
-    let pids = job_pids(dirs);
+    let JobProcs { pids, groups } = job_pids(dirs);
+    // A group dies at once; killed one by one, a parent could run between two kills and react
+    // to its children's deaths (exit normally, or start another).
+    for group in &groups {
+        // SAFETY: kill(2) with a negated process group id read from /proc.
+        unsafe { libc::kill(-*group, libc::SIGKILL) };
+    }
     for pid in &pids {
         // SAFETY: kill(2) on a pid read from /proc; a pid that is gone yields ESRCH.
         unsafe { libc::kill(*pid, libc::SIGKILL) };
@@ -124,7 +144,7 @@ pub fn kill_under(dirs: &[PathBuf]) -> usize {
 
 /// How many processes work under `dirs` (for tests and the soak's leak count).
 pub fn count_under(dirs: &[PathBuf]) -> usize {
-    job_pids(dirs).len()
+    job_pids(dirs).pids.len()
 }
 
 #[cfg(test)]
