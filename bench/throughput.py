@@ -111,6 +111,7 @@ def main():
     report = table(rows)
     print(report)
     if not args.smoke:
+        os.makedirs(args.out_dir, exist_ok=True)
         with open(os.path.join(args.out_dir, "throughput.json"), "w") as f:
             json.dump({"machine": machine(), "new_commit": args.new_label or frugal_commit(), "old": args.old_label,
                        "rows": rows}, f, indent=1)

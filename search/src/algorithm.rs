@@ -217,13 +217,51 @@ pub struct Context<'a> {
     /// Generation of the last newly covered goal, and the archive's size then.
     last_gain: (u64, usize),
     stalled: bool,
-    /// Per operation: executions that crashed or hung with it in the test, and that ran it.
+    quarantine: Quarantine,
+}
+
+/// Per operation: executions that crashed or hung with it in the test, and that ran it.
+struct Quarantine {
     crashed_with: Vec<u32>,
     ran_ok: Vec<u32>,
 }
 
+impl Quarantine {
+    /// Bans calls that take the harness down every time: each crash costs a process restart
+    /// (or a whole timeout), and hostile code must not eat the budget.
+    fn tally(&mut self, banned: &mut [bool], t: &TestCase, r: &ExecResult) {
+        let calls = |upto: usize| t.stmts[..upto.min(t.len())].iter().map(|s| s.op as usize);
+        match r.status {
+            crate::Status::Crashed { .. } | crate::Status::Timeout => {
+                for op in calls(t.len()) {
+                    self.crashed_with[op] += 1;
+                    if self.crashed_with[op] >= QUARANTINE_AFTER && self.ran_ok[op] == 0 {
+                        banned[op] = true;
+                    }
+                }
+            }
+            _ => calls(r.completed).for_each(|op| self.ran_ok[op] += 1),
+        }
+    }
+}
+
 /// Crashes or hangs, with no clean run, after which an operation is no longer inserted.
 const QUARANTINE_AFTER: u32 = 3;
+
+/// Takes in one executed test: its proxies, the archive's offer, the quarantine's tally.
+fn take_in(
+    schema: &Schema,
+    archive: &mut Archive,
+    quarantine: &mut Quarantine,
+    banned: &mut [bool],
+    test: &TestCase,
+    result: &ExecResult,
+) -> frugal_proxies::Proxies {
+    let proxies = crate::perf::proxies(test, result, schema);
+    archive.update(test, result, &proxies);
+    quarantine.tally(banned, test, result);
+    proxies
+}
 
 impl Context<'_> {
     /// Runs tests (cut to the remaining execution budget), updating archive and clock.
@@ -268,55 +306,61 @@ impl Context<'_> {
             return Vec::new();
         }
         // `started` counts a refused first part too; then nothing runs in the background.
-        let results = if streaming {
-            let rest = &tests[started.min(tests.len())..];
-            if !rest.is_empty() {
-                self.executor.start(rest);
-            }
-            self.executor.finish(&tests)
-        } else {
-            self.executor.execute(&tests)
-        };
-        self.record(tests, results)
+        if !streaming {
+            let results = self.executor.execute(&tests);
+            return self.record(tests, results);
+        }
+        let rest = &tests[started.min(tests.len())..];
+        if !rest.is_empty() {
+            self.executor.start(rest);
+        }
+        // Each result is taken in as it comes, in order, while later tests still run.
+        let mut taken = Vec::with_capacity(tests.len());
+        let schema = self.schema;
+        let (archive, quarantine) = (&mut self.archive, &mut self.quarantine);
+        let banned = &mut self.builder.banned;
+        self.executor.finish_each(&tests, &mut |i, result| {
+            let test = &tests[i];
+            let proxies = take_in(schema, archive, quarantine, banned, test, &result);
+            taken.push((result, proxies));
+        });
+        self.counted(tests, taken)
     }
 
     /// Counts executed tests and offers them to the archive.
     fn record(&mut self, tests: Vec<TestCase>, results: Vec<ExecResult>) -> Vec<Evaluated> {
-        self.clock.executions += results.len() as u64;
-        let mut out = Vec::with_capacity(tests.len());
-        for (test, result) in tests.into_iter().zip(results) {
-            let proxies = crate::perf::proxies(&test, &result, self.schema);
-            self.archive.update(&test, &result, &proxies);
-            self.tally(&test, &result);
-            out.push(Evaluated {
+        let mut taken = Vec::with_capacity(results.len());
+        for (test, result) in tests.iter().zip(results) {
+            let (archive, quarantine) = (&mut self.archive, &mut self.quarantine);
+            let banned = &mut self.builder.banned;
+            let proxies = take_in(self.schema, archive, quarantine, banned, test, &result);
+            taken.push((result, proxies));
+        }
+        self.counted(tests, taken)
+    }
+
+    /// Counts tests taken in and pairs them with their results.
+    fn counted(
+        &mut self,
+        tests: Vec<TestCase>,
+        taken: Vec<(ExecResult, frugal_proxies::Proxies)>,
+    ) -> Vec<Evaluated> {
+        self.clock.executions += taken.len() as u64;
+        let out = tests
+            .into_iter()
+            .zip(taken)
+            .map(|(test, (result, proxies))| Evaluated {
                 test,
                 result,
                 proxies,
-            });
-        }
+            })
+            .collect();
         for op in self.executor.environment_ops() {
             if let Some(banned) = self.builder.banned.get_mut(op as usize) {
                 *banned = true;
             }
         }
         out
-    }
-
-    /// Quarantines calls that take the harness down every time: each crash costs a process
-    /// restart (or a whole timeout), and hostile code must not eat the budget.
-    fn tally(&mut self, t: &TestCase, r: &ExecResult) {
-        let calls = |upto: usize| t.stmts[..upto.min(t.len())].iter().map(|s| s.op as usize);
-        match r.status {
-            crate::Status::Crashed { .. } | crate::Status::Timeout => {
-                for op in calls(t.len()) {
-                    self.crashed_with[op] += 1;
-                    if self.crashed_with[op] >= QUARANTINE_AFTER && self.ran_ok[op] == 0 {
-                        self.builder.banned[op] = true;
-                    }
-                }
-            }
-            _ => calls(r.completed).for_each(|op| self.ran_ok[op] += 1),
-        }
     }
 
     /// The budget is spent, every goal is covered, or the search stalled.
@@ -388,8 +432,10 @@ pub fn run_search(
         seeded: Vec::new(),
         last_gain: (0, 0),
         stalled: false,
-        crashed_with: vec![0; schema.ops.len()],
-        ran_ok: vec![0; schema.ops.len()],
+        quarantine: Quarantine {
+            crashed_with: vec![0; schema.ops.len()],
+            ran_ok: vec![0; schema.ops.len()],
+        },
     };
     let seeds: Vec<TestCase> = params
         .seeds

@@ -17,6 +17,18 @@ pub struct ManyObjective {
     switch: Switch,
     /// Best objective value per target in the last population, to detect stagnation.
     best: std::collections::BTreeMap<u32, f64>,
+    /// The current targets, recomputed only when the archive grew.
+    current: Targets,
+}
+
+/// The targets for one archive size, and a version that changes when they do: an
+/// individual's objective row is computed once per version, not once per ranking.
+#[derive(Default)]
+struct Targets {
+    /// The archive's size they were computed for; `None` before the first time.
+    archive_len: Option<usize>,
+    version: u64,
+    goals: Vec<u32>,
 }
 
 impl ManyObjective {
@@ -26,17 +38,29 @@ impl ManyObjective {
             adaptive,
             switch: Switch::new(),
             best: Default::default(),
+            current: Targets::default(),
         }
     }
 
-    fn targets(&self, cx: &Context<'_>) -> Vec<u32> {
-        if self.dynamic {
-            targets(cx.goals, &cx.archive)
-        } else {
-            (0..cx.goals.len() as u32)
-                .filter(|&g| !cx.archive.covers(g))
-                .collect()
+    /// The current targets (they depend only on which goals the archive covers, and covered
+    /// goals stay covered) and their version.
+    fn targets(&mut self, cx: &Context<'_>) -> (Vec<u32>, u64) {
+        let len = cx.archive.len();
+        if self.current.archive_len != Some(len) {
+            let now: Vec<u32> = if self.dynamic {
+                targets(cx.goals, &cx.archive)
+            } else {
+                (0..cx.goals.len() as u32)
+                    .filter(|&g| !cx.archive.covers(g))
+                    .collect()
+            };
+            if self.current.archive_len.is_none() || now != self.current.goals {
+                self.current.version += 1;
+                self.current.goals = now;
+            }
+            self.current.archive_len = Some(len);
         }
+        (self.current.goals.clone(), self.current.version)
     }
 
     /// The secondary criterion for the next selection: crowding unless aDynaMOSA's switch
@@ -50,23 +74,36 @@ impl ManyObjective {
     }
 
     /// Whether this generation improved: a goal got covered, or some target got closer.
-    fn improved(
-        &mut self,
-        pop: &[Ind],
-        targets: &[u32],
-        goals: &Goals,
-        newly_covered: bool,
-    ) -> bool {
+    /// `pop`'s rows are up to date with `aim` (as [`select`] leaves them).
+    fn improved(&mut self, pop: &[Ind], aim: &Aim<'_>, newly_covered: bool) -> bool {
         let mut better = newly_covered;
-        for &t in targets {
-            let now = pop
-                .iter()
-                .map(|i| fitness(&i.result, t, goals))
-                .fold(f64::INFINITY, f64::min);
+        for (k, &t) in aim.targets.iter().enumerate() {
+            let now = pop.iter().map(|i| i.obj[k]).fold(f64::INFINITY, f64::min);
             let before = self.best.insert(t, now).unwrap_or(f64::INFINITY);
             better |= now < before;
         }
         better
+    }
+}
+
+/// The targets objective rows are computed for, with their version ([`Targets`]).
+struct Aim<'a> {
+    goals: &'a Goals,
+    targets: &'a [u32],
+    version: u64,
+}
+
+/// Brings every individual's objective row up to `aim`'s targets; rows already computed for
+/// them are kept, so a test's fitness is computed once per change of targets.
+fn refresh(pop: &mut [Ind], aim: &Aim<'_>) {
+    for i in pop.iter_mut().filter(|i| i.version != aim.version) {
+        i.obj.clear();
+        let row = aim
+            .targets
+            .iter()
+            .map(|&g| fitness(&i.result, g, aim.goals));
+        i.obj.extend(row);
+        i.version = aim.version;
     }
 }
 
@@ -79,6 +116,9 @@ struct Ind {
     rank: usize,
     /// The active secondary score (crowding or performance heuristic); higher is better.
     crowding: f64,
+    /// Objective value per target of [`Targets`] version `version` (0: none yet).
+    obj: Vec<f64>,
+    version: u64,
 }
 
 impl Algorithm for ManyObjective {
@@ -91,26 +131,41 @@ impl Algorithm for ManyObjective {
             .collect();
         pop.extend(into_inds(cx.evaluate(first)));
         if pop.len() > m {
-            let targets = self.targets(cx);
-            pop = select(pop, &targets, cx.goals, m, self.secondary());
+            let (targets, version) = self.targets(cx);
+            let aim = Aim {
+                goals: cx.goals,
+                targets: &targets,
+                version,
+            };
+            pop = select(pop, &aim, m, self.secondary());
         }
         if self.adaptive {
             self.switch.observe(true);
         }
         cx.report();
         while !cx.done() && !pop.is_empty() {
-            let targets = self.targets(cx);
+            let (targets, version) = self.targets(cx);
             let secondary = self.secondary();
-            rank(&mut pop, &targets, cx.goals, m, secondary);
+            let aim = Aim {
+                goals: cx.goals,
+                targets: &targets,
+                version,
+            };
+            rank(&mut pop, &aim, m, secondary);
             let covered_before = cx.archive.len();
             let offspring = cx.evaluate_made(m, |cx| breed_pair(cx, &pop));
             let mut union = pop;
             union.extend(into_inds(offspring));
-            let targets = self.targets(cx);
-            pop = select(union, &targets, cx.goals, m, secondary);
+            let (targets, version) = self.targets(cx);
+            let aim = Aim {
+                goals: cx.goals,
+                targets: &targets,
+                version,
+            };
+            pop = select(union, &aim, m, secondary);
             if self.adaptive {
                 let newly = cx.archive.len() > covered_before;
-                let improved = self.improved(&pop, &targets, cx.goals, newly);
+                let improved = self.improved(&pop, &aim, newly);
                 self.switch.observe(improved);
             }
             cx.report();
@@ -127,6 +182,8 @@ fn into_inds(evaluated: Vec<Evaluated>) -> Vec<Ind> {
             proxies: e.proxies,
             rank: 0,
             crowding: 0.0,
+            obj: Vec::new(),
+            version: 0,
         })
         .collect()
 }
@@ -140,8 +197,8 @@ pub(crate) fn targets(goals: &Goals, archive: &crate::Archive) -> Vec<u32> {
 }
 
 /// Secondary scores of a front's members (higher is better).
-fn secondary_scores(
-    f: &[Vec<f64>],
+fn secondary_scores<R: AsRef<[f64]>>(
+    f: &[R],
     front: &[usize],
     proxies: &[Proxies],
     secondary: Secondary,
@@ -191,54 +248,45 @@ pub(crate) fn fitness(r: &ExecResult, goal: u32, goals: &Goals) -> f64 {
     approach
 }
 
-fn objectives(pop: &[Ind], targets: &[u32], goals: &Goals) -> Vec<Vec<f64>> {
-    pop.iter()
-        .map(|i| {
-            targets
-                .iter()
-                .map(|&g| fitness(&i.result, g, goals))
-                .collect()
-        })
-        .collect()
-}
-
 /// Assigns rank and secondary score for tournament selection.
-fn rank(pop: &mut [Ind], targets: &[u32], goals: &Goals, m: usize, secondary: Secondary) {
-    let f = objectives(pop, targets, goals);
-    let lens: Vec<usize> = pop.iter().map(|i| i.test.len()).collect();
-    let proxies: Vec<Proxies> = pop.iter().map(|i| i.proxies).collect();
-    for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
-        let crowd = secondary_scores(&f, &front, &proxies, secondary);
-        for (k, &i) in front.iter().enumerate() {
-            pop[i].rank = r;
-            pop[i].crowding = crowd[k];
+fn rank(pop: &mut [Ind], aim: &Aim<'_>, m: usize, secondary: Secondary) {
+    refresh(pop, aim);
+    let mut placed = Vec::with_capacity(pop.len());
+    {
+        let f: Vec<&[f64]> = pop.iter().map(|i| i.obj.as_slice()).collect();
+        let lens: Vec<usize> = pop.iter().map(|i| i.test.len()).collect();
+        let proxies: Vec<Proxies> = pop.iter().map(|i| i.proxies).collect();
+        for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
+            let crowd = secondary_scores(&f, &front, &proxies, secondary);
+            placed.extend(front.into_iter().zip(crowd).map(|(i, c)| (i, r, c)));
         }
+    }
+    for (i, r, c) in placed {
+        pop[i].rank = r;
+        pop[i].crowding = c;
     }
 }
 
 /// Fills the next population front by front; the last front that fits only partly is cut by
 /// the secondary score.
-fn select(
-    union: Vec<Ind>,
-    targets: &[u32],
-    goals: &Goals,
-    m: usize,
-    secondary: Secondary,
-) -> Vec<Ind> {
-    let f = objectives(&union, targets, goals);
-    let lens: Vec<usize> = union.iter().map(|i| i.test.len()).collect();
-    let proxies: Vec<Proxies> = union.iter().map(|i| i.proxies).collect();
+fn select(mut union: Vec<Ind>, aim: &Aim<'_>, m: usize, secondary: Secondary) -> Vec<Ind> {
+    refresh(&mut union, aim);
     let mut chosen: Vec<(usize, usize, f64)> = Vec::with_capacity(m);
-    for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
-        let crowd = secondary_scores(&f, &front, &proxies, secondary);
-        let mut members: Vec<(usize, f64)> = front.into_iter().zip(crowd).collect();
-        if chosen.len() + members.len() > m {
-            members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            members.truncate(m - chosen.len());
-        }
-        chosen.extend(members.into_iter().map(|(i, c)| (i, r, c)));
-        if chosen.len() >= m {
-            break;
+    {
+        let f: Vec<&[f64]> = union.iter().map(|i| i.obj.as_slice()).collect();
+        let lens: Vec<usize> = union.iter().map(|i| i.test.len()).collect();
+        let proxies: Vec<Proxies> = union.iter().map(|i| i.proxies).collect();
+        for (r, front) in preference_sort(&f, &lens, m).into_iter().enumerate() {
+            let crowd = secondary_scores(&f, &front, &proxies, secondary);
+            let mut members: Vec<(usize, f64)> = front.into_iter().zip(crowd).collect();
+            if chosen.len() + members.len() > m {
+                members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                members.truncate(m - chosen.len());
+            }
+            chosen.extend(members.into_iter().map(|(i, c)| (i, r, c)));
+            if chosen.len() >= m {
+                break;
+            }
         }
     }
     let mut slots: Vec<Option<Ind>> = union.into_iter().map(Some).collect();
@@ -257,16 +305,17 @@ fn select(
 /// MOSA's preference sorting: front 0 holds, for each target, the test closest to it (shorter
 /// on ties, then the earlier one); the rest is sorted into Pareto fronts over the targets, only
 /// as far as needed to fill `m` places.
-pub(crate) fn preference_sort(f: &[Vec<f64>], lens: &[usize], m: usize) -> Vec<Vec<usize>> {
+pub(crate) fn preference_sort<R: AsRef<[f64]>>(
+    f: &[R],
+    lens: &[usize],
+    m: usize,
+) -> Vec<Vec<usize>> {
     let n = f.len();
-    let targets = f.first().map_or(0, Vec::len);
+    let targets = f.first().map_or(0, |r| r.as_ref().len());
     let mut in_first = vec![false; n];
-    #[expect(
-        clippy::needless_range_loop,
-        reason = "t indexes a column of the matrix"
-    )]
     for t in 0..targets {
-        let best = (0..n).min_by(|&a, &b| f[a][t].total_cmp(&f[b][t]).then(lens[a].cmp(&lens[b])));
+        let at = |i: usize| f[i].as_ref()[t];
+        let best = (0..n).min_by(|&a, &b| at(a).total_cmp(&at(b)).then(lens[a].cmp(&lens[b])));
         if let Some(b) = best {
             in_first[b] = true;
         }
@@ -289,14 +338,22 @@ pub(crate) fn preference_sort(f: &[Vec<f64>], lens: &[usize], m: usize) -> Vec<V
 }
 
 /// Pareto fronts of `members` until at least `need` individuals are placed.
-fn non_dominated_fronts(f: &[Vec<f64>], mut members: Vec<usize>, need: usize) -> Vec<Vec<usize>> {
+fn non_dominated_fronts<R: AsRef<[f64]>>(
+    f: &[R],
+    mut members: Vec<usize>,
+    need: usize,
+) -> Vec<Vec<usize>> {
     let mut fronts = Vec::new();
     let mut placed = 0;
     while !members.is_empty() && placed < need {
         let front: Vec<usize> = members
             .iter()
             .copied()
-            .filter(|&p| !members.iter().any(|&q| q != p && dominates(&f[q], &f[p])))
+            .filter(|&p| {
+                !members
+                    .iter()
+                    .any(|&q| q != p && dominates(f[q].as_ref(), f[p].as_ref()))
+            })
             .collect();
         members.retain(|i| !front.contains(i));
         placed += front.len();
@@ -322,7 +379,7 @@ pub(crate) fn dominates(a: &[f64], b: &[f64]) -> bool {
 
 /// Subvector-dominance assignment (Köppen and Yoshida, \[svd\]), as used by MOSA: for each member,
 /// the least number of objectives on which it beats any other member. Higher is more diverse.
-pub(crate) fn subvector_dominance(f: &[Vec<f64>], front: &[usize]) -> Vec<f64> {
+pub(crate) fn subvector_dominance<R: AsRef<[f64]>>(f: &[R], front: &[usize]) -> Vec<f64> {
     if front.len() == 1 {
         return vec![f64::INFINITY];
     }
@@ -332,7 +389,10 @@ pub(crate) fn subvector_dominance(f: &[Vec<f64>], front: &[usize]) -> Vec<f64> {
             front
                 .iter()
                 .filter(|&&q| q != p)
-                .map(|&q| f[p].iter().zip(&f[q]).filter(|(x, y)| x < y).count())
+                .map(|&q| {
+                    let (fp, fq) = (f[p].as_ref(), f[q].as_ref());
+                    fp.iter().zip(fq).filter(|(x, y)| x < y).count()
+                })
                 .min()
                 .unwrap_or(0) as f64
         })

@@ -89,6 +89,14 @@ pub trait Executor {
         self.execute(tests)
     }
 
+    /// [`Executor::finish`], handing each result with its index to `each` as soon as it and
+    /// every one before it are in: the search records results while later tests still run.
+    fn finish_each(&mut self, tests: &[TestCase], each: &mut dyn FnMut(usize, ExecResult)) {
+        for (i, r) in self.finish(tests).into_iter().enumerate() {
+            each(i, r);
+        }
+    }
+
     /// Operations found since the last call whose results come from the run's environment
     /// (`$HOME`, the program's path): the search stops inserting them, as it does operations
     /// that crash every time.

@@ -65,6 +65,11 @@ impl RunEnvironment {
 /// was its `PathBuf`, clap_lex's `RawArgs::default()` its arguments).
 pub struct Watch<'a> {
     inner: &'a mut dyn Executor,
+    seen: Seen<'a>,
+}
+
+/// What [`Watch`] keeps, apart from the executor it wraps.
+struct Seen<'a> {
     env: &'a RunEnvironment,
     calls: Vec<bool>,
     found: BTreeSet<u32>,
@@ -75,42 +80,50 @@ impl<'a> Watch<'a> {
     pub fn new(inner: &'a mut dyn Executor, env: &'a RunEnvironment, schema: &Schema) -> Self {
         Watch {
             inner,
-            env,
-            calls: schema.ops.iter().map(|o| o.kind == OpKind::Call).collect(),
-            found: BTreeSet::new(),
-            unreported: Vec::new(),
+            seen: Seen {
+                env,
+                calls: schema.ops.iter().map(|o| o.kind == OpKind::Call).collect(),
+                found: BTreeSet::new(),
+                unreported: Vec::new(),
+            },
         }
     }
 
     /// Calls found reading the environment so far.
     pub fn found(&self) -> &BTreeSet<u32> {
-        &self.found
+        &self.seen.found
+    }
+}
+
+impl Seen<'_> {
+    fn inspect(&mut self, tests: &[TestCase], mut results: Vec<ExecResult>) -> Vec<ExecResult> {
+        for (t, r) in tests.iter().zip(&mut results) {
+            self.inspect_one(t, r);
+        }
+        results
     }
 
     /// Notes the calls that produced values of the environment, and takes every goal from a
     /// test that passes such a value on: it cannot be emitted, so the archive must not keep
     /// it in place of one that can.
-    fn inspect(&mut self, tests: &[TestCase], mut results: Vec<ExecResult>) -> Vec<ExecResult> {
-        for (t, r) in tests.iter().zip(&mut results) {
-            let (derived, sources) = self.env.derived_and_sources(t, r);
-            for i in sources {
-                let op = t.stmts[i as usize].op;
-                if self.calls.get(op as usize) == Some(&true) && self.found.insert(op) {
-                    self.unreported.push(op);
-                }
-            }
-            if passes_on(t, &derived) {
-                r.goals.clear();
+    fn inspect_one(&mut self, t: &TestCase, r: &mut ExecResult) {
+        let (derived, sources) = self.env.derived_and_sources(t, r);
+        for i in sources {
+            let op = t.stmts[i as usize].op;
+            if self.calls.get(op as usize) == Some(&true) && self.found.insert(op) {
+                self.unreported.push(op);
             }
         }
-        results
+        if passes_on(t, &derived) {
+            r.goals.clear();
+        }
     }
 }
 
 impl Executor for Watch<'_> {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.execute(tests);
-        self.inspect(tests, results)
+        self.seen.inspect(tests, results)
     }
 
     fn start(&mut self, tests: &[TestCase]) -> bool {
@@ -119,11 +132,19 @@ impl Executor for Watch<'_> {
 
     fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.finish(tests);
-        self.inspect(tests, results)
+        self.seen.inspect(tests, results)
+    }
+
+    fn finish_each(&mut self, tests: &[TestCase], each: &mut dyn FnMut(usize, ExecResult)) {
+        let seen = &mut self.seen;
+        self.inner.finish_each(tests, &mut |i, mut r| {
+            seen.inspect_one(&tests[i], &mut r);
+            each(i, r);
+        });
     }
 
     fn environment_ops(&mut self) -> Vec<u32> {
-        std::mem::take(&mut self.unreported)
+        std::mem::take(&mut self.seen.unreported)
     }
 }
 

@@ -155,7 +155,11 @@ impl ExecutorPool {
     }
 
     /// Collects the results of tests on one worker slot (sending them first unless `sent`),
-    /// restarting its harness as often as needed.
+    /// restarting its harness as often as needed; each goes to `each` as it comes.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the pool's fields, borrowed apart"
+    )]
     fn run_on(
         binary: &PathBuf,
         config: &ExecConfig,
@@ -164,33 +168,34 @@ impl ExecutorPool {
         tests: &[TestCase],
         sent: bool,
         stats: &mut ExecStats,
-    ) -> Vec<ExecResult> {
-        let mut results = Vec::with_capacity(tests.len());
+        each: &mut dyn FnMut(ExecResult),
+    ) {
+        let mut done = 0;
         let mut sent = sent;
-        while results.len() < tests.len() {
+        while done < tests.len() {
             let worker = match slot {
                 Some(w) => w,
                 None => match Worker::spawn(binary, config, sandbox) {
                     Ok(w) => slot.insert(w),
                     Err(e) => {
                         let reason = format!("cannot start the harness {}: {e}", binary.display());
-                        results.extend(
-                            tests[results.len()..]
-                                .iter()
-                                .map(|_| crashed(reason.clone())),
-                        );
+                        tests[done..]
+                            .iter()
+                            .for_each(|_| each(crashed(reason.clone())));
                         break;
                     }
                 },
             };
-            let start = results.len();
             if !std::mem::take(&mut sent) {
-                worker.send(&tests[start..]);
+                worker.send(&tests[done..]);
             }
             let mut failed = None;
-            for t in &tests[start..] {
+            for t in &tests[done..] {
                 match worker.pipes.next(config.timeout) {
-                    Ok(o) => results.push(convert(o, t.len())),
+                    Ok(o) => {
+                        each(convert(o, t.len()));
+                        done += 1;
+                    }
                     Err(ended) => {
                         failed = Some(ended == Ended::Timeout);
                         break;
@@ -203,15 +208,15 @@ impl ExecutorPool {
                 stats.restarts += 1;
                 if timed_out {
                     stats.timeouts += 1;
-                    results.push(timeout_result());
+                    each(timeout_result());
                 } else {
                     stats.crashes += 1;
-                    results.push(crashed(reason));
+                    each(crashed(reason));
                 }
+                done += 1;
             }
         }
         stats.executions += tests.len() as u64;
-        results
     }
 
     /// Stops every harness.
@@ -256,10 +261,20 @@ impl Executor for ExecutorPool {
         true
     }
 
-    /// Collects the parts in the order they were started, which is the order each harness
-    /// received its own; a part whose harness was restarted meanwhile is sent again.
     fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let mut out = Vec::with_capacity(tests.len());
+        self.finish_each(tests, &mut |_, r| out.push(r));
+        out
+    }
+
+    /// Collects the parts in the order they were started, which is the order each harness
+    /// received its own; a part whose harness was restarted meanwhile is sent again.
+    fn finish_each(&mut self, tests: &[TestCase], each: &mut dyn FnMut(usize, ExecResult)) {
+        let mut given = 0;
+        let mut give = |r: ExecResult| {
+            each(given, r);
+            given += 1;
+        };
         let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
         let mut parts = std::mem::take(&mut self.started);
         let started: usize = parts.iter().map(|p| p.len).sum();
@@ -270,20 +285,21 @@ impl Executor for ExecutorPool {
                 harness: None,
             });
         }
+        let mut at = 0;
         for part in parts {
-            let Some(these) = tests.get(out.len()..out.len() + part.len) else {
+            let Some(these) = tests.get(at..at + part.len) else {
                 break;
             };
+            at += part.len;
             let slot = &mut self.workers[part.slot];
             let sent = part.harness.is_some() && slot.as_ref().map(|w| w.id) == part.harness;
-            let r = Self::run_on(binary, config, sandbox, slot, these, sent, &mut self.stats);
-            out.extend(r);
+            let stats = &mut self.stats;
+            Self::run_on(binary, config, sandbox, slot, these, sent, stats, &mut give);
         }
         // Never hand the search a short answer.
-        while out.len() < tests.len() {
-            out.push(crashed("executor lost the test".into()));
+        for _ in at.min(tests.len())..tests.len() {
+            give(crashed("executor lost the test".into()));
         }
-        out
     }
 }
 

@@ -46,6 +46,12 @@ impl Discovered {
 /// Wraps an executor: the search and the minimiser run tests through it.
 pub struct Derive<'a> {
     inner: &'a mut dyn Executor,
+    goals: Deriver<'a>,
+}
+
+/// What [`Derive`] adds to each result, apart from the executor it wraps (so results can be
+/// augmented while that executor still delivers them).
+struct Deriver<'a> {
     plan: &'a Plan,
     found: Discovered,
     frozen: bool,
@@ -55,22 +61,26 @@ impl<'a> Derive<'a> {
     pub fn new(inner: &'a mut dyn Executor, plan: &'a Plan) -> Self {
         Derive {
             inner,
-            plan,
-            found: Discovered::default(),
-            frozen: false,
+            goals: Deriver {
+                plan,
+                found: Discovered::default(),
+                frozen: false,
+            },
         }
     }
 
     /// Stops assigning panic slots: after the search nothing could archive a new location, and
     /// counting it would report a goal the suite was never asked to cover.
     pub fn freeze(&mut self) {
-        self.frozen = true;
+        self.goals.frozen = true;
     }
 
     pub fn discovered(&self) -> &Discovered {
-        &self.found
+        &self.goals.found
     }
+}
 
+impl Deriver<'_> {
     /// The probes' goals under search ids, then the derived goals, sorted by id.
     fn augment(&mut self, t: &TestCase, mut r: ExecResult) -> ExecResult {
         let map = &self.plan.from_manifest;
@@ -143,7 +153,7 @@ impl<'a> Derive<'a> {
 impl Executor for Derive<'_> {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.execute(tests);
-        self.augment_all(tests, results)
+        self.goals.augment_all(tests, results)
     }
 
     fn start(&mut self, tests: &[TestCase]) -> bool {
@@ -152,7 +162,14 @@ impl Executor for Derive<'_> {
 
     fn finish(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.finish(tests);
-        self.augment_all(tests, results)
+        self.goals.augment_all(tests, results)
+    }
+
+    fn finish_each(&mut self, tests: &[TestCase], each: &mut dyn FnMut(usize, ExecResult)) {
+        let goals = &mut self.goals;
+        // In input order, as `augment_all`: the inner executor delivers them so.
+        self.inner
+            .finish_each(tests, &mut |i, r| each(i, goals.augment(&tests[i], r)));
     }
 
     fn environment_ops(&mut self) -> Vec<u32> {
@@ -160,7 +177,7 @@ impl Executor for Derive<'_> {
     }
 }
 
-impl Derive<'_> {
+impl Deriver<'_> {
     fn augment_all(&mut self, tests: &[TestCase], results: Vec<ExecResult>) -> Vec<ExecResult> {
         // In input order: slot assignment depends on it, and input order is reproducible.
         tests
