@@ -24,7 +24,9 @@ use std::time::Duration;
 use frugal_sandbox::{ConfinedChild, Limits, Policy};
 
 mod pipes;
+mod repeats;
 use pipes::{Ended, Pipes};
+use repeats::Repeats;
 
 use frugal_probe::wire::{self, Enc, Outcome, Request};
 use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
@@ -74,6 +76,8 @@ pub struct ExecStats {
     pub crashes: u64,
     pub timeouts: u64,
     pub restarts: u64,
+    /// Tests answered with the result of an identical earlier run, not run again.
+    pub repeats: u64,
 }
 
 /// A pool of harness processes implementing the search's [`Executor`].
@@ -84,15 +88,26 @@ pub struct ExecutorPool {
     sandbox: Option<Policy>,
     /// Parts sent by [`Executor::start`] whose results [`Executor::finish`] has yet to collect.
     started: Vec<Started>,
+    repeats: Repeats,
     pub stats: ExecStats,
 }
 
-/// A part of the tests in flight: its length, its worker slot, and which harness (by id) got
+/// A part of the tests in flight: its tests, its worker slot, and which harness (by id) got
 /// it; a harness restarted since then never saw it, so it is sent again when collected.
 struct Started {
     len: usize,
+    /// The tests that run, with their places in the part; the others are `answered`.
+    live: Vec<Live>,
+    answered: Vec<(usize, ExecResult)>,
     slot: usize,
     harness: Option<u64>,
+}
+
+/// A test sent to a harness: its request frame (also its key in [`Repeats`]) and length.
+struct Live {
+    at: usize,
+    frame: Vec<u8>,
+    len: usize,
 }
 
 /// Ids of harness processes, to tell a restarted one from the one a part was sent to.
@@ -121,6 +136,7 @@ impl ExecutorPool {
             workers: (0..n).map(|_| None).collect(),
             sandbox: None,
             started: Vec::new(),
+            repeats: Repeats::default(),
             stats: ExecStats::default(),
         }
     }
@@ -140,18 +156,50 @@ impl ExecutorPool {
         self
     }
 
-    /// Sends `tests` to a slot's harness, starting it when there is none; the id of the
-    /// harness that got them, `None` when none could start (then [`Self::run_on`] tries again
-    /// and reports the reason).
-    fn start_on(&mut self, slot: usize, tests: &[TestCase]) -> Option<u64> {
+    /// A part for `tests` on `slot`, not sent yet: repeats answered, the rest encoded.
+    fn part(&mut self, tests: &[TestCase], slot: usize) -> Started {
+        let mut part = Started {
+            len: tests.len(),
+            live: Vec::new(),
+            answered: Vec::new(),
+            slot,
+            harness: None,
+        };
+        let mut enc = Enc::default();
+        for (at, t) in tests.iter().enumerate() {
+            enc.buf.clear();
+            enc.request(&Request::Run(to_wire(t)));
+            match self.repeats.get(&enc.buf) {
+                Some(r) => part.answered.push((at, r)),
+                None => part.live.push(Live {
+                    at,
+                    frame: enc.buf.clone(),
+                    len: t.len(),
+                }),
+            }
+        }
+        self.stats.repeats += part.answered.len() as u64;
+        part
+    }
+
+    /// Sends a part's live tests to its slot's harness, starting it when there is none, and
+    /// notes the harness that got them; none when none could start (then [`Self::run_on`]
+    /// tries again and reports the reason).
+    fn send_part(&mut self, part: &mut Started) {
+        if part.live.is_empty() {
+            return;
+        }
         let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
-        let slot = &mut self.workers[slot];
+        let slot = &mut self.workers[part.slot];
         let worker = match slot {
             Some(w) => w,
-            None => slot.insert(Worker::spawn(binary, config, sandbox).ok()?),
+            None => match Worker::spawn(binary, config, sandbox) {
+                Ok(w) => slot.insert(w),
+                Err(_) => return,
+            },
         };
-        worker.send(tests);
-        Some(worker.id)
+        worker.send(&part.live);
+        part.harness = Some(worker.id);
     }
 
     /// Collects the results of tests on one worker slot (sending them first unless `sent`),
@@ -165,10 +213,10 @@ impl ExecutorPool {
         config: &ExecConfig,
         sandbox: Option<&Policy>,
         slot: &mut Option<Worker>,
-        tests: &[TestCase],
+        tests: &[Live],
         sent: bool,
         stats: &mut ExecStats,
-        each: &mut dyn FnMut(ExecResult),
+        each: &mut dyn FnMut(ExecResult, bool),
     ) {
         let mut done = 0;
         let mut sent = sent;
@@ -181,7 +229,7 @@ impl ExecutorPool {
                         let reason = format!("cannot start the harness {}: {e}", binary.display());
                         tests[done..]
                             .iter()
-                            .for_each(|_| each(crashed(reason.clone())));
+                            .for_each(|_| each(crashed(reason.clone()), false));
                         break;
                     }
                 },
@@ -193,7 +241,7 @@ impl ExecutorPool {
             for t in &tests[done..] {
                 match worker.pipes.next(config.timeout) {
                     Ok(o) => {
-                        each(convert(o, t.len()));
+                        each(convert(o, t.len), true);
                         done += 1;
                     }
                     Err(ended) => {
@@ -208,10 +256,10 @@ impl ExecutorPool {
                 stats.restarts += 1;
                 if timed_out {
                     stats.timeouts += 1;
-                    each(timeout_result());
+                    each(timeout_result(), false);
                 } else {
                     stats.crashes += 1;
-                    each(crashed(reason));
+                    each(crashed(reason), false);
                 }
                 done += 1;
             }
@@ -252,12 +300,9 @@ impl Executor for ExecutorPool {
             return true;
         }
         let slot = self.started.len() % self.workers.len();
-        let harness = self.start_on(slot, tests);
-        self.started.push(Started {
-            len: tests.len(),
-            slot,
-            harness,
-        });
+        let mut part = self.part(tests, slot);
+        self.send_part(&mut part);
+        self.started.push(part);
         true
     }
 
@@ -275,26 +320,38 @@ impl Executor for ExecutorPool {
             each(given, r);
             given += 1;
         };
-        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
         let mut parts = std::mem::take(&mut self.started);
         let started: usize = parts.iter().map(|p| p.len).sum();
-        if started < tests.len() {
-            parts.push(Started {
-                len: tests.len() - started,
-                slot: 0,
-                harness: None,
-            });
+        if let Some(rest) = tests.get(started..).filter(|r| !r.is_empty()) {
+            parts.push(self.part(rest, 0));
         }
+        let (binary, config, sandbox) = (&self.binary, &self.config, self.sandbox.as_ref());
         let mut at = 0;
         for part in parts {
-            let Some(these) = tests.get(at..at + part.len) else {
+            if at + part.len > tests.len() {
                 break;
-            };
+            }
             at += part.len;
             let slot = &mut self.workers[part.slot];
             let sent = part.harness.is_some() && slot.as_ref().map(|w| w.id) == part.harness;
-            let stats = &mut self.stats;
-            Self::run_on(binary, config, sandbox, slot, these, sent, stats, &mut give);
+            let (stats, repeats) = (&mut self.stats, &mut self.repeats);
+            // Answers and runs merged back into the part's order.
+            let mut answered = part.answered.into_iter().peekable();
+            let mut next_live = part.live.iter();
+            let mut take = |r: ExecResult, reported: bool| {
+                let Some(live) = next_live.next() else { return };
+                while let Some((_, a)) = answered.next_if(|(i, _)| *i < live.at) {
+                    give(a);
+                }
+                if reported {
+                    repeats.put(live.frame.clone(), r.clone());
+                }
+                give(r);
+            };
+            Self::run_on(
+                binary, config, sandbox, slot, &part.live, sent, stats, &mut take,
+            );
+            answered.for_each(|(_, a)| give(a));
         }
         // Never hand the search a short answer.
         for _ in at.min(tests.len())..tests.len() {
@@ -377,12 +434,9 @@ impl Worker {
         Ok(worker)
     }
 
-    fn send(&mut self, tests: &[TestCase]) {
-        let mut enc = Enc::default();
-        for t in tests {
-            enc.request(&Request::Run(to_wire(t)));
-        }
-        self.pipes.send(&enc.buf);
+    fn send(&mut self, tests: &[Live]) {
+        let bytes: Vec<u8> = tests.iter().flat_map(|t| t.frame.iter().copied()).collect();
+        self.pipes.send(&bytes);
     }
 
     /// Kills the process group and explains how the harness ended.

@@ -127,8 +127,11 @@ pub struct RunSummary {
     pub goals: BTreeMap<String, GoalCount>,
     /// Goals covered by the emitted suite (after minimisation), by kind.
     pub callables: CallableSupport,
+    /// Tests the search evaluated (its budget counts them), repeats included.
     pub executions: u64,
     pub executions_per_second: f64,
+    /// Of `executions`, tests identical to one run before, answered with its result.
+    pub repeats: u64,
     pub crashes: u64,
     pub timeouts: u64,
     pub tests_emitted: usize,
@@ -813,6 +816,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         callables: facts.callables,
         executions: facts.executions,
         executions_per_second: facts.executions as f64 / facts.times.search.max(1e-9),
+        repeats: facts.stats.repeats,
         crashes: facts.stats.crashes,
         timeouts: facts.stats.timeouts,
         tests_emitted: suite.verified.kept.len(),

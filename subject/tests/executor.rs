@@ -191,6 +191,31 @@ fn a_well_behaved_call_completes_with_summaries_and_covers_its_entry() {
 }
 
 #[test]
+fn a_repeated_test_is_answered_as_it_first_ran_and_a_crash_runs_again() {
+    let mut pool = pool(patient());
+    let first = pool.execute(&[double(5), call("spin_forever", &[]), call("abort_now", &[])]);
+    assert_eq!(pool.stats.executions, 3);
+    // In one batch: the repeats of the first two are answered, a new test and the crash run.
+    let again = pool.execute(&[
+        call("spin_forever", &[]),
+        double(6),
+        double(5),
+        call("abort_now", &[]),
+    ]);
+    assert_eq!(again.len(), 4);
+    assert_eq!(again[0], first[1], "out of fuel, as the first time");
+    assert_doubled(&again[1], 6);
+    assert_eq!(again[2], first[0]);
+    crash_reason(&again[3]);
+    assert_eq!(pool.stats.repeats, 2);
+    assert_eq!(pool.stats.executions, 5, "the new test and the crash ran");
+    assert_eq!(
+        pool.stats.crashes, 2,
+        "a crash is never answered from memory"
+    );
+}
+
+#[test]
 fn a_panic_is_reported_with_its_message_and_location_without_a_restart() {
     let mut pool = pool(patient());
     let results = pool.execute(&[call("panic_with", &[Arg::Str("boom")]), double(3)]);
