@@ -183,16 +183,20 @@ impl Enc {
             Request::Run(stmts) => {
                 self.u8(2);
                 self.u32(stmts.len() as u32);
-                for s in stmts {
-                    self.u32(s.op);
-                    self.u32(s.args.len() as u32);
-                    s.args.iter().for_each(|a| self.u32(*a));
-                    self.value(&s.value);
-                }
+                stmts.iter().for_each(|s| self.stmt(s));
             }
             Request::Shutdown => self.u8(3),
         }
         self.end_frame(at);
+    }
+
+    /// Encodes one statement as a run request carries it (the engine keys results by these
+    /// bytes).
+    pub fn stmt(&mut self, s: &Stmt) {
+        self.u32(s.op);
+        self.u32(s.args.len() as u32);
+        s.args.iter().for_each(|a| self.u32(*a));
+        self.value(&s.value);
     }
 
     /// Encodes a whole outcome frame.

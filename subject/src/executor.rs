@@ -26,7 +26,7 @@ use frugal_sandbox::{ConfinedChild, Limits, Policy};
 mod pipes;
 mod repeats;
 use pipes::{Ended, Pipes};
-use repeats::Repeats;
+use repeats::{Encoded, Repeats};
 
 use frugal_probe::wire::{self, Enc, Outcome, Request};
 use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
@@ -103,11 +103,23 @@ struct Started {
     harness: Option<u64>,
 }
 
-/// A test sent to a harness: its request frame (also its key in [`Repeats`]) and length.
+/// A test sent to a harness: its request frame, the end of each statement in the frame's
+/// statement bytes (from `body` on; with them, its keys in [`Repeats`]), and its length.
 struct Live {
     at: usize,
     frame: Vec<u8>,
+    body: usize,
+    ends: Vec<usize>,
     len: usize,
+}
+
+impl Live {
+    fn encoded(&self) -> Encoded<'_> {
+        Encoded {
+            bytes: &self.frame[self.body..],
+            ends: &self.ends,
+        }
+    }
 }
 
 /// Ids of harness processes, to tell a restarted one from the one a part was sent to.
@@ -165,17 +177,28 @@ impl ExecutorPool {
             slot,
             harness: None,
         };
-        let mut enc = Enc::default();
+        let (mut enc, mut body) = (Enc::default(), Enc::default());
         for (at, t) in tests.iter().enumerate() {
+            let stmts = to_wire(t);
+            body.buf.clear();
+            let ends: Vec<usize> = (stmts.iter())
+                .map(|s| {
+                    body.stmt(s);
+                    body.buf.len()
+                })
+                .collect();
             enc.buf.clear();
-            enc.request(&Request::Run(to_wire(t)));
-            match self.repeats.get(&enc.buf) {
+            enc.request(&Request::Run(stmts));
+            let live = Live {
+                at,
+                body: enc.buf.len() - body.buf.len(),
+                frame: std::mem::take(&mut enc.buf),
+                ends,
+                len: t.len(),
+            };
+            match self.repeats.get(&live.encoded()) {
                 Some(r) => part.answered.push((at, r)),
-                None => part.live.push(Live {
-                    at,
-                    frame: enc.buf.clone(),
-                    len: t.len(),
-                }),
+                None => part.live.push(live),
             }
         }
         self.stats.repeats += part.answered.len() as u64;
@@ -344,7 +367,7 @@ impl Executor for ExecutorPool {
                     give(a);
                 }
                 if reported {
-                    repeats.put(live.frame.clone(), r.clone());
+                    repeats.put(&live.encoded(), &r);
                 }
                 give(r);
             };

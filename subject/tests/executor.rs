@@ -195,24 +195,36 @@ fn a_repeated_test_is_answered_as_it_first_ran_and_a_crash_runs_again() {
     let mut pool = pool(patient());
     let first = pool.execute(&[double(5), call("spin_forever", &[]), call("abort_now", &[])]);
     assert_eq!(pool.stats.executions, 3);
-    // In one batch: the repeats of the first two are answered, a new test and the crash run.
+    // The endless loop, then statements that never run after it.
+    let mut spin_then_double = call("spin_forever", &[]);
+    let shift = spin_then_double.len() as u32;
+    let tail = double(7).stmts.into_iter().map(|mut s| {
+        s.args.iter_mut().for_each(|a| *a += shift);
+        s
+    });
+    spin_then_double.stmts.extend(tail);
+    // In one batch: the repeats of the first two and the test that starts as the second are
+    // answered; a new test and the crash run.
     let again = pool.execute(&[
         call("spin_forever", &[]),
         double(6),
         double(5),
+        spin_then_double,
         call("abort_now", &[]),
     ]);
-    assert_eq!(again.len(), 4);
+    assert_eq!(again.len(), 5);
     assert_eq!(again[0], first[1], "out of fuel, as the first time");
     assert_doubled(&again[1], 6);
     assert_eq!(again[2], first[0]);
-    crash_reason(&again[3]);
-    assert_eq!(pool.stats.repeats, 2);
-    assert_eq!(pool.stats.executions, 5, "the new test and the crash ran");
     assert_eq!(
-        pool.stats.crashes, 2,
-        "a crash is never answered from memory"
+        again[3], first[1],
+        "stopped in its first statement, as the loop alone"
     );
+    crash_reason(&again[4]);
+    assert_eq!(pool.stats.repeats, 3);
+    assert_eq!(pool.stats.executions, 5, "the new test and the crash ran");
+    let crashes = pool.stats.crashes;
+    assert_eq!(crashes, 2, "a crash is never answered from memory");
 }
 
 #[test]
