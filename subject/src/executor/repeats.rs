@@ -106,7 +106,10 @@ impl<K: std::hash::Hash + Eq, V: Clone> Generations<K, V> {
 
     fn put(&mut self, key: K, value: V) {
         if self.recent.len() >= GENERATION {
-            self.older = std::mem::take(&mut self.recent);
+            // The dropped generation's table is reused: growing a fresh one rehashes and
+            // faults in new pages every time.
+            std::mem::swap(&mut self.recent, &mut self.older);
+            self.recent.clear();
         }
         self.recent.insert(key, value);
     }
