@@ -76,7 +76,7 @@ pub struct ExecStats {
     pub crashes: u64,
     pub timeouts: u64,
     pub restarts: u64,
-    /// Tests answered with the result of an identical earlier run, not run again.
+    /// Tests answered with the result of an earlier run instead of running (see `repeats`).
     pub repeats: u64,
 }
 

@@ -130,7 +130,8 @@ pub struct RunSummary {
     /// Tests the search evaluated (its budget counts them), repeats included.
     pub executions: u64,
     pub executions_per_second: f64,
-    /// Of `executions`, tests identical to one run before, answered with its result.
+    /// Of `executions`, tests answered with the result of an earlier run: identical to it, or
+    /// starting with its statements up to the one where it stopped.
     pub repeats: u64,
     pub crashes: u64,
     pub timeouts: u64,
