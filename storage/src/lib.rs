@@ -393,14 +393,29 @@ impl Store {
     }
 
     /// Updates a run's progress without flushing: progress may be lost by a crash, which is fine.
+    /// A run that finished keeps its status: the update is a compare-and-swap, so a job thread's
+    /// progress written just as the daemon marks the run interrupted cannot bring back a
+    /// `running` record (the next start would then report a crash).
     pub fn update_run_progress(&self, id: RunId, progress: RunProgress) -> Result<RunRecord> {
-        let mut rec = self.run(id)?.ok_or_else(|| StoreError::NotFound {
-            what: "run",
-            id: id.to_string(),
-        })?;
-        rec.progress = progress;
-        self.runs.insert(key(id.0), encode(&rec))?;
-        Ok(rec)
+        let k = key(id.0);
+        loop {
+            let old = self.runs.get(k)?.ok_or_else(|| StoreError::NotFound {
+                what: "run",
+                id: id.to_string(),
+            })?;
+            let mut rec: RunRecord = decode("runs", &k, &old)?;
+            if rec.status != RunStatus::Running {
+                return Ok(rec);
+            }
+            rec.progress = progress.clone();
+            if self
+                .runs
+                .compare_and_swap(k, Some(&old), Some(encode(&rec)))?
+                .is_ok()
+            {
+                return Ok(rec);
+            }
+        }
     }
 
     /// Marks a run finished with its status and summary.

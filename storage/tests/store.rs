@@ -432,3 +432,37 @@ fn a_held_suite_never_replaces_the_best_until_set_explicitly() {
     store.set_best(repo, "demo", held.suite).unwrap();
     assert_eq!(store.best_id(repo, "demo").unwrap(), Some(held.suite));
 }
+
+/// A job thread writes progress while the daemon marks its run interrupted at shutdown: the
+/// finished status must win whatever the interleaving, or the next start reports a crash.
+#[test]
+fn progress_written_beside_finishing_never_brings_a_run_back_to_running() {
+    let (_dir, store) = open();
+    let repo = store.add_repo("/srv/git/demo", vec![], None).unwrap();
+    let store = std::sync::Arc::new(store);
+    for round in 0..20 {
+        let run = store.create_run(repo.id, "demo", None, None).unwrap();
+        let writer = {
+            let store = std::sync::Arc::clone(&store);
+            std::thread::spawn(move || {
+                for n in 0..2_000 {
+                    let p = RunProgress {
+                        phase: "analyse".into(),
+                        executions: n,
+                        ..RunProgress::default()
+                    };
+                    store.update_run_progress(run.id, p).unwrap();
+                }
+            })
+        };
+        let status = RunStatus::Failed {
+            error: "interrupted by a daemon shutdown".into(),
+        };
+        store
+            .finish_run(run.id, status.clone(), None, None)
+            .unwrap();
+        writer.join().unwrap();
+        let rec = store.run(run.id).unwrap().unwrap();
+        assert_eq!(rec.status, status, "round {round}: {rec:?}");
+    }
+}
