@@ -455,6 +455,10 @@ fn progress_written_beside_finishing_never_brings_a_run_back_to_running() {
                 }
             })
         };
+        // Finish while the writer is in full flow.
+        while store.run(run.id).unwrap().unwrap().progress.executions < 200 {
+            std::hint::spin_loop();
+        }
         let status = RunStatus::Failed {
             error: "interrupted by a daemon shutdown".into(),
         };
