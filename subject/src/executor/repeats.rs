@@ -39,12 +39,8 @@ impl Repeats {
         if let Some(r) = self.whole.get(test.bytes) {
             return Some(r);
         }
-        let mut hasher = DefaultHasher::new();
-        let mut from = 0;
-        for &end in test.ends {
-            hasher.write(&test.bytes[from..end]);
-            from = end;
-            let Some((prefix, r)) = self.stopped.get(&hasher.clone().finish()) else {
+        for (end, hash) in prefix_hashes(test) {
+            let Some((prefix, r)) = self.stopped.get(&hash) else {
                 continue;
             };
             if prefix == test.bytes[..end] {
@@ -59,19 +55,27 @@ impl Repeats {
         let stopped = matches!(result.status, Status::Panicked { .. } | Status::Timeout);
         match test.ends.get(result.completed) {
             Some(&end) if stopped => {
-                let prefix = &test.bytes[..end];
-                let mut hasher = DefaultHasher::new();
-                let mut from = 0;
-                for &e in &test.ends[..=result.completed] {
-                    hasher.write(&prefix[from..e]);
-                    from = e;
-                }
-                self.stopped
-                    .put(hasher.finish(), (prefix.to_vec(), result.clone()));
+                let hash = prefix_hashes(test)
+                    .nth(result.completed)
+                    .map_or(0, |(_, h)| h);
+                let prefix = test.bytes[..end].to_vec();
+                self.stopped.put(hash, (prefix, result.clone()));
             }
             _ => self.whole.put(test.bytes.to_vec(), result.clone()),
         }
     }
+}
+
+/// Each statement's end in `test.bytes` with the hash of the bytes up to it, in order (one
+/// pass over the bytes for all prefixes).
+fn prefix_hashes<'a>(test: &'a Encoded<'_>) -> impl Iterator<Item = (usize, u64)> + 'a {
+    let mut hasher = DefaultHasher::new();
+    let mut from = 0;
+    test.ends.iter().map(move |&end| {
+        hasher.write(&test.bytes[from..end]);
+        from = end;
+        (end, hasher.clone().finish())
+    })
 }
 
 /// A map with two generations: entries found in the older one move to the newer, and when
