@@ -169,9 +169,13 @@ fn record(t: &Tables, goal: u32, raw: f64) {
         // A load and a rare store instead of a locked read-modify-write: probes in loops hit
         // the same slot again and again, usually with nothing closer. Tests run on one thread;
         // threads the code under test starts may race here and lose a distance, no more.
-        let bits = normalise(raw).to_bits();
-        if bits < g.load(Relaxed) {
-            g.store(bits, Relaxed);
+        // A covered goal (0) cannot get closer: skip the division.
+        let best = g.load(Relaxed);
+        if best != 0 {
+            let bits = normalise(raw).to_bits();
+            if bits < best {
+                g.store(bits, Relaxed);
+            }
         }
     }
 }
@@ -291,6 +295,7 @@ fn flag(c: bool) -> (f64, f64) {
 
 /// Distances to make a comparison true and false, given its outcome and the operands' gap `k`.
 /// Integer-style `+1` for the strict side: `a < b` is false at `a == b` and needs one more step.
+#[inline]
 fn comparison(opcode: u8, c: bool, k: f64) -> (f64, f64) {
     let k = k.max(f64::MIN_POSITIVE);
     match (opcode, c) {
@@ -324,6 +329,19 @@ pub fn branch(t_goal: u32, f_goal: u32, c: bool) -> bool {
         _ => flag(c),
     };
     record_pair(t_goal, f_goal, pair);
+    c
+}
+
+/// A condition that is one comparison: records its distance pair at once. The same as
+/// `branch(t, f, cmp(..))` without the trip through the condition stack, which is a
+/// thread-local: the commonest condition (`while i < n`) runs in every loop iteration.
+#[inline]
+pub fn branch_cmp(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>) -> bool {
+    if let Some(t) = tables() {
+        let (dt, df) = mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k));
+        record(t, t_goal, dt);
+        record(t, f_goal, df);
+    }
     c
 }
 

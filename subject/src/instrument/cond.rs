@@ -4,7 +4,8 @@
 //! pushes exactly one entry, and `branch` pops the root's. Leaves push through `cmp` (with the
 //! operands' magnitude) or `leaf`; `not` swaps the top entry; `open()` marks the start of a
 //! `&&`/`||` chain and `close_and`/`close_or` fold the entries pushed since. `open()` returns
-//! `true`, so `open() && (a || b)` keeps the short-circuit semantics of `a || b`.
+//! `true`, so `open() && (a || b)` keeps the short-circuit semantics of `a || b`. A root that is
+//! a single comparison skips the stack: `branch_cmp` records its pair directly.
 //!
 //! Comparisons bind their operands with `match` rather than `let`: a `let` would drop the
 //! temporaries of `s.trim().to_lowercase().as_str() == "x"` before the comparison, a match
@@ -18,7 +19,13 @@ use super::visit::{FileInstrumenter, line};
 
 impl FileInstrumenter<'_> {
     /// Wraps a condition root in `branch(t, f, ..)` and rewrites its boolean structure.
+    /// A root that is one comparison records its distances itself (`branch_cmp`), without
+    /// the trip through the runtime's condition stack.
     pub(super) fn condition(&mut self, cond: &Expr, t: u32, f: u32) {
+        if let Some((b, op)) = root_comparison(cond) {
+            self.comparison(b, op, format!("branch_cmp({t}, {f}, "));
+            return;
+        }
         let node = self.range(cond);
         self.open(node, format!("::frugal_probe::branch({t}, {f}, "));
         self.close(node, ")");
@@ -38,7 +45,13 @@ impl FileInstrumenter<'_> {
                 self.cond_node(&u.expr, goals.map(|(t, f)| (f, t)));
             }
             Expr::Binary(b) => match cmp_op(&b.op) {
-                Some(op) => self.comparison(b, op, goals),
+                Some(op) => {
+                    let call = match goals {
+                        Some((t, f)) => format!("cmp_goal({t}, {f}, "),
+                        None => "cmp(".to_string(),
+                    };
+                    self.comparison(b, op, call);
+                }
                 None if is_lazy(&b.op) => self.chain(b),
                 None => self.leaf(e, goals),
             },
@@ -62,7 +75,8 @@ impl FileInstrumenter<'_> {
 
     /// `A op B` becomes a block that borrows both operands, compares them with the original
     /// operator (so the same impl runs) and reports their magnitude by autoref specialisation.
-    fn comparison(&mut self, b: &ExprBinary, op: &str, goals: Option<(u32, u32)>) {
+    /// `call` is the runtime function with its leading arguments (`cmp(`, `cmp_goal(t, f, `, ...).
+    fn comparison(&mut self, b: &ExprBinary, op: &str, call: String) {
         let left = self.range(&*b.left);
         let right = self.range(&*b.right);
         let op_range = self.range(&b.op);
@@ -71,10 +85,6 @@ impl FileInstrumenter<'_> {
         let (uses, mag) = super::mutants::ror_call(self.ror_goals(b), op);
         self.open(node, format!("{{ {uses} match (&("));
         self.replace(op_range, node, "), &(");
-        let call = match goals {
-            Some((t, f)) => format!("cmp_goal({t}, {f}, "),
-            None => "cmp(".to_string(),
-        };
         self.close(
             node,
             format!(
@@ -163,5 +173,14 @@ fn goal_capable(e: &Expr) -> bool {
         Expr::Binary(b) => !is_lazy(&b.op),
         Expr::Let(_) => false,
         _ => true,
+    }
+}
+
+/// The comparison a condition is, parentheses aside.
+fn root_comparison(e: &Expr) -> Option<(&ExprBinary, &'static str)> {
+    match e {
+        Expr::Paren(p) => root_comparison(&p.expr),
+        Expr::Binary(b) => Some((b, cmp_op(&b.op)?)),
+        _ => None,
     }
 }

@@ -215,10 +215,10 @@ mod tests {
         check(
             "fn f(a: u32, b: u32) -> bool {\n    if a < b { true } else { false }\n}\n",
             "fn f(a: u32, b: u32) -> bool {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
-if ::frugal_probe::branch(1, 2, { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
-{ (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
+if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
 ::frugal_probe::ror(3, ::frugal_probe::op::LT, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
-(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } }) { true } else { false }\n}\n\
+(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } } { true } else { false }\n}\n\
 ----
 0 Function parent=- line=1 fn entry
 1 Branch parent=0 line=2 if true
@@ -236,10 +236,10 @@ if ::frugal_probe::branch(1, 2, { use ::frugal_probe::{Mag as _, Order as _}; ma
         check(
             "fn f(a: u32, b: u32) -> u32 {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
             "fn f(a: u32, b: u32) -> u32 {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
-if ::frugal_probe::branch(1, 2, { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
-{ (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
+if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
 ::frugal_probe::ror(3, ::frugal_probe::op::EQ, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
-(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } }) {\n        \
+(&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } } {\n        \
 return ::frugal_probe::arith(match (::frugal_probe::arith(match (a , 2) { (__frugal_a, __frugal_b) => \
 { use ::frugal_probe::Arith as _; (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
 .aor(7, ::frugal_probe::mutants::aop::MUL); __frugal_a * __frugal_b } }) , b) \

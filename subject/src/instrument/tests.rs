@@ -85,9 +85,9 @@ fn if_else_chain() {
 }
 "#,
         r#"fn f(x: i32) -> i32 {
-    let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); if ::frugal_probe::branch(2, 3, { use ::frugal_probe::Mag as _; match (&(x ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::LT, *__frugal_l < *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); if { use ::frugal_probe::Mag as _; match (&(x ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(2, 3, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } {
         ::frugal_probe::line(4); -1
-    } else if ::frugal_probe::branch(5, 6, { use ::frugal_probe::Mag as _; match (&(x ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) {
+    } else if { use ::frugal_probe::Mag as _; match (&(x ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(5, 6, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } {
         ::frugal_probe::line(7); 0
     } else {
         ::frugal_probe::line(8); 1
@@ -121,9 +121,9 @@ fn multiline_condition() {
 "#,
         r#"fn f(a: u8,
      b: u8) -> bool {
-    let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); if ::frugal_probe::branch(2, 3, { use ::frugal_probe::Mag as _; match (&(a
+    let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); if { use ::frugal_probe::Mag as _; match (&(a
         ), &(
-        b)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } })
+        b)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(2, 3, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }
     { ::frugal_probe::line(4); true } else { ::frugal_probe::line(5); false }
 }
 ----
@@ -204,7 +204,7 @@ fn let_else_and_early_return() {
 "#,
         r#"fn f(x: Option<u8>) -> u8 {
     let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); let Some(v) = x else { ::frugal_probe::hit(3); ::frugal_probe::line(4); return 0 }; ::frugal_probe::hit(2);
-    ::frugal_probe::line(5); if ::frugal_probe::branch(6, 7, { use ::frugal_probe::Mag as _; match (&(v ), &( 9)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) { ::frugal_probe::line(8); return 9; }
+    ::frugal_probe::line(5); if { use ::frugal_probe::Mag as _; match (&(v ), &( 9)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(6, 7, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } { ::frugal_probe::line(8); return 9; }
     ::frugal_probe::line(9); v
 }
 ----
@@ -236,7 +236,7 @@ fn match_arms() {
 "#,
         r#"fn f(x: Option<i32>) -> i32 {
     let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); match x {
-        Some(n) if ::frugal_probe::branch(2, 3, { use ::frugal_probe::Mag as _; match (&(n ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) => { ::frugal_probe::hit(4); ::frugal_probe::line(5); n },
+        Some(n) if { use ::frugal_probe::Mag as _; match (&(n ), &( 0)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(2, 3, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } => { ::frugal_probe::hit(4); ::frugal_probe::line(5); n },
         Some(_) => { ::frugal_probe::hit(6); ::frugal_probe::line(7); 0 }
         None => { ::frugal_probe::hit(8); ::frugal_probe::line(9); return -1 },
     }
@@ -295,7 +295,7 @@ fn loops() {
 "#,
         r#"fn f(n: u32) {
     let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); for i in 0..n { ::frugal_probe::iter(0, 2); ::frugal_probe::line(3); drop(i) }
-    ::frugal_probe::line(4); while ::frugal_probe::branch(5, 6, { use ::frugal_probe::Mag as _; match (&(n ), &( 3)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) { ::frugal_probe::iter(1, 5); ::frugal_probe::line(7); break }
+    ::frugal_probe::line(4); while { use ::frugal_probe::Mag as _; match (&(n ), &( 3)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(5, 6, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } { ::frugal_probe::iter(1, 5); ::frugal_probe::line(7); break }
     ::frugal_probe::line(8); let mut it = 0..n;
     ::frugal_probe::line(9); while let Some(_) = it.next() {::frugal_probe::iter(2, 10); }
     ::frugal_probe::line(11); loop { ::frugal_probe::iter(3, 12); ::frugal_probe::line(13); break }
@@ -493,7 +493,7 @@ fn observed_method_with_an_argument() {
 }
 "#,
         r#"fn f(s: &str) -> bool {
-    let __frugal_guard = ::frugal_probe::enter(0, 0); if ::frugal_probe::branch(1, 2, { use ::frugal_probe::Mag as _; match (&(s.len() ), &( 2)) { (__frugal_l, __frugal_r) => ::frugal_probe::cmp(::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } }) {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); if { use ::frugal_probe::Mag as _; match (&(s.len() ), &( 2)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } {
         return ({ use ::frugal_probe::observe::{TextFlags as _, CollFlags as _, DigitFlags as _, Fallback2 as _, Went as _}; match (&(s
             .trim()), 
 "ab") { (__frugal_or, __frugal_oa) => { let __frugal_od = if ::frugal_probe::observe::on() { (&&&::frugal_probe::observe::Obs2(__frugal_or, &__frugal_oa)).d_starts_with() } else { None }; let __frugal_ov = __frugal_or.starts_with(__frugal_oa); ::frugal_probe::observe::site(3, 4, __frugal_od, (&&::frugal_probe::observe::Out(&__frugal_ov)).went()); __frugal_ov } } });
