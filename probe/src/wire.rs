@@ -21,6 +21,31 @@ pub enum Value {
     Str(String),
 }
 
+/// A [`Value`] borrowed, as [`Enc::stmt_parts`] takes it: the engine encodes its own
+/// statements without building [`Stmt`]s first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueRef<'a> {
+    None,
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+    Char(char),
+    Str(&'a str),
+}
+
+impl Value {
+    pub fn borrowed(&self) -> ValueRef<'_> {
+        match self {
+            Value::None => ValueRef::None,
+            Value::Int(i) => ValueRef::Int(*i),
+            Value::Float(f) => ValueRef::Float(*f),
+            Value::Bool(b) => ValueRef::Bool(*b),
+            Value::Char(c) => ValueRef::Char(*c),
+            Value::Str(s) => ValueRef::Str(s),
+        }
+    }
+}
+
 /// One statement: run operation `op` over earlier statements' results `args`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
@@ -140,26 +165,26 @@ impl Enc {
         self.buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
 
-    fn value(&mut self, v: &Value) {
+    fn value(&mut self, v: ValueRef<'_>) {
         match v {
-            Value::None => self.u8(0),
-            Value::Int(i) => {
+            ValueRef::None => self.u8(0),
+            ValueRef::Int(i) => {
                 self.u8(1);
                 self.buf.extend_from_slice(&i.to_le_bytes());
             }
-            Value::Float(f) => {
+            ValueRef::Float(f) => {
                 self.u8(2);
-                self.f64(*f);
+                self.f64(f);
             }
-            Value::Bool(b) => {
+            ValueRef::Bool(b) => {
                 self.u8(3);
-                self.u8(*b as u8);
+                self.u8(b as u8);
             }
-            Value::Char(c) => {
+            ValueRef::Char(c) => {
                 self.u8(4);
-                self.u32(*c as u32);
+                self.u32(c as u32);
             }
-            Value::Str(s) => {
+            ValueRef::Str(s) => {
                 self.u8(5);
                 self.str(s);
             }
@@ -181,8 +206,7 @@ impl Enc {
                 self.u64(*heap_bytes);
             }
             Request::Run(stmts) => {
-                self.u8(2);
-                self.u32(stmts.len() as u32);
+                self.run_header(stmts.len());
                 stmts.iter().for_each(|s| self.stmt(s));
             }
             Request::Shutdown => self.u8(3),
@@ -190,13 +214,25 @@ impl Enc {
         self.end_frame(at);
     }
 
+    /// The start of a run request's frame body, before its `n` statements: a run request is
+    /// `begin_frame`, this, [`Enc::stmt_parts`] per statement, `end_frame`.
+    pub fn run_header(&mut self, n: usize) {
+        self.u8(2);
+        self.u32(n as u32);
+    }
+
     /// Encodes one statement as a run request carries it (the engine keys results by these
     /// bytes).
     pub fn stmt(&mut self, s: &Stmt) {
-        self.u32(s.op);
-        self.u32(s.args.len() as u32);
-        s.args.iter().for_each(|a| self.u32(*a));
-        self.value(&s.value);
+        self.stmt_parts(s.op, &s.args, s.value.borrowed());
+    }
+
+    /// [`Enc::stmt`] from a statement's parts.
+    pub fn stmt_parts(&mut self, op: u32, args: &[u32], value: ValueRef<'_>) {
+        self.u32(op);
+        self.u32(args.len() as u32);
+        args.iter().for_each(|a| self.u32(*a));
+        self.value(value);
     }
 
     /// Encodes a whole outcome frame.

@@ -399,9 +399,13 @@ impl<'s> Builder<'s> {
     /// statement goes.
     pub fn repair(&self, t: &mut TestCase, rng: &mut impl Rng) {
         t.stmts.truncate(self.params.max_len);
+        // `live` is `live_before(t, i)`, kept up as `i` advances: removing statement `i`
+        // changes only the statements after it.
+        let mut live = Vec::with_capacity(t.len());
         let mut i = 0;
         while i < t.len() {
-            if self.repair_stmt(t, i, rng) {
+            if self.repair_stmt(t, i, &live, rng) {
+                live_step(self.schema, &mut live, &t.stmts[i]);
                 i += 1;
             } else {
                 t.remove(i);
@@ -409,7 +413,7 @@ impl<'s> Builder<'s> {
         }
     }
 
-    fn repair_stmt(&self, t: &mut TestCase, i: usize, rng: &mut impl Rng) -> bool {
+    fn repair_stmt(&self, t: &mut TestCase, i: usize, live: &[bool], rng: &mut impl Rng) -> bool {
         let info = self.schema.op(t.stmts[i].op);
         if !info.variadic && t.stmts[i].args.len() != info.params.len() {
             return false;
@@ -417,7 +421,6 @@ impl<'s> Builder<'s> {
         if info.kind == OpKind::Literal && t.stmts[i].value.is_none() {
             return false;
         }
-        let live = live_before(self.schema, t, i);
         for k in 0..t.stmts[i].args.len() {
             let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
             let others: Vec<u32> = t.stmts[i]
@@ -427,7 +430,7 @@ impl<'s> Builder<'s> {
                 .filter(|&(j, _)| j != k)
                 .map(|(_, &x)| x)
                 .collect();
-            if !arg_ok(self.schema, t, i, k, &live) {
+            if !arg_ok(self.schema, t, i, k, live) {
                 match self.pick_existing(t, i, ty, pass, &others[..k], rng) {
                     Some(b) if !self.schema.consumes(ty, pass) || !used_after(t, b, i + 1) => {
                         t.stmts[i].args[k] = b
@@ -515,18 +518,26 @@ fn value_fits(schema: &Schema, ty: u32, v: &Value) -> bool {
 
 /// Which values are alive (produced and not consumed) just before statement `pos`.
 fn live_before(schema: &Schema, t: &TestCase, pos: usize) -> Vec<bool> {
-    let mut live = vec![false; pos];
-    for (i, s) in t.stmts[..pos].iter().enumerate() {
-        let info = schema.op(s.op);
-        for (k, &a) in s.args.iter().enumerate() {
-            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
-            if schema.consumes(ty, pass) && (a as usize) < pos {
-                live[a as usize] = false;
-            }
-        }
-        live[i] = info.ret.is_some();
-    }
+    let mut live = Vec::with_capacity(pos);
+    t.stmts[..pos]
+        .iter()
+        .for_each(|s| live_step(schema, &mut live, s));
     live
+}
+
+/// Extends `live` (which values are alive before statement `live.len()`) past `s`, that
+/// statement: it consumes some earlier values and produces its own.
+fn live_step(schema: &Schema, live: &mut Vec<bool>, s: &Stmt) {
+    let info = schema.op(s.op);
+    for (k, &a) in s.args.iter().enumerate() {
+        let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+        if schema.consumes(ty, pass)
+            && let Some(v) = live.get_mut(a as usize)
+        {
+            *v = false;
+        }
+    }
+    live.push(info.ret.is_some());
 }
 
 /// Whether value `v` is used by any statement from `from` on.

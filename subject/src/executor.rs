@@ -177,25 +177,8 @@ impl ExecutorPool {
             slot,
             harness: None,
         };
-        let (mut enc, mut body) = (Enc::default(), Enc::default());
         for (at, t) in tests.iter().enumerate() {
-            let stmts = to_wire(t);
-            body.buf.clear();
-            let ends: Vec<usize> = (stmts.iter())
-                .map(|s| {
-                    body.stmt(s);
-                    body.buf.len()
-                })
-                .collect();
-            enc.buf.clear();
-            enc.request(&Request::Run(stmts));
-            let live = Live {
-                at,
-                body: enc.buf.len() - body.buf.len(),
-                frame: std::mem::take(&mut enc.buf),
-                ends,
-                len: t.len(),
-            };
+            let live = encode(at, t);
             match self.repeats.get(&live.encoded()) {
                 Some(r) => part.answered.push((at, r)),
                 None => part.live.push(live),
@@ -612,22 +595,38 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-fn to_wire(t: &TestCase) -> Vec<wire::Stmt> {
-    t.stmts
-        .iter()
-        .map(|s| wire::Stmt {
-            op: s.op,
-            args: s.args.clone(),
-            value: match &s.value {
-                None => wire::Value::None,
-                Some(Value::Int(i)) => wire::Value::Int(*i),
-                Some(Value::Float(f)) => wire::Value::Float(*f),
-                Some(Value::Bool(b)) => wire::Value::Bool(*b),
-                Some(Value::Char(c)) => wire::Value::Char(*c),
-                Some(Value::Str(s)) => wire::Value::Str(s.clone()),
-            },
+/// Test `at` of a part as its run request, encoded once: the frame goes to the harness, its
+/// statement bytes (and where each statement ends) key the repeats store.
+fn encode(at: usize, t: &TestCase) -> Live {
+    let mut enc = Enc::default();
+    let frame = enc.begin_frame();
+    enc.run_header(t.stmts.len());
+    let body = enc.buf.len();
+    let ends = (t.stmts.iter())
+        .map(|s| {
+            enc.stmt_parts(s.op, &s.args, wire_value(s.value.as_ref()));
+            enc.buf.len() - body
         })
-        .collect()
+        .collect();
+    enc.end_frame(frame);
+    Live {
+        at,
+        frame: enc.buf,
+        body,
+        ends,
+        len: t.len(),
+    }
+}
+
+fn wire_value(v: Option<&Value>) -> wire::ValueRef<'_> {
+    match v {
+        None => wire::ValueRef::None,
+        Some(Value::Int(i)) => wire::ValueRef::Int(*i),
+        Some(Value::Float(f)) => wire::ValueRef::Float(*f),
+        Some(Value::Bool(b)) => wire::ValueRef::Bool(*b),
+        Some(Value::Char(c)) => wire::ValueRef::Char(*c),
+        Some(Value::Str(s)) => wire::ValueRef::Str(s),
+    }
 }
 
 fn convert(o: Outcome, len: usize) -> ExecResult {

@@ -9,7 +9,9 @@
 //! machine, so such a test runs again.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hasher};
+use std::hash::{BuildHasher, Hasher};
+
+use rustc_hash::{FxBuildHasher, FxHasher};
 
 use frugal_search::{ExecResult, Status};
 
@@ -69,7 +71,9 @@ impl Repeats {
 /// Each statement's end in `test.bytes` with the hash of the bytes up to it, in order (one
 /// pass over the bytes for all prefixes).
 fn prefix_hashes<'a>(test: &'a Encoded<'_>) -> impl Iterator<Item = (usize, u64)> + 'a {
-    let mut hasher = DefaultHasher::new();
+    // A fast, unkeyed hash: keys are the engine's own encodings, and every hit is checked
+    // against the bytes.
+    let mut hasher: FxHasher = FxBuildHasher.build_hasher();
     let mut from = 0;
     test.ends.iter().map(move |&end| {
         hasher.write(&test.bytes[from..end]);
@@ -81,15 +85,15 @@ fn prefix_hashes<'a>(test: &'a Encoded<'_>) -> impl Iterator<Item = (usize, u64)
 /// A map with two generations: entries found in the older one move to the newer, and when
 /// the newer is full the older is dropped; what was used recently survives.
 struct Generations<K, V> {
-    recent: HashMap<K, V>,
-    older: HashMap<K, V>,
+    recent: HashMap<K, V, FxBuildHasher>,
+    older: HashMap<K, V, FxBuildHasher>,
 }
 
 impl<K, V> Default for Generations<K, V> {
     fn default() -> Self {
         Generations {
-            recent: HashMap::new(),
-            older: HashMap::new(),
+            recent: HashMap::default(),
+            older: HashMap::default(),
         }
     }
 }
