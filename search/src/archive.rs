@@ -81,14 +81,28 @@ impl Archive {
         }
         let mut newly = 0;
         let mut shared: Option<Rc<Entry>> = None;
+        // One archived test usually holds many of the goals: compare with each once.
+        let mut decided: Vec<(*const Entry, bool)> = Vec::new();
         for g in result.covered() {
             if self.ignored.get(g as usize).copied().unwrap_or(false) {
                 continue;
             }
             match self.best.get(&g) {
                 None => newly += 1,
-                Some(old) if self.prefers(test, proxies, old) => {}
-                Some(_) => continue,
+                Some(old) => {
+                    let at = Rc::as_ptr(old);
+                    let wins = match decided.iter().find(|(e, _)| *e == at) {
+                        Some(&(_, wins)) => wins,
+                        None => {
+                            let wins = self.prefers(test, proxies, old);
+                            decided.push((at, wins));
+                            wins
+                        }
+                    };
+                    if !wins {
+                        continue;
+                    }
+                }
             }
             let entry = shared.get_or_insert_with(|| {
                 Rc::new(Entry {

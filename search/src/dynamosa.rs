@@ -311,14 +311,9 @@ pub(crate) fn preference_sort<R: AsRef<[f64]>>(
     m: usize,
 ) -> Vec<Vec<usize>> {
     let n = f.len();
-    let targets = f.first().map_or(0, |r| r.as_ref().len());
     let mut in_first = vec![false; n];
-    for t in 0..targets {
-        let at = |i: usize| f[i].as_ref()[t];
-        let best = (0..n).min_by(|&a, &b| at(a).total_cmp(&at(b)).then(lens[a].cmp(&lens[b])));
-        if let Some(b) = best {
-            in_first[b] = true;
-        }
+    for b in best_per_target(f, lens) {
+        in_first[b] = true;
     }
     let first: Vec<usize> = (0..n).filter(|&i| in_first[i]).collect();
     let rest: Vec<usize> = (0..n).filter(|&i| !in_first[i]).collect();
@@ -337,6 +332,23 @@ pub(crate) fn preference_sort<R: AsRef<[f64]>>(
     fronts
 }
 
+/// For each target, the individual with the lowest objective there, the shorter test on a tie,
+/// the first one on a tie of both. Row by row: rows are contiguous, columns are not.
+fn best_per_target<R: AsRef<[f64]>>(f: &[R], lens: &[usize]) -> Vec<usize> {
+    let Some(first) = f.first() else {
+        return Vec::new();
+    };
+    let mut best: Vec<(f64, usize)> = first.as_ref().iter().map(|&v| (v, 0)).collect();
+    for (i, row) in f.iter().enumerate().skip(1) {
+        for (b, &v) in best.iter_mut().zip(row.as_ref()) {
+            if v.total_cmp(&b.0).then(lens[i].cmp(&lens[b.1])).is_lt() {
+                *b = (v, i);
+            }
+        }
+    }
+    best.into_iter().map(|(_, i)| i).collect()
+}
+
 /// Pareto fronts of `members` until at least `need` individuals are placed.
 fn non_dominated_fronts<R: AsRef<[f64]>>(
     f: &[R],
@@ -345,17 +357,45 @@ fn non_dominated_fronts<R: AsRef<[f64]>>(
 ) -> Vec<Vec<usize>> {
     let mut fronts = Vec::new();
     let mut placed = 0;
+    let mut alive = vec![false; f.len()];
+    members.iter().for_each(|&i| alive[i] = true);
+    // The member last found dominating each one: while it is left, so is the dominance, and
+    // the next front need not look again.
+    let mut witness = vec![usize::MAX; f.len()];
+    // A dominating row is nowhere greater, so its sum is no greater (rounding is monotone):
+    // only members up to a row's own sum can dominate it. Rows with NaN (whose sums say
+    // nothing) come first and are always asked.
+    let sums: Vec<f64> = f.iter().map(|r| r.as_ref().iter().sum()).collect();
+    let mut by_sum = members.clone();
+    by_sum.sort_by(|&a, &b| match (sums[a].is_nan(), sums[b].is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => sums[a].total_cmp(&sums[b]),
+    });
     while !members.is_empty() && placed < need {
-        let front: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&p| {
-                !members
-                    .iter()
-                    .any(|&q| q != p && dominates(f[q].as_ref(), f[p].as_ref()))
-            })
-            .collect();
-        members.retain(|i| !front.contains(i));
+        let mut front = Vec::new();
+        for &p in &members {
+            if alive.get(witness[p]) == Some(&true) {
+                continue;
+            }
+            let row = f[p].as_ref();
+            let dominator = (by_sum.iter())
+                .take_while(|&&q| sums[q].is_nan() || sums[p].is_nan() || sums[q] <= sums[p])
+                .find(|&&q| q != p && dominates(f[q].as_ref(), row));
+            match dominator {
+                Some(&q) => witness[p] = q,
+                None => front.push(p),
+            }
+        }
+        if front.is_empty() {
+            // Every member dominated by another: NaN distances (from an infinite operand
+            // gap) can make dominance cyclic. The rest share the last front.
+            break;
+        }
+        front.iter().for_each(|&i| alive[i] = false);
+        members.retain(|&i| alive[i]);
+        by_sum.retain(|&i| alive[i]);
         placed += front.len();
         fronts.push(front);
     }
@@ -457,6 +497,94 @@ mod tests {
         ];
         let fronts = non_dominated_fronts(&f, vec![0, 1, 2, 3], 4);
         assert_eq!(fronts, vec![vec![0, 2], vec![1], vec![3]]);
+    }
+
+    /// Fronts over all columns, as the definition reads.
+    fn fronts_by_definition(f: &[Vec<f64>], mut members: Vec<usize>) -> Vec<Vec<usize>> {
+        let mut fronts = Vec::new();
+        while !members.is_empty() {
+            let front: Vec<usize> = (members.iter().copied())
+                .filter(|&p| !members.iter().any(|&q| q != p && dominates(&f[q], &f[p])))
+                .collect();
+            if front.is_empty() {
+                fronts.push(members);
+                break;
+            }
+            members.retain(|i| !front.contains(i));
+            fronts.push(front);
+        }
+        fronts
+    }
+
+    /// Fronts found with witnesses are the fronts of the definition, on random matrices with
+    /// shared columns, ties, infinity and NaN.
+    #[test]
+    fn fronts_are_the_fronts_of_the_definition() {
+        let values = [0.0, 0.25, 0.5, 1.0, 2.0, f64::INFINITY, f64::NAN];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..300 {
+            let (n, t) = (1 + next(12), 1 + next(9));
+            // Some columns constant over all rows, the others drawn per row.
+            let constant: Vec<Option<f64>> = (0..t)
+                .map(|_| (next(2) == 0).then(|| values[next(values.len())]))
+                .collect();
+            let f: Vec<Vec<f64>> = (0..n)
+                .map(|_| {
+                    (constant.iter())
+                        .map(|c| c.unwrap_or_else(|| values[next(values.len())]))
+                        .collect()
+                })
+                .collect();
+            let members: Vec<usize> = (0..n).filter(|_| next(4) != 0).collect();
+            assert_eq!(
+                non_dominated_fronts(&f, members.clone(), usize::MAX),
+                fronts_by_definition(&f, members),
+                "{f:?}"
+            );
+        }
+    }
+
+    /// Row by row finds what a minimum per column finds, ties and NaN included.
+    #[test]
+    fn best_per_target_is_the_first_minimum_of_each_column() {
+        let nan = f64::NAN;
+        let f = vec![
+            vec![0.5, 0.2, nan, 1.0],
+            vec![0.1, 0.2, 0.3, 1.0],
+            vec![0.1, 0.9, nan, 1.0],
+        ];
+        let lens = [3, 2, 1];
+        let by_column: Vec<usize> = (0..4)
+            .map(|t| {
+                (0..3)
+                    .min_by(|&a, &b| f[a][t].total_cmp(&f[b][t]).then(lens[a].cmp(&lens[b])))
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(by_column, vec![2, 1, 1, 2]);
+        assert_eq!(best_per_target(&f, &lens), by_column);
+    }
+
+    /// NaN makes dominance cyclic (each of these dominates the next); the fronts still end.
+    #[test]
+    fn cyclic_dominance_ends_in_one_last_front() {
+        let nan = f64::NAN;
+        let f = vec![
+            vec![0.0, 1.0, nan],
+            vec![1.0, nan, 0.0],
+            vec![nan, 0.0, 1.0],
+        ];
+        assert!(dominates(&f[0], &f[1]) && dominates(&f[1], &f[2]) && dominates(&f[2], &f[0]));
+        assert_eq!(
+            non_dominated_fronts(&f, vec![0, 1, 2], 3),
+            vec![vec![0, 1, 2]]
+        );
     }
 
     #[test]
