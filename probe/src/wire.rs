@@ -34,6 +34,7 @@ pub enum ValueRef<'a> {
 }
 
 impl Value {
+    /// This value borrowed, as [`Enc::stmt_parts`] takes it.
     pub fn borrowed(&self) -> ValueRef<'_> {
         match self {
             Value::None => ValueRef::None,
