@@ -367,11 +367,8 @@ fn non_dominated_fronts<R: AsRef<[f64]>>(
     // nothing) come first and are always asked.
     let sums: Vec<f64> = f.iter().map(|r| r.as_ref().iter().sum()).collect();
     let mut by_sum = members.clone();
-    by_sum.sort_by(|&a, &b| match (sums[a].is_nan(), sums[b].is_nan()) {
-        (true, true) => std::cmp::Ordering::Equal,
-        (true, false) => std::cmp::Ordering::Less,
-        (false, true) => std::cmp::Ordering::Greater,
-        (false, false) => sums[a].total_cmp(&sums[b]),
+    by_sum.sort_by(|&a, &b| {
+        (sums[b].is_nan().cmp(&sums[a].is_nan())).then(sums[a].total_cmp(&sums[b]))
     });
     while !members.is_empty() && placed < need {
         let mut front = Vec::new();
