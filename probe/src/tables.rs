@@ -293,6 +293,13 @@ fn flag(c: bool) -> (f64, f64) {
     if c { (0.0, 1.0) } else { (1.0, 0.0) }
 }
 
+/// A comparison leaf's distance pair: by its operands' gap when they have a measure, else by
+/// its outcome alone.
+#[inline]
+fn distances(opcode: u8, c: bool, mag: Option<f64>) -> (f64, f64) {
+    mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k))
+}
+
 /// Distances to make a comparison true and false, given its outcome and the operands' gap `k`.
 /// Integer-style `+1` for the strict side: `a < b` is false at `a == b` and needs one more step.
 #[inline]
@@ -338,7 +345,7 @@ pub fn branch(t_goal: u32, f_goal: u32, c: bool) -> bool {
 #[inline]
 pub fn branch_cmp(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>) -> bool {
     if let Some(t) = tables() {
-        let (dt, df) = mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k));
+        let (dt, df) = distances(opcode, c, mag);
         record(t, t_goal, dt);
         record(t, f_goal, df);
     }
@@ -349,7 +356,7 @@ pub fn branch_cmp(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64
 #[inline]
 pub fn cmp(opcode: u8, c: bool, mag: Option<f64>) -> bool {
     if tables().is_some() {
-        push(mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k)));
+        push(distances(opcode, c, mag));
     }
     c
 }
@@ -358,7 +365,7 @@ pub fn cmp(opcode: u8, c: bool, mag: Option<f64>) -> bool {
 #[inline]
 pub fn cmp_goal(t_goal: u32, f_goal: u32, opcode: u8, c: bool, mag: Option<f64>) -> bool {
     if tables().is_some() {
-        let pair = mag.map_or_else(|| flag(c), |k| comparison(opcode, c, k));
+        let pair = distances(opcode, c, mag);
         record_pair(t_goal, f_goal, pair);
         push(pair);
     }

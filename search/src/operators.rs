@@ -422,16 +422,11 @@ impl<'s> Builder<'s> {
             return false;
         }
         for k in 0..t.stmts[i].args.len() {
-            let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
-            let others: Vec<u32> = t.stmts[i]
-                .args
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != k)
-                .map(|(_, &x)| x)
-                .collect();
             if !arg_ok(self.schema, t, i, k, live) {
-                match self.pick_existing(t, i, ty, pass, &others[..k], rng) {
+                let (ty, pass) = info.params[if info.variadic { 0 } else { k }];
+                // Not an earlier argument of this statement.
+                let taken = &t.stmts[i].args[..k];
+                match self.pick_existing(t, i, ty, pass, taken, rng) {
                     Some(b) if !self.schema.consumes(ty, pass) || !used_after(t, b, i + 1) => {
                         t.stmts[i].args[k] = b
                     }
