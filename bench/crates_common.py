@@ -259,6 +259,19 @@ def standalone_copy(src, dest, declare_generated):
     return manifest
 
 
+def declare_homes(copy, suite):
+    """Appends each home's invocation (in-module placement, subject/src/emit/home.rs) to the
+    module file the suite's `// frugal-home: <module> <file>` line names, as frugal does."""
+    with open(suite) as f:
+        homes = [l[len("// frugal-home: "):].split() for l in f if l.startswith("// frugal-home: ")]
+    for module, rel in homes:
+        path = os.path.normpath(os.path.join(copy, rel))
+        if not path.startswith(os.path.normpath(copy) + os.sep):
+            raise ValueError(f"home file {rel} leaves the crate")
+        with open(path, "a") as f:
+            f.write(f"\n#[cfg(test)]\ncrate::frugal_generated::frugal_in_{module.replace('::', '__')}!();\n")
+
+
 def measure(src, generated, flags, placement, cov_root, copy_name="crate", detail=False):
     """Line and region coverage of a suite over the crate's own sources, measured confined.
     `generated`: the emitted suite (frugal_generated.rs), measured alone; "" with in-crate
@@ -300,6 +313,7 @@ def measure(src, generated, flags, placement, cov_root, copy_name="crate", detai
                 f.write("// An empty suite: the code the suites are measured over.\n")
         with open(os.path.join(copy, "src", root_file), "a") as f:
             f.write('\n#[cfg(test)]\n#[path = "frugal_generated.rs"]\nmod frugal_generated;\n')
+        declare_homes(copy, module)
         target_args = ["--lib"] if has_lib else ["--bin", bins[0]]
         filter_args = ["--", "frugal_generated::"]
     # Dependencies (dev-dependencies included) are fetched unconfined: no crate code runs.

@@ -96,11 +96,14 @@ fn result_line(line: &str) -> Option<(String, Status)> {
     Some((bare(name).to_string(), status))
 }
 
-/// A test's name without the module in-crate placement puts the suite in.
+/// A test's name without the module in-crate placement puts the suite in (`frugal_generated::`,
+/// or `date::frugal_generated::` for a test of a home, see `emit::home`).
 fn bare(name: &str) -> &str {
-    name.strip_prefix(TEST_TARGET)
-        .and_then(|n| n.strip_prefix("::"))
-        .unwrap_or(name)
+    let module = format!("{TEST_TARGET}::");
+    match name.find(&module) {
+        Some(at) if at == 0 || name[..at].ends_with("::") => &name[at + module.len()..],
+        _ => name,
+    }
 }
 
 /// A panic report in a failure section.
@@ -324,6 +327,20 @@ mod tests {
         assert!(!run.finished);
         assert_eq!(run.passed().collect::<Vec<_>>(), vec!["a"]);
         assert!(run.failures.is_empty());
+    }
+
+    #[test]
+    fn names_in_a_home_lose_their_modules() {
+        let run = parse(
+            "test meta::size::frugal_generated::a ... ok\ntest my_frugal_generated::b ... ok\n",
+        );
+        assert_eq!(
+            run.results,
+            vec![
+                ("a".to_string(), Status::Ok),
+                ("my_frugal_generated::b".to_string(), Status::Ok)
+            ]
+        );
     }
 
     #[test]

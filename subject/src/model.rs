@@ -4,6 +4,8 @@
 //! public path an integration test would write. Generic parameters are already instantiated
 //! with concrete types by the time a callable lands here.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// Everything the analysis learned about one crate.
@@ -22,6 +24,18 @@ pub struct ApiModel {
     /// Public `const` and `static` items of the crate's types: values a test can name.
     #[serde(default)]
     pub values: Vec<CrateValue>,
+    /// Paths (`krate::date::days_in_month`) that only a test inside a module can name, with
+    /// that module (in-module placement; see `emit::home`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub homes: BTreeMap<String, Home>,
+}
+
+/// A module a test is placed in to reach private items: its path from the crate root
+/// (`date`, `meta::size`) and its file relative to the crate directory (`src/date.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Home {
+    pub module: String,
+    pub file: String,
 }
 
 /// A public `const` or `static` whose type is a struct or enum: `krate::HTTP` by value (a

@@ -293,8 +293,15 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         true => None,
         false => Some(sandbox_policy(opts, &artifacts.work)?),
     };
+    let open_private = !model.homes.is_empty();
     let inst = clock.time(Phase::Instrument, |_| {
-        instrument(opts, &artifacts.work, &cargo_args, policy.as_ref())
+        instrument(
+            opts,
+            &artifacts.work,
+            &cargo_args,
+            policy.as_ref(),
+            open_private,
+        )
     })?;
     let harness = clock.time(Phase::BuildHarness, |_| {
         build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())
@@ -532,12 +539,14 @@ fn instrument(
     work: &Path,
     cargo_args: &[String],
     policy: Option<&frugal_sandbox::Policy>,
+    open_private: bool,
 ) -> Result<instrument::Instrumented, RunError> {
     let options = instrument::Options {
         cargo_args: cargo_args.to_vec(),
         sandbox: policy.cloned(),
         mutants: opts.criteria.mutants(),
         testability: opts.testability,
+        open_private,
         ..instrument::Options::default()
     };
     Ok(instrument::instrument_and_build(
@@ -676,6 +685,11 @@ fn verify_suite(
                 environment::PASSES_ON_ENVIRONMENT.into(),
             )
         })
+        .chain(
+            rendered
+                .iter()
+                .filter_map(|r| Some((r.name.clone(), r.home.refusal()?))),
+        )
         .collect();
     let proxies_by_name = rendered
         .iter()
@@ -727,11 +741,10 @@ fn write_suite(
     let output = artifacts.output(&format!("{}.rs", verify::TEST_TARGET), &verified.text)?;
     artifacts.output("dropped.rs", &verified.dropped_text)?;
     let into_crate = if opts.write {
-        Some(verify::write_into(
-            &opts.crate_dir,
-            opts.placement,
-            &verified.text,
-        )?)
+        // The suite's file first; module files holding a home's invocation after it.
+        verify::write_into(&opts.crate_dir, opts.placement, &verified.text)?
+            .into_iter()
+            .next()
     } else {
         None
     };

@@ -514,8 +514,9 @@ fn a_binary_crate_is_analysed_from_main_in_crate_only() {
             summary(&m)
         );
     }
-    // Private to `util`: the root cannot name it.
-    assert!(!paths.contains("bin_only::util::hidden"));
+    // Private to `util`: the root cannot name it, a test module inside `util` can.
+    assert_eq!(m.homes["bin_only::util::hidden"].module, "util");
+    assert!(!m.homes.contains_key("bin_only::util::halve"));
     // A `Result` whose error type cannot be lowered keeps its `Ok` type.
     let parse = callable(&m, "bin_only::util::parse_width");
     assert_eq!(
@@ -531,6 +532,49 @@ fn a_binary_crate_is_analysed_from_main_in_crate_only() {
         &config.kind,
         TypeKind::Struct { fields: Some(f), .. } if f.len() == 2
     ));
+}
+
+/// Private items of modules with a file of their own are callable from a test module inside
+/// that module: each gets the module and file as its home.
+#[test]
+fn private_items_get_the_module_a_test_must_live_in() {
+    let in_crate = AnalyzeOptions {
+        in_crate: true,
+        ..AnalyzeOptions::default()
+    };
+    let m = model_with(&fixture("private_mods"), &in_crate);
+    let paths = callable_paths(&m);
+    let home = |p: &str| {
+        assert!(paths.contains(p), "{p} missing:\n{}", summary(&m));
+        let h = &m.homes[p];
+        (h.module.as_str(), h.file.as_str())
+    };
+    assert_eq!(home("private_mods::date::is_leap"), ("date", "src/date.rs"));
+    assert_eq!(
+        home("private_mods::date::Span::new"),
+        ("date", "src/date.rs")
+    );
+    assert_eq!(
+        home("private_mods::date::Span::weeks"),
+        ("date", "src/date.rs")
+    );
+    assert_eq!(
+        home("private_mods::date::parse::suffix"),
+        ("date::parse", "src/date/parse.rs")
+    );
+    assert_eq!(
+        home("private_mods::legacy::is_weekend"),
+        ("legacy", "src/legacy.rs")
+    );
+    // `pub(super)` in a module of the root: the root names it.
+    assert!(paths.contains("private_mods::date::days_in_month"));
+    assert!(!m.homes.contains_key("private_mods::date::days_in_month"));
+    // An inline module has no file of its own to place tests in.
+    assert!(!paths.contains("private_mods::date::inline::unreachable_by_tests"));
+    // From an integration test only the public function is callable, and nothing has a home.
+    let outside = model_with(&fixture("private_mods"), &AnalyzeOptions::default());
+    assert!(outside.homes.is_empty());
+    assert!(!callable_paths(&outside).contains("private_mods::date::is_leap"));
 }
 
 #[test]

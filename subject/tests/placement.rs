@@ -97,6 +97,73 @@ fn binary_crate_gets_a_verified_in_crate_module() {
     );
 }
 
+/// Private functions of private modules get tests placed inside their modules: the suite holds
+/// one section per module, verification appends each section's invocation to the module's file
+/// in its copy, and `--write` does the same in the crate, once, however often it is run.
+#[test]
+fn private_functions_are_tested_from_inside_their_modules() {
+    let work = common::work_dir("placement-private_mods");
+    let out = tempfile::tempdir().unwrap();
+    let krate = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("private_mods"), krate.path());
+    let mut opts = options(
+        "private_mods",
+        3000,
+        Placement::InCrate,
+        &work.path,
+        out.path(),
+    );
+    opts.crate_dir = krate.path().to_path_buf();
+    opts.write = true;
+    let summary = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("{e}"));
+    // A test calling private items of two sibling modules cannot be placed; nothing else fails.
+    for d in &summary.tests_dropped {
+        assert!(d.reason.contains("no test module can name both"), "{d:?}");
+    }
+    let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
+    for part in [
+        "// frugal-home: date src/date.rs",
+        "macro_rules! frugal_in_date {",
+        "// frugal-home: date::parse src/date/parse.rs",
+        "private_mods::date::parse::suffix(",
+        "private_mods::date::is_leap(",
+        "private_mods::legacy::is_weekend(",
+    ] {
+        assert!(text.contains(part), "no {part:?} in:\n{text}");
+    }
+    // Every line runs but the inline module's, which no test module can be placed in.
+    let uncovered = std::fs::read_to_string(out.path().join("uncovered.txt")).unwrap();
+    let lines: Vec<&str> = uncovered
+        .lines()
+        .filter(|l| l.contains("\tline\t"))
+        .collect();
+    assert_eq!(lines, vec!["src/date.rs:40\tline\tline"], "{uncovered}");
+    let parse_rs = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
+    let call = "crate::frugal_generated::frugal_in_date__parse!();";
+    assert_eq!(parse_rs.matches(call).count(), 1, "{parse_rs}");
+    // Writing the same suite again leaves one invocation per module file.
+    frugal_subject::emit::verify::write_into(krate.path(), Placement::InCrate, &text).unwrap();
+    let again = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
+    assert_eq!(again, parse_rs);
+    // An empty suite removes them.
+    frugal_subject::emit::verify::write_into(krate.path(), Placement::InCrate, "").unwrap();
+    let cleared = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
+    assert!(!cleared.contains("frugal_in_"), "{cleared}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), dest).unwrap();
+        }
+    }
+}
+
 /// A crate that lists its test targets (`autotests = false`) still gets its suite verified:
 /// the copy declares `tests/frugal_generated.rs` as a target.
 #[test]

@@ -12,6 +12,7 @@ fn test(name: &str, body: &str) -> RenderedTest {
     RenderedTest {
         name: name.into(),
         text: format!("#[test]\nfn {name}() {{\n    {body}\n}}\n"),
+        home: frugal_subject::emit::home::TestHome::Root,
     }
 }
 

@@ -10,7 +10,7 @@ use syn::visit::Visit;
 use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
 use super::consume;
-use super::index::{ImplDecl, Ns, Resolved, Target};
+use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{
@@ -51,6 +51,8 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
 pub(crate) struct CallableSet {
     pub callables: Vec<Callable>,
     pub unsupported: Vec<Unsupported>,
+    /// Private methods' paths, with the module a test must be in to call them.
+    pub homes: BTreeMap<String, ModId>,
 }
 
 impl CallableSet {
@@ -152,6 +154,9 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         };
         if !wanted || !cfg.keeps(&f.attrs) {
             continue;
+        }
+        if let (None, Reach::Module(m)) = (trait_fn, low.ix.reach(&f.vis, imp.module)) {
+            set.homes.insert(format!("{type_path}::{}", f.sig.ident), m);
         }
         push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match trait_fn {
             // `FromStr` is in no edition's prelude: calls name the trait.

@@ -18,6 +18,8 @@ pub(crate) struct LibTarget {
     pub features: BTreeMap<String, Vec<String>>,
     /// `[dependencies]`: name to version requirement (empty for path or git dependencies).
     pub dependencies: BTreeMap<String, String>,
+    /// `package.edition` as a year (2015 when absent, as cargo reads it).
+    pub edition: u16,
 }
 
 /// The library target; with `allow_bin`, a package without one yields its (first) binary's
@@ -63,6 +65,12 @@ pub(crate) fn read_lib_target(
         root,
         features: feature_table(&doc),
         dependencies: dependency_table(&doc),
+        edition: doc
+            .get("package")
+            .and_then(|p| p.get("edition"))
+            .and_then(|e| e.as_str())
+            .and_then(|e| e.parse().ok())
+            .unwrap_or(2015),
     })
 }
 

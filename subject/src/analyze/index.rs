@@ -123,9 +123,11 @@ pub(crate) struct ImplDecl {
 pub(crate) struct Def {
     pub name: String,
     pub target: Target,
-    /// Declared plain `pub`.
+    /// Declared plain `pub`, or nameable by the tests (see [`Index::reach`]).
     pub public: bool,
     pub hidden: bool,
+    /// For a name only tests inside a module can reach (in-module placement): that module.
+    pub home: Option<ModId>,
 }
 
 /// One imported name (or glob) of a `use` item, flattened from its tree.
@@ -154,6 +156,20 @@ pub(crate) struct Index {
     pub uses: Vec<Vec<UseDecl>>,
     /// Visibility as seen from a test module at the crate root, not from an integration test.
     pub in_crate: bool,
+    /// Tests may also live inside any module with a file of its own (in-module placement), so
+    /// private items of such modules are callable from there.
+    pub in_modules: bool,
+}
+
+/// Where a test must live to name an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// No generated test can name it.
+    No,
+    /// Where the suite lives: an integration test, or a module at the crate root.
+    Root,
+    /// Inside this module (or below it): private items of modules with a file of their own.
+    Module(ModId),
 }
 
 /// Deep enough for real re-export chains, shallow enough to stop a runaway.
@@ -167,25 +183,32 @@ pub(crate) struct Guard {
 }
 
 impl Index {
-    pub(crate) fn build(modules: Vec<Module>, in_crate: bool) -> Self {
+    pub(crate) fn build(modules: Vec<Module>, in_crate: bool, in_modules: bool) -> Self {
         let mut ix = Index {
             defs: vec![Vec::new(); modules.len()],
             uses: vec![Vec::new(); modules.len()],
             in_crate,
+            in_modules: in_crate && in_modules,
             ..Index::default()
         };
+        let mut children = Vec::new();
         for (id, module) in modules.iter().enumerate() {
             for (name, &child) in &module.children {
                 let child_mod = &modules[child];
-                ix.defs[id].push(Def {
-                    name: name.clone(),
-                    target: Target::Mod(child),
-                    public: visible_in(&modules, in_crate, child_mod.vis, id),
-                    hidden: child_mod.hidden,
-                });
+                children.push((id, name.clone(), child, child_mod.vis, child_mod.hidden));
             }
         }
         ix.modules = modules;
+        for (id, name, child, vis, hidden) in children {
+            let reach = ix.reach_of(vis, id);
+            ix.defs[id].push(Def {
+                name,
+                target: Target::Mod(child),
+                public: reach != Reach::No,
+                hidden,
+                home: home_of(reach),
+            });
+        }
         for id in 0..ix.modules.len() {
             let items = std::mem::take(&mut ix.modules[id].items);
             for item in &items {
@@ -198,7 +221,68 @@ impl Index {
 
     /// Whether an item declared with `vis` in `module` can be named by the generated tests.
     pub(crate) fn visible(&self, vis: &syn::Visibility, module: ModId) -> bool {
-        visible_in(&self.modules, self.in_crate, vis_of(vis), module)
+        self.reach(vis, module) != Reach::No
+    }
+
+    /// Where a test must live to name an item declared with `vis` in `module`.
+    pub(crate) fn reach(&self, vis: &syn::Visibility, module: ModId) -> Reach {
+        self.reach_of(vis_of(vis), module)
+    }
+
+    fn reach_of(&self, vis: Vis, module: ModId) -> Reach {
+        if visible_in(&self.modules, self.in_crate, vis, module) {
+            return Reach::Root;
+        }
+        if !self.in_modules {
+            return Reach::No;
+        }
+        let home = match vis {
+            Vis::Super => self.modules[module].parent.unwrap_or(0),
+            _ => module,
+        };
+        if self.has_own_file(home) {
+            Reach::Module(home)
+        } else {
+            Reach::No
+        }
+    }
+
+    /// A module whose items a test module can be appended to: the root, or one declared
+    /// `mod name;` with a file of its own (an inline `mod name { .. }` shares its parent's).
+    fn has_own_file(&self, m: ModId) -> bool {
+        match self.modules[m].parent {
+            None => true,
+            Some(p) => self.modules[p].file != self.modules[m].file,
+        }
+    }
+
+    /// `a::b` for module `b` inside `a`; empty for the root.
+    pub(crate) fn module_path(&self, m: ModId) -> String {
+        let mut names = Vec::new();
+        let mut at = m;
+        while let Some(parent) = self.modules[at].parent {
+            if let Some((name, _)) = self.modules[parent]
+                .children
+                .iter()
+                .find(|(_, c)| **c == at)
+            {
+                names.push(name.clone());
+            }
+            at = parent;
+        }
+        names.reverse();
+        names.join("::")
+    }
+
+    /// How many modules enclose `m` (0 for the root).
+    pub(crate) fn depth(&self, m: ModId) -> usize {
+        let mut depth = 0;
+        let mut at = m;
+        while let Some(parent) = self.modules[at].parent {
+            depth += 1;
+            at = parent;
+        }
+        depth
     }
 
     fn add_item(&mut self, module: ModId, item: &syn::Item) {
@@ -255,7 +339,8 @@ impl Index {
                 return;
             }
             syn::Item::Use(u) => {
-                let public = self.visible(&u.vis, module);
+                // Re-exports count from the root only: a private `use` is no path to an item.
+                let public = self.reach(&u.vis, module) == Reach::Root;
                 let mut out = Vec::new();
                 flatten_use(&u.tree, Vec::new(), &mut out);
                 for (path, name) in out {
@@ -271,12 +356,13 @@ impl Index {
             }
             _ => return,
         };
-        let public = self.visible(vis, module);
+        let reach = self.reach(vis, module);
         self.defs[module].push(Def {
             name: name.to_string(),
             target,
-            public,
+            public: reach != Reach::No,
             hidden,
+            home: home_of(reach),
         });
     }
 
@@ -442,6 +528,13 @@ impl Index {
             Resolved::Local(t) if !t.in_ns(ns) => None,
             other => Some(other),
         }
+    }
+}
+
+fn home_of(reach: Reach) -> Option<ModId> {
+    match reach {
+        Reach::Module(m) => Some(m),
+        _ => None,
     }
 }
 

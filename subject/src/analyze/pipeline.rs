@@ -10,8 +10,10 @@ use super::index::Index;
 use super::options::{AnalyzeOptions, EnabledFeatures};
 use super::public::PublicPaths;
 use super::types::Lowering;
+use super::walk::ModId;
 use super::{callables, cargo_toml, constants, macros, typedefs, walk};
-use crate::model::ApiModel;
+use crate::model::{ApiModel, Home};
+use std::collections::BTreeMap;
 
 /// The model and what the analysis had to skip on the way.
 #[derive(Debug, Clone, Default)]
@@ -31,7 +33,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
     let lib = cargo_toml::read_lib_target(crate_dir, opts.in_crate)?;
     let cfg = CfgEval::new(EnabledFeatures::resolve(opts, &lib.features));
     let tree = walk::walk(crate_dir, &lib.root, &cfg)?;
-    let ix = Index::build(tree.modules, opts.in_crate);
+    let ix = Index::build(tree.modules, opts.in_crate, lib.edition >= 2018);
     let public = PublicPaths::compute(&ix, &lib.crate_name);
 
     // Trait keys need lowering, and lowering `impl Trait` needs the candidates the keys make:
@@ -68,7 +70,9 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
             callables.callables.push(d);
         }
     }
+    let homes = homes(&ix, &public, &callables.homes);
     let model = ApiModel {
+        homes,
         crate_name: lib.crate_name,
         callables: callables.callables,
         types: typedefs::type_defs(&low, &cfg, &keys),
@@ -80,4 +84,31 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         model,
         warnings: tree.warnings,
     })
+}
+
+/// Every path a test must be inside a module to name, with the module and its file: the
+/// public paths' homes and the private methods', which also need their type's.
+fn homes(
+    ix: &Index,
+    public: &PublicPaths,
+    methods: &BTreeMap<String, ModId>,
+) -> BTreeMap<String, Home> {
+    let mut all = public.homes.clone();
+    for (path, &m) in methods {
+        let owner = path.rsplit_once("::").map_or("", |(owner, _)| owner);
+        let home = match public.homes.get(owner) {
+            Some(&t) if ix.depth(t) > ix.depth(m) => t,
+            _ => m,
+        };
+        all.insert(path.clone(), home);
+    }
+    all.into_iter()
+        .map(|(path, m)| {
+            let home = Home {
+                module: ix.module_path(m),
+                file: ix.modules[m].file.clone(),
+            };
+            (path, home)
+        })
+        .collect()
 }

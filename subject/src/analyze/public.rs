@@ -2,7 +2,9 @@
 //!
 //! A breadth-first walk from the crate root over what each module exports (`pub` items of
 //! `pub` modules, `pub use` names and globs) gives every reachable item its shortest path.
-//! `pub(crate)` and `pub(super)` export nothing, so items behind them stay unnamed.
+//! `pub(crate)` and `pub(super)` export nothing, so items behind them stay unnamed, except
+//! for in-crate tests, which see what the crate root sees, and with in-module placement what a
+//! test module inside each module file sees: such paths get a home.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -17,20 +19,30 @@ pub(crate) struct PublicPaths {
     pub traits: BTreeMap<usize, String>,
     /// `const` and `static` items (index into `Index::values`).
     pub values: BTreeMap<usize, String>,
+    /// Paths only a test inside a module can name, with that module (the deepest one the
+    /// path needs: every module it crosses is that one or encloses it).
+    pub homes: BTreeMap<String, ModId>,
 }
 
 impl PublicPaths {
     pub(crate) fn compute(ix: &Index, crate_name: &str) -> Self {
         let mut paths = PublicPaths::default();
         let mut seen_mods = BTreeSet::from([0]);
-        let mut queue = VecDeque::from([(0, crate_name.to_string())]);
-        while let Some((m, prefix)) = queue.pop_front() {
-            for (name, target) in exports(ix, m, &mut BTreeSet::new()) {
+        let mut queue = VecDeque::from([(0, crate_name.to_string(), 0)]);
+        while let Some((m, prefix, home)) = queue.pop_front() {
+            for (name, target, needs) in exports(ix, m, &mut BTreeSet::new()) {
                 let path = format!("{prefix}::{name}");
+                let home = match needs {
+                    Some(n) if ix.depth(n) > ix.depth(home) => n,
+                    _ => home,
+                };
+                if home != 0 && !paths.homes.contains_key(&path) {
+                    paths.homes.insert(path.clone(), home);
+                }
                 match target {
                     Target::Mod(x) => {
                         if seen_mods.insert(x) {
-                            queue.push_back((x, path));
+                            queue.push_back((x, path, home));
                         }
                     }
                     Target::Type(t) => {
@@ -53,16 +65,21 @@ impl PublicPaths {
     }
 }
 
-/// Names module `m` makes public, with what they name. Own items come first so that, at equal
-/// length, a definition's own path wins over a re-export.
-fn exports(ix: &Index, m: ModId, visiting: &mut BTreeSet<ModId>) -> Vec<(String, Target)> {
+/// Names module `m` makes public, with what they name and the module a test must be in to use
+/// them, if not the root. Own items come first so that, at equal length, a definition's own
+/// path wins over a re-export.
+fn exports(
+    ix: &Index,
+    m: ModId,
+    visiting: &mut BTreeSet<ModId>,
+) -> Vec<(String, Target, Option<ModId>)> {
     if !visiting.insert(m) {
         return Vec::new();
     }
-    let mut out: Vec<(String, Target)> = ix.defs[m]
+    let mut out: Vec<(String, Target, Option<ModId>)> = ix.defs[m]
         .iter()
         .filter(|d| d.public && !d.hidden)
-        .map(|d| (d.name.clone(), d.target))
+        .map(|d| (d.name.clone(), d.target, d.home))
         .collect();
     for u in ix.uses[m].iter().filter(|u| u.public && !u.hidden) {
         match &u.name {
@@ -71,9 +88,9 @@ fn exports(ix: &Index, m: ModId, visiting: &mut BTreeSet<ModId>) -> Vec<(String,
                     if let Some(Resolved::Local(t)) =
                         ix.resolve_use(m, u, ns, &mut Guard::default())
                         && !ix.is_hidden(t)
-                        && !out.contains(&(name.clone(), t))
+                        && !out.iter().any(|(n, x, _)| n == name && *x == t)
                     {
-                        out.push((name.clone(), t));
+                        out.push((name.clone(), t, None));
                     }
                 }
             }

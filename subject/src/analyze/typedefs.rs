@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::attrs::{self, CfgEval};
-use super::index::TypeItem;
+use super::index::{Reach, TypeItem};
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
 use crate::model::{
     Callable, CallableKind, CrateValue, Field, Ty, TypeDef, TypeKind, Variant, VariantShape,
@@ -89,7 +89,7 @@ pub(crate) fn type_defs(
                 subst: &subst,
             };
             let kind = match &decl.item {
-                TypeItem::Struct(s) => struct_kind(low, cfg, scope, s),
+                TypeItem::Struct(s) => struct_kind(low, cfg, scope, s, path),
                 TypeItem::Enum(e) => TypeKind::Enum {
                     variants: e
                         .variants
@@ -131,15 +131,25 @@ fn substitutable_params(generics: &syn::Generics) -> Vec<String> {
         .collect()
 }
 
+/// A struct is built by a literal where its tests can name every field: private fields only
+/// where the struct itself is private to the same module, so its tests live there anyway
+/// (a literal has no path of its own for `emit::home` to place).
 fn struct_kind(
     low: &Lowering<'_>,
     cfg: &CfgEval,
     scope: Scope<'_>,
     s: &syn::ItemStruct,
+    path: &str,
 ) -> TypeKind {
     let fields: Vec<&syn::Field> = s.fields.iter().filter(|f| cfg.keeps(&f.attrs)).collect();
-    let buildable = fields.iter().all(|f| low.ix.visible(&f.vis, scope.module))
-        && (low.ix.in_crate || !attrs::is_non_exhaustive(&s.attrs));
+    let home = low.public.homes.get(path).copied();
+    let nameable = |f: &&syn::Field| match low.ix.reach(&f.vis, scope.module) {
+        Reach::Root => true,
+        Reach::Module(m) => home == Some(m),
+        Reach::No => false,
+    };
+    let buildable =
+        fields.iter().all(nameable) && (low.ix.in_crate || !attrs::is_non_exhaustive(&s.attrs));
     TypeKind::Struct {
         fields: buildable.then(|| lower_fields(low, scope, &fields)),
         tuple: matches!(s.fields, syn::Fields::Unnamed(_)),

@@ -2,6 +2,7 @@
 //! compiles and passes against the uninstrumented crate before anyone sees it.
 
 mod expected;
+pub mod home;
 pub mod minimise;
 pub mod render;
 pub mod verify;
@@ -22,7 +23,22 @@ pub fn file(
     let mut names = BTreeSet::new();
     let tests: Vec<render::RenderedTest> = kept
         .iter()
-        .map(|k| render::render_test(&k.test, &k.result, reg, model, &mut names))
+        .map(|k| {
+            let mut t = render::render_test(&k.test, &k.result, reg, model, &mut names);
+            // Method calls do not write their path: the callables name their homes.
+            let calls =
+                k.test
+                    .stmts
+                    .iter()
+                    .filter_map(|s| match reg.ops.get(s.op as usize)?.code {
+                        crate::harness::registry::OpCode::Call(c) => {
+                            Some(model.callables.get(c)?.path.as_str())
+                        }
+                        _ => None,
+                    });
+            t.home = home::of_test(&t.text, calls, model);
+            t
+        })
         .collect();
     (assemble(header, &tests), tests)
 }
@@ -76,10 +92,45 @@ impl std::str::FromStr for Placement {
 
 /// The file text for a set of rendered tests. `header` ends with the placement's prelude.
 pub fn assemble(header: &str, tests: &[render::RenderedTest]) -> String {
+    layout(header, tests).0
+}
+
+/// The file text, and the line each test starts on (in the order of `tests`): the tests of the
+/// placement's own module first, then one section per module holding the others
+/// ([`home`]), in module order.
+pub fn layout(header: &str, tests: &[render::RenderedTest]) -> (String, Vec<usize>) {
     let mut text = String::from(header);
-    for t in tests {
+    let mut starts = vec![0; tests.len()];
+    let mut push = |text: &mut String, i: usize, body: &str| {
         text.push('\n');
-        text.push_str(&t.text);
+        starts[i] = text.matches('\n').count() + 1;
+        text.push_str(body);
+    };
+    let mut by_home: std::collections::BTreeMap<&crate::model::Home, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        match t.home.module() {
+            Some(h) => by_home.entry(h).or_default().push(i),
+            None => push(&mut text, i, &t.text),
+        }
     }
-    text
+    let krate = header_crate(header);
+    for (h, members) in by_home {
+        let (open, close) = home::section(h, krate);
+        text.push('\n');
+        text.push_str(&open);
+        for i in members {
+            push(&mut text, i, &home::indent(&tests[i].text));
+        }
+        text.push_str(&close);
+    }
+    (text, starts)
+}
+
+/// The crate's name as the in-crate prelude binds it (`use crate as name;`).
+fn header_crate(header: &str) -> &str {
+    header
+        .lines()
+        .find_map(|l| l.strip_prefix("use crate as ")?.strip_suffix(';'))
+        .unwrap_or("krate")
 }

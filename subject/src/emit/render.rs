@@ -16,6 +16,8 @@ use crate::model::{ApiModel, CallableKind, Ty};
 pub struct RenderedTest {
     pub name: String,
     pub text: String,
+    /// The module it must be compiled in (in-module placement).
+    pub home: super::home::TestHome,
 }
 
 /// Longest `expected` string in `#[should_panic]`.
@@ -48,7 +50,11 @@ pub fn render_test(
         }
     }
     let _ = write!(text, "fn {name}() {{\n{body}}}\n");
-    RenderedTest { name, text }
+    RenderedTest {
+        name,
+        text,
+        home: super::home::TestHome::Root,
+    }
 }
 
 /// The first line of a panic message, cut to a readable length on a char boundary.

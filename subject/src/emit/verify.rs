@@ -1,11 +1,14 @@
 //! Verification: compile the emitted file against a clean copy of the crate and run it twice.
 //! Tests that do not compile, fail, or disagree between runs are dropped and counted.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::Placement;
+use super::home;
 use super::render::RenderedTest;
 use crate::cargo::build_timeout;
 use frugal_cargo::Output;
@@ -209,19 +212,74 @@ pub fn module_decl() -> String {
 }
 
 /// Writes `text` where `placement` puts the suite inside the crate at `crate_dir` (and for
-/// in-crate placement declares the module at the root); returns the file written.
+/// in-crate placement declares the module at the root, and each home's tests at the end of
+/// that module's file, removing those of the suite it replaces); returns the files written.
 pub fn write_into(
     crate_dir: &Path,
     placement: Placement,
     text: &str,
-) -> Result<PathBuf, VerifyError> {
+) -> Result<Vec<PathBuf>, VerifyError> {
     let (file, _) = place(crate_dir, placement, false)?;
     refuse_link(crate_dir, &file)?;
-    std::fs::write(&file, text).map_err(|source| VerifyError::Io {
-        path: file.clone(),
+    let old = std::fs::read_to_string(&file).unwrap_or_default();
+    let write = |path: &Path, text: &str| {
+        refuse_link(crate_dir, path)?;
+        std::fs::write(path, text).map_err(|source| VerifyError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    for h in home::declared(&old) {
+        let module = home_file(crate_dir, &h)?;
+        if let Ok(current) = std::fs::read_to_string(&module) {
+            let call = home::invocation(&h.module);
+            write(&module, &current.replace(call.trim_start(), ""))?;
+        }
+    }
+    write(&file, text)?;
+    let mut written = vec![file];
+    for h in home::declared(text) {
+        let module = home_file(crate_dir, &h)?;
+        write(&module, &with_invocation(&read(&module)?, &h.module))?;
+        written.push(module);
+    }
+    Ok(written)
+}
+
+/// A home's module file inside `root`; a path leaving it is refused.
+fn home_file(root: &Path, h: &crate::model::Home) -> Result<PathBuf, VerifyError> {
+    let rel = Path::new(&h.file);
+    let inside = rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        return Err(VerifyError::CrateBroken(format!(
+            "the suite places tests in `{}`, which is not a file inside the crate",
+            h.file
+        )));
+    }
+    Ok(root.join(rel))
+}
+
+fn read(path: &Path) -> Result<String, VerifyError> {
+    std::fs::read_to_string(path).map_err(|source| VerifyError::Io {
+        path: path.to_path_buf(),
         source,
-    })?;
-    Ok(file)
+    })
+}
+
+/// A module file's text with a home's invocation appended (once).
+fn with_invocation(text: &str, module: &str) -> String {
+    let call = home::invocation(module);
+    if text.contains(call.trim_start()) {
+        return text.to_string();
+    }
+    let sep = if text.ends_with('\n') || text.is_empty() {
+        ""
+    } else {
+        "\n"
+    };
+    format!("{text}{sep}{}", call.trim_start())
 }
 
 /// Fails when `path`, or a directory between `root` and it, is a symbolic link.
@@ -278,6 +336,10 @@ pub(crate) struct SuiteCopy {
     cargo: frugal_cargo::Cargo,
     cargo_args: Vec<String>,
     sandbox: Option<Policy>,
+    /// Module files given a home's invocation by the last write, with their text before it.
+    homes: RefCell<BTreeMap<PathBuf, String>>,
+    /// The module of each test that lives in a home, by name (from the last write).
+    modules: RefCell<BTreeMap<String, String>>,
 }
 
 /// How one run of a test binary ended, and what it printed.
@@ -364,12 +426,27 @@ impl SuiteCopy {
             cargo,
             cargo_args: opts.cargo_args.clone(),
             sandbox: opts.sandbox.clone(),
+            homes: RefCell::default(),
+            modules: RefCell::default(),
         })
     }
 
-    /// Writes the suite's text into the copy (see [`write_own`]).
+    /// Writes the suite's text into the copy (see [`write_own`]), and the invocation of each
+    /// home it declares into that module's file, undoing those of the last write first.
     pub fn write(&self, text: &str) -> Result<(), VerifyError> {
-        write_own(&self.root, &self.file, text)
+        write_own(&self.root, &self.file, text)?;
+        let mut touched = self.homes.borrow_mut();
+        for (file, original) in std::mem::take(&mut *touched) {
+            write_own(&self.root, &file, &original)?;
+        }
+        for h in home::declared(text) {
+            let file = home_file(&self.root, &h)?;
+            let original = read(&file)?;
+            write_own(&self.root, &file, &with_invocation(&original, &h.module))?;
+            touched.insert(file, original);
+        }
+        *self.modules.borrow_mut() = home::modules_by_test(text);
+        Ok(())
     }
 
     /// `cargo test --no-run --message-format=json` of the target holding the suite.
@@ -403,11 +480,13 @@ impl SuiteCopy {
             .ok_or_else(|| VerifyError::CrateBroken("cargo built no test executable".into()))
     }
 
-    /// The name libtest gives the suite's test fn `name` (in-crate tests sit in a module).
+    /// The name libtest gives the suite's test fn `name` (in-crate tests sit in a module, those
+    /// of a home in a module inside it).
     pub fn test_path(&self, name: &str) -> String {
-        match self.placement {
-            Placement::Tests => name.to_string(),
-            Placement::InCrate => format!("{TEST_TARGET}::{name}"),
+        match (self.placement, self.modules.borrow().get(name)) {
+            (Placement::Tests, _) => name.to_string(),
+            (Placement::InCrate, None) => format!("{TEST_TARGET}::{name}"),
+            (Placement::InCrate, Some(m)) => format!("{m}::{TEST_TARGET}::{name}"),
         }
     }
 
@@ -655,16 +734,18 @@ fn failing_tests(
     header: &str,
     tests: &[RenderedTest],
 ) -> Vec<(String, String)> {
-    // Line where each test starts in the assembled file.
-    let mut starts = Vec::with_capacity(tests.len());
-    let mut line = header.lines().count() + 1;
-    for t in tests {
-        starts.push(line + 1);
-        line += 1 + t.text.lines().count();
-    }
+    // Tests by the line they start on in the assembled file.
+    let mut by_line: Vec<(usize, usize)> = super::layout(header, tests)
+        .1
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| (line, i))
+        .collect();
+    by_line.sort_unstable();
+    let starts: Vec<usize> = by_line.iter().map(|&(line, _)| line).collect();
     let mut bad: Vec<(String, String)> = Vec::new();
-    for (i, e) in copy.errors_by_test(out, &starts) {
-        let name = &tests[i].name;
+    for (k, e) in copy.errors_by_test(out, &starts) {
+        let name = &tests[by_line[k].1].name;
         if !bad.iter().any(|(n, _)| n == name) {
             let first = e
                 .rendered

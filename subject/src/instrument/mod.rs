@@ -19,6 +19,7 @@ mod copy;
 mod edits;
 mod mutants;
 mod observe;
+mod reach;
 mod skip;
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,9 @@ pub struct Options {
     pub max_builds: usize,
     /// Confinement of the builds (build scripts and proc macros are crate code).
     pub sandbox: Option<frugal_sandbox::Policy>,
+    /// Whether private items become `pub(crate)` (`reach.rs`): in-module placement's harness
+    /// calls them from the crate root.
+    pub open_private: bool,
 }
 
 impl Default for Options {
@@ -69,6 +73,7 @@ impl Default for Options {
             cargo_args: Vec::new(),
             max_builds: 8,
             sandbox: None,
+            open_private: false,
         }
     }
 }

@@ -164,12 +164,17 @@ pub(crate) fn instrument_text(
     for item in &ast.items {
         v.visit_item(item);
     }
-    let (mods, regions, edit_list) = (
+    let (mods, regions, mut edit_list) = (
         std::mem::take(&mut v.mods),
         std::mem::take(&mut v.regions),
         std::mem::take(&mut v.edits),
     );
     drop(v);
+    if opts.open_private {
+        // Numbered after the probes' edits: a visibility never shares their offsets anyway.
+        let mut seq = u32::MAX / 2;
+        edit_list.extend(super::reach::open(&ast.items, &mut seq));
+    }
     let rollback = |manifest: &mut Manifest, reason: String| {
         manifest.goals.truncate(mark.0);
         manifest.functions.truncate(mark.1);
