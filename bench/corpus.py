@@ -183,8 +183,9 @@ def reason_class(row):
     return f"{row['status']}: {reason}" if reason else row["status"]
 
 
-def run_crate(frugal, name, version, category, budget):
-    row = {"crate": name, "version": version, "category": category, "budget": budget}
+def run_crate(frugal, name, version, category, budget, placement="tests"):
+    row = {"crate": name, "version": version, "category": category, "budget": budget,
+           "placement": placement}
     started = time.time()
     try:
         src = fetch(name, version)
@@ -195,14 +196,14 @@ def run_crate(frugal, name, version, category, budget):
     run_root = os.path.join(cache_root(), "corpus", f"{name}-{version}")
     out = os.path.join(run_root, "out")
     shutil.rmtree(out, ignore_errors=True)
-    summary, wall, err = run_frugal(frugal, src, 1, budget, [], "tests", os.path.join(run_root, "work"), out)
+    summary, wall, err = run_frugal(frugal, src, 1, budget, [], placement, os.path.join(run_root, "work"), out)
     row["frugal_wall_seconds"] = round(wall, 1)
     cov_root = os.path.join(run_root, "cov")
     if summary is not None:
         row["summary"] = {k: summary[k] for k in (
             "goals", "callables", "executions", "executions_per_second", "tests_emitted",
             "tests_dropped", "seconds", "crashes", "timeouts")}
-        row["generated"] = measure(src, os.path.join(out, "frugal_generated.rs"), [], "tests", cov_root,
+        row["generated"] = measure(src, os.path.join(out, "frugal_generated.rs"), [], placement, cov_root,
                                    "generated", detail=True)
     if row["traits"]["ships_tests"]:
         row["own"] = measured_once(run_root, "own", lambda: measure(src, None, [], "tests", cov_root, "own",
@@ -340,9 +341,10 @@ def markdown(results, args, info):
         f"- command: `{info['command']}`",
         f"- frugal commit: {info['commit']}; date: {info['date']}",
         f"- machine: {m['cpu']}, {m['cores']} cores, {m['os']}; {m['rustc']}; {m['cargo_llvm_cov']}",
-        f"- budget per crate: {args.budget} (seed 1, adynamosa, default features, `--placement tests`)",
+        f"- budget per crate: {args.budget} (seed 1, adynamosa, default features, `--placement {args.placement}`)",
         "",
-        "Generated: the emitted suite alone (`tests/frugal_generated.rs`). Own: the crate's unit and "
+        "Generated: the emitted suite alone (`tests/frugal_generated.rs`; with `--placement in-crate`, "
+        "`src/frugal_generated.rs` with its sections invoked from module files). Own: the crate's unit and "
         "integration tests as published (`cargo llvm-cov --tests`; doctests are not measured). Both are "
         "measured by cargo-llvm-cov, confined (read-only mounts but a scratch dir, no network, own pid "
         "namespace, no capabilities), and compared over the same code: the lines (lcov) and code regions "
@@ -400,6 +402,9 @@ def main():
     ap.add_argument("--crates", default=None, help="comma-separated subset of the corpus")
     ap.add_argument("--smoke", action="store_true", help=f"{', '.join(SMOKE)} with a 20 s budget")
     ap.add_argument("--jobs", type=int, default=1, help="crates run at once (default 1)")
+    ap.add_argument("--placement", default="tests", choices=["tests", "in-crate"],
+                    help="where frugal places the suite (default tests: the public API only; in-crate "
+                         "also tests private items, from inside their modules)")
     ap.add_argument("--frugal", default=None, help="path of the frugal binary")
     ap.add_argument("--list", action="store_true", help="fetch and characterise the corpus, run nothing")
     ap.add_argument("--from-json", default=None, metavar="CORPUS_JSON",
@@ -442,20 +447,22 @@ def main():
     if args.resume and os.path.exists(args.json_out):
         with open(args.json_out) as f:
             earlier = json.load(f)
-        if earlier.get("budget") == args.budget and earlier.get("commit") == info["commit"]:
+        if (earlier.get("budget") == args.budget and earlier.get("commit") == info["commit"]
+                and earlier.get("placement", "tests") == args.placement):
             info = {k: earlier[k] for k in info}
             done = {r["crate"]: r for r in earlier["results"]}
             log(f"resuming: {len(done)} crates already measured")
     lock = threading.Lock()
 
     def one(crate):
-        row = done.get(crate[0]) or run_crate(frugal, *crate, args.budget)
+        row = done.get(crate[0]) or run_crate(frugal, *crate, args.budget, args.placement)
         with lock:
             done[crate[0]] = row
             # Written after every crate: a run of hours interrupted loses one crate, not all.
             results = [done[c[0]] for c in chosen if c[0] in done]
             with open(args.json_out, "w") as f:
-                json.dump(dict(info, budget=args.budget, results=results), f, indent=1)
+                json.dump(dict(info, budget=args.budget, placement=args.placement, results=results), f,
+                          indent=1)
         return row
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import platform
 import shutil
 import subprocess
@@ -301,9 +302,13 @@ def measure(src, generated, flags, placement, cov_root, copy_name="crate", detai
                     path = os.path.join(d, fn)
                     with open(path) as f:
                         text = f.read()
-                    if "cfg(test)" in text:
+                    # Test fns outside a `#[cfg(test)]` module (httparse's simd tests) may call
+                    # `#[cfg(test)]` helpers: they go too.
+                    bare_tests = re.compile(r"^(\s*)#\[test\]\s*$", re.M)
+                    if "cfg(test)" in text or bare_tests.search(text):
+                        text = text.replace("#[cfg(test)]", "#[cfg(all(test, frugal_bench_never))]")
                         with open(path, "w") as f:
-                            f.write(text.replace("#[cfg(test)]", "#[cfg(all(test, frugal_bench_never))]"))
+                            f.write(bare_tests.sub(r"\1#[cfg(all(test, frugal_bench_never))]", text))
         root_file = "lib.rs" if has_lib else "main.rs"
         module = os.path.join(copy, "src", "frugal_generated.rs")
         if generated:

@@ -4,7 +4,7 @@
 //! public path an integration test would write. Generic parameters are already instantiated
 //! with concrete types by the time a callable lands here.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +28,35 @@ pub struct ApiModel {
     /// that module (in-module placement; see `emit::home`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub homes: BTreeMap<String, Home>,
+}
+
+impl ApiModel {
+    /// The home of `path`, or of the longest path it starts with that has one (see
+    /// [`ApiModel::homes`]); generic arguments (`::<..>`) are cut off.
+    pub fn home_of(&self, path: &str) -> Option<&Home> {
+        let mut prefix = path.split("::<").next().unwrap_or(path);
+        loop {
+            if let Some(home) = self.homes.get(prefix) {
+                return Some(home);
+            }
+            prefix = prefix.rsplit_once("::")?.0;
+        }
+    }
+
+    /// Leaves out what only in-module placement reaches: the callables, types and values
+    /// whose paths have a home.
+    pub fn forget_homes(&mut self) {
+        let homed: BTreeSet<String> = (self.callables.iter().map(|c| &c.path))
+            .chain(self.types.iter().map(|t| &t.path))
+            .chain(self.values.iter().map(|v| &v.path))
+            .filter(|p| self.home_of(p).is_some())
+            .cloned()
+            .collect();
+        self.callables.retain(|c| !homed.contains(&c.path));
+        self.types.retain(|t| !homed.contains(&t.path));
+        self.values.retain(|v| !homed.contains(&v.path));
+        self.homes.clear();
+    }
 }
 
 /// A module a test is placed in to reach private items: its path from the crate root
@@ -261,4 +290,52 @@ pub struct Unsupported {
     pub reason: String,
     /// The offending piece of the signature, as source text.
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forgetting_homes_leaves_out_what_only_they_reach() {
+        let home = Home {
+            module: "date".into(),
+            file: "src/date.rs".into(),
+        };
+        let callable = |path: &str| Callable {
+            path: path.into(),
+            name: path.rsplit("::").next().unwrap_or(path).into(),
+            kind: CallableKind::Free,
+            params: Vec::new(),
+            ret: None,
+            file: "src/date.rs".into(),
+            line: 1,
+            instantiation: Vec::new(),
+            lent: Vec::new(),
+            via_trait: None,
+            operator: None,
+            consume: None,
+            turbofish: Vec::new(),
+        };
+        let mut m = ApiModel {
+            crate_name: "k".into(),
+            callables: vec![
+                callable("k::top"),
+                callable("k::date::Span::new"),
+                callable("k::date::parse"),
+            ],
+            homes: [
+                ("k::date::Span".to_string(), home.clone()),
+                ("k::date::parse".to_string(), home.clone()),
+            ]
+            .into(),
+            ..ApiModel::default()
+        };
+        assert_eq!(m.home_of("k::date::Span::<u8>::new"), Some(&home));
+        assert_eq!(m.home_of("k::date"), None);
+        m.forget_homes();
+        let left: Vec<&str> = m.callables.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(left, ["k::top"]);
+        assert!(m.homes.is_empty());
+    }
 }

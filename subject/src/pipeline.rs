@@ -149,6 +149,9 @@ pub struct RunSummary {
     /// tests by stable operation keys, which [`RunOptions::seed_model`] reads back.
     pub model: PathBuf,
     pub written_to_crate: Option<PathBuf>,
+    /// Module files `--write` appended a home's invocation to (in-module placement).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub homes_written: Vec<PathBuf>,
     /// Why the search ended: `budget`, `all-covered` or `stalled`.
     pub search_stop: String,
     /// What the seed model contributed, in a run that had one.
@@ -286,7 +289,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         progress,
         times: Timings::default(),
     };
-    let (model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
+    let (mut model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
     let mut artifacts = Artifacts::new(work_dir(opts, &model)?, &opts.out_dir);
     let capabilities = frugal_sandbox::Capabilities::probe();
     let policy = match opts.unconfined {
@@ -295,13 +298,20 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     };
     let open_private = !model.homes.is_empty();
     let inst = clock.time(Phase::Instrument, |_| {
-        instrument(
-            opts,
-            &artifacts.work,
-            &cargo_args,
-            policy.as_ref(),
-            open_private,
-        )
+        let work = &artifacts.work;
+        match instrument(opts, work, &cargo_args, policy.as_ref(), open_private) {
+            // Widened items can clash (two glob imports now both offering a name): private
+            // items of submodules are then given up rather than the run.
+            Err(e) if open_private => {
+                artifacts.warnings.push(format!(
+                    "private items of submodules are not tested: the copy with them made \
+                     `pub(crate)` does not build ({e})"
+                ));
+                model.forget_homes();
+                instrument(opts, work, &cargo_args, policy.as_ref(), false)
+            }
+            built => built,
+        }
     })?;
     let harness = clock.time(Phase::BuildHarness, |_| {
         build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())
@@ -729,6 +739,7 @@ fn verify_suite(
 struct Written {
     output: PathBuf,
     into_crate: Option<PathBuf>,
+    homes: Vec<PathBuf>,
 }
 
 /// Writes the suite and the dropped tests to the out dir, and into the crate if asked.
@@ -740,15 +751,17 @@ fn write_suite(
     artifacts.create_out_dir()?;
     let output = artifacts.output(&format!("{}.rs", verify::TEST_TARGET), &verified.text)?;
     artifacts.output("dropped.rs", &verified.dropped_text)?;
-    let into_crate = if opts.write {
-        // The suite's file first; module files holding a home's invocation after it.
-        verify::write_into(&opts.crate_dir, opts.placement, &verified.text)?
-            .into_iter()
-            .next()
-    } else {
-        None
+    let mut files = match opts.write {
+        true => verify::write_into(&opts.crate_dir, opts.placement, &verified.text)?,
+        false => Vec::new(),
     };
-    Ok(Written { output, into_crate })
+    // The suite's file first; module files holding a home's invocation after it.
+    let homes = files.split_off(files.len().min(1));
+    Ok(Written {
+        output,
+        into_crate: files.pop(),
+        homes,
+    })
 }
 
 impl Suite {
@@ -842,6 +855,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         output: facts.written.output,
         model: facts.model,
         written_to_crate: facts.written.into_crate,
+        homes_written: facts.written.homes,
         search_stop: facts.stop.as_str().to_string(),
         seeding: facts.seeding,
         tests: suite.test_goals(),

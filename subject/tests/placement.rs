@@ -151,6 +151,47 @@ fn private_functions_are_tested_from_inside_their_modules() {
     assert!(!cleared.contains("frugal_in_"), "{cleared}");
 }
 
+/// A crate whose copy does not build once its private items are `pub(crate)` (two glob imports
+/// then offer the same name) still gets a suite, of what the crate root reaches, with a warning.
+#[test]
+fn a_crate_that_breaks_when_widened_is_tested_without_its_private_items() {
+    let work = common::work_dir("placement-private_clash");
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(
+        "private_clash",
+        500,
+        Placement::InCrate,
+        &work.path,
+        out.path(),
+    );
+    let summary = run_clean(&opts);
+    assert!(
+        summary
+            .warnings
+            .iter()
+            .any(|w| w.contains("private items of submodules are not tested")),
+        "{:?}",
+        summary.warnings
+    );
+    let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
+    assert!(text.contains("private_clash::total("), "{text}");
+    assert!(!text.contains("frugal-home"), "{text}");
+}
+
+/// In-crate tests of a `no_std` crate name std and its prelude themselves: the module they
+/// sit in has core's prelude (before: `String`, `vec!` and `to_string` were not found and every
+/// test asserting a string was dropped).
+#[test]
+fn a_no_std_crate_gets_in_crate_tests_that_compile() {
+    let work = common::work_dir("placement-nostd");
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = options("nostd", 1500, Placement::InCrate, &work.path, out.path());
+    opts.crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/nostd");
+    run_clean(&opts);
+    let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
+    assert!(text.contains("String::from("), "{text}");
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

@@ -307,4 +307,10 @@ fn print_summary(s: &RunSummary) {
     if let Some(p) = &s.written_to_crate {
         println!("written to: {}", p.display());
     }
+    for p in &s.homes_written {
+        println!(
+            "  and a line at the end of {} (its private items' tests)",
+            p.display()
+        );
+    }
 }

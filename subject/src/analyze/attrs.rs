@@ -35,20 +35,34 @@ impl CfgEval {
         }
     }
 
-    /// Three-valued: `None` is a predicate we cannot decide here (target, custom cfgs), which
-    /// keeps the item, since leaving out real API is worse than listing an extra callable.
+    /// Three-valued: `None` is a predicate we cannot decide here (custom cfgs, other target
+    /// keys), which keeps the item, since leaving out real API is worse than listing an extra
+    /// callable. The crate is built for this host, so the host's `unix`, `windows`,
+    /// `target_os`, `target_family` and `target_pointer_width` decide.
     fn eval(&self, pred: &Meta) -> Option<bool> {
         match pred {
             Meta::Path(path) if path.is_ident("test") => Some(false),
+            Meta::Path(path) if path.is_ident("unix") => Some(cfg!(unix)),
+            Meta::Path(path) if path.is_ident("windows") => Some(cfg!(windows)),
             Meta::Path(_) => None,
-            Meta::NameValue(nv) if nv.path.is_ident("feature") => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
+            Meta::NameValue(nv) => {
+                let syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(s),
                     ..
-                }) => Some(self.features.contains(&s.value())),
-                _ => None,
-            },
-            Meta::NameValue(_) => None,
+                }) = &nv.value
+                else {
+                    return None;
+                };
+                let value = s.value();
+                let key = nv.path.get_ident()?.to_string();
+                match key.as_str() {
+                    "feature" => Some(self.features.contains(&value)),
+                    "target_os" => Some(value == std::env::consts::OS),
+                    "target_family" => Some(value == std::env::consts::FAMILY),
+                    "target_pointer_width" => Some(value == (usize::BITS).to_string()),
+                    _ => None,
+                }
+            }
             Meta::List(list) => {
                 let args = list
                     .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
@@ -185,12 +199,25 @@ mod tests {
         assert!(eval_with(&[], "#[cfg(not(test))]"));
     }
 
+    /// The crate is built for this host (a Linux machine here): its target decides.
+    #[test]
+    fn the_host_target_decides_platform_cfgs() {
+        assert!(eval_with(&[], "#[cfg(unix)]"));
+        assert!(!eval_with(&[], "#[cfg(windows)]"));
+        assert!(!eval_with(&[], "#[cfg(not(unix))]"));
+        assert!(eval_with(&[], "#[cfg(target_os = \"linux\")]"));
+        assert!(!eval_with(&[], "#[cfg(target_os = \"windows\")]"));
+        assert!(eval_with(&[], "#[cfg(target_pointer_width = \"64\")]"));
+        assert!(!eval_with(&[], "#[cfg(all(windows, feature = \"x\"))]"));
+    }
+
     #[test]
     fn features_decide_and_unknown_cfgs_keep() {
         assert!(eval_with(&["x"], "#[cfg(feature = \"x\")]"));
         assert!(!eval_with(&[], "#[cfg(feature = \"x\")]"));
-        assert!(eval_with(&[], "#[cfg(unix)]"));
-        assert!(eval_with(&[], "#[cfg(not(unix))]"));
+        assert!(eval_with(&[], "#[cfg(my_custom_cfg)]"));
+        assert!(eval_with(&[], "#[cfg(not(my_custom_cfg))]"));
+        assert!(eval_with(&[], "#[cfg(target_vendor = \"apple\")]"));
         assert!(!eval_with(&[], "#[cfg(all(unix, feature = \"x\"))]"));
         assert!(eval_with(&["x"], "#[cfg(any(test, feature = \"x\"))]"));
         assert!(!eval_with(&[], "#[cfg(any(test, feature = \"x\"))]"));

@@ -54,8 +54,7 @@ pub fn of_test<'a>(text: &str, calls: impl Iterator<Item = &'a str>, model: &Api
     let paths = crate_paths(text, &model.crate_name);
     let calls: Vec<&str> = calls.collect();
     for path in paths.iter().map(String::as_str).chain(calls) {
-        let path = path.split("::<").next().unwrap_or(path);
-        let Some(found) = longest_home(path, &model.homes) else {
+        let Some(found) = model.home_of(path) else {
             continue;
         };
         home = match home {
@@ -98,17 +97,6 @@ fn crate_paths(text: &str, krate: &str) -> Vec<String> {
     out
 }
 
-/// The home of the longest prefix of `path` (by segments) that has one.
-fn longest_home<'a>(path: &str, homes: &'a BTreeMap<String, Home>) -> Option<&'a Home> {
-    let mut prefix = path;
-    loop {
-        if let Some(h) = homes.get(prefix) {
-            return Some(h);
-        }
-        prefix = prefix.rsplit_once("::")?.0;
-    }
-}
-
 /// The macro holding a module's tests: `frugal_in_meta__size` for `meta::size`.
 pub fn macro_name(module: &str) -> String {
     format!("frugal_in_{}", module.replace("::", "__"))
@@ -134,10 +122,11 @@ pub fn section(home: &Home, krate: &str) -> (String, String) {
          /// `crate::{target}::{name}!();`, which expands them inside that module.\n\
          macro_rules! {name} {{\n    () => {{\n        \
          #[allow(unused, clippy::all, non_snake_case, unused_qualifications)]\n        \
-         mod {target} {{\n            use crate as {krate};\n",
+         mod {target} {{\n{std}            use crate as {krate};\n",
         module = home.module,
         file = home.file,
         target = super::verify::TEST_TARGET,
+        std = indent(super::STD_IN_MODULE),
     );
     let close = format!("        }}\n    }};\n}}\npub(crate) use {name};\n");
     (open, close)

@@ -71,11 +71,17 @@ impl Placement {
             }
             Placement::InCrate => format!(
                 "#![allow(unused, clippy::all, non_snake_case, unused_results, unused_qualifications, missing_docs)]\n\
-                 use crate as {krate};\n"
+                 {STD_IN_MODULE}use crate as {krate};\n"
             ),
         }
     }
 }
+
+/// std and its prelude named by a test module inside the crate: a `no_std` crate's modules
+/// have core's prelude (no `vec!`, `String` or `to_string`), while its tests link std anyway.
+/// `self::std` resolves in every edition.
+pub(crate) const STD_IN_MODULE: &str =
+    "extern crate std;\nuse self::std::prelude::rust_2021::*;\nuse self::std::{format, vec};\n";
 
 impl std::str::FromStr for Placement {
     type Err = String;

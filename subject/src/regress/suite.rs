@@ -44,27 +44,13 @@ pub(crate) struct Stmt {
 }
 
 impl Suite {
-    /// Parses the suite's source; tests are the top-level fns marked `#[test]`.
+    /// Parses the suite's source; tests are the top-level fns marked `#[test]`, and those in
+    /// the module of each home's `frugal_in_*` macro (`emit::home`).
     pub fn parse(source: &str) -> Result<Suite, syn::Error> {
         let file = syn::parse_file(source)?;
         let lines: Vec<String> = source.lines().map(String::from).collect();
         let mut tests = Vec::new();
-        for item in &file.items {
-            let syn::Item::Fn(f) = item else { continue };
-            if !f.attrs.iter().any(|a| a.path().is_ident("test")) {
-                continue;
-            }
-            let (first, last) = (item.span().start().line, item.span().end().line);
-            let stmts = f.block.stmts.iter().map(|s| statement(&lines, s)).collect();
-            tests.push(SuiteTest {
-                name: f.sig.ident.to_string(),
-                first_line: first,
-                last_line: last,
-                body: lines[first - 1..last.min(lines.len())].join("\n"),
-                should_panic: should_panic(&f.attrs),
-                stmts,
-            });
-        }
+        collect_tests(&lines, &file.items, true, &mut tests)?;
         Ok(Suite { lines, tests })
     }
 
@@ -88,6 +74,83 @@ impl Suite {
             .and_then(|i| self.lines.get(i))
             .map_or("", String::as_str)
     }
+}
+
+/// The `#[test]` fns of `items`; at the top level also those of home sections, whose tokens
+/// keep their lines in the file.
+fn collect_tests(
+    lines: &[String],
+    items: &[syn::Item],
+    top: bool,
+    tests: &mut Vec<SuiteTest>,
+) -> Result<(), syn::Error> {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("test")) => {
+                tests.push(suite_test(lines, item, f));
+            }
+            syn::Item::Macro(m) if top && is_home_section(m) => {
+                for body in rule_bodies(&m.mac.tokens) {
+                    let inner: syn::File = syn::parse2(body)?;
+                    for module in &inner.items {
+                        if let syn::Item::Mod(syn::ItemMod {
+                            content: Some((_, items)),
+                            ..
+                        }) = module
+                        {
+                            collect_tests(lines, items, false, tests)?;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn suite_test(lines: &[String], item: &syn::Item, f: &syn::ItemFn) -> SuiteTest {
+    let (first, last) = (item.span().start().line, item.span().end().line);
+    let stmts = f.block.stmts.iter().map(|s| statement(lines, s)).collect();
+    SuiteTest {
+        name: f.sig.ident.to_string(),
+        first_line: first,
+        last_line: last,
+        body: lines[first - 1..last.min(lines.len())].join("\n"),
+        should_panic: should_panic(&f.attrs),
+        stmts,
+    }
+}
+
+/// `macro_rules! frugal_in_<module> { .. }`.
+fn is_home_section(m: &syn::ItemMacro) -> bool {
+    m.mac.path.is_ident("macro_rules")
+        && m.ident
+            .as_ref()
+            .is_some_and(|i| i.to_string().starts_with("frugal_in_"))
+}
+
+/// The transcriber of each `() => { .. };` rule.
+fn rule_bodies(tokens: &proc_macro2::TokenStream) -> Vec<proc_macro2::TokenStream> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut out = Vec::new();
+    let mut after_arrow = false;
+    let mut last_eq = false;
+    for tt in tokens.clone() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == '=' => last_eq = true,
+            TokenTree::Punct(p) if p.as_char() == '>' && last_eq => {
+                after_arrow = true;
+                last_eq = false;
+            }
+            TokenTree::Group(g) if after_arrow && g.delimiter() == Delimiter::Brace => {
+                out.push(g.stream());
+                after_arrow = false;
+            }
+            _ => last_eq = false,
+        }
+    }
+    out
 }
 
 impl SuiteTest {
@@ -295,6 +358,30 @@ fn helper() {}
         assert!(!text.contains("fn plain"));
         assert_eq!(text.lines().nth(12), Some("fn panics() {"));
         assert!(Suite::parse(&text).is_ok());
+    }
+
+    #[test]
+    fn tests_of_home_sections_are_read_at_their_lines() {
+        let home = crate::model::Home {
+            module: "date".into(),
+            file: "src/date.rs".into(),
+        };
+        let (open, close) = crate::emit::home::section(&home, "k");
+        let test = "#[test]\nfn leap() {\n    assert_eq!(k::date::is_leap(4), true);\n}\n";
+        let source = format!(
+            "use crate as k;\n\n#[test]\nfn root() {{\n}}\n\n{open}{}{close}",
+            crate::emit::home::indent(test)
+        );
+        let suite = Suite::parse(&source).unwrap();
+        let names: Vec<&str> = suite.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["root", "leap"]);
+        let leap = &suite.tests[1];
+        assert_eq!(suite.line(leap.first_line).trim(), "#[test]");
+        assert_eq!(leap.stmts.len(), 1);
+        assert!(leap.stmts[0].asserts.is_some());
+        let without = suite.without(&[1]);
+        assert!(!without.contains("fn leap"), "{without}");
+        assert!(syn::parse_file(&without).is_ok());
     }
 
     #[test]
