@@ -332,7 +332,7 @@ fn results_that_borrow_their_inputs_are_driven_through_lent_values() {
         ".next_token()",
         "Lines::<&[u8]>::new(",
         ".read_line(&mut ",
-        "<borrowing::ReadError as ::std::str::FromStr>::from_str(",
+        "<borrowing::ReadError as std::str::FromStr>::from_str(",
     ];
     for call in calls {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");

@@ -190,6 +190,9 @@ fn a_no_std_crate_gets_in_crate_tests_that_compile() {
     run_clean(&opts);
     let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
     assert!(text.contains("String::from("), "{text}");
+    // Core's `FromStr` is named through the module's std, not `::std` (not in a `no_std`
+    // crate's extern prelude).
+    assert!(text.contains("as std::str::FromStr>::from_str("), "{text}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -242,8 +242,13 @@ struct Stmt<'r, 'a> {
 }
 
 impl Target for Stmt<'_, '_> {
+    /// `std::..` without the leading `::`: in-crate tests of a `no_std` crate name std through
+    /// their module's own `extern crate std;` (`emit::STD_IN_MODULE`), not the extern prelude.
     fn path(&self, path: &str) -> String {
-        path.to_string()
+        match path.strip_prefix("::") {
+            Some(rest) if rest.starts_with("std::") => rest.to_string(),
+            _ => path.to_string(),
+        }
     }
     fn ty(&self, t: &Ty) -> String {
         ty(t, &self.r.model.crate_name)
