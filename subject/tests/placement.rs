@@ -9,6 +9,7 @@ use frugal_search::{Budget, Generation, SearchParams};
 use frugal_subject::emit::Placement;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions};
+use frugal_subject::regress::{self, CheckOptions, Outcome};
 
 struct Quiet;
 
@@ -141,6 +142,27 @@ fn private_functions_are_tested_from_inside_their_modules() {
     let parse_rs = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
     let call = "crate::frugal_generated::frugal_in_date__parse!();";
     assert_eq!(parse_rs.matches(call).count(), 1, "{parse_rs}");
+    // The regression check reads the sections: against a crate whose private `suffix` changed,
+    // exactly the tests of `date::parse` that assert its old results report a change.
+    let parse_path = krate.path().join("src/date/parse.rs");
+    std::fs::write(&parse_path, parse_rs.replace("_ => \"th\"", "_ => \"TH\"")).unwrap();
+    let check_dir = tempfile::tempdir().unwrap();
+    let check_work = check_dir.path().canonicalize().unwrap().join("work");
+    std::fs::create_dir_all(&check_work).unwrap();
+    let mut check = CheckOptions::new(check_work);
+    check.placement = Placement::InCrate;
+    check.sandbox = Some(pipeline::job_policy(krate.path(), &check.work_dir).unwrap());
+    let report = regress::check(krate.path(), &text, &check).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.tests.len(), summary.tests_emitted, "{report:?}");
+    for t in &report.tests {
+        let asserts_th = t.body.contains("date::parse::suffix(") && t.body.contains("\"th\"");
+        match &t.outcome {
+            Outcome::Changed { .. } => assert!(asserts_th, "{}: {:?}", t.name, t.outcome),
+            Outcome::Passed => assert!(!asserts_th, "{} passed", t.name),
+            other => panic!("{}: {other:?}", t.name),
+        }
+    }
+    std::fs::write(&parse_path, &parse_rs).unwrap();
     // Writing the same suite again leaves one invocation per module file.
     frugal_subject::emit::verify::write_into(krate.path(), Placement::InCrate, &text).unwrap();
     let again = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
