@@ -240,6 +240,7 @@ pub fn write_into(
     let mut written = vec![file];
     for h in home::declared(text) {
         let module = home_file(crate_dir, &h)?;
+        refuse_link(crate_dir, &module)?;
         write(&module, &with_invocation(&read(&module)?, &h.module))?;
         written.push(module);
     }
@@ -441,6 +442,8 @@ impl SuiteCopy {
         }
         for h in home::declared(text) {
             let file = home_file(&self.root, &h)?;
+            // A module file the crate links elsewhere is never read or written through.
+            refuse_link(&self.root, &file)?;
             let original = read(&file)?;
             write_own(&self.root, &file, &with_invocation(&original, &h.module))?;
             touched.insert(file, original);
@@ -891,6 +894,41 @@ fn run_plain(mut cmd: Command, limit: Duration) -> Result<BinaryRun, VerifyError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// frugal's copy keeps a crate's links as links: a home's module file that is one is
+    /// refused, not read through (it could point anywhere on the host) nor replaced; so is it
+    /// in the crate itself.
+    #[test]
+    fn a_home_file_linked_out_of_the_copy_is_refused() {
+        let krate = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("elsewhere.rs");
+        std::fs::write(&target, "fn x() {}\n").unwrap();
+        std::fs::create_dir_all(krate.path().join("src")).unwrap();
+        let manifest = "[package]\nname = \"k\"\nversion = \"0.1.0\"\n";
+        std::fs::write(krate.path().join("Cargo.toml"), manifest).unwrap();
+        std::fs::write(krate.path().join("src/lib.rs"), "mod date;\n").unwrap();
+        std::os::unix::fs::symlink(&target, krate.path().join("src/date.rs")).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let opts = VerifyOptions {
+            placement: Placement::InCrate,
+            ..VerifyOptions::default()
+        };
+        let copy = SuiteCopy::new(krate.path(), work.path().join("copy"), work.path(), &opts)
+            .expect("copied");
+        let suite = "use crate as k;\n// frugal-home: date src/date.rs\n";
+        assert!(copy.write(suite).is_err());
+        let date = work.path().join("copy/src/date.rs");
+        assert!(
+            std::fs::symlink_metadata(&date)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // `--write` into the crate itself refuses it too.
+        assert!(write_into(krate.path(), Placement::InCrate, suite).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "fn x() {}\n");
+    }
 
     #[test]
     fn the_suite_is_declared_only_where_cargo_would_not_find_it() {
