@@ -274,6 +274,11 @@ impl Index {
         names.join("::")
     }
 
+    /// Of two modules on one path from the root, the inner one.
+    pub(crate) fn deeper(&self, a: ModId, b: ModId) -> ModId {
+        if self.depth(a) > self.depth(b) { a } else { b }
+    }
+
     /// How many modules enclose `m` (0 for the root).
     pub(crate) fn depth(&self, m: ModId) -> usize {
         let mut depth = 0;

@@ -96,10 +96,7 @@ fn homes(
     let mut all = public.homes.clone();
     for (path, &m) in methods {
         let owner = path.rsplit_once("::").map_or("", |(owner, _)| owner);
-        let home = match public.homes.get(owner) {
-            Some(&t) if ix.depth(t) > ix.depth(m) => t,
-            _ => m,
-        };
+        let home = public.homes.get(owner).map_or(m, |&t| ix.deeper(t, m));
         all.insert(path.clone(), home);
     }
     all.into_iter()

@@ -32,12 +32,9 @@ impl PublicPaths {
         while let Some((m, prefix, home)) = queue.pop_front() {
             for (name, target, needs) in exports(ix, m, &mut BTreeSet::new()) {
                 let path = format!("{prefix}::{name}");
-                let home = match needs {
-                    Some(n) if ix.depth(n) > ix.depth(home) => n,
-                    _ => home,
-                };
-                if home != 0 && !paths.homes.contains_key(&path) {
-                    paths.homes.insert(path.clone(), home);
+                let home = needs.map_or(home, |n| ix.deeper(n, home));
+                if home != 0 {
+                    paths.homes.entry(path.clone()).or_insert(home);
                 }
                 match target {
                     Target::Mod(x) => {
