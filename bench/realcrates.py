@@ -53,6 +53,10 @@ def main():
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "realcrates.json"))
     ap.add_argument("--min-line", type=float, default=0.0,
                     help="fail (exit 1) when a crate's line coverage is below this percentage")
+    ap.add_argument("--placement", choices=["in-crate", "tests", "auto"], default="in-crate",
+                    help="where frugal places each suite (default in-crate: private functions are "
+                         "tested from inside their modules, as RustyUnit's tests were; auto: "
+                         "in-crate for the binary crates only, as in the tables before 2026-11-25)")
     ap.add_argument("--measure-only", action="store_true",
                     help="re-measure the suites of a previous run (same budget) without running frugal")
     args = ap.parse_args()
@@ -62,11 +66,18 @@ def main():
     frugal = frugal_bin(args.frugal)
     ensure_llvm_cov()
     results = []
-    for name, version, binary, flags, rs, dyna in CRATES:
-        if name not in wanted:
-            continue
+
+    def save():
+        # After every row: a run cut short keeps what it measured.
+        with open(args.json_out, "w") as f:
+            json.dump({"machine": machine(), "budget": args.budget, "seeds": args.seeds,
+                       "results": results}, f, indent=1)
+
+    # In the order asked for, so the crates that matter most can run first.
+    by_name = {c[0]: c for c in CRATES}
+    for name, version, binary, flags, rs, dyna in (by_name[w] for w in wanted if w in by_name):
         src = fetch(name, version)
-        placement = "in-crate" if binary else "tests"
+        placement = args.placement if args.placement != "auto" else ("in-crate" if binary else "tests")
         for seed in range(1, args.seeds + 1):
             run_root = os.path.join(cache_root(), "runs", f"{name}-{version}")
             out = os.path.join(run_root, f"out-seed{seed}")
@@ -84,6 +95,7 @@ def main():
                 log(f"{name} seed {seed}: frugal failed\n{err}")
                 row["error"] = err
                 results.append(row)
+                save()
                 continue
             row["summary"] = {k: summary[k] for k in (
                 "goals", "callables", "executions", "executions_per_second", "tests_emitted",
@@ -92,9 +104,8 @@ def main():
                                       os.path.join(run_root, "cov"))
             log(f"{name} seed {seed}: {fmt_row(row)}")
             results.append(row)
-    with open(args.json_out, "w") as f:
-        json.dump({"machine": machine(), "budget": args.budget, "seeds": args.seeds,
-                   "results": results}, f, indent=1)
+            save()
+    save()
     print(table(results))
     problems = [p for row in results for p in row_problems(row, args.min_line)]
     for p in problems:

@@ -142,6 +142,10 @@ pub struct RunSummary {
     /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises (\[adynamosa\]).
     pub suite_proxy_total: u64,
     pub tests_dropped: Vec<DroppedTest>,
+    /// Kept tests whose assertions on values that differ between runs (an address, an inode, a
+    /// path under `HOME`) verification turned into comments, with how many each lost.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub assertions_not_reproducible: BTreeMap<String, usize>,
     pub uninstrumented: usize,
     pub seconds: Timings,
     pub output: PathBuf,
@@ -349,7 +353,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .collect();
     artifacts.dump("environment.json", &from_environment);
     let mut kept = clock.time(Phase::Minimise, |_| {
-        minimise(opts, &schema, &outcome.archive, &mut exec)
+        let kept = minimise(opts, &schema, &outcome.archive, &mut exec);
+        emit::split::split_conflicts(kept, &harness.registry, &model, &mut exec)
     });
     let found = exec.discovered().clone();
     drop(exec);
@@ -850,6 +855,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         suite_proxies: proxy_sums(&proxies),
         suite_proxy_total: frugal_search::suite_total(&proxies),
         tests_dropped: dropped_tests(&suite.verified.dropped),
+        assertions_not_reproducible: suite.verified.loosened.clone(),
         uninstrumented: facts.uninstrumented,
         seconds: facts.times,
         output: facts.written.output,

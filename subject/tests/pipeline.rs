@@ -346,7 +346,7 @@ fn results_that_borrow_their_inputs_are_driven_through_lent_values() {
 #[test]
 fn apis_of_crates_published_today_get_suites_that_compile() {
     let out = temp_out();
-    let s = run("modern", 3_000, 1, out.path());
+    let s = run("modern", 5_000, 1, out.path());
     let suite = std::fs::read_to_string(&s.output).unwrap();
     let dropped = &s.tests_dropped;
     // `units`: `V: Into<u64>` is driven with `u64`; an unsuffixed literal would infer `i32`
@@ -388,10 +388,9 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         "pair::Ledger::<i32, i32>::new()",
         ".beyond(",
         ".add(",
-        // `P: AsRef<Path>` gets a path inside the scratch dir, never one the search spelled
-        // (before: a `String`, so `purge("/")` was one mutation away).
-        "files::save(std::path::Path::new(\"frugal-scratch\")",
-        "files::kind(std::path::Path::new(\"frugal-scratch\")",
+        // `P: AsRef<Path>` gets a path inside the scratch dir (checked below).
+        "files::save(",
+        "files::kind(",
         // A const parameter gets a small value (before: "const generic", unsupported).
         "ring::Ring::<i32, 4>::new()",
         ".is_full()",
@@ -426,6 +425,24 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         "args::count_long(",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
+    }
+    // Every path is one inside the scratch dir, never one the search spelled (before: a
+    // `String`, so `purge("/")` was one mutation away).
+    for line in suite.lines().filter(|l| l.contains("files::")) {
+        let scratch = line.contains("\"frugal-scratch") || line.contains("path_buf");
+        assert!(scratch, "{line}");
+    }
+    for line in suite.lines().filter(|l| l.contains("let path_buf")) {
+        assert!(line.contains("\"frugal-scratch"), "{line}");
+    }
+    // Paths that exist: a file holding its name, a directory holding one file (before: only
+    // paths that did not, so `describe` never got past its first `?`, as lsd's
+    // `Meta::from_path`).
+    for described in ["\"file of ", "\"dir of 1\""] {
+        assert!(
+            suite.contains(described),
+            "no {described} in the suite:\n{suite}"
+        );
     }
     // Expected values are expressions a reviewer keeps, not `Debug` strings (before:
     // `assert_eq!(format!("{:?}", maybe), "Some(9)")`).

@@ -6,7 +6,7 @@ use frugal_testkit as common;
 
 use frugal_subject::emit::Placement;
 use frugal_subject::emit::render::RenderedTest;
-use frugal_subject::emit::verify::{Verified, VerifyOptions, verify};
+use frugal_subject::emit::verify::{NOT_ASSERTED, Verified, VerifyOptions, verify};
 
 fn test(name: &str, body: &str) -> RenderedTest {
     RenderedTest {
@@ -47,7 +47,12 @@ fn a_test_failing_at_run_time_is_dropped_without_another_build() {
     let work = common::work_dir("verify-rounds");
     let tests = vec![
         test("gcd_returns_2", "assert_eq!(numeric::gcd(4, 2), 2);"),
-        test("gcd_is_wrong", "assert_eq!(numeric::gcd(4, 2), 3);"),
+        // Over several lines: only a one-line assertion is turned into a comment, so this
+        // test fails as a whole.
+        test(
+            "gcd_is_wrong",
+            "assert_eq!(\n        numeric::gcd(4, 2),\n        3\n    );",
+        ),
         test("gone", "numeric::no_such_function();"),
         // An error inside `assert_eq!` has its primary span in core's macros (before: the
         // whole run stopped as "the crate's test build fails").
@@ -128,29 +133,96 @@ fn a_test_that_ends_the_process_is_dropped_alone() {
 }
 
 #[test]
-fn a_test_asserting_the_jobs_home_or_terminal_is_dropped() {
+fn an_assertion_on_the_jobs_home_or_terminal_is_not_kept() {
     let work = common::work_dir("verify-home");
     // What the search saw: a path under the job's `HOME` (lsd's config dir was one). On any
-    // other machine it differs, so the test must not ship (before: kept, and it failed for
-    // every user).
+    // other machine it differs, so the assertion must not ship (before: kept, and it failed
+    // for every user), while the calls before it still run.
     let home = std::env::var("HOME").unwrap_or_default();
+    let config_dir = format!(
+        "let g = numeric::gcd(4, 2);\n    assert_eq!(std::env::var(\"HOME\").ok(), Some({home:?}.to_string()));"
+    );
     let tests = vec![
-        test(
-            "config_dir",
-            &format!("assert_eq!(std::env::var(\"HOME\").ok(), Some({home:?}.to_string()));"),
-        ),
+        test("config_dir", &config_dir),
         // termcolor's `Auto` colours when `TERM` is set (and not `dumb`); the job has none.
         test("no_colours", "assert!(std::env::var(\"TERM\").is_err());"),
         test("gcd_returns_2", "assert_eq!(numeric::gcd(4, 2), 2);"),
+        // Failing in one run only, but not at an assertion: nothing to take out.
+        test(
+            "home_panics",
+            &format!(
+                "if std::env::var(\"HOME\").ok() != Some({home:?}.to_string()) {{ panic!(\"moved\") }}"
+            ),
+        ),
     ];
     let v = verify_numeric(&work, tests);
-    assert_eq!(v.kept, ["gcd_returns_2"], "{v:?}");
     assert_eq!(
-        reasons(&v),
-        [
-            ("config_dir", "depends on its environment or is flaky"),
-            ("no_colours", "depends on its environment or is flaky")
-        ],
+        v.kept,
+        ["config_dir", "no_colours", "gcd_returns_2"],
         "{v:?}"
     );
+    assert_eq!(
+        reasons(&v),
+        [("home_panics", "depends on its environment or is flaky")],
+        "{v:?}"
+    );
+    for (name, asserted) in [
+        ("config_dir", "assert_eq!(std::env::var"),
+        ("no_colours", "assert!(std::env::var"),
+    ] {
+        assert_eq!(v.loosened.get(name), Some(&1), "{v:?}");
+        let comment = format!("{NOT_ASSERTED}{asserted}");
+        assert!(
+            v.text.contains(&comment),
+            "{name}: no {comment:?} in\n{}",
+            v.text
+        );
+    }
+    assert!(v.text.contains("let g = numeric::gcd(4, 2);"), "{}", v.text);
+}
+
+/// A value that differs from run to run (an address, as in lsd's `Debug` forms of function
+/// pointers) loses its assertion, found by the line it panicked on inside a home's macro
+/// section; the test's other assertions stay. Before, the whole test was dropped as failing
+/// against the real crate, and the code it ran went uncovered.
+#[test]
+fn an_assertion_on_an_address_is_taken_out_of_a_test_in_a_module() {
+    let work = common::work_dir("verify-address");
+    let opts = VerifyOptions {
+        placement: Placement::InCrate,
+        cargo_args: Vec::new(),
+        sandbox: None,
+    };
+    let home = frugal_subject::model::Home {
+        module: "date".into(),
+        file: "src/date.rs".into(),
+    };
+    let mut addresses = test(
+        "addresses",
+        "let b = std::boxed::Box::new(private_mods::date::is_leap(2000));\n    \
+         assert_eq!(std::format!(\"{:p}\", b), \"0x1\");\n    \
+         assert_eq!(*b, true);\n    \
+         assert_eq!(std::format!(\"{:p}\", &b), \"0x2\");",
+    );
+    addresses.home = frugal_subject::emit::home::TestHome::Module(home);
+    let header = format!("//! h\n{}", Placement::InCrate.prelude("private_mods"));
+    let v = verify(
+        &fixture("private_mods"),
+        &work.path,
+        &header,
+        vec![addresses],
+        &[],
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v.kept, ["addresses"], "{v:?}");
+    assert_eq!(v.loosened.get("addresses"), Some(&2), "{v:?}");
+    assert!(v.text.contains("assert_eq!(*b, true);"), "{}", v.text);
+    assert_eq!(v.text.matches(NOT_ASSERTED).count(), 2, "{}", v.text);
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }

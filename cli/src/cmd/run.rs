@@ -243,6 +243,13 @@ fn print_summary(s: &RunSummary) {
     for d in &s.tests_dropped {
         println!("  dropped {}: {}", d.name, d.reason);
     }
+    let loosened: usize = s.assertions_not_reproducible.values().sum();
+    if loosened > 0 {
+        println!(
+            "  {loosened} assertions in {} tests not kept: their values differ between runs",
+            s.assertions_not_reproducible.len()
+        );
+    }
     println!(
         "suite cost estimate (sum of proxies I1..I7): {} {:?}",
         s.suite_proxy_total, s.suite_proxies

@@ -31,3 +31,14 @@ pub fn kind<P: AsRef<Path>>(path: P) -> String {
         None => "none".to_string(),
     }
 }
+
+/// What is at `path`: a directory and how many entries it has, or a file and its size.
+pub fn describe(path: &Path) -> Option<String> {
+    let meta = fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        let entries = fs::read_dir(path).ok()?.count();
+        Some(format!("dir of {entries}"))
+    } else {
+        Some(format!("file of {} bytes", meta.len()))
+    }
+}

@@ -71,7 +71,7 @@ pub fn of_test<'a>(text: &str, calls: impl Iterator<Item = &'a str>, model: &Api
 }
 
 /// Whether module `outer` is `inner` or one of its ancestors.
-fn encloses(outer: &str, inner: &str) -> bool {
+pub(crate) fn encloses(outer: &str, inner: &str) -> bool {
     outer == inner
         || inner
             .strip_prefix(outer)

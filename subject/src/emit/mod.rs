@@ -5,6 +5,7 @@ mod expected;
 pub mod home;
 pub mod minimise;
 pub mod render;
+pub mod split;
 pub mod verify;
 
 use std::collections::BTreeSet;
@@ -23,24 +24,32 @@ pub fn file(
     let mut names = BTreeSet::new();
     let tests: Vec<render::RenderedTest> = kept
         .iter()
-        .map(|k| {
-            let mut t = render::render_test(&k.test, &k.result, reg, model, &mut names);
-            // Method calls do not write their path: the callables name their homes.
-            let calls =
-                k.test
-                    .stmts
-                    .iter()
-                    .filter_map(|s| match reg.ops.get(s.op as usize)?.code {
-                        crate::harness::registry::OpCode::Call(c) => {
-                            Some(model.callables.get(c)?.path.as_str())
-                        }
-                        _ => None,
-                    });
-            t.home = home::of_test(&t.text, calls, model);
-            t
-        })
+        .map(|k| rendered(&k.test, &k.result, reg, model, &mut names))
         .collect();
     (assemble(header, &tests), tests)
+}
+
+/// One test rendered, with the module it must live in.
+fn rendered(
+    test: &frugal_search::TestCase,
+    result: &frugal_search::ExecResult,
+    reg: &Registry,
+    model: &ApiModel,
+    names: &mut BTreeSet<String>,
+) -> render::RenderedTest {
+    let mut t = render::render_test(test, result, reg, model, names);
+    // Method calls do not write their path: the callables name their homes.
+    let calls = test
+        .stmts
+        .iter()
+        .filter_map(|s| match reg.ops.get(s.op as usize)?.code {
+            crate::harness::registry::OpCode::Call(c) => {
+                Some(model.callables.get(c)?.path.as_str())
+            }
+            _ => None,
+        });
+    t.home = home::of_test(&t.text, calls, model);
+    t
 }
 
 /// Where the emitted tests live.

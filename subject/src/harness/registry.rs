@@ -88,7 +88,10 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
         )],
         // Code under test may create or delete what it is given: the path is one the search
         // spelled, kept inside `frugal-scratch`.
-        STD_PATH_BUF => vec![(SCRATCH_PATH, vec![Ty::String])],
+        STD_PATH_BUF => SCRATCH_TEMPLATES
+            .iter()
+            .map(|&t| (t, vec![Ty::String]))
+            .collect(),
         STD_OS_STRING => vec![("std::ffi::OsString::from({0})", vec![Ty::String])],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
@@ -104,6 +107,21 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
 /// values (a path in a `Debug` form) are the same wherever it runs; the directory is the
 /// sandbox's during the search, the crate's (`cargo test` runs there) when a user runs it.
 pub const SCRATCH_PATH: &str = "std::path::Path::new(\"frugal-scratch\").join({0}.replace(\"..\", \"_\").trim_start_matches('/'))";
+
+/// An existing file, `frugal-scratch/file/NAME`, holding its own name: code that reads
+/// metadata or contents (lsd's `Meta::from_path`) gets past its first `?`. One path component
+/// whatever the string, and the same contents for the same path, so tests running at once
+/// that make the same file agree; its modification time is fixed, so a `Debug` form showing it
+/// is the same in every run.
+pub const SCRATCH_FILE: &str = "{ let n = {0}.replace(['/', '\\\\'], \"_\"); let p = std::path::Path::new(\"frugal-scratch/file\").join(&n); if std::fs::read(&p).ok().as_deref() != Some(n.as_bytes()) { let _ = std::fs::create_dir_all(\"frugal-scratch/file\"); let _ = std::fs::write(&p, &n); if let Ok(f) = std::fs::File::options().append(true).open(&p) { let _ = f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000)); } } p }";
+
+/// An existing directory, `frugal-scratch/dir/NAME`, holding one file (`file`): code that
+/// lists or walks a directory gets an entry.
+pub const SCRATCH_DIR: &str = "{ let n = {0}.replace(['/', '\\\\'], \"_\"); let p = std::path::Path::new(\"frugal-scratch/dir\").join(&n); if !p.join(\"file\").exists() { let _ = std::fs::create_dir_all(&p); let _ = std::fs::write(p.join(\"file\"), &n); } p }";
+
+/// Every way a `PathBuf` argument is made: a path that may not exist, an existing file, an
+/// existing directory. All inside `frugal-scratch`.
+pub const SCRATCH_TEMPLATES: [&str; 3] = [SCRATCH_PATH, SCRATCH_FILE, SCRATCH_DIR];
 
 /// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
 /// its values (the shorter decides the length), a set from its elements.
@@ -498,7 +516,7 @@ impl Registry {
         Schema::new(types, ops, constants)
     }
 
-    /// Path parameters take only paths [`SCRATCH_PATH`] made: a path the crate returned may
+    /// Path parameters take only paths [`SCRATCH_TEMPLATES`] made: a path the crate returned may
     /// be `$HOME/.config/..` (lsd's `Config::config_file_path()`) or `/`, and code under test
     /// creates and deletes what it is given; in a suite the user runs, under the user's `HOME`.
     /// Every other producer of a `PathBuf` gets a type of its own, which no parameter takes.
@@ -514,8 +532,7 @@ impl Registry {
         // Same name: emitted code writes both as `PathBuf`.
         types.push(types[path as usize].clone());
         for (op, info) in self.ops.iter().zip(ops.iter_mut()) {
-            let scratch =
-                matches!(&op.code, OpCode::StdValue { template, .. } if template == SCRATCH_PATH);
+            let scratch = matches!(&op.code, OpCode::StdValue { template, .. } if SCRATCH_TEMPLATES.contains(&template.as_str()));
             if info.ret == Some(path) && !scratch {
                 info.ret = Some(returned);
             }
