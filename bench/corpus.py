@@ -435,6 +435,7 @@ def main():
             if "status" in row and row["status"] != "fetch failed":
                 row["status"], row["reason"] = status(row, row.get("frugal_error"))
         args.budget = info["budget"]
+        args.placement = info.get("placement", "tests")
         with open(args.md_out, "w") as f:
             f.write(markdown(info["results"], args, info))
         return

@@ -230,6 +230,71 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A test calling private items of two sibling modules (`date` and `legacy`) is split into
+/// one test per module, each placed in its module's section (before: dropped as "no test module
+/// can name both", and the goals only it covered were lost). The mixed test comes from a seed
+/// model, so the run cannot avoid it.
+#[test]
+fn a_test_mixing_sibling_modules_is_split_between_them() {
+    use frugal_subject::suite_model::{
+        MODEL_VERSION, ModelStmt, ModelTest, ModelValue, SuiteModel,
+    };
+    let work = common::work_dir("placement-split");
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = options(
+        "private_mods",
+        5,
+        Placement::InCrate,
+        &work.path,
+        out.path(),
+    );
+    let stmt = |op: &str, args: Vec<u32>, value: Option<ModelValue>| ModelStmt {
+        op: op.into(),
+        args,
+        value,
+    };
+    opts.seed_model = Some(SuiteModel {
+        version: MODEL_VERSION,
+        krate: "private_mods".into(),
+        tests: vec![ModelTest {
+            name: "mixed".into(),
+            stmts: vec![
+                stmt("literal u64", vec![], Some(ModelValue::Int(2000))),
+                stmt(
+                    "call private_mods::date::is_leap(u64) -> bool",
+                    vec![0],
+                    None,
+                ),
+                stmt("literal u8", vec![], Some(ModelValue::Int(6))),
+                stmt(
+                    "call private_mods::legacy::is_weekend(u8) -> bool",
+                    vec![2],
+                    None,
+                ),
+            ],
+        }],
+    });
+    let summary = run_clean(&opts);
+    let seeding = summary.seeding.as_ref().expect("the model seeded the run");
+    assert_eq!(
+        (seeding.resolved, seeding.dropped.len()),
+        (1, 0),
+        "{seeding:?}"
+    );
+    let text = std::fs::read_to_string(out.path().join("frugal_generated.rs")).unwrap();
+    let section = |module: &str| {
+        let start = text
+            .find(&format!("// frugal-home: {module} "))
+            .unwrap_or_else(|| panic!("no section {module} in:\n{text}"));
+        let end = text[start + 1..]
+            .find("// frugal-home: ")
+            .map_or(text.len(), |e| start + 1 + e);
+        &text[start..end]
+    };
+    assert!(section("date").contains("date::is_leap(2000"), "{text}");
+    assert!(section("legacy").contains("legacy::is_weekend(6"), "{text}");
+}
+
 /// A crate that lists its test targets (`autotests = false`) still gets its suite verified:
 /// the copy declares `tests/frugal_generated.rs` as a target.
 #[test]

@@ -321,6 +321,85 @@ fn write_own(copy: &Path, file: &Path, text: &str) -> Result<(), VerifyError> {
     std::fs::write(file, text).map_err(io)
 }
 
+/// What a stand-in module holds.
+const STAND_IN: &str =
+    "// frugal: the published crate leaves this test module out of its package.\n";
+
+/// Empty stand-ins, in frugal's copy, for the crate's own `#[cfg(test)] mod x;` files that are
+/// not there: a published crate often leaves its test modules out of the package (time
+/// 0.3.7's `mod tests;`), and an in-crate suite is built with the crate's test cfg, so before
+/// nothing compiled and the run failed after its whole search.
+fn stand_in_for_missing_test_modules(copy: &Path) -> Result<Vec<PathBuf>, VerifyError> {
+    let mut made = Vec::new();
+    let mut pending = vec![copy.join("src")];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            // Links are never followed: a copy keeps them as the crate has them.
+            let (path, kind) = (e.path(), e.file_type());
+            match kind {
+                Ok(k) if k.is_dir() => pending.push(path),
+                Ok(k) if k.is_file() && path.extension().is_some_and(|x| x == "rs") => {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let dir = module_dir(&path);
+                    for name in test_modules(&text) {
+                        let file = dir.join(format!("{name}.rs"));
+                        let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+                        if exists(&file) || exists(&dir.join(&name).join("mod.rs")) {
+                            continue;
+                        }
+                        refuse_link(copy, &dir)?;
+                        std::fs::create_dir_all(&dir).map_err(|source| VerifyError::Io {
+                            path: dir.clone(),
+                            source,
+                        })?;
+                        write_own(copy, &file, STAND_IN)?;
+                        made.push(file);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(made)
+}
+
+/// The directory a file's child modules live in: its own for `lib.rs`, `main.rs` and
+/// `mod.rs`, else the one named after it.
+fn module_dir(file: &Path) -> PathBuf {
+    let parent = file.parent().unwrap_or(Path::new(""));
+    match file.file_stem().and_then(|s| s.to_str()) {
+        Some("lib" | "main" | "mod") | None => parent.to_path_buf(),
+        Some(stem) => parent.join(stem),
+    }
+}
+
+/// Names of the `#[cfg(test)] mod x;` declarations in `text` without a `#[path]`.
+fn test_modules(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut cfg_test, mut path) = (false, false);
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("#[") {
+            let attr: String = line.split_whitespace().collect();
+            cfg_test |= attr.starts_with("#[cfg(test)]");
+            path |= attr.starts_with("#[path");
+            continue;
+        }
+        if line.is_empty() || line.starts_with("//") {
+            continue;
+        }
+        let decl = line.strip_prefix("pub ").unwrap_or(line);
+        let name = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';'));
+        if let (true, false, Some(name)) = (cfg_test, path, name) {
+            out.push(name.trim().to_string());
+        }
+        (cfg_test, path) = (false, false);
+    }
+    out
+}
+
 /// Whether a path the compiler or a panic names is the suite's file.
 pub(crate) fn is_suite_file(path: &str) -> bool {
     path.ends_with(&format!("{TEST_TARGET}.rs"))
@@ -420,6 +499,9 @@ impl SuiteCopy {
             }
         })?;
         let (file, select) = place(&root, opts.placement, true)?;
+        if opts.placement == Placement::InCrate {
+            stand_in_for_missing_test_modules(&root)?;
+        }
         let cargo = crate::cargo::builder(&root, target, opts.sandbox.as_ref());
         Ok(SuiteCopy {
             root,
@@ -994,6 +1076,29 @@ mod tests {
     /// frugal's copy keeps a crate's links as links: a home's module file that is one is
     /// refused, not read through (it could point anywhere on the host) nor replaced; so is it
     /// in the crate itself.
+    #[test]
+    fn a_test_module_the_package_left_out_gets_a_stand_in_in_the_copy() {
+        let copy = tempfile::tempdir().unwrap();
+        let src = copy.path().join("src");
+        std::fs::create_dir_all(src.join("fmt")).unwrap();
+        let lib = "mod fmt;\n#[cfg(test)]\nmod tests;\n#[cfg(test)]\n#[path = \"x.rs\"]\nmod elsewhere;\n";
+        std::fs::write(src.join("lib.rs"), lib).unwrap();
+        std::fs::write(
+            src.join("fmt.rs"),
+            "#[cfg(test)] // unit tests\nmod shipped;\n#[cfg(test)]\nmod gone;\n",
+        )
+        .unwrap();
+        std::fs::write(src.join("fmt/shipped.rs"), "fn t() {}\n").unwrap();
+        let mut made = stand_in_for_missing_test_modules(copy.path()).unwrap();
+        made.sort();
+        assert_eq!(made, [src.join("fmt/gone.rs"), src.join("tests.rs")]);
+        assert_eq!(
+            std::fs::read_to_string(src.join("fmt/shipped.rs")).unwrap(),
+            "fn t() {}\n"
+        );
+        assert_eq!(test_modules("#[cfg(test)]\npub mod a;\nmod b;\n"), ["a"]);
+    }
+
     #[test]
     fn a_home_file_linked_out_of_the_copy_is_refused() {
         let krate = tempfile::tempdir().unwrap();
