@@ -317,8 +317,16 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             built => built,
         }
     })?;
+    let verify_opts = verify::VerifyOptions {
+        placement: opts.placement,
+        cargo_args,
+        sandbox: policy.clone(),
+    };
     let harness = clock.time(Phase::BuildHarness, |_| {
-        build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())
+        let harness = build_harness(opts, &artifacts.work, &model, &inst, policy.as_ref())?;
+        let header = header(&model.crate_name, opts);
+        verify::preflight(&opts.crate_dir, &artifacts.work, &header, &verify_opts)?;
+        Ok::<_, RunError>(harness)
     })?;
     // Dumped before the support check, so a crate with nothing callable leaves the details.
     dump_inputs(&mut artifacts, &model, &harness.registry, &inst.manifest);
@@ -364,11 +372,6 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let stats = pool.stats.clone();
     drop(pool);
 
-    let verify_opts = verify::VerifyOptions {
-        placement: opts.placement,
-        cargo_args,
-        sandbox: policy,
-    };
     let suite = clock.time(Phase::Verify, |_| {
         verify_suite(
             opts,

@@ -423,6 +423,19 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         // receiver was an `OsString`, which does not implement the trait, and the item `u8`).
         ".is_long_flag()",
         "args::count_long(",
+        // `Option<&str>`, `Option<&[u8]>` and `Option<&HashMap<..>>` are pooled options viewed
+        // at the call, ranges are built from two bounds, and `C: Into<Cow<str>>` gets a
+        // `String` (before: "parameter the harness cannot build", "std type not supported"
+        // and "generic bound without candidate"; quick-xml lost 17 callables so).
+        "optional::greet(",
+        ".as_deref())",
+        "optional::checksum(",
+        "optional::expand(",
+        ".as_ref())",
+        "optional::window(",
+        "optional::span_len((",
+        "..=",
+        "optional::chomp(",
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }

@@ -306,12 +306,25 @@ fn a_crate_with_explicit_test_targets_gets_a_verified_suite() {
     assert!(!manifest.contains("frugal_generated"), "{manifest}");
 }
 
+/// Records the phases a run announced.
+#[derive(Default)]
+struct Phases(Vec<Phase>);
+
+impl Progress for Phases {
+    fn phase(&mut self, phase: Phase) {
+        self.0.push(phase);
+    }
+    fn generation(&mut self, _: &Generation) {}
+}
+
 /// A crate whose own test build fails (a dev-dependency does not compile) is told so: which
-/// target failed, its first error, and the command to see it, not a missing test target.
+/// target failed, its first error, and the command to see it, not a missing test target; and
+/// before the search, not after the whole budget (before: after, as time 0.3.7's did).
 #[test]
 fn a_crate_whose_tests_do_not_build_gets_the_failing_target_and_error() {
     let (_work, _out, opts) = tests_placement("broken_dev_dep", 300);
-    let err = match pipeline::run(&opts, &mut Quiet) {
+    let mut phases = Phases::default();
+    let err = match pipeline::run(&opts, &mut phases) {
         Ok(s) => panic!("the run succeeded: {s:?}"),
         Err(e) => format!("{e:#}"),
     };
@@ -323,6 +336,7 @@ fn a_crate_whose_tests_do_not_build_gets_the_failing_target_and_error() {
         assert!(err.contains(part), "no {part:?} in: {err}");
     }
     assert!(!err.contains("no test target named"), "{err}");
+    assert!(!phases.0.contains(&Phase::Search), "{:?}", phases.0);
 }
 
 #[test]

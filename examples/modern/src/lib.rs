@@ -19,3 +19,4 @@ pub mod blocks;
 pub mod args;
 pub mod escape;
 pub mod home;
+pub mod optional;

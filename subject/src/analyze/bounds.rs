@@ -191,6 +191,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "Into<Vec<u8>>",
             "Into<OsString>",
             "Into<Box<str>>",
+            "Into<Cow<str>>",
             "From<&str>",
             "From<char>",
             "From<String>",
@@ -239,6 +240,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "Borrow<[u8]>",
             "Deref",
             "Into<Vec<u8>>",
+            "Into<Cow<[u8]>>",
             "From<&str>",
             "From<String>",
             "From<&[u8]>",
@@ -255,6 +257,7 @@ const STD_CANDIDATES: &[StdCandidate] = &[
         own: &[
             "Copy",
             "AsRef<[u8]>",
+            "Into<Cow<[u8]>>",
             "IntoIterator",
             "io::Read",
             "io::BufRead",
@@ -277,6 +280,9 @@ const PREFERRED: &[(&str, &str)] = &[
     ("Into<std::ffi::OsString>", "OsString"),
     ("AsRef<[u8]>", "Vec<u8>"),
     ("Into<Vec<u8>>", "Vec<u8>"),
+    // Owned, so the `Cow` the callee makes is not tied to a borrow of the pool.
+    ("Into<Cow<str>>", "String"),
+    ("Into<Cow<[u8]>>", "Vec<u8>"),
     ("io::Write", "Vec<u8>"),
     ("io::Read", "&[u8]"),
     ("io::BufRead", "&[u8]"),
@@ -681,6 +687,11 @@ mod tests {
             Some(Ty::Prim("f64".into()))
         );
         assert_eq!(c.choose(&keys(&["AsRef<[u8]>"])), Some(std_ty("Vec<u8>")));
+        assert_eq!(c.choose(&keys(&["Into<Cow<str>>"])), Some(Ty::String));
+        assert_eq!(
+            c.choose(&keys(&["Into<Cow<[u8]>>"])),
+            Some(std_ty("Vec<u8>"))
+        );
         assert_eq!(
             c.choose(&keys(&["Display", "Copy"])),
             Some(Ty::Prim("i32".into()))

@@ -357,7 +357,7 @@ impl Lowering<'_> {
             };
             match self.lower(scope, a, pos, &mut Vec::new()) {
                 Ok(ty) => ty_display(&ty),
-                Err(_) => source_text(a),
+                Err(_) => without_lifetimes(&source_text(a)),
             }
         };
         let mut args: Vec<String> = type_args(last).iter().map(|a| shown(a)).collect();
@@ -404,6 +404,11 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
                 args: args.collect(),
             })
         }
+        // Built from two bounds the search picks (`harness::registry`).
+        ("Range" | "RangeInclusive", 1) if is_std => Ok(Ty::Adt {
+            path: format!("std::ops::{last}"),
+            args: args.collect(),
+        }),
         ("String", 0) if std_like => Ok(Ty::String),
         ("Vec", 1) if std_like => Ok(Ty::Vec(Box::new(args.next().unwrap_or(Ty::Unit)))),
         ("Option", 1) if std_like => Ok(Ty::Option(Box::new(args.next().unwrap_or(Ty::Unit)))),
@@ -499,6 +504,25 @@ pub fn ty_display(ty: &Ty) -> String {
 }
 
 /// Source text of a syntax node with token spacing tidied: `&'a mut [u8]`, `impl Fn(u8) -> bool`.
+/// `Cow<'a, [u8]>` as `Cow<[u8]>`: a bound's key does not depend on its lifetimes' names.
+fn without_lifetimes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' {
+            out.push(c);
+            continue;
+        }
+        while chars
+            .next_if(|c| c.is_alphanumeric() || *c == '_')
+            .is_some()
+        {}
+        chars.next_if_eq(&',');
+        while chars.next_if_eq(&' ').is_some() {}
+    }
+    out
+}
+
 pub(crate) fn source_text<T: ToTokens>(node: &T) -> String {
     let raw = node.to_token_stream().to_string();
     let chars: Vec<char> = raw.chars().collect();
@@ -542,6 +566,13 @@ fn is_word(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bound_keys_drop_lifetimes() {
+        assert_eq!(without_lifetimes("Cow<'a, [u8]>"), "Cow<[u8]>");
+        assert_eq!(without_lifetimes("Cow<'_, str>"), "Cow<str>");
+        assert_eq!(without_lifetimes("&'static str"), "&str");
+    }
 
     #[test]
     fn source_text_reads_like_rust() {

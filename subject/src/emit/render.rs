@@ -221,6 +221,11 @@ impl<'a> Renderer<'a> {
             Pass::Ref if crate::harness::registry::slice_reader(&source).is_some() => {
                 format!("&mut &{value}[..]")
             }
+            Pass::Ref | Pass::Lend
+                if let Some(view) = crate::harness::registry::option_view(&source) =>
+            {
+                format!("{value}{view}")
+            }
             // A `&str` parameter takes the bare literal.
             Pass::Ref if inline_str && wants_str => {
                 literal(&Ty::String, self.test.stmts[a].value.as_ref())

@@ -548,6 +548,17 @@ impl SuiteCopy {
 
     /// Why a failed [`SuiteCopy::build`] failed outside the suite's tests: the target that failed,
     /// its first compiler errors, and the cargo command that shows the same in the crate.
+    /// The copy under `work/verify`, built in `work/target-verify`: the one [`preflight`] and
+    /// [`verify`] share.
+    fn in_work(crate_dir: &Path, work: &Path, opts: &VerifyOptions) -> Result<Self, VerifyError> {
+        SuiteCopy::new(
+            crate_dir,
+            work.join("verify"),
+            &work.join("target-verify"),
+            opts,
+        )
+    }
+
     pub fn explain_broken(&self, out: &Output) -> String {
         broken(out, &self.select, &self.cargo_args)
     }
@@ -674,6 +685,24 @@ impl SuiteCopy {
     }
 }
 
+/// Builds the crate's tests with an empty suite in the copy [`verify`] will use, so a crate
+/// whose own tests do not build fails before the search rather than after it; the build's
+/// dependencies are the ones verification needs anyway.
+pub fn preflight(
+    crate_dir: &Path,
+    work: &Path,
+    header: &str,
+    opts: &VerifyOptions,
+) -> Result<(), VerifyError> {
+    let copy = SuiteCopy::in_work(crate_dir, work, opts)?;
+    copy.write(&super::layout(header, &[]).0)?;
+    let out = copy.build()?;
+    match out.success {
+        true => Ok(()),
+        false => Err(VerifyError::CrateBroken(copy.explain_broken(&out))),
+    }
+}
+
 /// Verifies `tests` in a clean copy under `work/verify`; returns the surviving file. The
 /// `refused` tests (name, reason) are dropped up front, with the others that fail.
 pub fn verify(
@@ -684,12 +713,7 @@ pub fn verify(
     refused: &[(String, String)],
     opts: &VerifyOptions,
 ) -> Result<Verified, VerifyError> {
-    let copy = SuiteCopy::new(
-        crate_dir,
-        work.join("verify"),
-        &work.join("target-verify"),
-        opts,
-    )?;
+    let copy = SuiteCopy::in_work(crate_dir, work, opts)?;
     let mut v = Verified::default();
     drop_tests(&mut tests, refused, &mut v);
     // The binary of the last build when it holds tests dropped since: removing whole test fns

@@ -136,6 +136,11 @@ fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
             format!("{{0}}.into_iter().collect::<{path}<_>>()"),
             vec![vec(k)],
         )],
+        // Parenthesised: the value may be borrowed or called on in place (`(2..5).len()`).
+        (STD_RANGE, [t]) => vec![("({0}..{1})".to_string(), vec![t.clone(), t.clone()])],
+        (STD_RANGE_INCLUSIVE, [t]) => {
+            vec![("({0}..={1})".to_string(), vec![t.clone(), t.clone()])]
+        }
         // The stand-in for iterator bounds (`analyze::bounds`).
         (STD_VEC_INTO_ITER, [t]) => vec![("{0}.into_iter()".to_string(), vec![vec(t)])],
         _ => Vec::new(),
@@ -167,6 +172,8 @@ pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
 pub const STD_HASH_SET: &str = "std::collections::HashSet";
 pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
+pub const STD_RANGE: &str = "std::ops::Range";
+pub const STD_RANGE_INCLUSIVE: &str = "std::ops::RangeInclusive";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
 
@@ -272,7 +279,36 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             };
             storable(&owned).then_some((owned, pass))
         }
+        // `Option<&T>`: the pool holds an `Option` of what `&T` is lent from, viewed at the
+        // call with `option_view`.
+        Ty::Option(inner) if option_view(ty).is_some() => {
+            let Ty::Ref { inner: target, .. } = inner.as_ref() else {
+                return None;
+            };
+            let owned = owned_of_unsized(target).unwrap_or_else(|| (**target).clone());
+            storable(&owned).then(|| (Ty::Option(Box::new(owned)), Pass::Ref))
+        }
         other => storable(other).then(|| (other.clone(), Pass::Move)),
+    }
+}
+
+/// How a pooled `Option<T>` is viewed as the `Option<&U>` a parameter takes: `.as_deref()`
+/// where `U` is unsized (`str`, `[T]`, `OsStr`), `.as_ref()` otherwise; `None` for any other
+/// parameter type.
+pub(crate) fn option_view(source: &Ty) -> Option<&'static str> {
+    let Ty::Option(inner) = source else {
+        return None;
+    };
+    match inner.as_ref() {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } if owned_of_unsized(inner).is_some() => Some(".as_deref()"),
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } if !matches!(**inner, Ty::Ref { .. }) => Some(".as_ref()"),
+        _ => None,
     }
 }
 

@@ -224,6 +224,10 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                     source_view(source, &t, k),
                     view_method(source)
                 );
+                if let Some(view) = super::registry::option_view(source) {
+                    exprs.push(format!("x{i}{view}"));
+                    continue;
+                }
             }
             Pass::Ref | Pass::Mut => {
                 let (get, r) = if *pass == Pass::Ref {
@@ -248,6 +252,10 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                 );
                 if reader.is_some() {
                     exprs.push(format!("&mut x{i}"));
+                    continue;
+                }
+                if let Some(view) = super::registry::option_view(source) {
+                    exprs.push(format!("x{i}{view}"));
                     continue;
                 }
             }
