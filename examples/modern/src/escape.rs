@@ -1,5 +1,6 @@
 //! A borrowing iterator that is also `Display`, as percent-encoding's `PercentEncode`: each way
-//! of consuming it runs its own code.
+//! of consuming it runs its own code. Its own method (`needs_escaping`, as `PercentDecode`'s
+//! `decode_utf8`) needs the iterator itself as a receiver.
 
 use std::fmt;
 
@@ -11,6 +12,13 @@ pub struct Escaped<'a> {
 /// Escapes `input` lazily.
 pub fn escape(input: &str) -> Escaped<'_> {
     Escaped { rest: input }
+}
+
+impl Escaped<'_> {
+    /// Whether anything in the rest of the input would be escaped, and where the first is.
+    pub fn needs_escaping(&self) -> Option<usize> {
+        self.rest.find(['%', ' '])
+    }
 }
 
 impl<'a> Iterator for Escaped<'a> {

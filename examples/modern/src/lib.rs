@@ -20,3 +20,4 @@ pub mod args;
 pub mod escape;
 pub mod home;
 pub mod optional;
+pub mod fields;

@@ -114,6 +114,13 @@ pub(crate) fn lent_inputs(
         })
         .collect();
     let elision_source = elision_source(sig, &inputs);
+    // An elided return lifetime is the source's named one when it has one, which other
+    // inputs may share (`fn element<'a>(&'a mut self, name: &'a N) -> Element<W>`).
+    if out_m.elided
+        && let Some(source) = elision_source.and_then(|i| inputs.get(i))
+    {
+        out_m.named.extend(source.named.iter().cloned());
+    }
     inputs
         .iter()
         .enumerate()
@@ -177,6 +184,12 @@ mod tests {
     fn named_lifetime_shared_with_the_return_lends_that_input() {
         let src = "fn from_str(s: &'a str) -> Reader<&'a [u8]> {}";
         assert_eq!(lent(src, ImplBorrows::default(), &[]), vec![0]);
+    }
+
+    #[test]
+    fn an_elided_return_lifetime_lends_what_shares_the_receivers_named_one() {
+        let src = "fn attrs<'a, N: ?Sized>(&'a mut self, name: &'a N, n: &u8) -> Attributes {}";
+        assert_eq!(lent(src, ImplBorrows::default(), &[]), vec![0, 1]);
     }
 
     #[test]

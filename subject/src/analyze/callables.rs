@@ -402,6 +402,19 @@ fn holds_reference(ty: &Ty) -> bool {
     }
 }
 
+/// Whether `ty` names a crate type `pred` holds for, at any depth.
+fn mentions_adt(ty: &Ty, pred: &dyn Fn(&str) -> bool) -> bool {
+    match ty {
+        Ty::Adt { path, args } => pred(path) || args.iter().any(|a| mentions_adt(a, pred)),
+        Ty::Ref { inner: t, .. } | Ty::Slice(t) | Ty::Vec(t) | Ty::Option(t) => {
+            mentions_adt(t, pred)
+        }
+        Ty::Result(a, b) => mentions_adt(a, pred) || mentions_adt(b, pred),
+        Ty::Tuple(ts) => ts.iter().any(|t| mentions_adt(t, pred)),
+        Ty::Unit | Ty::Prim(_) | Ty::Str | Ty::String | Ty::Other(_) => false,
+    }
+}
+
 /// The lowered type arguments of an impl's self type (`Stack<T>` with `T = i32` gives `[i32]`).
 fn self_type_args(
     low: &Lowering<'_>,
@@ -502,11 +515,16 @@ fn lower_fn_nth(
     };
     let params = lower_params(low, scope, sig, &closures, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
-    let modes = match &sig.output {
-        syn::ReturnType::Type(_, ty) => consume::consumed(low, scope, ty),
-        syn::ReturnType::Default => Vec::new(),
+    let (modes, kept_too) = match &sig.output {
+        syn::ReturnType::Type(_, ty) => {
+            let modes = consume::consumed(low, scope, ty);
+            let kept = !modes.is_empty() && consume::kept_too(low, scope, ty);
+            (modes, kept)
+        }
+        syn::ReturnType::Default => (Vec::new(), false),
     };
-    *ways = modes.len().max(1);
+    // The last way, past the consuming ones, keeps the result as it is.
+    *ways = modes.len().max(1) + usize::from(kept_too);
     let consumed = modes.into_iter().nth(way);
     let ret = match (&sig.output, output) {
         _ if consumed.is_some() => consumed.as_ref().map(|(_, ty)| ty.clone()),
@@ -529,8 +547,16 @@ fn lower_fn_nth(
     let no_impl = ImplBorrows::default();
     let impl_borrows = site.imp.map_or(&no_impl, |cx| &cx.borrows);
     let mut lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
-    // A collected or formatted result keeps no borrow unless its items are references.
-    if consumed.is_some() && !ret.as_ref().is_some_and(holds_reference) {
+    // A collected or formatted result keeps no borrow unless its items are references or
+    // crate types with lifetimes (mime's `Params` yields `(Name<'a>, Name<'a>)`).
+    let lifetimed = |path: &str| {
+        low.public
+            .types
+            .iter()
+            .any(|(&t, p)| p == path && low.ix.types[t].has_lifetimes())
+    };
+    let keeps_borrow = |t: &Ty| holds_reference(t) || mentions_adt(t, &lifetimed);
+    if consumed.is_some() && !ret.as_ref().is_some_and(keeps_borrow) {
         lent.clear();
     }
     let kind = match (site.imp, receiver) {

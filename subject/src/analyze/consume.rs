@@ -4,7 +4,8 @@
 //! `Display` impl, such as `Shout<'a>(&'a str)`) are turned into a `String`. The call then
 //! yields the consumed value, which the pool keeps and tests assert on like any other. A result
 //! that is both (percent-encoding's `PercentEncode`) is consumed both ways, by two callables,
-//! since each runs its own code.
+//! since each runs its own code. A crate type with public methods of its own is also kept as
+//! it is, by one more callable, so those methods get a receiver.
 
 use super::index::ImplDecl;
 use super::types::{Lowering, Pos, Scope};
@@ -117,6 +118,23 @@ fn crate_type(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> Vec<(Con
         collect.clone(),
         display && (lifetimes_only || collect.is_some()),
     )
+}
+
+/// Whether a consumed result of source type `ret` is also worth keeping as it is: a crate type
+/// with methods of its own taking `self` (percent-encoding's `PercentDecode::decode_utf8`),
+/// which only a kept value can be the receiver of.
+pub(crate) fn kept_too(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> bool {
+    let Some(t) = low.ix.type_target(scope.module, ret) else {
+        return false;
+    };
+    low.ix.impls.iter().any(|imp| {
+        imp.item.trait_.is_none()
+            && low.ix.impl_target(imp) == Some(t)
+            && imp.item.items.iter().any(|i| {
+                matches!(i, syn::ImplItem::Fn(f)
+                    if matches!(f.vis, syn::Visibility::Public(_)) && f.sig.receiver().is_some())
+            })
+    })
 }
 
 fn trait_of(low: &Lowering<'_>, imp: &ImplDecl) -> Option<String> {
