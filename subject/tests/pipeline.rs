@@ -447,6 +447,14 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }
+    // An iterator made by a constructor returning `Self` is also collected (before: kept only,
+    // and never iterated, since `Iterator::next` is not the crate's; mime's `MimeIter`).
+    assert!(
+        suite
+            .lines()
+            .any(|l| l.contains("fields::Fields::new(") && l.contains(".collect::<Vec<_>>()")),
+        "{suite}"
+    );
     // Every path is one inside the scratch dir, never one the search spelled (before: a
     // `String`, so `purge("/")` was one mutation away).
     for line in suite.lines().filter(|l| l.contains("files::")) {

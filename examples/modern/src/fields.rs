@@ -32,6 +32,14 @@ impl Record {
     }
 }
 
+impl<'a> Fields<'a> {
+    /// The fields of `text` without a record (mime's `MimeIter::new`): an iterator made by a
+    /// constructor returning `Self`.
+    pub fn new(text: &'a str) -> Self {
+        Fields { rest: text }
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Field<'a>;
 

@@ -80,6 +80,8 @@ struct ImplCx {
     self_ref: Option<bool>,
     /// The impl's `type Output`, which `Self::Output` in a signature stands for.
     output: Option<syn::Type>,
+    /// The impl's self type as written, which `Self` in a signature stands for.
+    written_self: syn::Type,
 }
 
 /// One function to lower, wherever it was declared.
@@ -355,7 +357,13 @@ fn impl_cx(
         borrows,
         self_ref: None,
         output: None,
+        written_self: (*imp.item.self_ty).clone(),
     }
+}
+
+/// `Self`, a constructor's return type.
+fn is_self(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident("Self"))
 }
 
 /// `Self::Output`, the return type of the operator traits.
@@ -516,6 +524,14 @@ fn lower_fn_nth(
     let params = lower_params(low, scope, sig, &closures, &mut inst)?;
     let output = site.imp.and_then(|cx| cx.output.as_ref());
     let (modes, kept_too) = match &sig.output {
+        // `MimeIter::new(s) -> Self`: consumed as the impl's type would be, and kept as
+        // before, since other callables may take it.
+        syn::ReturnType::Type(_, ty) if is_self(ty) && site.imp.is_some() => {
+            let written = site.imp.map(|cx| &cx.written_self).unwrap_or(ty);
+            let modes = consume::consumed(low, scope, written);
+            let kept = !modes.is_empty();
+            (modes, kept)
+        }
         syn::ReturnType::Type(_, ty) => {
             let modes = consume::consumed(low, scope, ty);
             let kept = !modes.is_empty() && consume::kept_too(low, scope, ty);
