@@ -274,6 +274,18 @@ impl Index {
         names.join("::")
     }
 
+    /// Whether module `m` is `outer` or inside it.
+    pub(crate) fn within(&self, m: ModId, outer: ModId) -> bool {
+        let mut at = Some(m);
+        while let Some(x) = at {
+            if x == outer {
+                return true;
+            }
+            at = self.modules[x].parent;
+        }
+        false
+    }
+
     /// Of two modules on one path from the root, the inner one.
     pub(crate) fn deeper(&self, a: ModId, b: ModId) -> ModId {
         if self.depth(a) > self.depth(b) { a } else { b }

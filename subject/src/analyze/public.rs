@@ -91,11 +91,17 @@ fn exports(
                     }
                 }
             }
+            // A glob imports only what `m` may name: not the private items of `x` that a
+            // test inside `x` could (httparse's `pub use self::runtime::*`).
             None => {
                 if let Some(Resolved::Local(Target::Mod(x))) =
                     ix.resolve_use(m, u, Ns::Type, &mut Guard::default())
                 {
-                    out.extend(exports(ix, x, visiting));
+                    let exported = exports(ix, x, visiting).into_iter();
+                    out.extend(
+                        exported
+                            .filter(|(_, _, needs)| needs.is_none_or(|home| ix.within(m, home))),
+                    );
                 }
             }
         }
