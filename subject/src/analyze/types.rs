@@ -503,7 +503,6 @@ pub fn ty_display(ty: &Ty) -> String {
     }
 }
 
-/// Source text of a syntax node with token spacing tidied: `&'a mut [u8]`, `impl Fn(u8) -> bool`.
 /// `Cow<'a, [u8]>` as `Cow<[u8]>`: a bound's key does not depend on its lifetimes' names.
 fn without_lifetimes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -523,6 +522,7 @@ fn without_lifetimes(text: &str) -> String {
     out
 }
 
+/// Source text of a syntax node with token spacing tidied: `&'a mut [u8]`, `impl Fn(u8) -> bool`.
 pub(crate) fn source_text<T: ToTokens>(node: &T) -> String {
     let raw = node.to_token_stream().to_string();
     let chars: Vec<char> = raw.chars().collect();

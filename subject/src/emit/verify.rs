@@ -546,8 +546,6 @@ impl SuiteCopy {
         Ok(self.cargo.output(cmd, build_timeout())?)
     }
 
-    /// Why a failed [`SuiteCopy::build`] failed outside the suite's tests: the target that failed,
-    /// its first compiler errors, and the cargo command that shows the same in the crate.
     /// The copy under `work/verify`, built in `work/target-verify`: the one [`preflight`] and
     /// [`verify`] share.
     fn in_work(crate_dir: &Path, work: &Path, opts: &VerifyOptions) -> Result<Self, VerifyError> {
@@ -559,6 +557,8 @@ impl SuiteCopy {
         )
     }
 
+    /// Why a failed [`SuiteCopy::build`] failed outside the suite's tests: the target that failed,
+    /// its first compiler errors, and the cargo command that shows the same in the crate.
     pub fn explain_broken(&self, out: &Output) -> String {
         broken(out, &self.select, &self.cargo_args)
     }
