@@ -467,6 +467,62 @@ pub fn str_arms<'a>(arms: &[(u32, &str)], s: &'a str) -> &'a str {
     s
 }
 
+/// A scrutinee of a `match` on integer, byte or char literals, read as a number.
+pub trait ArmKey: Copy {
+    fn key(self) -> f64;
+}
+
+macro_rules! arm_key {
+    ($($t:ty),*) => {$(
+        impl ArmKey for $t {
+            #[inline]
+            fn key(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
+}
+arm_key!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+impl ArmKey for char {
+    #[inline]
+    fn key(self) -> f64 {
+        f64::from(u32::from(self))
+    }
+}
+
+// Literal patterns match through references (`match byte_ref { b'a' => .. }`).
+impl<T: ArmKey> ArmKey for &T {
+    #[inline]
+    fn key(self) -> f64 {
+        (*self).key()
+    }
+}
+
+/// The scrutinee of a `match` on integer, byte or char literals and ranges of them
+/// (\[testability\], as `str_arms`): records, for each literal arm's goal, how far the value is
+/// from the arm's range. A value inside the range records the least positive distance, not 0:
+/// an earlier arm may take it, and only the arm's own probe says that the arm ran.
+#[inline]
+pub fn num_arms<T: ArmKey>(arms: &[(u32, f64, f64)], v: T) -> T {
+    if let Some(t) = tables() {
+        let x = v.key();
+        for &(goal, lo, hi) in arms {
+            let d = if x < lo {
+                lo - x
+            } else if x > hi {
+                x - hi
+            } else {
+                f64::MIN_POSITIVE
+            };
+            record(t, goal, d);
+        }
+    }
+    v
+}
+
 /// Things `?` applies to on stable Rust.
 pub trait Tried {
     fn went_ok(&self) -> bool;

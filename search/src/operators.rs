@@ -339,13 +339,19 @@ impl<'s> Builder<'s> {
         }
         match (v, self.schema.ty(ty).literal.clone()) {
             (Value::Int(i), Some(ValueKind::Int { min, max })) => {
-                let delta = delta(rng) as i128;
-                Value::Int(i.saturating_add(delta).clamp(min, max))
+                // A decimal digit more or less: code that branches on a value's magnitude
+                // (digit counts, chunks of 1e16) is crossed by steps no delta takes.
+                let moved = match rng.random_range(0..10) {
+                    0 => i.saturating_mul(10),
+                    1 => i / 10,
+                    _ => i.saturating_add(delta(rng) as i128),
+                };
+                Value::Int(moved.clamp(min, max))
             }
-            (Value::Float(f), _) => Value::Float(if rng.random_bool(0.5) {
-                f + delta(rng) as f64
-            } else {
-                f * rng.random_range(0.5..2.0)
+            (Value::Float(f), _) => Value::Float(match rng.random_range(0..5) {
+                0 | 1 => f + delta(rng) as f64,
+                2 => f * 10f64.powi(rng.random_range(-3..=3)),
+                _ => f * rng.random_range(0.5..2.0),
             }),
             (Value::Bool(b), _) => Value::Bool(!b),
             (Value::Char(c), _) => {
@@ -546,25 +552,44 @@ fn delta(rng: &mut impl Rng) -> i64 {
     if rng.random_bool(0.5) { d } else { -d }
 }
 
-/// Small values are far more interesting than uniform ones over the full range.
+/// Small values are far more interesting than uniform ones over the full range; a share is
+/// spread evenly over magnitudes, so every number of digits a type holds is drawn.
 fn random_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
     let v: i128 = match rng.random_range(0..10) {
         0 => min,
         1 => max,
-        2..=6 => rng.random_range(-10..=100),
-        7 | 8 => rng.random_range(-1000..=10_000),
+        2..=5 => rng.random_range(-10..=100),
+        6 | 7 => rng.random_range(-1000..=10_000),
+        8 => log_uniform_int(min < 0, rng),
         _ => rng.random_range(min..=max),
     };
     v.clamp(min, max)
 }
 
+/// A value whose bit width is uniform over 1..=127: `1e20` is as likely as `1e3`.
+fn log_uniform_int(signed: bool, rng: &mut impl Rng) -> i128 {
+    let low = 1i128 << rng.random_range(0..127u32);
+    let v = rng.random_range(low..=low + (low - 1));
+    if signed && rng.random_bool(0.5) {
+        -v
+    } else {
+        v
+    }
+}
+
 fn random_float(rng: &mut impl Rng) -> f64 {
-    match rng.random_range(0..6) {
+    match rng.random_range(0..7) {
         0 => 0.0,
         1 => rng.random_range(-1.0..1.0),
         2 | 3 => rng.random_range(-100.0..100.0),
         4 => rng.random_range(-1e6..1e6),
-        _ => rng.random_range(-100i32..100) as f64,
+        5 => rng.random_range(-100i32..100) as f64,
+        // Magnitudes from 1e-40 to 1e40: exponent notation, subnormal-adjacent and huge
+        // values take paths small floats never reach.
+        _ => {
+            let v = rng.random_range(1.0..10.0) * 10f64.powi(rng.random_range(-40..=40));
+            if rng.random_bool(0.5) { -v } else { v }
+        }
     }
 }
 

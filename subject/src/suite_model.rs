@@ -509,6 +509,8 @@ mod tests {
         let values = [
             Value::Int(u64::MAX as i128),
             Value::Int(i64::MIN as i128),
+            Value::Int(i128::MAX),
+            Value::Int(i128::MIN),
             Value::Float(f64::NEG_INFINITY),
             Value::Float(-0.0),
             Value::Float(0.1),

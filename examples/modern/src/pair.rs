@@ -27,6 +27,29 @@ impl<L: PartialOrd + Copy, R: PartialOrd + Copy> Side<L, R> {
     }
 }
 
+/// Sides hash by their value alone, as key types that compare in their own way do (mime's
+/// `Mime`, unicase's `UniCase`): a hand-written `hash`, which takes a `Hasher` no callable
+/// is given.
+impl<L: core::hash::Hash, R: core::hash::Hash> core::hash::Hash for Side<L, R> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Side::Left(l) => l.hash(state),
+            Side::Right(r) => r.hash(state),
+        }
+    }
+}
+
+/// A side shows its value with an arrow pointing at it; an impl of a generic type, whose
+/// instantiation the harness formats.
+impl<L: core::fmt::Display, R: core::fmt::Display> core::fmt::Display for Side<L, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Side::Left(l) => write!(f, "<- {l}"),
+            Side::Right(r) => write!(f, "{r} ->"),
+        }
+    }
+}
+
 /// Entries kept in insertion order, each with a count.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger<K, V> {
@@ -60,5 +83,16 @@ impl<K: PartialEq, V: Copy + core::ops::AddAssign> Ledger<K, V> {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+/// A tag that equals text regardless of case, as mime's `Mime` and `Name` do: through
+/// `PartialEq<&str>`, whose `eq` takes a `&&str`.
+#[derive(Debug, Clone)]
+pub struct Tag(pub String);
+
+impl PartialEq<&str> for Tag {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.eq_ignore_ascii_case(other)
     }
 }

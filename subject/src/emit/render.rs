@@ -226,6 +226,17 @@ impl<'a> Renderer<'a> {
             {
                 format!("{value}{view}")
             }
+            // A `&&str` parameter takes a borrowed literal, or a string's view.
+            Pass::Ref if crate::harness::registry::str_ref_ref(&source) => {
+                if inline_str {
+                    format!(
+                        "&{}",
+                        literal(&Ty::String, self.test.stmts[a].value.as_ref())
+                    )
+                } else {
+                    format!("&{value}.as_str()")
+                }
+            }
             // A `&str` parameter takes the bare literal.
             Pass::Ref if inline_str && wants_str => {
                 literal(&Ty::String, self.test.stmts[a].value.as_ref())
@@ -362,7 +373,7 @@ fn trait_imports(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeSet<
 fn is_call(op: &Op) -> bool {
     matches!(
         op.code,
-        OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_)
+        OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_) | OpCode::HashOf(_)
     )
 }
 
@@ -400,6 +411,8 @@ pub fn literal(t: &Ty, v: Option<&Value>) -> String {
 }
 
 fn float_literal(f: f64, p: &str) -> String {
+    // The value as the type holds it: an `f64` beyond `f32`'s range is an `f32` infinity.
+    let f = if p == "f32" { f as f32 as f64 } else { f };
     if f.is_nan() {
         return format!("{p}::NAN");
     }
@@ -502,15 +515,19 @@ fn test_name(test: &TestCase, result: &ExecResult, reg: &Registry, model: &ApiMo
             .rev()
             .find_map(|(i, s)| match &reg.ops[s.op as usize].code {
                 OpCode::Call(c) => Some((i, Some(*c), None)),
-                OpCode::Display(t) | OpCode::DebugFmt(t) => Some((i, None, Some(t))),
+                OpCode::Display(t) | OpCode::DebugFmt(t) => Some((i, None, Some((t, "displays")))),
+                OpCode::HashOf(t) => Some((i, None, Some((t, "hashes")))),
                 _ => None,
             });
     let Some((i, c, shown)) = last_call else {
         return "builds_values".into();
     };
     let Some(c) = c else {
-        let base = shown.map_or_else(|| "value".to_string(), |t| var_base(t, model));
-        return format!("{base}_displays");
+        let (base, verb) = shown.map_or_else(
+            || ("value".to_string(), "displays"),
+            |(t, verb)| (var_base(t, model), verb),
+        );
+        return format!("{base}_{verb}");
     };
     let callable = &model.callables[c];
     let mut name = match &callable.kind {
@@ -660,6 +677,22 @@ fn unique(base: String, names: &mut BTreeSet<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_are_written_as_their_type_holds_them() {
+        let f32_ty = Ty::Prim("f32".into());
+        assert_eq!(literal(&f32_ty, Some(&Value::Float(1e40))), "f32::INFINITY");
+        assert_eq!(
+            literal(&f32_ty, Some(&Value::Float(-1e300))),
+            "f32::NEG_INFINITY"
+        );
+        assert_eq!(literal(&f32_ty, Some(&Value::Float(1.5))), "1.5f32");
+        let u128_ty = Ty::Prim("u128".into());
+        assert_eq!(
+            literal(&u128_ty, Some(&Value::Int(i128::MAX))),
+            "170141183460469231731687303715884105727u128"
+        );
+    }
 
     #[test]
     fn names_are_snake_case_and_unique() {

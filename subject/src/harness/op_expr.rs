@@ -39,6 +39,14 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
         OpCode::Display(_) if t.readable() => format!("{}.to_string()", t.subject(0)),
         OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
         OpCode::DebugFmt(_) => format!("{std}format!(\"{{:?}}\", {})", t.subject(0)),
+        OpCode::HashOf(_) if t.readable() => format!(
+            "std::hash::Hash::hash(&{}, &mut std::hash::DefaultHasher::new())",
+            t.subject(0)
+        ),
+        OpCode::HashOf(_) => format!(
+            "{std}hash::Hash::hash({}, &mut {std}hash::DefaultHasher::new())",
+            t.subject(0)
+        ),
         OpCode::StdValue { template, .. } => registry::fill(template, args),
         OpCode::CrateValue { path, borrowed } => {
             format!("{}{}", if *borrowed { "&" } else { "" }, t.path(path))

@@ -51,6 +51,10 @@ pub enum OpCode {
     Display(Ty),
     /// `format!("{:?}", x)` for a type implementing `Debug`: the other `Formatter` method.
     DebugFmt(Ty),
+    /// `Hash::hash(&x, &mut DefaultHasher::new())` for a type implementing `Hash`: runs a
+    /// hand-written `hash`, which takes a `Hasher` no callable gets. Nothing is kept: a hash
+    /// value may differ between Rust releases, so no test asserts one.
+    HashOf(Ty),
     /// A crate's `const` or `static` by path: `krate::HTTP`, or `&krate::HTTP` (`borrowed`) for
     /// a `&'static` parameter.
     CrateValue { path: String, borrowed: bool },
@@ -226,13 +230,14 @@ pub fn int_range(name: &str) -> Option<(i128, i128)> {
         "i32" => (i32::MIN as i128, i32::MAX as i128),
         "i64" => (i64::MIN as i128, i64::MAX as i128),
         "isize" => (isize::MIN as i128, isize::MAX as i128),
-        "i128" => (i64::MIN as i128, i64::MAX as i128),
+        "i128" => (i128::MIN, i128::MAX),
         "u8" => (0, u8::MAX as i128),
         "u16" => (0, u16::MAX as i128),
         "u32" => (0, u32::MAX as i128),
         "u64" => (0, u64::MAX as i128),
         "usize" => (0, usize::MAX as i128),
-        "u128" => (0, i64::MAX as i128),
+        // A search value is an `i128`: u128's upper half is out of reach.
+        "u128" => (0, i128::MAX),
         _ => return None,
     })
 }
@@ -271,6 +276,8 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match (inner.as_ref(), owned_of_unsized(inner)) {
+                // `&&str` (`PartialEq<&str>::eq`): a borrowed `String`, viewed twice.
+                (inner, _) if !mutable && double_str(inner) => Ty::String,
                 // `&mut [T]` is a borrowed `Vec<T>`; `&mut str` and `&mut OsStr` are not built.
                 (Ty::Slice(_), Some(vec)) => vec,
                 (_, Some(owned)) if !mutable => owned,
@@ -290,6 +297,16 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
         }
         other => storable(other).then(|| (other.clone(), Pass::Move)),
     }
+}
+
+/// `&str`: the referent of a `&&str` parameter.
+pub(crate) fn double_str(referent: &Ty) -> bool {
+    matches!(referent, Ty::Ref { mutable: false, inner } if **inner == Ty::Str)
+}
+
+/// Whether a parameter is `&&str`, which a pooled `String` is passed to as `&s.as_str()`.
+pub(crate) fn str_ref_ref(source: &Ty) -> bool {
+    matches!(source, Ty::Ref { mutable: false, inner } if double_str(inner))
 }
 
 /// How a pooled `Option<T>` is viewed as the `Option<&U>` a parameter takes: `.as_deref()`
@@ -533,7 +550,10 @@ impl Registry {
                 name: o.name.clone(),
                 kind: match o.code {
                     OpCode::Literal(_) => OpKind::Literal,
-                    OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_) => OpKind::Call,
+                    OpCode::Call(_)
+                    | OpCode::Display(_)
+                    | OpCode::DebugFmt(_)
+                    | OpCode::HashOf(_) => OpKind::Call,
                     _ => OpKind::Build,
                 },
                 params: o.params.iter().map(|(t, p, _)| (id(t), *p)).collect(),
@@ -876,6 +896,15 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
         return Vec::new();
     }
     let mut ops = constructors(ty, path, def);
+    ops.extend(trait_uses(ty, path, def));
+    ops
+}
+
+/// What a type's `Display`, `Debug` and `Hash` impls are reached by. For an instantiation of a
+/// generic type the impl's bounds may not hold for the arguments; the harness build then drops
+/// the operation (`harness::failing_ops`).
+fn trait_uses(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
+    let mut ops = Vec::new();
     let has = |name: &str| def.traits.iter().any(|t| t == name);
     if has("Display") {
         ops.push(formatting(
@@ -891,6 +920,12 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
             format!("{path}::fmt (Debug)"),
         ));
     }
+    if has("Hash") {
+        let mut op = formatting(ty, OpCode::HashOf(ty.clone()), format!("{path}::hash"));
+        op.ret = None;
+        op.ret_source = None;
+        ops.push(op);
+    }
     ops
 }
 
@@ -904,7 +939,9 @@ fn generic_adt_builders(ty: &Ty, path: &str, args: &[Ty], model: &ApiModel) -> V
         return Vec::new();
     }
     let instance = instantiate(def, args);
-    constructors(ty, path, &instance)
+    let mut ops = constructors(ty, path, &instance);
+    ops.extend(trait_uses(ty, path, &instance));
+    ops
 }
 
 /// `def` with `args` in place of its type parameters in every field type.

@@ -242,7 +242,17 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                     mutable: false,
                     inner: Box::new(Ty::Slice(Box::new(e.clone()))),
                 });
-                let view = reader.as_ref().unwrap_or(source);
+                // `&&str`: the `&str` view, borrowed once more at the call.
+                let str_view = Ty::Ref {
+                    mutable: false,
+                    inner: Box::new(Ty::Str),
+                };
+                let double = super::registry::str_ref_ref(source);
+                let view = match &reader {
+                    Some(r) => r,
+                    None if double => &str_view,
+                    None => source,
+                };
                 let _ = writeln!(
                     b,
                     "    let {}x{i}: {r}{} = h::{get}::<{t}>({r}*b{i}, a[{i}])?{};",
@@ -252,6 +262,10 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                 );
                 if reader.is_some() {
                     exprs.push(format!("&mut x{i}"));
+                    continue;
+                }
+                if double {
+                    exprs.push(format!("&x{i}"));
                     continue;
                 }
                 if let Some(view) = super::registry::option_view(source) {

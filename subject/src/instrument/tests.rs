@@ -256,6 +256,36 @@ fn match_arms() {
     );
 }
 
+/// A match on byte, char and integer literals and ranges hands its scrutinee to `num_arms`,
+/// which records the distance to every unguarded literal arm; a `ref` binding leaves the
+/// match as it was, since it would bind the probe's copy.
+#[test]
+fn number_literal_arms() {
+    check_observed(
+        r#"fn f(b: u8, c: &char) -> u8 {
+    let k = match b { b'a' | 0x41 => 1, b'0'..=b'9' => 2, 200.. => 3, x @ 10..20 if x > 12 => 4, _ => 0 };
+    match *c { 'z' => k, ref other => other.len_utf8() as u8 }
+}
+"#,
+        r#"fn f(b: u8, c: &char) -> u8 {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); let k = match ::frugal_probe::num_arms(&[(1, 97.0, 97.0), (1, 65.0, 65.0), (2, 48.0, 57.0), (3, 200.0, f64::INFINITY)], b) { b'a' | 0x41 => { ::frugal_probe::hit(1); 1 }, b'0'..=b'9' => { ::frugal_probe::hit(2); 2 }, 200.. => { ::frugal_probe::hit(3); 3 }, x @ 10..20 if { use ::frugal_probe::Mag as _; match (&(x ), &( 12)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(4, 5, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } => { ::frugal_probe::hit(6); 4 }, _ => { ::frugal_probe::hit(7); 0 } };
+    match *c { 'z' => { ::frugal_probe::hit(8); k }, ref other => { ::frugal_probe::hit(9); other.len_utf8() as u8 } }
+}
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 match arm b'a' | 0x41
+2 Branch parent=0 line=2 match arm b'0'..=b'9'
+3 Branch parent=0 line=2 match arm 200..
+4 Branch parent=0 line=2 guard true
+5 Branch parent=0 line=2 guard false
+6 Branch parent=4 line=2 match arm x @ 10..20
+7 Branch parent=0 line=2 match arm _
+8 Branch parent=0 line=3 match arm 'z'
+9 Branch parent=0 line=3 match arm ref other
+"#,
+    );
+}
+
 /// Each `?` gets ok/err goals; chained `?` nest outer-first.
 #[test]
 fn question_mark() {

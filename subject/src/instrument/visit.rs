@@ -653,7 +653,10 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         // ([testability]): the wrapper must enclose the scrutinee's own probes, so it is opened
         // now and its arm list filled in once the arms have goals.
         let literals = string_arms(m);
-        let wrapper = literals.as_ref().map(|_| {
+        // Matches on integer, byte and char literals (and ranges of them) report how far the
+        // scrutinee is from each arm the same way (`num_arms`).
+        let numbers = literals.is_none().then(|| number_arms(m)).flatten();
+        let wrapper = (literals.is_some() || numbers.is_some()).then(|| {
             let scrutinee = self.range(&*m.expr);
             self.open(scrutinee, String::new());
             let at = self.edits.len() - 1;
@@ -695,10 +698,26 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             {
                 pairs.extend(lits.iter().map(|l| format!("({g}, {l})")));
             }
+            if let Some(ranges) = numbers
+                .as_ref()
+                .and_then(|n| n.get(i))
+                .filter(|_| guard.is_none())
+            {
+                pairs.extend(
+                    ranges
+                        .iter()
+                        .map(|&(lo, hi)| format!("({g}, {}, {})", f64_text(lo), f64_text(hi))),
+                );
+            }
             self.with_parent(g, |s| s.arm_body(&arm.body, g));
         }
         if let Some(at) = wrapper {
-            self.edits[at].text = format!("::frugal_probe::str_arms(&[{}], ", pairs.join(", "));
+            let probe = if numbers.is_some() {
+                "num_arms"
+            } else {
+                "str_arms"
+            };
+            self.edits[at].text = format!("::frugal_probe::{probe}(&[{}], ", pairs.join(", "));
         }
     }
 
@@ -750,19 +769,87 @@ fn string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
             _ => false,
         }
     }
+    per_arm(m, literals)
+}
+
+/// The ranges each arm's integer, byte or char literals cover (a literal is a range of one),
+/// when every arm is such a literal, a range of them, an or-pattern of them, a wildcard or a
+/// plain binding (and at least one literal exists). A `ref` binding would bind the probe's
+/// copy of the scrutinee instead of the place, so it disqualifies the match.
+fn number_arms(m: &ExprMatch) -> Option<Vec<Vec<(f64, f64)>>> {
+    fn ranges(p: &Pat, out: &mut Vec<(f64, f64)>) -> bool {
+        match p {
+            Pat::Lit(l) => number(&l.lit).map(|v| out.push((v, v))).is_some(),
+            Pat::Range(r) => {
+                let bound = |e: &Option<Box<Expr>>, open: f64| match e.as_deref() {
+                    None => Some(open),
+                    Some(Expr::Lit(l)) => number(&l.lit),
+                    Some(_) => None,
+                };
+                let (Some(lo), Some(mut hi)) = (
+                    bound(&r.start, f64::NEG_INFINITY),
+                    bound(&r.end, f64::INFINITY),
+                ) else {
+                    return false;
+                };
+                if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && r.end.is_some() {
+                    hi -= 1.0;
+                }
+                out.push((lo, hi));
+                true
+            }
+            Pat::Or(o) => o.cases.iter().all(|c| ranges(c, out)),
+            Pat::Wild(_) => true,
+            // `x @ 0x41..=0x5a` binds a copy, as the unwrapped match did.
+            Pat::Ident(i) => {
+                i.by_ref.is_none() && i.subpat.as_ref().is_none_or(|(_, p)| ranges(p, out))
+            }
+            Pat::Paren(p) => ranges(&p.pat, out),
+            _ => false,
+        }
+    }
+    per_arm(m, ranges)
+}
+
+/// What `collect` finds in each arm's pattern (guards aside), when it accepts every arm and
+/// finds something in one.
+fn per_arm<T>(m: &ExprMatch, collect: fn(&Pat, &mut Vec<T>) -> bool) -> Option<Vec<Vec<T>>> {
     let mut arms = Vec::with_capacity(m.arms.len());
     for arm in &m.arms {
         let pat = match &arm.pat {
             Pat::Guard(g) => &*g.pat,
             p => p,
         };
-        let mut lits = Vec::new();
-        if !literals(pat, &mut lits) {
+        let mut found = Vec::new();
+        if !collect(pat, &mut found) {
             return None;
         }
-        arms.push(lits);
+        arms.push(found);
     }
-    arms.iter().any(|l| !l.is_empty()).then_some(arms)
+    arms.iter().any(|f| !f.is_empty()).then_some(arms)
+}
+
+/// An `f64` as Rust source: an open range end is an infinity.
+fn f64_text(v: f64) -> String {
+    match v {
+        f64::INFINITY => "f64::INFINITY".into(),
+        f64::NEG_INFINITY => "f64::NEG_INFINITY".into(),
+        v => format!("{v:?}"),
+    }
+}
+
+/// An integer, byte or char literal's value (negative integers included).
+fn number(lit: &syn::Lit) -> Option<f64> {
+    match lit {
+        syn::Lit::Int(i) => i
+            .base10_parse::<i128>()
+            .map(|v| v as f64)
+            .or_else(|_| i.base10_parse::<u128>().map(|v| v as f64))
+            .ok(),
+        syn::Lit::Byte(b) => Some(f64::from(b.value())),
+        syn::Lit::Char(c) => Some(f64::from(u32::from(c.value()))),
+        _ => None,
+    }
 }
 
 pub(super) fn line(span: Span) -> usize {
