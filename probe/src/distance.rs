@@ -105,6 +105,61 @@ stringy!(
     (&str, &&str)
 );
 
+/// Cost of a missing or extra byte: larger than any byte difference.
+const MISSING_BYTE: f64 = 256.0;
+
+/// Left-alignment distance over bytes, for byte strings as [`left_align`] is for text: byte
+/// differences of aligned bytes plus a fixed penalty per missing or extra byte.
+pub fn left_align_bytes(a: &[u8], b: &[u8]) -> f64 {
+    let d: u64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    d as f64 + a.len().abs_diff(b.len()) as f64 * MISSING_BYTE
+}
+
+macro_rules! bytes {
+    ($(($l:ty, $r:ty)),*) => {$(
+        impl Mag for &Probe<&$l, &$r> {
+            #[inline]
+            fn mag(&self) -> Option<f64> {
+                let (l, r): (&[u8], &[u8]) = (self.0.as_ref(), self.1.as_ref());
+                Some(left_align_bytes(l, r))
+            }
+        }
+    )*};
+}
+bytes!(
+    (&[u8], &[u8]),
+    ([u8], [u8]),
+    (Vec<u8>, Vec<u8>),
+    (Vec<u8>, &[u8]),
+    (&[u8], Vec<u8>)
+);
+
+// Byte string literals are arrays: `&s[18..22] != b" GMT"` compares a slice with `&[u8; 4]`.
+impl<const N: usize> Mag for &Probe<&&[u8], &&[u8; N]> {
+    #[inline]
+    fn mag(&self) -> Option<f64> {
+        Some(left_align_bytes(self.0, &self.1[..]))
+    }
+}
+
+impl<const N: usize> Mag for &Probe<&&[u8; N], &&[u8]> {
+    #[inline]
+    fn mag(&self) -> Option<f64> {
+        Some(left_align_bytes(&self.0[..], self.1))
+    }
+}
+
+impl<const N: usize, const M: usize> Mag for &Probe<&[u8; N], &[u8; M]> {
+    #[inline]
+    fn mag(&self) -> Option<f64> {
+        Some(left_align_bytes(&self.0[..], &self.1[..]))
+    }
+}
+
 #[cfg(test)]
 // The extra borrows are the point: they are how the instrumenter calls `mag`.
 #[allow(clippy::needless_borrow)]
@@ -179,6 +234,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn byte_strings_get_left_alignment_distance() {
+        let s: &[u8] = b"Mon, 06";
+        let (head, name): (&[u8], &[u8]) = (&s[..5], b"Tue, ");
+        assert_eq!((&&&Probe(&head, &name)).mag(), Some(7.0 + 6.0 + 9.0));
+        let tail: &[u8] = &s[5..];
+        let gmt = b" GMT";
+        assert_eq!(
+            (&&&Probe(&tail, &gmt)).mag(),
+            Some(16.0 + 17.0 + 2.0 * 256.0)
+        );
+        let v = b"ab".to_vec();
+        assert_eq!((&&&Probe(&v, &v)).mag(), Some(0.0));
+        assert_eq!((&&&Probe(b"abc", b"abd")).mag(), Some(1.0));
     }
 
     #[test]

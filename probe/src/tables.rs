@@ -467,6 +467,22 @@ pub fn str_arms<'a>(arms: &[(u32, &str)], s: &'a str) -> &'a str {
     s
 }
 
+/// The scrutinee of a `match` on byte string literals (`match &s[4..8] { b"Jan " => ..}`), as
+/// `str_arms` for text: records, for each literal arm's goal, the left-alignment distance
+/// between the bytes and the literal, the least positive one for an equal literal (an earlier
+/// arm may take it).
+#[inline]
+pub fn bytes_arms<T: AsRef<[u8]> + Copy>(arms: &[(u32, &[u8])], v: T) -> T {
+    if let Some(t) = tables() {
+        let bytes = v.as_ref();
+        for &(goal, lit) in arms {
+            let d = crate::distance::left_align_bytes(bytes, lit);
+            record(t, goal, d.max(f64::MIN_POSITIVE));
+        }
+    }
+    v
+}
+
 /// A scrutinee of a `match` on integer, byte or char literals, read as a number.
 pub trait ArmKey: Copy {
     fn key(self) -> f64;

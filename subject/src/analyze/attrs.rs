@@ -38,7 +38,8 @@ impl CfgEval {
     /// Three-valued: `None` is a predicate we cannot decide here (custom cfgs, other target
     /// keys), which keeps the item, since leaving out real API is worse than listing an extra
     /// callable. The crate is built for this host, so the host's `unix`, `windows`,
-    /// `target_os`, `target_family` and `target_pointer_width` decide.
+    /// `target_os`, `target_family`, `target_arch`, `target_endian` and `target_pointer_width`
+    /// decide.
     fn eval(&self, pred: &Meta) -> Option<bool> {
         match pred {
             Meta::Path(path) if path.is_ident("test") => Some(false),
@@ -60,6 +61,17 @@ impl CfgEval {
                     "target_os" => Some(value == std::env::consts::OS),
                     "target_family" => Some(value == std::env::consts::FAMILY),
                     "target_pointer_width" => Some(value == (usize::BITS).to_string()),
+                    // base64's `Neon` engine is `target_arch = "aarch64"`: kept, it named a
+                    // type no x86_64 build has, and every call generic over it failed.
+                    "target_arch" => Some(value == std::env::consts::ARCH),
+                    "target_endian" => Some(
+                        value
+                            == if cfg!(target_endian = "little") {
+                                "little"
+                            } else {
+                                "big"
+                            },
+                    ),
                     _ => None,
                 }
             }
@@ -208,6 +220,21 @@ mod tests {
         assert!(eval_with(&[], "#[cfg(target_os = \"linux\")]"));
         assert!(!eval_with(&[], "#[cfg(target_os = \"windows\")]"));
         assert!(eval_with(&[], "#[cfg(target_pointer_width = \"64\")]"));
+        let other_arch = if cfg!(target_arch = "aarch64") {
+            "x86_64"
+        } else {
+            "aarch64"
+        };
+        let neon = format!(
+            "#[cfg(all(feature = \"simd\", target_arch = \"{other_arch}\", target_feature = \"neon\"))]"
+        );
+        assert!(!eval_with(&["simd"], &neon));
+        let here = format!("#[cfg(target_arch = \"{}\")]", std::env::consts::ARCH);
+        assert!(eval_with(&[], &here));
+        assert!(eval_with(
+            &[],
+            "#[cfg(any(target_endian = \"little\", target_endian = \"big\"))]"
+        ));
         assert!(!eval_with(&[], "#[cfg(all(windows, feature = \"x\"))]"));
     }
 

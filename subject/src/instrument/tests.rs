@@ -256,6 +256,26 @@ fn match_arms() {
     );
 }
 
+/// A match on byte string literals hands its scrutinee to `bytes_arms`, each literal as a slice.
+#[test]
+fn byte_string_arms() {
+    check_observed(
+        r#"fn f(s: &[u8]) -> u8 {
+    match &s[..4] { b"Jan " | b"jan " => 1, b"Feb " => 2, _ => 0 }
+}
+"#,
+        r#"fn f(s: &[u8]) -> u8 {
+    let __frugal_guard = ::frugal_probe::enter(0, 0); match ::frugal_probe::bytes_arms(&[(1, &b"Jan "[..]), (1, &b"jan "[..]), (2, &b"Feb "[..])], &s[..4]) { b"Jan " | b"jan " => { ::frugal_probe::hit(1); 1 }, b"Feb " => { ::frugal_probe::hit(2); 2 }, _ => { ::frugal_probe::hit(3); 0 } }
+}
+----
+0 Function parent=- line=1 fn entry
+1 Branch parent=0 line=2 match arm b"Jan " | b"jan "
+2 Branch parent=0 line=2 match arm b"Feb "
+3 Branch parent=0 line=2 match arm _
+"#,
+    );
+}
+
 /// A match on byte, char and integer literals and ranges hands its scrutinee to `num_arms`,
 /// which records the distance to every unguarded literal arm; a `ref` binding leaves the
 /// match as it was, since it would bind the probe's copy.

@@ -656,7 +656,11 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         // Matches on integer, byte and char literals (and ranges of them) report how far the
         // scrutinee is from each arm the same way (`num_arms`).
         let numbers = literals.is_none().then(|| number_arms(m)).flatten();
-        let wrapper = (literals.is_some() || numbers.is_some()).then(|| {
+        // And byte string literals (`bytes_arms`).
+        let bytes = (literals.is_none() && numbers.is_none())
+            .then(|| byte_string_arms(m))
+            .flatten();
+        let wrapper = (literals.is_some() || numbers.is_some() || bytes.is_some()).then(|| {
             let scrutinee = self.range(&*m.expr);
             self.open(scrutinee, String::new());
             let at = self.edits.len() - 1;
@@ -698,6 +702,13 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             {
                 pairs.extend(lits.iter().map(|l| format!("({g}, {l})")));
             }
+            if let Some(lits) = bytes
+                .as_ref()
+                .and_then(|l| l.get(i))
+                .filter(|_| guard.is_none())
+            {
+                pairs.extend(lits.iter().map(|l| format!("({g}, &{l}[..])")));
+            }
             if let Some(ranges) = numbers
                 .as_ref()
                 .and_then(|n| n.get(i))
@@ -712,10 +723,10 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             self.with_parent(g, |s| s.arm_body(&arm.body, g));
         }
         if let Some(at) = wrapper {
-            let probe = if numbers.is_some() {
-                "num_arms"
-            } else {
-                "str_arms"
+            let probe = match (&numbers, &bytes) {
+                (Some(_), _) => "num_arms",
+                (_, Some(_)) => "bytes_arms",
+                _ => "str_arms",
             };
             self.edits[at].text = format!("::frugal_probe::{probe}(&[{}], ", pairs.join(", "));
         }
@@ -765,6 +776,27 @@ fn string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
             Pat::Or(o) => o.cases.iter().all(|c| literals(c, out)),
             Pat::Wild(_) => true,
             Pat::Ident(i) => i.subpat.is_none(),
+            Pat::Paren(p) => literals(&p.pat, out),
+            _ => false,
+        }
+    }
+    per_arm(m, literals)
+}
+
+/// The byte string literals of each arm, as [`string_arms`] finds string literals.
+fn byte_string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
+    fn literals(p: &Pat, out: &mut Vec<String>) -> bool {
+        match p {
+            Pat::Lit(l) => match &l.lit {
+                syn::Lit::ByteStr(s) => {
+                    out.push(s.token().to_string());
+                    true
+                }
+                _ => false,
+            },
+            Pat::Or(o) => o.cases.iter().all(|c| literals(c, out)),
+            Pat::Wild(_) => true,
+            Pat::Ident(i) => i.subpat.is_none() && i.by_ref.is_none(),
             Pat::Paren(p) => literals(&p.pat, out),
             _ => false,
         }
