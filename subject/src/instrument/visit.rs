@@ -652,13 +652,13 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         // Matches on string literals report how far the scrutinee is from each literal arm
         // ([testability]): the wrapper must enclose the scrutinee's own probes, so it is opened
         // now and its arm list filled in once the arms have goals.
-        let literals = string_arms(m);
+        let literals = text_arms(m, false);
         // Matches on integer, byte and char literals (and ranges of them) report how far the
         // scrutinee is from each arm the same way (`num_arms`).
         let numbers = literals.is_none().then(|| number_arms(m)).flatten();
         // And byte string literals (`bytes_arms`).
         let bytes = (literals.is_none() && numbers.is_none())
-            .then(|| byte_string_arms(m))
+            .then(|| text_arms(m, true))
             .flatten();
         let wrapper = (literals.is_some() || numbers.is_some() || bytes.is_some()).then(|| {
             let scrutinee = self.range(&*m.expr);
@@ -761,47 +761,31 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 }
 
-/// The string-literal source text of each arm, when every arm is a string literal, an
-/// or-pattern of them, a wildcard or a plain binding (and at least one literal exists).
-fn string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
-    fn literals(p: &Pat, out: &mut Vec<String>) -> bool {
+/// The source text of each arm's string literals (byte string literals with `bytes`), when
+/// every arm is such a literal, an or-pattern of them, a wildcard or a plain binding (and at
+/// least one literal exists).
+fn text_arms(m: &ExprMatch, bytes: bool) -> Option<Vec<Vec<String>>> {
+    fn literals(p: &Pat, out: &mut Vec<String>, bytes: bool) -> bool {
         match p {
             Pat::Lit(l) => match &l.lit {
-                syn::Lit::Str(s) => {
+                syn::Lit::Str(s) if !bytes => {
+                    out.push(s.token().to_string());
+                    true
+                }
+                syn::Lit::ByteStr(s) if bytes => {
                     out.push(s.token().to_string());
                     true
                 }
                 _ => false,
             },
-            Pat::Or(o) => o.cases.iter().all(|c| literals(c, out)),
-            Pat::Wild(_) => true,
-            Pat::Ident(i) => i.subpat.is_none(),
-            Pat::Paren(p) => literals(&p.pat, out),
-            _ => false,
-        }
-    }
-    per_arm(m, literals)
-}
-
-/// The byte string literals of each arm, as [`string_arms`] finds string literals.
-fn byte_string_arms(m: &ExprMatch) -> Option<Vec<Vec<String>>> {
-    fn literals(p: &Pat, out: &mut Vec<String>) -> bool {
-        match p {
-            Pat::Lit(l) => match &l.lit {
-                syn::Lit::ByteStr(s) => {
-                    out.push(s.token().to_string());
-                    true
-                }
-                _ => false,
-            },
-            Pat::Or(o) => o.cases.iter().all(|c| literals(c, out)),
+            Pat::Or(o) => o.cases.iter().all(|c| literals(c, out, bytes)),
             Pat::Wild(_) => true,
             Pat::Ident(i) => i.subpat.is_none() && i.by_ref.is_none(),
-            Pat::Paren(p) => literals(&p.pat, out),
+            Pat::Paren(p) => literals(&p.pat, out, bytes),
             _ => false,
         }
     }
-    per_arm(m, literals)
+    per_arm(m, |p, out| literals(p, out, bytes))
 }
 
 /// The ranges each arm's integer, byte or char literals cover (a literal is a range of one),
@@ -845,7 +829,7 @@ fn number_arms(m: &ExprMatch) -> Option<Vec<Vec<(f64, f64)>>> {
 
 /// What `collect` finds in each arm's pattern (guards aside), when it accepts every arm and
 /// finds something in one.
-fn per_arm<T>(m: &ExprMatch, collect: fn(&Pat, &mut Vec<T>) -> bool) -> Option<Vec<Vec<T>>> {
+fn per_arm<T>(m: &ExprMatch, collect: impl Fn(&Pat, &mut Vec<T>) -> bool) -> Option<Vec<Vec<T>>> {
     let mut arms = Vec::with_capacity(m.arms.len());
     for arm in &m.arms {
         let pat = match &arm.pat {
