@@ -457,6 +457,13 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
     ] {
         assert!(suite.contains(call), "no {call}..) in the suite:\n{suite}");
     }
+    // `AsRef<str>::as_ref` is a callable (before: not one at all; mime's `Mime`).
+    assert!(
+        suite
+            .lines()
+            .any(|l| l.contains(".as_ref()") && (l.contains("tag") || l.contains("Tag("))),
+        "no Tag::as_ref in the suite:\n{suite}"
+    );
     // A hand-written `Hash` and the `Display` of a generic type's instantiation run (before:
     // neither had an operation; mime's `Mime::hash`, unicase's `UniCase<S>`).
     let pair = std::fs::read_to_string(common::example("modern").join("src/pair.rs")).unwrap();

@@ -96,3 +96,10 @@ impl PartialEq<&str> for Tag {
         self.0.eq_ignore_ascii_case(other)
     }
 }
+
+/// The tag's text, as mime's `Mime` and unicase's `UniCase` give theirs.
+impl AsRef<str> for Tag {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}

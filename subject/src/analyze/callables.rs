@@ -1,6 +1,6 @@
 //! Public callables: free functions, inherent methods and associated functions, and the
 //! trait-impl functions a test calls by name (`Default::default`, `Clone::clone`,
-//! `FromStr::from_str`, `From::from`). Each either lowers completely or is reported
+//! `FromStr::from_str`, `From::from`, `AsRef::as_ref`). Each either lowers completely or is reported
 //! unsupported with the first problem found, so every public `fn` is accounted for.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +24,7 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("Clone", "clone", None),
     ("FromStr", "from_str", None),
     ("From", "from", None),
+    ("AsRef", "as_ref", None),
     ("PartialEq", "eq", None),
     ("PartialOrd", "partial_cmp", None),
     ("Ord", "cmp", None),
