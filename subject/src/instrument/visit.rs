@@ -649,18 +649,11 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_expr_match(&mut self, m: &'ast ExprMatch) {
-        // Matches on string literals report how far the scrutinee is from each literal arm
+        // Matches on literals report how far the scrutinee is from each literal arm
         // ([testability]): the wrapper must enclose the scrutinee's own probes, so it is opened
         // now and its arm list filled in once the arms have goals.
-        let literals = text_arms(m, false);
-        // Matches on integer, byte and char literals (and ranges of them) report how far the
-        // scrutinee is from each arm the same way (`num_arms`).
-        let numbers = literals.is_none().then(|| number_arms(m)).flatten();
-        // And byte string literals (`bytes_arms`).
-        let bytes = (literals.is_none() && numbers.is_none())
-            .then(|| text_arms(m, true))
-            .flatten();
-        let wrapper = (literals.is_some() || numbers.is_some() || bytes.is_some()).then(|| {
+        let literals = literal_arms(m);
+        let wrapper = literals.as_ref().map(|_| {
             let scrutinee = self.range(&*m.expr);
             self.open(scrutinee, String::new());
             let at = self.edits.len() - 1;
@@ -695,39 +688,16 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
                 Some(t) => self.with_parent(t, |s| s.branch_goal(arm_line, label)),
                 None => self.branch_goal(arm_line, label),
             };
-            if let Some(lits) = literals
+            if let Some(entries) = literals
                 .as_ref()
-                .and_then(|l| l.get(i))
+                .and_then(|(_, l)| l.get(i))
                 .filter(|_| guard.is_none())
             {
-                pairs.extend(lits.iter().map(|l| format!("({g}, {l})")));
-            }
-            if let Some(lits) = bytes
-                .as_ref()
-                .and_then(|l| l.get(i))
-                .filter(|_| guard.is_none())
-            {
-                pairs.extend(lits.iter().map(|l| format!("({g}, &{l}[..])")));
-            }
-            if let Some(ranges) = numbers
-                .as_ref()
-                .and_then(|n| n.get(i))
-                .filter(|_| guard.is_none())
-            {
-                pairs.extend(
-                    ranges
-                        .iter()
-                        .map(|&(lo, hi)| format!("({g}, {}, {})", f64_text(lo), f64_text(hi))),
-                );
+                pairs.extend(entries.iter().map(|e| format!("({g}, {e})")));
             }
             self.with_parent(g, |s| s.arm_body(&arm.body, g));
         }
-        if let Some(at) = wrapper {
-            let probe = match (&numbers, &bytes) {
-                (Some(_), _) => "num_arms",
-                (_, Some(_)) => "bytes_arms",
-                _ => "str_arms",
-            };
+        if let (Some(at), Some((probe, _))) = (wrapper, &literals) {
             self.edits[at].text = format!("::frugal_probe::{probe}(&[{}], ", pairs.join(", "));
         }
     }
@@ -759,6 +729,28 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
         self.close(node, ")");
         self.visit_expr(&e.expr);
     }
+}
+
+/// The probe a `match` on literals hands its scrutinee to, and each arm's entries of that
+/// probe's table after the goal: string literals (`str_arms`), integer, byte and char literals
+/// and ranges of them (`num_arms`, `lo, hi`), or byte string literals as slices (`bytes_arms`).
+fn literal_arms(m: &ExprMatch) -> Option<(&'static str, Vec<Vec<String>>)> {
+    if let Some(text) = text_arms(m, false) {
+        return Some(("str_arms", text));
+    }
+    if let Some(ranges) = number_arms(m) {
+        let entries = ranges
+            .into_iter()
+            .map(|a| {
+                a.into_iter()
+                    .map(|(lo, hi)| format!("{}, {}", f64_text(lo), f64_text(hi)))
+                    .collect()
+            })
+            .collect();
+        return Some(("num_arms", entries));
+    }
+    let slices = |a: Vec<String>| a.into_iter().map(|l| format!("&{l}[..]")).collect();
+    text_arms(m, true).map(|b| ("bytes_arms", b.into_iter().map(slices).collect()))
 }
 
 /// The source text of each arm's string literals (byte string literals with `bytes`), when
