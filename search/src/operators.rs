@@ -560,17 +560,19 @@ fn random_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
         1 => max,
         2..=5 => rng.random_range(-10..=100),
         6 | 7 => rng.random_range(-1000..=10_000),
-        8 => log_uniform_int(min < 0, rng),
+        8 => log_uniform_int(min, max, rng),
         _ => rng.random_range(min..=max),
     };
     v.clamp(min, max)
 }
 
-/// A value whose bit width is uniform over 1..=127: `1e20` is as likely as `1e3`.
-fn log_uniform_int(signed: bool, rng: &mut impl Rng) -> i128 {
-    let low = 1i128 << rng.random_range(0..127u32);
+/// A value whose bit width is uniform over the widths `min..=max` holds: `1e20` is as likely
+/// as `1e3`, and a `u8` draws each of its eight widths rather than clamping most draws to 255.
+fn log_uniform_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
+    let widest = max.max(min.saturating_add(1).saturating_neg()).max(1);
+    let low = 1i128 << rng.random_range(0..(128 - widest.leading_zeros()));
     let v = rng.random_range(low..=low + (low - 1));
-    if signed && rng.random_bool(0.5) {
+    if min < 0 && rng.random_bool(0.5) {
         -v
     } else {
         v
@@ -659,4 +661,28 @@ fn mutate_string(s: &str, constants: &crate::Constants, rng: &mut impl Rng) -> S
         chars.splice(at..at, piece);
     }
     chars.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Every bit width of a narrow type is drawn, and none beyond it: before, a `u8` drew a
+    /// width from 1..=127 and 15 of 16 draws clamped to 255.
+    #[test]
+    fn log_uniform_draws_span_the_widths_of_the_type() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for (min, max, widths) in [(0, 255, 8), (-128, 127, 7), (0, u64::MAX as i128, 64)] {
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..4_000 {
+                let v = log_uniform_int(min, max, &mut rng);
+                assert!((min..=max).contains(&v), "{v} outside {min}..={max}");
+                seen.insert(128 - v.unsigned_abs().leading_zeros());
+            }
+            assert_eq!(seen.len(), widths, "{min}..={max}: {seen:?}");
+        }
+        let v = log_uniform_int(i128::MIN, i128::MAX, &mut rng);
+        assert!(v != 0);
+    }
 }

@@ -121,8 +121,9 @@ pub fn section(home: &Home, krate: &str) -> (String, String) {
          /// Tests of private items of `{module}`: `{file}` ends with\n\
          /// `crate::{target}::{name}!();`, which expands them inside that module.\n\
          macro_rules! {name} {{\n    () => {{\n        \
-         #[allow(unused, clippy::all, non_snake_case, unused_qualifications)]\n        \
+         #[allow({allows})]\n        \
          mod {target} {{\n{std}            use crate as {krate};\n",
+        allows = super::IN_CRATE_ALLOWS,
         module = home.module,
         file = home.file,
         target = super::verify::TEST_TARGET,

@@ -78,13 +78,21 @@ impl Placement {
             Placement::Tests => {
                 "#![allow(unused_mut, unused_variables, unused_parens, clippy::all)]\n".into()
             }
-            Placement::InCrate => format!(
-                "#![allow(unused, clippy::all, non_snake_case, unused_results, unused_qualifications, missing_docs)]\n\
-                 {STD_IN_MODULE}use crate as {krate};\n"
-            ),
+            Placement::InCrate => {
+                format!("#![allow({IN_CRATE_ALLOWS})]\n{STD_IN_MODULE}use crate as {krate};\n")
+            }
         }
     }
 }
+
+/// Lints a crate may deny at its root that generated code inside it would trip: the crate's
+/// `#![deny(..)]` reaches its test modules, and cargo-llvm-cov and the user's `cargo test`
+/// build without the `--cap-lints=warn` frugal's own builds use (base64 denies
+/// `trivial_numeric_casts`; calling a deprecated item is a `deprecated` warning, an error under
+/// `deny(warnings)`).
+pub(crate) const IN_CRATE_ALLOWS: &str = "unused, clippy::all, non_snake_case, unused_results, \
+     unused_qualifications, missing_docs, trivial_casts, trivial_numeric_casts, deprecated, \
+     rust_2018_idioms, unreachable_pub, missing_debug_implementations";
 
 /// std and its prelude named by a test module inside the crate: a `no_std` crate's modules
 /// have core's prelude (no `vec!`, `String` or `to_string`), while its tests link std anyway.

@@ -754,11 +754,12 @@ fn builder(code: OpCode, params: Vec<Ty>, ret: &Ty, name: String) -> Op {
 
 /// `ty` (a `String` or `Vec<u8>`) repeated up to 255 times: long inputs, which a literal of a
 /// few characters or a `vec!` of a few elements never are, reach the block-wise and SIMD paths
-/// of checksums, encoders and searchers (crc32fast, adler2, memchr, base64).
+/// of checksums, encoders and searchers (crc32fast, adler2, memchr, base64). `u8::into` types
+/// the count without a cast, which `trivial_numeric_casts` would flag on a literal.
 fn repeated(ty: &Ty) -> Op {
     std_value(
         ty,
-        "{0}.repeat({1} as usize)",
+        "{0}.repeat(u8::into({1}))",
         vec![ty.clone(), Ty::Prim("u8".into())],
     )
 }
@@ -1090,6 +1091,47 @@ mod tests {
         Ty::Adt {
             path: STEP_RNG.into(),
             args: vec![],
+        }
+    }
+
+    /// The repeat count is written without a cast: base64 denies `trivial_numeric_casts`, and
+    /// `text.repeat(2 as usize)` failed its build under cargo-llvm-cov.
+    #[test]
+    fn repeated_values_compile_where_the_crate_denies_trivial_casts() {
+        for (ty, value) in [
+            (Ty::String, "String::from(\"ab\")"),
+            (Ty::Vec(Box::new(Ty::Prim("u8".into()))), "vec![1u8]"),
+        ] {
+            let OpCode::StdValue { template, .. } = repeated(&ty).code else {
+                panic!("repeat is a std value");
+            };
+            let call = template.replace("{0}", value).replace("{1}", "2");
+            let dir = tempfile::tempdir().unwrap();
+            let src = dir.path().join("lib.rs");
+            std::fs::write(
+                &src,
+                format!("#![deny(trivial_numeric_casts)]\npub fn f() {{ let _ = {call}; }}\n"),
+            )
+            .unwrap();
+            let out = std::process::Command::new("rustc")
+                .args([
+                    "--edition",
+                    "2021",
+                    "--crate-type",
+                    "lib",
+                    "--emit",
+                    "metadata",
+                ])
+                .arg("--out-dir")
+                .arg(dir.path())
+                .arg(&src)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{call}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 
