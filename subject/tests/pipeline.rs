@@ -351,6 +351,28 @@ fn results_that_borrow_their_inputs_are_driven_through_lent_values() {
     assert!(s.crashes <= 1, "{} crashes", s.crashes);
 }
 
+/// The code is a `macro_rules!` body stamping out impls, which `width_of` calls: its probes
+/// make the loop a goal, so a test driving a value above 9 is kept (before: the body had no
+/// goals and its lines never ran; itoa's formatting loop).
+#[test]
+fn code_stamped_out_by_macro_rules_gets_goals_and_runs() {
+    let out = temp_out();
+    let s = run("stamped", 2_000, 1, out.path());
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    assert!(
+        suite.contains("stamped::width_of("),
+        "no width_of call:\n{suite}"
+    );
+    let uncovered = std::fs::read_to_string(out.path().join("uncovered.txt")).unwrap();
+    let lines = s.goals.get("line").map_or(0, |c| c.total);
+    assert!(lines >= 6, "{} line goals:\n{uncovered}", lines);
+    let in_macro = |l: &str| l.contains("\tline\t") || l.contains("\tbranch\t");
+    assert!(
+        !uncovered.lines().any(in_macro),
+        "macro body uncovered:\n{uncovered}\n{suite}"
+    );
+}
+
 #[test]
 fn apis_of_crates_published_today_get_suites_that_compile() {
     let out = temp_out();

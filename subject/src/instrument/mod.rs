@@ -17,6 +17,7 @@ mod cargo_toml;
 mod cond;
 mod copy;
 mod edits;
+mod macro_body;
 mod mutants;
 mod observe;
 mod reach;

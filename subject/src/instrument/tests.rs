@@ -653,3 +653,50 @@ fn observed_calls_are_parenthesised() {
     assert!(got.contains("__frugal_ov } } }) else {"), "{got}");
     assert_parses(&got);
 }
+
+/// A `macro_rules!` body that stamps out impls gets probes in its text, around `$t` and inside
+/// `$( .. )*`, so every expansion runs them; an expression macro and an invocation are left
+/// alone.
+#[test]
+fn macro_rules_bodies_of_items() {
+    check(
+        r#"macro_rules! digits {
+    ($($t:ty),*) => {$(
+        impl Digits for $t {
+            fn digits(self) -> u32 {
+                let mut n = self; let mut c = 1;
+                while n > 9 { n /= 10; c += 1; }
+                c
+            }
+        }
+    )*};
+}
+macro_rules! twice { ($e:expr) => { $e * 2 }; }
+digits!(u8, u16);
+"#,
+        r#"macro_rules! digits {
+    ($($t:ty),*) => {$(
+        impl Digits for $t {
+            fn digits(self) -> u32 {
+                let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); let mut n = self; let mut c = 1;
+                ::frugal_probe::line(2); while { use ::frugal_probe::Mag as _; match (&(n ), &( 9)) { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(3, 4, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag()) } } { ::frugal_probe::iter(0, 3); ::frugal_probe::line(5); n /= 10; c += 1; }
+                ::frugal_probe::line(6); c
+            }
+        }
+    )*};
+}
+macro_rules! twice { ($e:expr) => { $e * 2 }; }
+digits!(u8, u16);
+----
+0 Function parent=- line=4 fn entry
+1 Line parent=0 line=5 line
+2 Line parent=0 line=6 line
+3 Branch parent=0 line=6 while true
+4 Branch parent=0 line=6 while false
+5 Line parent=3 line=6 line
+6 Line parent=0 line=7 line
+skipped src/lib.rs:12 macro body
+skipped src/lib.rs:13 macro body
+"#,
+    );
+}

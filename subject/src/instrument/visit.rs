@@ -29,7 +29,8 @@ pub struct Region {
     pub file: String,
     pub start: usize,
     pub end: usize,
-    /// Line of the `fn` keyword: what an [`Exclusion`] names.
+    /// Line of the `fn` keyword, or of a `macro_rules!` whose body is instrumented: what an
+    /// [`Exclusion`] names.
     pub fn_line: usize,
 }
 
@@ -504,7 +505,31 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_item_macro(&mut self, i: &'ast syn::ItemMacro) {
-        self.skipped(line(i.mac.span()), "macro body");
+        let macro_line = line(i.mac.span());
+        let items = super::macro_body::rules_items(&i.mac);
+        if items.is_empty() || skip::attrs_reason(&i.attrs).is_some() {
+            self.skipped(macro_line, "macro body");
+            return;
+        }
+        if let Some(reason) = self.exclude.get(&macro_line).cloned() {
+            self.skipped(macro_line, reason);
+            return;
+        }
+        let first = self.regions.len();
+        self.regions.push(Region {
+            file: self.file.to_string(),
+            start: macro_line,
+            end: i.span().end().line,
+            fn_line: macro_line,
+        });
+        for item in &items {
+            self.visit_item(item);
+        }
+        // A compile error anywhere in the body, which may show in one expansion only, leaves
+        // the whole macro uninstrumented: one retry of the build, not one per fn.
+        for r in &mut self.regions[first..] {
+            r.fn_line = macro_line;
+        }
     }
 
     fn visit_impl_item_macro(&mut self, i: &'ast syn::ImplItemMacro) {
