@@ -373,6 +373,31 @@ fn code_stamped_out_by_macro_rules_gets_goals_and_runs() {
     );
 }
 
+/// Readers and writers do their work in `io::Read::read` and `io::Write::write`/`flush`
+/// impls, which tests call with the trait imported (before: the impls were no callables, and
+/// base64's `DecoderReader` and `EncoderWriter` were built but never read from or written to).
+#[test]
+fn io_read_and_write_impls_are_called() {
+    let out = temp_out();
+    let s = run("codecs", 3_000, 1, out.path());
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    for part in [
+        "use ::std::io::Read;",
+        ".read(&mut ",
+        "use ::std::io::Write;",
+        ".write(&",
+        ".flush()",
+    ] {
+        assert!(suite.contains(part), "no {part:?} in:\n{suite}");
+    }
+    let uncovered = std::fs::read_to_string(out.path().join("uncovered.txt")).unwrap();
+    let lines: Vec<&str> = uncovered
+        .lines()
+        .filter(|l| l.contains("\tline\t"))
+        .collect();
+    assert!(lines.is_empty(), "{uncovered}\n{suite}");
+}
+
 #[test]
 fn apis_of_crates_published_today_get_suites_that_compile() {
     let out = temp_out();

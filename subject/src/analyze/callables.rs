@@ -18,9 +18,15 @@ use crate::model::{
 };
 
 /// Trait impls whose functions become callables: trait name, function name, and the operator
-/// a call is written with (`None`: called by path).
+/// a call is written with (`None`: called by path). A trait may list several functions.
 const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("Default", "default", None),
+    // `io::Read` and `io::Write` impls are where readers and writers do their work (base64's
+    // `DecoderReader`, termcolor's buffers). `fmt::Write` has no `write` or `flush`, so the
+    // names tell the two `Write`s apart.
+    ("Read", "read", None),
+    ("Write", "write", None),
+    ("Write", "flush", None),
     ("Clone", "clone", None),
     ("FromStr", "from_str", None),
     ("From", "from", None),
@@ -151,8 +157,13 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
     });
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
+        let entry = trait_fn.and_then(|t| {
+            CALLABLE_TRAIT_FNS
+                .iter()
+                .find(|(trait_name, name, _)| *trait_name == t && f.sig.ident == name)
+        });
         let wanted = match trait_fn {
-            Some((name, _)) => f.sig.ident == name,
+            Some(_) => entry.is_some(),
             None => low.ix.visible(&f.vis, imp.module) && !attrs::is_doc_hidden(&f.attrs),
         };
         if !wanted || !cfg.keeps(&f.attrs) {
@@ -161,10 +172,12 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         if let (None, Reach::Module(m)) = (trait_fn, low.ix.reach(&f.vis, imp.module)) {
             set.homes.insert(format!("{type_path}::{}", f.sig.ident), m);
         }
-        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match trait_fn {
-            // `FromStr` is in no edition's prelude: calls name the trait.
-            Some(("from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
-            Some((_, Some(op))) => c.operator = Some(op.to_string()),
+        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match entry {
+            // `FromStr`, `Read` and `Write` are in no edition's prelude: calls name the trait.
+            Some((_, "from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+            Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
+            Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
+            Some((_, _, Some(op))) => c.operator = Some(op.to_string()),
             _ => {}
         });
     }
@@ -297,18 +310,18 @@ fn with_inferred_args(public: &str, written: &syn::Path) -> String {
     }
 }
 
-/// For `impl Default for T` and friends, the function name that becomes a callable. A crate
-/// trait that happens to share a std name does not count.
+/// For `impl Default for T` and friends, the std trait's name in [`CALLABLE_TRAIT_FNS`]. A
+/// crate trait that happens to share a std name does not count.
 fn callable_trait_fn(
     low: &Lowering<'_>,
     module: ModId,
     trait_path: &syn::Path,
-) -> Option<(&'static str, Option<&'static str>)> {
+) -> Option<&'static str> {
     let last = trait_path.segments.last()?.ident.to_string();
-    let (_, name, op) = CALLABLE_TRAIT_FNS.iter().find(|(t, _, _)| *t == last)?;
+    let (name, ..) = CALLABLE_TRAIT_FNS.iter().find(|(t, _, _)| *t == last)?;
     match low.ix.resolve(module, trait_path, Ns::Type) {
         Some(Resolved::Local(Target::Trait(_))) => None,
-        _ => Some((name, *op)),
+        _ => Some(name),
     }
 }
 

@@ -348,11 +348,13 @@ fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
     c.params.get(k).is_some_and(|p| p.inferred).then_some(false)
 }
 
-/// A method of one of the crate's traits: tests call it by method syntax, with the trait
-/// imported.
+/// A method of one of the crate's traits, or of `io::Read`/`io::Write` (in no prelude): tests
+/// call it by method syntax, with the trait imported.
 fn crate_trait(c: &crate::model::Callable) -> bool {
     matches!(c.kind, CallableKind::Method { .. })
-        && c.via_trait.as_deref().is_some_and(|t| !t.starts_with("::"))
+        && c.via_trait
+            .as_deref()
+            .is_some_and(|t| !t.starts_with("::") || t.starts_with("::std::io::"))
 }
 
 /// The crate traits whose methods a test calls, to import in its body.
