@@ -682,7 +682,10 @@ mod tests {
             }
             assert_eq!(seen.len(), widths, "{min}..={max}: {seen:?}");
         }
-        let v = log_uniform_int(i128::MIN, i128::MAX, &mut rng);
-        assert!(v != 0);
+        // The widest range: neither the shift nor `low + (low - 1)` overflows (a debug build
+        // panics if one does).
+        for _ in 0..1_000 {
+            assert_ne!(log_uniform_int(i128::MIN, i128::MAX, &mut rng), 0);
+        }
     }
 }
