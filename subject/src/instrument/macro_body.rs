@@ -93,22 +93,17 @@ fn is_rep_op(p: &Punct) -> bool {
 mod tests {
     use super::*;
 
-    fn items(src: &str) -> Vec<String> {
+    /// The items of the first item of `src`, a macro.
+    fn rules_of(src: &str) -> Vec<syn::Item> {
         let file: syn::File = syn::parse_str(src).expect("parses");
         let syn::Item::Macro(m) = &file.items[0] else {
             panic!("a macro item")
         };
         rules_items(&m.mac)
-            .iter()
-            .map(|i| match i {
-                syn::Item::Impl(i) => format!("impl for {}", quote_ty(&i.self_ty)),
-                syn::Item::Fn(f) => format!("fn {}", f.sig.ident),
-                _ => "other".into(),
-            })
-            .collect()
     }
 
-    fn quote_ty(t: &syn::Type) -> String {
+    /// The last name of a path type (`t` for `$t`).
+    fn last_name(t: &syn::Type) -> String {
         match t {
             syn::Type::Path(p) => p
                 .path
@@ -122,13 +117,19 @@ mod tests {
 
     #[test]
     fn metavariables_and_repetitions_read_as_plain_items() {
-        let got = items(
+        let got: Vec<String> = rules_of(
             "macro_rules! imp {
                 ($t:ident) => { impl Fmt for $t { fn fmt(self) -> usize { let x = $t::MAX; $crate::f(x) } } };
                 ($($t:ty),*) => { $( impl Fmt for $t { fn fmt(self) -> usize { 0 } } )* };
                 ($e:expr) => { $e + 1 };
             }",
-        );
+        )
+        .iter()
+        .map(|i| match i {
+            syn::Item::Impl(i) => format!("impl for {}", last_name(&i.self_ty)),
+            _ => "other".into(),
+        })
+        .collect();
         // The third rule is an expression: no items.
         assert_eq!(got, ["impl for t", "impl for t"]);
     }
@@ -136,11 +137,7 @@ mod tests {
     #[test]
     fn a_metavariable_spans_its_dollar() {
         let src = "macro_rules! m { ($n:ident) => { fn $n() {} }; }";
-        let file: syn::File = syn::parse_str(src).expect("parses");
-        let syn::Item::Macro(m) = &file.items[0] else {
-            panic!("a macro item")
-        };
-        let got = rules_items(&m.mac);
+        let got = rules_of(src);
         let syn::Item::Fn(f) = &got[0] else {
             panic!("a fn")
         };
@@ -150,10 +147,6 @@ mod tests {
 
     #[test]
     fn other_macros_have_no_items() {
-        let file: syn::File = syn::parse_str("imp!(u8);").expect("parses");
-        let syn::Item::Macro(m) = &file.items[0] else {
-            panic!("a macro item")
-        };
-        assert!(rules_items(&m.mac).is_empty());
+        assert!(rules_of("imp!(u8);").is_empty());
     }
 }
