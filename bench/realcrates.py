@@ -12,7 +12,7 @@ search. Results go to bench/realcrates.json and the table to stdout (bench/REPOR
 
 Usage (from the repository root):
     cargo build --release -p frugal --bins
-    python3 bench/realcrates.py [--budget 5m] [--seeds 1] [--crates humantime,tight] [--smoke]
+    python3 bench/realcrates.py [--budget 5m] [--seeds 1] [--first-seed 1] [--crates humantime,tight] [--smoke]
 
 --smoke: humantime only, 20 s budget, one seed (what CI runs, with --min-line).
 Exits 1 when frugal fails, a suite does not compile or pass, or a crate's line coverage is
@@ -47,6 +47,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--budget", default="5m", help="frugal search budget per crate and seed (default 5m)")
     ap.add_argument("--seeds", type=int, default=1, help="seeds 1..N (default 1)")
+    ap.add_argument("--first-seed", type=int, default=1,
+                    help="start at this seed (default 1), to add seeds to an earlier run's rows")
     ap.add_argument("--crates", default=None, help="comma-separated subset of the six")
     ap.add_argument("--frugal", default=None, help="path of the frugal binary")
     ap.add_argument("--smoke", action="store_true", help="humantime, 20 s, one seed (CI)")
@@ -78,7 +80,7 @@ def main():
     for name, version, binary, flags, rs, dyna in (by_name[w] for w in wanted if w in by_name):
         src = fetch(name, version)
         placement = args.placement if args.placement != "auto" else ("in-crate" if binary else "tests")
-        for seed in range(1, args.seeds + 1):
+        for seed in range(args.first_seed, args.seeds + 1):
             run_root = os.path.join(cache_root(), "runs", f"{name}-{version}")
             out = os.path.join(run_root, f"out-seed{seed}")
             if args.measure_only:
