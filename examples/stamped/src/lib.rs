@@ -28,3 +28,26 @@ impl_digits!(u16, u32);
 pub fn width_of<T: DecimalWidth>(v: T) -> u32 {
     v.decimal_width()
 }
+
+/// Halving that refuses odd values. No function of the crate calls it: tests must call the
+/// trait method on the primitives the macro implements it for.
+pub trait Halve: Sized {
+    fn halve(&self) -> Option<Self>;
+}
+
+/// Takes the trait's name as well as the types, as num-traits' `checked_impl!(CheckedAdd,
+/// checked_add, u8)` does.
+macro_rules! impl_by_name {
+    ($trait_name:ident, $($t:ty),*) => {$(
+        impl $trait_name for $t {
+            fn halve(&self) -> Option<$t> {
+                if *self % 2 == 1 {
+                    return None;
+                }
+                Some(*self / 2)
+            }
+        }
+    )*};
+}
+
+impl_by_name!(Halve, u8, i64);

@@ -11,6 +11,7 @@ use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
 use super::consume;
 use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
+use super::macros;
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{
@@ -116,7 +117,21 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval) -> CallableSet {
     for imp in &low.ix.impls {
         collect_impl(low, cfg, imp, &mut set);
     }
+    // num-traits' `int_trait_impl!(Num for u8 u16 ..)`: what the body holds is not read, so
+    // the trait's declaration says which functions the impl has.
+    for made in macros::macro_impls(low.ix) {
+        let decl = made.decl();
+        collect_crate_trait_impl(low, cfg, (&decl, Body::Unread), &made.trait_path, &mut set);
+    }
     set
+}
+
+/// Whether an impl's items are the ones it has (written out), or stand for those a macro
+/// stamped out, which the trait's declaration lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Written,
+    Unread,
 }
 
 fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut CallableSet) {
@@ -127,7 +142,9 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         None => None,
         Some((trait_path, _)) => match callable_trait_fn(low, imp.module, trait_path) {
             Some(found) => Some(found),
-            None => return collect_crate_trait_impl(low, cfg, imp, trait_path, set),
+            None => {
+                return collect_crate_trait_impl(low, cfg, (imp, Body::Written), trait_path, set);
+            }
         },
     };
     // `impl Sub<&Duration> for &Date`: the function takes a borrowed `Date`.
@@ -227,7 +244,7 @@ fn push_sig(
 fn collect_crate_trait_impl(
     low: &Lowering<'_>,
     cfg: &CfgEval,
-    imp: &ImplDecl,
+    (imp, body): (&ImplDecl, Body),
     trait_path: &syn::Path,
     set: &mut CallableSet,
 ) {
@@ -251,16 +268,17 @@ fn collect_crate_trait_impl(
             c.via_trait = Some(via_trait.clone());
         });
     }
-    push_default_methods(low, cfg, (&cx, imp), t, trait_public, &via_trait, set);
+    push_trait_methods(low, cfg, (&cx, imp, body), t, trait_public, &via_trait, set);
 }
 
-/// The trait's provided methods that `imp` does not override. Extension traits are mostly
-/// these (`impl<R: Read> ReadBytesExt for R {}`). Their signatures are lowered in the trait's
-/// module, with `Self` and the impl's generics from `imp`.
-fn push_default_methods(
+/// The trait's provided methods that `imp` does not override, or every method when the body
+/// is unread. Extension traits are mostly provided methods (`impl<R: Read> ReadBytesExt for R
+/// {}`). Their signatures are lowered in the trait's module, with `Self` and the impl's
+/// generics from `imp`.
+fn push_trait_methods(
     low: &Lowering<'_>,
     cfg: &CfgEval,
-    (cx, imp): (&ImplCx, &ImplDecl),
+    (cx, imp, body): (&ImplCx, &ImplDecl, Body),
     trait_ix: usize,
     trait_public: &str,
     via_trait: &str,
@@ -280,7 +298,7 @@ fn push_default_methods(
         let syn::TraitItem::Fn(f) = item else {
             continue;
         };
-        if f.default.is_none()
+        if (f.default.is_none() && body == Body::Written)
             || overridden.contains(&f.sig.ident.to_string())
             || !cfg.keeps(&f.attrs)
             || attrs::is_doc_hidden(&f.attrs)

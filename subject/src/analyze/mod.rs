@@ -6,7 +6,7 @@
 //! drive yet with a short reason. All of it is syntactic: no rustc, no cargo, no type
 //! inference, so it runs in milliseconds and on crates that do not build; the price is that
 //! macro-generated items are invisible, except trait impls for primitives that a simple
-//! `macro_rules!` macro stamps out (`macros.rs`).
+//! `macro_rules!` macro stamps out (`macros.rs`): their functions are the trait's, as declared.
 
 pub(crate) mod attrs;
 mod borrows;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use frugal_search::{ExecResult, Pass, Status, TestCase, Value};
 
-use crate::harness::op_expr::{Target, op_expr};
+use crate::harness::op_expr::{Target, method_syntax, op_expr};
 use crate::harness::registry::{Op, OpCode, Registry};
 use crate::harness::render::ty;
 use crate::model::{ApiModel, CallableKind, Ty};
@@ -348,10 +348,11 @@ fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
     c.params.get(k).is_some_and(|p| p.inferred).then_some(false)
 }
 
-/// A method of one of the crate's traits, or of `io::Read`/`io::Write` (in no prelude): tests
-/// call it by method syntax, with the trait imported.
+/// A method of one of the crate's traits, or of `io::Read`/`io::Write` (in no prelude), that
+/// tests call by method syntax, with the trait imported.
 fn crate_trait(c: &crate::model::Callable) -> bool {
     matches!(c.kind, CallableKind::Method { .. })
+        && method_syntax(c)
         && c.via_trait
             .as_deref()
             .is_some_and(|t| !t.starts_with("::") || t.starts_with("::std::io::"))

@@ -81,6 +81,21 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
     }
 }
 
+/// Whether a test calls the method `c` by method syntax: not when it is a crate trait's method
+/// on a primitive. A primitive's inherent methods come first in method lookup, and traits
+/// such as num-traits' `CheckedSub` mirror them with other signatures: `n.checked_sub(&m)`
+/// would call `i8::checked_sub(self, i8)` and not compile. Such calls name the trait.
+pub(crate) fn method_syntax(c: &Callable) -> bool {
+    let on_prim = matches!(
+        c.kind,
+        CallableKind::Method {
+            self_ty: Ty::Prim(_),
+            ..
+        }
+    );
+    !(on_prim && c.via_trait.is_some())
+}
+
 /// A call of `c` (the callable of `op`), kept through `.ok()` when the registry converted its
 /// `Result`.
 fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
@@ -99,10 +114,10 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
     }
     let name = with_turbofish(&c.name, "", &c.turbofish, t);
     let expr = match &c.kind {
-        CallableKind::Method { .. } if t.readable() && reader_receiver => {
+        CallableKind::Method { .. } if t.readable() && reader_receiver && method_syntax(c) => {
             format!("({}).{name}({})", args[0], args[1..].join(", "))
         }
-        CallableKind::Method { .. } if t.readable() => {
+        CallableKind::Method { .. } if t.readable() && method_syntax(c) => {
             format!("{}.{name}({})", t.subject(0), args[1..].join(", "))
         }
         // Tests import a crate trait (see `emit::render`); the harness names it.
