@@ -29,10 +29,11 @@ pub fn width_of<T: DecimalWidth>(v: T) -> u32 {
     v.decimal_width()
 }
 
-/// Halving that refuses odd values. No function of the crate calls it: tests must call the
-/// trait method on the primitives the macro implements it for.
-pub trait Halve: Sized {
-    fn halve(&self) -> Option<Self>;
+/// Division that refuses a zero divisor. No function of the crate calls it: tests must call
+/// the trait method on the primitives the macro implements it for. Its name is also an
+/// inherent method of the integers, with another signature, as num-traits' `CheckedDiv` is.
+pub trait SafeDiv: Sized {
+    fn checked_div(&self, by: &Self) -> Option<Self>;
 }
 
 /// Takes the trait's name as well as the types, as num-traits' `checked_impl!(CheckedAdd,
@@ -40,14 +41,14 @@ pub trait Halve: Sized {
 macro_rules! impl_by_name {
     ($trait_name:ident, $($t:ty),*) => {$(
         impl $trait_name for $t {
-            fn halve(&self) -> Option<$t> {
-                if *self % 2 == 1 {
+            fn checked_div(&self, by: &$t) -> Option<$t> {
+                if *by == 0 {
                     return None;
                 }
-                Some(*self / 2)
+                Some(*self / *by)
             }
         }
     )*};
 }
 
-impl_by_name!(Halve, u8, i64);
+impl_by_name!(SafeDiv, u8, u64);
