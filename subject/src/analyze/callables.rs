@@ -11,7 +11,7 @@ use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
 use super::consume;
 use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
-use super::macros;
+use super::macros::MacroImpl;
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{
@@ -100,7 +100,8 @@ struct FnSite<'a> {
     imp: Option<&'a ImplCx>,
 }
 
-pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval) -> CallableSet {
+/// Callables of the crate; `made` are the trait impls its macros stamp out for primitives.
+pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval, made: &[MacroImpl]) -> CallableSet {
     let mut set = CallableSet::default();
     for (&f, path) in &low.public.fns {
         let decl = &low.ix.fns[f];
@@ -119,7 +120,7 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval) -> CallableSet {
     }
     // num-traits' `int_trait_impl!(Num for u8 u16 ..)`: what the body holds is not read, so
     // the trait's declaration says which functions the impl has.
-    for made in macros::macro_impls(low.ix) {
+    for made in made {
         let decl = made.decl();
         collect_crate_trait_impl(low, cfg, (&decl, Body::Unread), &made.trait_path, &mut set);
     }

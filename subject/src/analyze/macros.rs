@@ -22,8 +22,12 @@ const PRIMS: &[&str] = &[
     "usize", "f32", "f64", "str", "String",
 ];
 
-/// Trait keys per primitive type name, from the crate's impls and its macros' invocations.
-pub(crate) fn primitive_impls(low: &Lowering<'_>) -> BTreeMap<String, BTreeSet<String>> {
+/// Trait keys per primitive type name, from the crate's impls and its macros' invocations
+/// (`made`, from [`macro_impls`]).
+pub(crate) fn primitive_impls(
+    low: &Lowering<'_>,
+    made: &[MacroImpl],
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let empty = BTreeMap::new();
     let scope = |module| Scope {
@@ -43,9 +47,9 @@ pub(crate) fn primitive_impls(low: &Lowering<'_>) -> BTreeMap<String, BTreeSet<S
             out.entry(name).or_default().insert(key);
         }
     }
-    for made in macro_impls(low.ix) {
+    for made in made {
         let key = low.trait_key(scope(made.module), &made.trait_path);
-        out.entry(made.prim).or_default().insert(key);
+        out.entry(made.prim.clone()).or_default().insert(key);
     }
     out
 }

@@ -36,6 +36,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
     let ix = Index::build(tree.modules, opts.in_crate, lib.edition >= 2018);
     let public = PublicPaths::compute(&ix, &lib.crate_name);
 
+    let made = macros::macro_impls(&ix);
     // Trait keys need lowering, and lowering `impl Trait` needs the candidates the keys make:
     // a first lowering without crate candidates computes the keys.
     let no_candidates = Candidates::default();
@@ -53,18 +54,21 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         &keys,
     ))
     .with_dependencies(&lib.dependencies)
-    .with_primitives(macros::primitive_impls(&Lowering {
-        ix: &ix,
-        public: &public,
-        candidates: &no_candidates,
-    }));
+    .with_primitives(macros::primitive_impls(
+        &Lowering {
+            ix: &ix,
+            public: &public,
+            candidates: &no_candidates,
+        },
+        &made,
+    ));
     let low = Lowering {
         ix: &ix,
         public: &public,
         candidates: &candidates,
     };
 
-    let mut callables = callables::collect(&low, &cfg);
+    let mut callables = callables::collect(&low, &cfg, &made);
     for d in typedefs::derived_defaults(&low) {
         if !callables.callables.iter().any(|c| c.path == d.path) {
             callables.callables.push(d);
