@@ -11,30 +11,36 @@ mod common;
 use common::hostile_scratch;
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use frugal_testkit::{binaries, processes, work_dir, workspace};
+use frugal_testkit::{binaries, copy_example, processes, work_dir, workspace};
 
 /// The fallback path hard-coded in the crate (`hostile_fs::CANARY`).
 const FALLBACK_CANARY: &str = "/tmp/frugal-hostile-canary";
-/// `hostile_fs::PORT`.
-const PORT: u16 = 47_211;
+/// The literal of `hostile_fs::PORT`, which each run replaces with its listener's port.
+const PORT: &str = "47_211";
 
 /// Counts connections to a port on 127.0.0.1 until dropped.
 struct Listener {
+    port: u16,
     stop: Arc<AtomicBool>,
     seen: Arc<AtomicUsize>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Listener {
-    fn start(port: u16) -> Listener {
-        let listener = TcpListener::bind(("127.0.0.1", port))
-            .unwrap_or_else(|e| panic!("bind 127.0.0.1:{port}: {e}"));
+    /// Listens on a port the kernel picks: a fixed port may be any other process's
+    /// ephemeral port at the moment the test runs.
+    fn start() -> Listener {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind 127.0.0.1:0");
+        let port = listener
+            .local_addr()
+            .expect("the listener's address")
+            .port();
         listener.set_nonblocking(true).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(AtomicUsize::new(0));
@@ -50,6 +56,7 @@ impl Listener {
             }
         });
         Listener {
+            port,
             stop,
             seen,
             thread: Some(thread),
@@ -65,6 +72,22 @@ impl Listener {
         }
         self.seen.load(Ordering::SeqCst)
     }
+}
+
+/// A copy of `examples/<example>` in `dir` whose `file` names `port` where the original has
+/// the literal `literal`: the crate then aims at this run's listener.
+fn hostile_copy(example: &str, dir: &Path, file: &str, literal: &str, port: u16) -> PathBuf {
+    let dest = dir.join(example);
+    copy_example(example, &dest).unwrap();
+    let path = dest.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(literal),
+        "{} lost `{literal}`",
+        path.display()
+    );
+    std::fs::write(&path, text.replace(literal, &port.to_string())).unwrap();
+    dest
 }
 
 /// Pids of processes running `sleep 1000`.
@@ -97,12 +120,15 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
     make_canary(&canary);
     make_canary(Path::new(FALLBACK_CANARY));
     let before = sleepers();
-    let listener = Listener::start(PORT);
+    let listener = Listener::start();
+    let port = listener.port;
+    let krate = hostile_copy("hostile-fs", tmp.path(), "src/lib.rs", PORT, port);
     let work = work_dir("sandbox-hostile-fs");
     let out = tmp.path().join("out");
     let result = Command::new(&bins.frugal)
-        .current_dir(workspace())
-        .args(["run", "examples/hostile-fs", "--budget", "2000", "--json"])
+        .arg("run")
+        .arg(&krate)
+        .args(["--budget", "2000", "--json"])
         .args(["--workers", "2"])
         .arg("--out")
         .arg(&out)
@@ -119,7 +145,7 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
 
     assert_canary(&canary);
     assert_canary(Path::new(FALLBACK_CANARY));
-    assert_eq!(connections, 0, "the crate's code reached 127.0.0.1:{PORT}");
+    assert_eq!(connections, 0, "the crate's code reached 127.0.0.1:{port}");
     let left: Vec<u32> = sleepers()
         .into_iter()
         .filter(|p| !before.contains(p))
@@ -146,8 +172,8 @@ fn a_hostile_crate_can_neither_delete_nor_connect_nor_leave_processes_behind() {
 const OUTSIDE_DIR: &str = "/tmp/frugal-hostile-outside";
 /// The directory of `hostile_io::SECRET_FILE`.
 const SECRET_DIR: &str = "/tmp/frugal-hostile-secret";
-/// `BUILD_PORT` of `examples/hostile-io/build.rs`.
-const BUILD_PORT: u16 = 47_212;
+/// The literal of `BUILD_PORT` in `examples/hostile-io/build.rs`, replaced like [`PORT`].
+const BUILD_PORT: &str = "47_212";
 /// `HOME_MARK` of `examples/hostile-io/build.rs`.
 const HOME_MARK: &str = "hostile-build-was-here";
 
@@ -219,13 +245,16 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
     let before = watched();
     let bomb = |argv: &[&[u8]]| argv.len() >= 2 && argv[0] == b"sleep" && argv[1] == b"1002";
     let bombs_before = processes(bomb);
-    let listener = Listener::start(BUILD_PORT);
+    let listener = Listener::start();
+    let port = listener.port;
+    let io_crate = hostile_copy("hostile-io", tmp.path(), "build.rs", BUILD_PORT, port);
     let work = work_dir("sandbox-hostile-io");
     let out = tmp.path().join("out");
-    let run = |example: &str, work: &Path, out: &Path| {
+    let run = |krate: &Path, work: &Path, out: &Path| {
         let result = Command::new(&bins.frugal)
-            .current_dir(workspace())
-            .args(["run", example, "--budget", "2000", "--json"])
+            .arg("run")
+            .arg(krate)
+            .args(["--budget", "2000", "--json"])
             .args(["--workers", "2"])
             .arg("--out")
             .arg(out)
@@ -243,11 +272,15 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
         }
         result
     };
-    let result = run("examples/hostile-io", &work.path, &out);
+    let result = run(&io_crate, &work.path, &out);
     let connections = listener.connections();
     let flood_work = work_dir("sandbox-hostile-flood");
     let flood_out = tmp.path().join("flood-out");
-    let flooded = run("examples/hostile-flood", &flood_work.path, &flood_out);
+    let flooded = run(
+        &workspace().join("examples/hostile-flood"),
+        &flood_work.path,
+        &flood_out,
+    );
     let after = watched();
     assert_eq!(
         flooded.status.code(),
@@ -265,10 +298,7 @@ fn a_hostile_crate_can_neither_write_outside_nor_fork_nor_flood_nor_read_secrets
         before, after,
         "the crate changed a directory outside the run"
     );
-    assert_eq!(
-        connections, 0,
-        "the build script reached 127.0.0.1:{BUILD_PORT}"
-    );
+    assert_eq!(connections, 0, "the build script reached 127.0.0.1:{port}");
     if let Some(mark) = &home_mark {
         assert!(!mark.exists(), "the build script wrote {}", mark.display());
     }

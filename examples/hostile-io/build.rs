@@ -6,7 +6,8 @@
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-/// The loopback port the end-to-end test listens on for this script.
+/// The loopback port the script aims at; the end-to-end test builds a copy with this literal
+/// replaced by the port its listener got.
 const BUILD_PORT: u16 = 47_212;
 
 /// The file the script tries to leave in `$HOME`.

@@ -12,7 +12,8 @@ use std::time::Duration;
 /// Where [`wipe_canary`] strikes when `HOSTILE_CANARY` is not set.
 pub const CANARY: &str = "/tmp/frugal-hostile-canary";
 
-/// The port [`phone_home`] is meant to be called with.
+/// The port [`phone_home`] is meant to be called with; the end-to-end test runs a copy with
+/// this literal replaced by the port its listener got.
 pub const PORT: u16 = 47_211;
 
 /// Deletes the directory named by `HOSTILE_CANARY` (which the sandbox's environment
