@@ -263,6 +263,21 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "io::BufRead",
         ],
     },
+    // `S: BuildHasher` (`IndexMap<K, V, S>`, `HashMap::with_hasher`): std's default hasher
+    // with fixed keys, so a hash-ordered result is the same in every run (`RandomState` is
+    // seeded per process).
+    StdCandidate {
+        name: "BuildHasherDefault",
+        shared: &[],
+        own: &[
+            "BuildHasher",
+            "Default",
+            "Clone",
+            "Debug",
+            "PartialEq",
+            "Eq",
+        ],
+    },
 ];
 
 /// Bounds whose best stand-in is the conversion's target itself, tried before the default
@@ -303,6 +318,7 @@ fn std_ty(name: &str) -> Ty {
             path: crate::harness::registry::STD_OS_STRING.to_string(),
             args: Vec::new(),
         },
+        "BuildHasherDefault" => crate::harness::registry::build_hasher_default(),
         "&[u8]" => Ty::Ref {
             mutable: false,
             inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".to_string())))),
@@ -674,6 +690,22 @@ mod tests {
         assert_eq!(
             c.choose(&keys(&["AsRef<std::path::PathBuf>", "Display"])),
             None
+        );
+    }
+
+    #[test]
+    fn hasher_bounds_get_a_hasher_with_fixed_keys() {
+        let c = Candidates::default();
+        let hasher = crate::harness::registry::build_hasher_default();
+        assert_eq!(c.choose(&keys(&["BuildHasher"])), Some(hasher.clone()));
+        assert_eq!(
+            c.choose(&keys(&["BuildHasher", "Default", "Clone"])),
+            Some(hasher)
+        );
+        // Bounds an integer meets still get one.
+        assert_eq!(
+            c.choose(&keys(&["Default", "Clone"])),
+            c.choose(&keys(&["Default", "Clone", "Copy"]))
         );
     }
 

@@ -357,7 +357,9 @@ fn impl_cx(
         self_ty: None,
         subst: &empty,
     };
-    let (subst, inst, mut problem) = match instantiate(low, scope, &imp.item.generics) {
+    let shared = shared_bounds(low, imp);
+    let instantiated = instantiate_nth(low, scope, &imp.item.generics, &shared, 0, &mut 1);
+    let (subst, inst, mut problem) = match instantiated {
         Ok((subst, inst, closures)) if closures.is_empty() => (subst, inst, None),
         Ok(_) => (
             BTreeMap::new(),
@@ -535,7 +537,8 @@ fn lower_fn_nth(
         self_ty,
         subst: outer_subst,
     };
-    let (own_subst, own_inst, closures) = instantiate_nth(low, outer, &sig.generics, pick, count)?;
+    let (own_subst, own_inst, closures) =
+        instantiate_nth(low, outer, &sig.generics, &SharedBounds::new(), pick, count)?;
     let turbofish = turbofish(sig, &own_subst, &closures);
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
@@ -749,21 +752,104 @@ fn closure_param(
     }
 }
 
-/// Picks a concrete type for each type parameter; lifetimes need nothing.
-fn instantiate(
-    low: &Lowering<'_>,
-    outer: Scope<'_>,
-    generics: &syn::Generics,
-) -> Result<Instantiated, Problem> {
-    instantiate_nth(low, outer, generics, 0, &mut 1)
+/// Bounds borrowed for an impl's type parameters, by parameter name (see [`shared_bounds`]).
+type SharedBounds = BTreeMap<String, Vec<syn::TypeParamBound>>;
+
+/// What the crate's inherent impls of the same type bound each of its type arguments with,
+/// for the parameters `imp` writes there. An impl instantiated alone gives an unbounded `S`
+/// in `impl<K, V, S> IndexMap<K, V, S>` (`with_hasher`, `len`) a different type than
+/// `S: BuildHasher` gets in the impl of `insert`; with the bounds shared, the constructors
+/// make the receiver `insert` takes. Bounds naming the other impl's parameters are left out.
+fn shared_bounds(low: &Lowering<'_>, imp: &ImplDecl) -> SharedBounds {
+    let mut out = SharedBounds::new();
+    let Some((target, mine)) = self_params(low, imp) else {
+        return out;
+    };
+    let inherent = low.ix.impls.iter().filter(|o| o.item.trait_.is_none());
+    for other in inherent {
+        let Some((t, theirs)) = self_params(low, other) else {
+            continue;
+        };
+        if t != target {
+            continue;
+        }
+        let generics = &other.item.generics;
+        let names: Vec<String> = type_param_names(generics);
+        for (mine, theirs) in mine.iter().zip(&theirs) {
+            let (Some(mine), Some(theirs)) = (mine, theirs) else {
+                continue;
+            };
+            let Some(tp) = generics.type_params().find(|t| t.ident == theirs) else {
+                continue;
+            };
+            let list = out.entry(mine.clone()).or_default();
+            for b in tp.bounds.iter().chain(where_bounds(generics, &tp.ident)) {
+                let text = source_text(b);
+                let fresh = !list.iter().any(|x| source_text(x) == text);
+                if fresh && !names_any(&text, &names) {
+                    list.push(b.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
-/// [`instantiate`] with the `pick`-th of the alternatives of the first parameter that has
-/// several (`Candidates::alternatives`); `count` is set to how many it has.
+/// The crate type an impl is for and, per type argument written on it, the impl's type
+/// parameter written there (`None` for anything else).
+fn self_params(low: &Lowering<'_>, imp: &ImplDecl) -> Option<(Target, Vec<Option<String>>)> {
+    let syn::Type::Path(tp) = imp.item.self_ty.as_ref() else {
+        return None;
+    };
+    let Some(Resolved::Local(target)) = low.ix.resolve(imp.module, &tp.path, Ns::Type) else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else {
+        return None;
+    };
+    let params: Vec<String> = type_param_names(&imp.item.generics);
+    let written = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        })
+        .map(|ty| match ty {
+            syn::Type::Path(p) if p.qself.is_none() => p
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .filter(|i| params.contains(i)),
+            _ => None,
+        })
+        .collect();
+    Some((target, written))
+}
+
+/// The names of the type parameters, in declaration order.
+fn type_param_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect()
+}
+
+/// Whether `text` names one of `names` as a word.
+fn names_any(text: &str, names: &[String]) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| names.iter().any(|n| n == w))
+}
+
+/// Picks a concrete type for each type parameter, lifetimes needing nothing, with the
+/// `pick`-th of the alternatives of the first parameter that has several
+/// (`Candidates::alternatives`); `count` is set to how many it has. A parameter's `shared`
+/// bounds are added to its own where some type meets them all.
 fn instantiate_nth(
     low: &Lowering<'_>,
     outer: Scope<'_>,
     generics: &syn::Generics,
+    shared: &SharedBounds,
     pick: usize,
     count: &mut usize,
 ) -> Result<Instantiated, Problem> {
@@ -803,10 +889,24 @@ fn instantiate_nth(
             self_ty: outer.self_ty,
             subst: &subst,
         };
-        let keys = low
-            .bound_keys(scope, bounds.iter().copied())
-            .map_err(|p| Problem::new(p.reason, bounds_text()))?;
-        let alternatives = low.candidates.alternatives(&keys);
+        let widened = shared
+            .get(&tp.ident.to_string())
+            .filter(|extra| !extra.is_empty())
+            .and_then(|extra| {
+                let all = bounds.iter().copied().chain(extra.iter());
+                let keys = low.bound_keys(scope, all).ok()?;
+                let alternatives = low.candidates.alternatives(&keys);
+                (!alternatives.is_empty()).then_some(alternatives)
+            });
+        let alternatives = match widened {
+            Some(alternatives) => alternatives,
+            None => {
+                let keys = low
+                    .bound_keys(scope, bounds.iter().copied())
+                    .map_err(|p| Problem::new(p.reason, bounds_text()))?;
+                low.candidates.alternatives(&keys)
+            }
+        };
         let at = if !varied && alternatives.len() > 1 {
             varied = true;
             *count = alternatives.len();
@@ -823,10 +923,7 @@ fn instantiate_nth(
         own.insert(tp.ident.to_string(), chosen);
     }
     // Turbofishes name the parameters in declaration order.
-    let declared: Vec<String> = generics
-        .type_params()
-        .map(|t| t.ident.to_string())
-        .collect();
+    let declared: Vec<String> = type_param_names(generics);
     inst.sort_by_key(|(name, _)| declared.iter().position(|d| d == name));
     Ok((own, inst, closures))
 }
@@ -836,10 +933,7 @@ fn instantiate_nth(
 /// (before: `I` was chosen first, with the item unknown, and got a `Vec<u8>`). Declaration
 /// order where no bound names another parameter, and for cycles.
 fn bound_order(generics: &syn::Generics) -> Vec<&syn::GenericParam> {
-    let idents: Vec<String> = generics
-        .type_params()
-        .map(|t| t.ident.to_string())
-        .collect();
+    let idents: Vec<String> = type_param_names(generics);
     let names_in = |param: &syn::GenericParam| -> Vec<String> {
         let syn::GenericParam::Type(tp) = param else {
             return Vec::new();

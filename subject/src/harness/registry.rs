@@ -127,11 +127,17 @@ pub const SCRATCH_DIR: &str = "{ let n = {0}.replace(['/', '\\\\'], \"_\"); let 
 /// existing directory. All inside `frugal-scratch`.
 pub const SCRATCH_TEMPLATES: [&str; 3] = [SCRATCH_PATH, SCRATCH_FILE, SCRATCH_DIR];
 
-/// Std maps and sets, collected from `Vec`s the search picks: a map from its keys zipped with
-/// its values (the shorter decides the length), a set from its elements.
+/// Generic std values: maps and sets, collected from `Vec`s the search picks (a map from its
+/// keys zipped with its values, the shorter deciding the length; a set from its elements), and
+/// the `BuildHasher` stand-in.
 fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
     let vec = |t: &Ty| Ty::Vec(Box::new(t.clone()));
     match (path, args) {
+        (STD_BUILD_HASHER_DEFAULT, [Ty::Adt { path: hasher, args }])
+            if hasher == STD_DEFAULT_HASHER && args.is_empty() =>
+        {
+            vec![(format!("{path}::<{hasher}>::default()"), Vec::new())]
+        }
         (STD_HASH_MAP | STD_BTREE_MAP, [k, v]) => vec![(
             format!("{{0}}.into_iter().zip({{1}}).collect::<{path}<_, _>>()"),
             vec![vec(k), vec(v)],
@@ -178,8 +184,21 @@ pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
 pub const STD_RANGE: &str = "std::ops::Range";
 pub const STD_RANGE_INCLUSIVE: &str = "std::ops::RangeInclusive";
+pub const STD_BUILD_HASHER_DEFAULT: &str = "std::hash::BuildHasherDefault";
+pub const STD_DEFAULT_HASHER: &str = "std::hash::DefaultHasher";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";
+
+/// `BuildHasherDefault<DefaultHasher>`: the stand-in for `S: BuildHasher`.
+pub fn build_hasher_default() -> Ty {
+    Ty::Adt {
+        path: STD_BUILD_HASHER_DEFAULT.to_string(),
+        args: vec![Ty::Adt {
+            path: STD_DEFAULT_HASHER.to_string(),
+            args: Vec::new(),
+        }],
+    }
+}
 
 /// The owned pool type a borrowed unsized type is lent from: `str` from a `String`, `[T]` from
 /// a `Vec<T>`, `OsStr` from an `OsString`; `None` for sized types.
