@@ -774,7 +774,7 @@ fn shared_bounds(low: &Lowering<'_>, imp: &ImplDecl) -> SharedBounds {
             continue;
         }
         let generics = &other.item.generics;
-        let names: Vec<String> = type_param_names(generics);
+        let names = type_param_names(generics);
         for (mine, theirs) in mine.iter().zip(&theirs) {
             let (Some(mine), Some(theirs)) = (mine, theirs) else {
                 continue;
@@ -807,7 +807,7 @@ fn self_params(low: &Lowering<'_>, imp: &ImplDecl) -> Option<(Target, Vec<Option
     let syn::PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else {
         return None;
     };
-    let params: Vec<String> = type_param_names(&imp.item.generics);
+    let params = type_param_names(&imp.item.generics);
     let written = args
         .args
         .iter()
@@ -923,7 +923,7 @@ fn instantiate_nth(
         own.insert(tp.ident.to_string(), chosen);
     }
     // Turbofishes name the parameters in declaration order.
-    let declared: Vec<String> = type_param_names(generics);
+    let declared = type_param_names(generics);
     inst.sort_by_key(|(name, _)| declared.iter().position(|d| d == name));
     Ok((own, inst, closures))
 }
@@ -933,7 +933,7 @@ fn instantiate_nth(
 /// (before: `I` was chosen first, with the item unknown, and got a `Vec<u8>`). Declaration
 /// order where no bound names another parameter, and for cycles.
 fn bound_order(generics: &syn::Generics) -> Vec<&syn::GenericParam> {
-    let idents: Vec<String> = type_param_names(generics);
+    let idents = type_param_names(generics);
     let names_in = |param: &syn::GenericParam| -> Vec<String> {
         let syn::GenericParam::Type(tp) = param else {
             return Vec::new();
@@ -945,12 +945,9 @@ fn bound_order(generics: &syn::Generics) -> Vec<&syn::GenericParam> {
             .map(source_text)
             .collect::<Vec<_>>()
             .join(" ");
-        let words: Vec<&str> = text
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .collect();
         idents
             .iter()
-            .filter(|i| tp.ident != i.as_str() && words.contains(&i.as_str()))
+            .filter(|i| tp.ident != i.as_str() && names_any(&text, std::slice::from_ref(*i)))
             .cloned()
             .collect()
     };
