@@ -108,3 +108,38 @@ fn repeat_zero_is_rejected_by_the_parser() {
         .unwrap();
     assert!(!output.status.success());
 }
+
+/// A `frugal` installed alone (as `cargo install --path cli` or `cargo run -p frugal` leave it,
+/// with no `frugal-launch` beside it) is its own launcher: every test is measured.
+#[test]
+fn a_lone_frugal_binary_is_its_own_launcher() {
+    let alone = tempfile::tempdir().unwrap();
+    let frugal = alone.path().join("frugal");
+    std::fs::copy(&binaries().frugal, &frugal).unwrap();
+    let output = Command::new(&frugal)
+        .args([
+            "profile",
+            "--release",
+            "--json",
+            "--repeat",
+            "1",
+            "--filter",
+            "alloc_nothing",
+        ])
+        .arg(fixture("costs"))
+        .arg("--target-dir")
+        .arg(target_dir())
+        .env_remove("FRUGAL_LAUNCH")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: Report = serde_json::from_slice(&output.stdout).expect("JSON report on stdout");
+    assert_eq!(report.tests.len(), 1);
+    assert!(
+        report.tests.iter().all(|t| t.passes() == 1),
+        "{:?}",
+        report.tests
+    );
+    assert_eq!(report.suite_cost().measured, 1, "{stderr}");
+}

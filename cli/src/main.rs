@@ -61,6 +61,9 @@ enum Command {
 }
 
 fn main() {
+    // Before anything else: this executable is also the profiler's launcher, so an install
+    // without `frugal-launch` can still measure suites.
+    frugal_profiler::launcher::serve_if_asked();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),

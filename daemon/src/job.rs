@@ -14,7 +14,7 @@
 //! - Goals are interned by `file:line:kind:label` (from the run's `goals.json`), not by the
 //!   manifest's dense ids, which shift whenever a goal is added above another: keys keep goal sets
 //!   of suites from nearby commits comparable, which is what the best-suite rule needs.
-//! - A suite that cannot be profiled (no `frugal-launch`, a profiler error) is still stored,
+//! - A suite that cannot be profiled (a profiler error) is still stored,
 //!   without measured cost: it was verified, and the proxy cost still ranks it.
 
 use std::collections::{BTreeMap, HashMap};
@@ -428,22 +428,9 @@ fn profile_suite(
     dirs: &Dirs,
     base: &Path,
 ) -> anyhow::Result<Report> {
-    let launcher = frugal_profiler::find_launcher(
-        None,
-        std::env::var_os(frugal_profiler::LAUNCHER_ENV),
-        std::env::current_exe().ok(),
-    );
-    let launcher = match launcher {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::warn!(error = %e, "storing the suite without measured cost: no frugal-launch");
-            return Err(e.into());
-        }
-    };
     let mut cfg = ProfileConfig::new(crate_dir);
     cfg.suite = ProfiledSuite::Generated;
     cfg.repeat = env.profile_repeat.max(1);
-    cfg.launcher = Some(launcher);
     cfg.target_dir = Some(dirs.profile_target.clone());
     std::fs::create_dir_all(&dirs.profile_target)
         .with_context(|| format!("create {}", dirs.profile_target.display()))?;

@@ -30,6 +30,9 @@ struct Args {
 }
 
 fn main() {
+    // Before anything else: this executable is also the profiler's launcher, so an install
+    // without `frugal-launch` can still measure suites.
+    frugal_profiler::launcher::serve_if_asked();
     let args = Args::parse();
     if let Err(e) = run(args) {
         eprintln!("error: {e:#}");

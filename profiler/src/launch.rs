@@ -33,17 +33,53 @@ const LAUNCHER_START_LIMIT: Duration = Duration::from_secs(30);
 /// How often a plain child is polled for exit.
 const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
-/// Finds `frugal-launch`: the explicit path, else `$FRUGAL_LAUNCH`, else next to the running
-/// executable, else one directory up (test and example binaries live in `target/*/deps` and
-/// `target/*/examples`, the launcher in `target/*`).
+/// The program that starts each test: a `frugal-launch` binary, or an executable that serves
+/// the launcher itself (`<exe> __frugal-launch`, see [`crate::launcher::serve_if_asked`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launcher {
+    pub program: PathBuf,
+    /// Arguments before the launcher's own `-- PROGRAM ...`.
+    pub args: Vec<OsString>,
+}
+
+impl Launcher {
+    /// A `frugal-launch` binary.
+    pub fn binary(program: impl Into<PathBuf>) -> Launcher {
+        Launcher {
+            program: program.into(),
+            args: Vec::new(),
+        }
+    }
+
+    /// `exe`, run with [`crate::launcher::SELF_ARG`].
+    pub fn served_by(exe: impl Into<PathBuf>) -> Launcher {
+        Launcher {
+            program: exe.into(),
+            args: vec![crate::launcher::SELF_ARG.into()],
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args);
+        command
+    }
+}
+
+/// Finds the launcher: the explicit path, else `$FRUGAL_LAUNCH`, else `frugal-launch` next to the
+/// running executable, else one directory up (test and example binaries live in `target/*/deps`
+/// and `target/*/examples`, the launcher in `target/*`), else the running executable itself when
+/// it serves the launcher (`self_serves`: `frugal` and `frugald` do, so a lone installed `frugal`
+/// or a `cargo run` that built only it can still profile).
 pub fn find_launcher(
     explicit: Option<&Path>,
     env: Option<OsString>,
     current_exe: Option<PathBuf>,
-) -> Result<PathBuf, ProfileError> {
+    self_serves: bool,
+) -> Result<Launcher, ProfileError> {
     if let Some(path) = explicit.map(Path::to_path_buf).or(env.map(PathBuf::from)) {
         return if path.is_file() {
-            Ok(path)
+            Ok(Launcher::binary(path))
         } else {
             Err(ProfileError::LauncherNotFound {
                 searched: vec![path],
@@ -57,9 +93,12 @@ pub fn find_launcher(
             searched.push(up.join(LAUNCHER_NAME));
         }
     }
-    match searched.iter().find(|p| p.is_file()) {
-        Some(found) => Ok(found.clone()),
-        None => Err(ProfileError::LauncherNotFound { searched }),
+    if let Some(found) = searched.iter().find(|p| p.is_file()) {
+        return Ok(Launcher::binary(found));
+    }
+    match current_exe {
+        Some(exe) if self_serves => Ok(Launcher::served_by(exe)),
+        _ => Err(ProfileError::LauncherNotFound { searched }),
     }
 }
 
@@ -233,14 +272,14 @@ enum LauncherReport {
 
 /// Runs `spec` once through the launcher with `events` armed on the test process.
 pub(crate) fn run_once(
-    launcher: &Path,
+    launcher: &Launcher,
     spec: &RunSpec,
     backend: &dyn CounterBackend,
     events: &[PerfEvent],
 ) -> Result<Sample, ProfileError> {
     let output = std::fs::File::create(&spec.output)
         .map_err(|e| ProfileError::io(format!("create `{}`", spec.output.display()), e))?;
-    let mut command = Command::new(launcher);
+    let mut command = launcher.command();
     command
         .arg("--")
         .arg(&spec.program)
@@ -278,14 +317,14 @@ type Opened = Result<Box<dyn OpenCounter>, String>;
 /// The protocol with a spawned launcher, up to its final report.
 fn drive(
     proc: &mut Proc,
-    launcher: &Path,
+    launcher: &Launcher,
     spec: &RunSpec,
     backend: &dyn CounterBackend,
     events: &[PerfEvent],
     started: Instant,
 ) -> Result<Sample, ProfileError> {
     let misbehaved = |message: String| ProfileError::Launcher {
-        launcher: launcher.to_path_buf(),
+        launcher: launcher.program.clone(),
         message,
     };
     let child = proc.child();
@@ -382,7 +421,7 @@ fn drive(
     })
 }
 
-/// Parses the launcher's last line (see `src/bin/frugal-launch.rs`).
+/// Parses the launcher's last line (see `src/launcher.rs`).
 fn parse_report(line: &str) -> Result<LauncherReport, String> {
     let mut words = line.split_whitespace();
     let head = words.next().unwrap_or_default();
@@ -644,14 +683,20 @@ mod tests {
         let deps = dir.path().join("deps");
         std::fs::create_dir(&deps).unwrap();
         let exe = deps.join("some-test");
-        let err = find_launcher(None, None, Some(exe.clone())).unwrap_err();
+        let err = find_launcher(None, None, Some(exe.clone()), false).unwrap_err();
         assert!(err.to_string().contains("frugal-launch"), "{err}");
+        assert_eq!(
+            find_launcher(None, None, Some(exe.clone()), true).unwrap(),
+            Launcher::served_by(&exe),
+            "an executable that serves the launcher is the last resort"
+        );
         std::fs::write(dir.path().join(LAUNCHER_NAME), b"").unwrap();
         assert_eq!(
-            find_launcher(None, None, Some(exe)).unwrap(),
-            dir.path().join(LAUNCHER_NAME)
+            find_launcher(None, None, Some(exe), true).unwrap(),
+            Launcher::binary(dir.path().join(LAUNCHER_NAME)),
+            "an installed frugal-launch comes first"
         );
         let missing = dir.path().join("nope");
-        assert!(find_launcher(None, Some(missing.into_os_string()), None).is_err());
+        assert!(find_launcher(None, Some(missing.into_os_string()), None, true).is_err());
     }
 }

@@ -9,13 +9,15 @@
 //! directory and get a [`report::Report`] back.
 //!
 //! Decisions, so readers need not rediscover them:
-//! - **Launcher.** Tests are started by the tiny `frugal-launch` binary of this crate, because a
+//! - **Launcher.** Tests are started by a small launcher process ([`launcher`]), because a
 //!   child's `ru_maxrss` starts from the RSS of the process it was forked from. The launcher
 //!   forks the test, holds it on a pipe before exec, and the profiler opens its counters on that
 //!   pid with `enable_on_exec` (and `inherit`, so libtest's test thread counts) before releasing
-//!   it. [`find_launcher`] looks at [`ProfileConfig::launcher`], then `$FRUGAL_LAUNCH`, then next
-//!   to the running executable and one directory up (`target/*/deps` for tests). Tests of this
-//!   crate pass `env!("CARGO_BIN_EXE_frugal-launch")`.
+//!   it. [`find_launcher`] looks at [`ProfileConfig::launcher`], then `$FRUGAL_LAUNCH`, then for
+//!   the `frugal-launch` binary next to the running executable and one directory up
+//!   (`target/*/deps` for tests), then falls back to the running executable itself when it
+//!   serves the launcher ([`launcher::serve_if_asked`]: `frugal`, `frugald`). Tests of this crate
+//!   pass `env!("CARGO_BIN_EXE_frugal-launch")`.
 //! - **Sources.** Hardware events (instructions, cycles, branch and cache misses) where the
 //!   kernel exposes a PMU; software events (task-clock, page faults, context switches) otherwise
 //!   too; wait4 for CPU times and max RSS (and page faults / context switches if the software
@@ -43,6 +45,7 @@ mod build;
 mod counters;
 mod error;
 mod launch;
+pub mod launcher;
 mod list;
 mod single;
 mod stats;
@@ -56,7 +59,7 @@ use std::time::Duration;
 pub use build::GENERATED_TARGET;
 pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
 pub use error::ProfileError;
-pub use launch::{LAUNCHER_NAME, find_launcher};
+pub use launch::{LAUNCHER_NAME, Launcher, find_launcher};
 pub use report::{CostBasis, Metric, Report, Source, Suite, SuiteCost};
 pub use single::{SingleRun, TestRunner, TestUnit};
 pub use table::render_table;
@@ -109,20 +112,25 @@ pub struct ProfileConfig {
 impl ProfileConfig {
     /// The `frugal-launch` helper: the configured one, `$FRUGAL_LAUNCH`, or the one next to the
     /// running executable.
-    pub(crate) fn find_launcher(&self) -> Result<std::path::PathBuf, ProfileError> {
+    pub(crate) fn find_launcher(&self) -> Result<Launcher, ProfileError> {
         find_launcher(
             self.launcher.as_deref(),
             std::env::var_os(LAUNCHER_ENV),
             std::env::current_exe().ok(),
+            launcher::this_exe_serves(),
         )
     }
 
     /// The policy of the processes that run tests: the configured one, with the scratch dir
     /// (their output files) writable and the launcher readable.
-    fn confinement(&self, scratch: &Scratch, launcher: &Path) -> Option<frugal_sandbox::Policy> {
+    fn confinement(
+        &self,
+        scratch: &Scratch,
+        launcher: &Launcher,
+    ) -> Option<frugal_sandbox::Policy> {
         self.sandbox
             .as_ref()
-            .map(|p| p.clone().writable(&scratch.0).readable(launcher))
+            .map(|p| p.clone().writable(&scratch.0).readable(&launcher.program))
     }
 
     /// How the crate's test binaries are built for this profile.

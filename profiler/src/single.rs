@@ -3,7 +3,6 @@
 //! environment and launcher as a profile, plus environment variables of the caller's.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 use crate::aggregate::Unit;
 use crate::error::ProfileError;
@@ -28,7 +27,7 @@ pub struct SingleRun {
 
 /// The tests of a crate, built and listed as [`crate::profile`] would, and a way to run each.
 pub struct TestRunner {
-    launcher: PathBuf,
+    launcher: crate::Launcher,
     scratch: Scratch,
     sandbox: Option<frugal_sandbox::Policy>,
     timeout: std::time::Duration,

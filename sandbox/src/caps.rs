@@ -84,7 +84,9 @@ impl Capabilities {
 
     fn fs_line(&self) -> String {
         match (self.landlock_abi, self.fs_self_test) {
-            (None, _) => "no Landlock: filesystem NOT confined".into(),
+            (None, _) => "no Landlock: filesystem NOT confined (needs Linux 5.13 or later with `landlock` in the \
+             kernel's `lsm=` list; `cat /sys/kernel/security/lsm` shows it)"
+                .into(),
             (Some(abi), Some(true)) => {
                 format!("Landlock ABI {abi}: filesystem confined (self-test refused a file)")
             }
@@ -114,12 +116,18 @@ impl Capabilities {
             "no Landlock network rules: kernel < 6.7; inet sockets refused by seccomp instead; "
                 .into()
         } else {
-            "no Landlock network rules and no seccomp: ".into()
+            "no Landlock network rules (Linux 6.7 or later) and no seccomp: ".into()
+        };
+        let no_namespace = if self.net_namespace {
+            ""
+        } else {
+            "; no network namespace (user namespaces are off: run as root, or allow them with \
+             `sysctl kernel.unprivileged_userns_clone=1` / `user.max_user_namespaces`)"
         };
         if used.is_empty() {
-            format!("{missing}network NOT confined")
+            format!("{missing}network NOT confined{no_namespace}")
         } else {
-            format!("{missing}network: {}", used.join(", "))
+            format!("{missing}network: {}{no_namespace}", used.join(", "))
         }
     }
 
@@ -128,7 +136,9 @@ impl Capabilities {
             (true, true) => "job cgroup with cgroup.kill: whole tree killed atomically".into(),
             (true, false) => "job cgroup (no cgroup.kill): whole tree killed by a kill loop".into(),
             (false, _) => "no writable cgroup: tree killed by process group and parentage; \
-                           a process that left the session and was orphaned survives the job"
+                           a process that left the session and was orphaned survives the job \
+                           (needs cgroup v2 at /sys/fs/cgroup, writable: root, or frugald's \
+                           systemd unit with Delegate=yes)"
                 .into(),
         }
     }
@@ -136,7 +146,9 @@ impl Capabilities {
     fn fork_line(&self) -> String {
         match (self.pids_limit, self.root) {
             (true, _) => "fork bombs bounded by the job cgroup's pids.max".into(),
-            (false, false) => "no pids cgroup: fork bombs bounded by RLIMIT_NPROC".into(),
+            (false, false) => "no pids cgroup: fork bombs bounded by RLIMIT_NPROC (a writable \
+                               cgroup v2 with the pids controller bounds them per job)"
+                .into(),
             (false, true) => "no pids cgroup and root: RLIMIT_NPROC counts every uid-0 \
                               process of the host; fork bombs bounded only loosely"
                 .into(),

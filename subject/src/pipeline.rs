@@ -195,6 +195,10 @@ pub struct MeasuredCost {
     /// Why there is no figure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the host lacked for the preferred figure (hardware instruction counts) and what was
+    /// used instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// The goals one emitted test covers.

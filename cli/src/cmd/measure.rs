@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use frugal_profiler::{ProfileConfig, Suite, SuiteCost};
+use frugal_profiler::{ProfileConfig, Report, Suite, SuiteCost};
 use frugal_subject::emit::Placement;
 use frugal_subject::pipeline::MeasuredCost;
 
@@ -25,12 +25,12 @@ pub fn measured_cost(work: &Path, placement: Placement, cargo_args: Vec<String>)
     }
     let started = Instant::now();
     match profile(work, cargo_args) {
-        Ok(cost) => from_cost(&cost, started.elapsed()),
+        Ok(report) => from_report(&report, started.elapsed()),
         Err(e) => unmeasured(&format!("{e:#}")),
     }
 }
 
-fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<SuiteCost> {
+fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<Report> {
     let copy = work.join("verify");
     let target = work.join("target-verify");
     if !copy.join("tests").join("frugal_generated.rs").is_file() {
@@ -49,10 +49,11 @@ fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<SuiteCost> {
     )?);
     let report = frugal_profiler::profile(&config).context("profiling the emitted suite");
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(report?.suite_cost())
+    report
 }
 
-fn from_cost(cost: &SuiteCost, took: Duration) -> MeasuredCost {
+fn from_report(report: &Report, took: Duration) -> MeasuredCost {
+    let cost = report.suite_cost();
     MeasuredCost {
         total: Some(cost.total),
         unit: kebab(&cost.metric),
@@ -61,7 +62,20 @@ fn from_cost(cost: &SuiteCost, took: Duration) -> MeasuredCost {
         tests_unmeasured: cost.unmeasured,
         seconds: took.as_secs_f64(),
         note: None,
+        fallback: fallback(report.hardware_unavailable.as_deref(), &cost),
     }
+}
+
+/// Says what was measured instead of hardware instructions, and why, when that is the case.
+fn fallback(hardware_unavailable: Option<&str>, cost: &SuiteCost) -> Option<String> {
+    let reason = hardware_unavailable?;
+    Some(format!(
+        "no hardware counters here ({reason}); the cost is {} from {}, which varies from run to \
+         run; `frugal profile <crate> --suite generated --valgrind` counts instructions \
+         deterministically (Debian package `valgrind`)",
+        kebab(&cost.metric),
+        kebab(&cost.source)
+    ))
 }
 
 fn unmeasured(why: &str) -> MeasuredCost {

@@ -265,6 +265,9 @@ fn print_summary(s: &RunSummary) {
                 m.note.as_deref().unwrap_or("unknown reason")
             ),
         }
+        if let Some(fallback) = &m.fallback {
+            println!("  {fallback}");
+        }
     }
     if let Some(seeding) = &s.seeding {
         println!(
