@@ -35,6 +35,11 @@ pub struct Pool {
     slots: Vec<Option<Box<dyn Any>>>,
     /// Values lent to results that borrow from them, in lending order; freed after every slot.
     lent: Vec<*mut dyn Any>,
+    /// What the statement being run left behind in the values it borrowed mutably
+    /// (parameter, `Debug` rendering), taken by the runner after each statement.
+    observed: Vec<(u32, String)>,
+    /// Whether to record it (see [`Pool::observing`]).
+    observing: bool,
 }
 
 impl Pool {
@@ -74,6 +79,20 @@ impl Pool {
         b.downcast_ref::<T>()
             .copied()
             .ok_or_else(|| mistyped::<T>(i))
+    }
+
+    /// Whether the engine asked for the state statements leave behind: off while searching,
+    /// where formatting it would only cost time.
+    pub fn observing(&self) -> bool {
+        self.observing
+    }
+
+    /// Records the state the statement being run left in its parameter `param`, a value it
+    /// borrowed mutably (`summary`: its `Debug` rendering after the call, when it has one).
+    pub fn observe(&mut self, param: u32, summary: Option<String>) {
+        if let Some(s) = summary {
+            self.observed.push((param, s));
+        }
     }
 
     /// Stores the result of the statement being run.
@@ -350,9 +369,12 @@ fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
                 fuel,
                 depth,
                 heap_bytes,
+                observe,
             } => {
                 crate::set_fuel(fuel, depth);
                 alloc::set_ceiling(usize::try_from(heap_bytes).unwrap_or(usize::MAX));
+                runner.observe = observe;
+                runner.pool.observing = observe;
             }
             Request::Run(stmts) => {
                 let outcome = runner.run(ops, &stmts);
@@ -421,6 +443,8 @@ fn hide_wire() -> Option<(File, File)> {
 struct Runner {
     pool: Pool,
     snap: Snapshot,
+    /// Whether statements record the state they leave in values they borrow mutably.
+    observe: bool,
 }
 
 impl Runner {
@@ -431,6 +455,7 @@ impl Runner {
         alloc::pause();
         alloc::reset();
         let mut summaries = Vec::with_capacity(stmts.len());
+        let mut observed = Vec::new();
         let mut end = (
             Status::Completed,
             stmts.len() as u32,
@@ -438,7 +463,14 @@ impl Runner {
             String::new(),
         );
         for (i, s) in stmts.iter().enumerate() {
-            match self.step(ops, s) {
+            let step = self.step(ops, s);
+            observed.extend(
+                self.pool
+                    .observed
+                    .drain(..)
+                    .map(|(param, o)| (i as u32, param, o)),
+            );
+            match step {
                 Ok(summary) => summaries.push(summary),
                 Err((status, message, location)) => {
                     end = (status, i as u32, message, location);
@@ -460,7 +492,10 @@ impl Runner {
             let (m, l) = last_panic();
             end = (Status::Panicked, stmts.len() as u32, m, l);
         }
-        self.pool = Pool::default();
+        self.pool = Pool {
+            observing: self.observe,
+            ..Pool::default()
+        };
         crate::snapshot(&mut self.snap);
         Outcome {
             status: end.0,
@@ -468,6 +503,7 @@ impl Runner {
             message: end.2,
             location: end.3,
             summaries,
+            observed,
             goals: self.snap.goals.clone(),
             calls: self.snap.calls.clone(),
             loops: self.snap.loops.clone(),

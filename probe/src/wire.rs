@@ -63,6 +63,9 @@ pub enum Request {
         fuel: i64,
         depth: u32,
         heap_bytes: u64,
+        /// Record the state each statement leaves in values it borrows mutably
+        /// ([`Outcome::observed`]); off while searching, where nothing reads it.
+        observe: bool,
     },
     /// Run one test case.
     Run(Vec<Stmt>),
@@ -96,6 +99,9 @@ pub struct Outcome {
     pub location: String,
     /// `Debug` rendering of each executed statement's result, when it has one.
     pub summaries: Vec<Option<String>>,
+    /// The state a statement left behind in a value it borrowed mutably: (statement, parameter,
+    /// `Debug` rendering of the value after the call), for the values that have one.
+    pub observed: Vec<(u32, u32, String)>,
     pub goals: Vec<(u32, f64)>,
     pub calls: Vec<(u32, u32)>,
     pub loops: Vec<(u32, u32)>,
@@ -200,11 +206,13 @@ impl Enc {
                 fuel,
                 depth,
                 heap_bytes,
+                observe,
             } => {
                 self.u8(1);
                 self.i64(*fuel);
                 self.u32(*depth);
                 self.u64(*heap_bytes);
+                self.u8(u8::from(*observe));
             }
             Request::Run(stmts) => {
                 self.run_header(stmts.len());
@@ -252,6 +260,12 @@ impl Enc {
                 }
                 None => self.u8(0),
             }
+        }
+        self.u32(o.observed.len() as u32);
+        for (stmt, param, s) in &o.observed {
+            self.u32(*stmt);
+            self.u32(*param);
+            self.str(s);
         }
         self.u32(o.goals.len() as u32);
         for &(g, d) in &o.goals {
@@ -354,6 +368,7 @@ impl<'a> Dec<'a> {
                 fuel: self.i64()?,
                 depth: self.u32()?,
                 heap_bytes: self.u64()?,
+                observe: self.u8()? == 1,
             },
             2 => {
                 let n = self.count(9)?;
@@ -398,6 +413,10 @@ impl<'a> Dec<'a> {
             });
         }
         let n = self.count(12)?;
+        let observed = (0..n)
+            .map(|_| Ok((self.u32()?, self.u32()?, self.str()?)))
+            .collect::<Result<_, _>>()?;
+        let n = self.count(12)?;
         let goals = (0..n)
             .map(|_| Ok((self.u32()?, self.f64()?)))
             .collect::<Result<_, _>>()?;
@@ -407,6 +426,7 @@ impl<'a> Dec<'a> {
             message,
             location,
             summaries,
+            observed,
             goals,
             calls: self.pairs()?,
             loops: self.pairs()?,
@@ -476,6 +496,7 @@ mod tests {
             fuel: 5,
             depth: 7,
             heap_bytes: 1 << 30,
+            observe: true,
         });
         roundtrip_request(Request::Run(vec![
             Stmt {
@@ -514,6 +535,7 @@ mod tests {
             message: "boom".into(),
             location: "src/lib.rs:3:5".into(),
             summaries: vec![Some("1".into()), None],
+            observed: vec![(1, 0, "[3]".into())],
             goals: vec![(0, 0.0), (9, 0.25)],
             calls: vec![(1, 2)],
             loops: vec![(0, 100)],

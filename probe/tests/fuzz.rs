@@ -26,13 +26,14 @@ fn request() -> impl Strategy<Value = Request> {
     )
         .prop_map(|(op, args, value)| Stmt { op, args, value });
     prop_oneof![
-        (any::<i64>(), any::<u32>(), any::<u64>()).prop_map(|(fuel, depth, heap_bytes)| {
-            Request::Config {
+        (any::<i64>(), any::<u32>(), any::<u64>(), any::<bool>()).prop_map(
+            |(fuel, depth, heap_bytes, observe)| Request::Config {
                 fuel,
                 depth,
                 heap_bytes,
+                observe,
             }
-        }),
+        ),
         proptest::collection::vec(stmt, 0..6).prop_map(Request::Run),
         Just(Request::Shutdown),
     ]
@@ -49,19 +50,29 @@ fn outcome() -> impl Strategy<Value = Outcome> {
     let pairs = || proptest::collection::vec((any::<u32>(), any::<u32>()), 0..4);
     (
         (status, any::<u32>(), any::<String>(), any::<String>()),
-        proptest::collection::vec(proptest::option::of(any::<String>()), 0..4),
+        (
+            proptest::collection::vec(proptest::option::of(any::<String>()), 0..4),
+            proptest::collection::vec((any::<u32>(), any::<u32>(), any::<String>()), 0..3),
+        ),
         proptest::collection::vec((any::<u32>(), any::<f64>()), 0..4),
         (pairs(), pairs()),
         (any::<u64>(), any::<u64>(), any::<u64>()),
     )
         .prop_map(
-            |((status, stopped_at, message, location), summaries, goals, (calls, loops), n)| {
+            |(
+                (status, stopped_at, message, location),
+                (summaries, observed),
+                goals,
+                (calls, loops),
+                n,
+            )| {
                 Outcome {
                     status,
                     stopped_at,
                     message,
                     location,
                     summaries,
+                    observed,
                     goals,
                     calls,
                     loops,

@@ -140,6 +140,7 @@ fn run(t: &TestCase) -> ExecResult {
             .map(|(g, &d)| (g as u32, d))
             .collect(),
         summaries: vec![None; t.len()],
+        observed: Vec::new(),
         counters: Counters {
             statements: t.len() as u64,
             ..Counters::default()

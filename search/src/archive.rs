@@ -195,6 +195,7 @@ mod tests {
             completed: len,
             goals: vec![(0, 0.0)],
             summaries: vec![None; len],
+            observed: Vec::new(),
             counters: Counters::default(),
         };
         (TestCase { stmts }, result)

@@ -612,6 +612,7 @@ mod tests {
             completed: 1,
             goals: vec![(0, 0.0)],
             summaries: vec![],
+            observed: Vec::new(),
             counters: Default::default(),
         };
         assert_eq!(fitness(&r, 0, &goals), 0.0);

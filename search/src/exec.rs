@@ -46,7 +46,20 @@ pub struct ExecResult {
     pub goals: Vec<(u32, f64)>,
     /// `Debug` summary per completed statement, when its result has one.
     pub summaries: Vec<Option<String>>,
+    /// The state completed statements left in values they borrowed mutably, in statement order.
+    pub observed: Vec<Observation>,
     pub counters: Counters,
+}
+
+/// What a statement left behind in a value it borrowed mutably (`&mut self` of a method that
+/// changes its receiver): the value's `Debug` form after the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The statement.
+    pub stmt: u32,
+    /// Its parameter that borrowed the value; the value is the statement's argument there.
+    pub param: u32,
+    pub summary: String,
 }
 
 impl ExecResult {

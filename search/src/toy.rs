@@ -100,6 +100,7 @@ fn run(t: &TestCase) -> ExecResult {
             .map(|(g, d)| (g as u32, *d))
             .collect(),
         summaries: vec![None; t.len()],
+        observed: Vec::new(),
         counters: Counters::default(),
     }
 }

@@ -205,6 +205,7 @@ mod tests {
                 completed: summaries.len(),
                 goals: Vec::new(),
                 summaries,
+                observed: Vec::new(),
                 counters: Counters::default(),
             },
             goals: Default::default(),

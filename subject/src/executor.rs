@@ -29,7 +29,7 @@ use pipes::{Ended, Pipes};
 use repeats::{Encoded, Repeats};
 
 use frugal_probe::wire::{self, Enc, Outcome, Request};
-use frugal_search::{Counters, ExecResult, Executor, Status, TestCase, Value};
+use frugal_search::{Counters, ExecResult, Executor, Observation, Status, TestCase, Value};
 
 /// The largest file code under test may write (harness processes and test runs): enough for
 /// any fixture a unit test writes, small enough that a flood cannot fill a CI host's disk.
@@ -53,6 +53,9 @@ pub struct ExecConfig {
     /// Working directory of the harness processes: code under test that writes relative paths
     /// (a `save(path)` fed random strings) writes there, never where frugal was started.
     pub cwd: Option<PathBuf>,
+    /// Record the state statements leave in values they borrow mutably
+    /// (`ExecResult::observed`); see [`ExecutorPool::observe_state`].
+    pub observe: bool,
 }
 
 impl Default for ExecConfig {
@@ -65,6 +68,7 @@ impl Default for ExecConfig {
             heap_bytes: 1 << 30,
             address_space: 8 << 30,
             cwd: None,
+            observe: false,
         }
     }
 }
@@ -166,6 +170,27 @@ impl ExecutorPool {
         };
         self.sandbox = Some(policy.limits(limits).timeout(HARNESS_LIFETIME));
         self
+    }
+
+    /// Turns recording the state statements leave in mutably borrowed values on or off for
+    /// the tests run from now on (the harnesses take it in order with the tests). Remembered
+    /// results are forgotten: they were recorded the other way.
+    pub fn observe_state(&mut self, on: bool) {
+        if self.config.observe == on {
+            return;
+        }
+        self.config.observe = on;
+        self.repeats = Repeats::default();
+        let mut enc = Enc::default();
+        enc.request(&Request::Config {
+            fuel: self.config.fuel,
+            depth: self.config.depth,
+            heap_bytes: self.config.heap_bytes,
+            observe: on,
+        });
+        for worker in self.workers.iter_mut().flatten() {
+            worker.pipes.send(&enc.buf);
+        }
     }
 
     /// A part for `tests` on `slot`, not sent yet: repeats answered, the rest encoded.
@@ -435,6 +460,7 @@ impl Worker {
             fuel: config.fuel,
             depth: config.depth,
             heap_bytes: config.heap_bytes,
+            observe: config.observe,
         });
         worker.pipes.send(&enc.buf);
         Ok(worker)
@@ -644,6 +670,15 @@ fn convert(o: Outcome, len: usize) -> ExecResult {
         completed: (o.stopped_at as usize).min(len),
         goals: o.goals,
         summaries: o.summaries,
+        observed: o
+            .observed
+            .into_iter()
+            .map(|(stmt, param, summary)| Observation {
+                stmt,
+                param,
+                summary,
+            })
+            .collect(),
         counters: Counters {
             statements: o.statements,
             calls: o.calls,
@@ -660,6 +695,7 @@ fn crashed(reason: String) -> ExecResult {
         completed: 0,
         goals: Vec::new(),
         summaries: Vec::new(),
+        observed: Vec::new(),
         counters: Counters::default(),
     }
 }

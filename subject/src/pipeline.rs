@@ -373,6 +373,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
     // manifest goals when every criterion is on).
     artifacts.dump("goals.json", &labelled(&plan, &found));
+    observe_state(&mut pool, &mut kept);
     let stats = pool.stats.clone();
     drop(pool);
 
@@ -662,6 +663,23 @@ fn executor_pool(
     let mut exec_config = opts.exec.clone();
     exec_config.cwd.get_or_insert_with(|| inst.root.clone());
     ExecutorPool::new(harness.binary.clone(), exec_config)
+}
+
+/// Runs the kept tests once more, recording the state each statement leaves in the values it
+/// borrows mutably, for the emitted tests' state assertions (the search does not record it:
+/// nothing there reads it). Only the observations are taken from this run.
+fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) {
+    pool.observe_state(true);
+    let tests: Vec<_> = kept.iter().map(|k| k.test.clone()).collect();
+    let results = frugal_search::Executor::execute(pool, &tests);
+    for (k, r) in kept.iter_mut().zip(results) {
+        // A run that went another way than the kept one observed another test.
+        if std::mem::discriminant(&r.status) == std::mem::discriminant(&k.result.status)
+            && r.completed == k.result.completed
+        {
+            k.result.observed = r.observed;
+        }
+    }
 }
 
 /// Phase 5: the archive cut down to a small suite, then the executor frozen.

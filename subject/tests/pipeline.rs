@@ -236,6 +236,30 @@ fn statemachine_reaches_ninety_percent_branch_coverage_with_a_verified_suite() {
     assert_eq!(s.goals["function"].covered, s.goals["function"].total);
     assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
     assert_eq!(s.crashes, 0);
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    let checked = state_assertions(&suite);
+    assert!(
+        checked.iter().any(|c| c.starts_with("bounded_stack.push")),
+        "no test asserts the stack a push left behind: {checked:?}\n{suite}"
+    );
+}
+
+/// The statements that change a value through `&mut` (`x.m(..);`, nothing returned) followed
+/// at once by an assertion on that value's state.
+fn state_assertions(suite: &str) -> Vec<String> {
+    let lines: Vec<&str> = suite.lines().map(str::trim).collect();
+    lines
+        .windows(2)
+        .filter_map(|w| {
+            let (var, _) = w[0].split_once('.')?;
+            let plain =
+                !w[0].starts_with("let ") && !w[0].starts_with("assert") && w[0].ends_with(");");
+            let on_var = w[1].starts_with("assert_eq!(")
+                && (w[1].contains(&format!("\"{{:?}}\", {var})"))
+                    || w[1].starts_with(&format!("assert_eq!({var},")));
+            (plain && on_var).then(|| w[0].to_string())
+        })
+        .collect()
 }
 
 /// The emitted suites of runs on statemachine with seed 1 and 10 000 executions, one per

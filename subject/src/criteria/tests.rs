@@ -227,6 +227,7 @@ fn outcome(status: Status, completed: usize, summaries: &[Option<&str>]) -> Exec
         completed,
         goals: vec![(0, 0.0), (1, 0.0), (2, 0.25)],
         summaries: summaries.iter().map(|s| s.map(String::from)).collect(),
+        observed: Vec::new(),
         counters: Counters::default(),
     }
 }
@@ -360,6 +361,7 @@ fn frozen_discovery_ignores_new_locations_and_single_calls_without_return() {
         completed: 1,
         goals: vec![(0, 0.0)],
         summaries: vec![Some("\"\"".into())],
+        observed: Vec::new(),
         counters: Counters::default(),
     };
     let mut inner = Canned(vec![panicked.clone(), panicked]);

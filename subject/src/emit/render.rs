@@ -180,6 +180,52 @@ impl<'a> Renderer<'a> {
                 let _ = writeln!(out, "    {expr};");
             }
         }
+        self.state_assertions(i, result, out);
+    }
+
+    /// Whether statement `i` returned the very value it changed through parameter `k` (a
+    /// chained setter's `-> &mut Self`), already asserted as its result.
+    fn returned_itself(
+        &self,
+        i: usize,
+        k: usize,
+        o: &frugal_search::Observation,
+        result: &ExecResult,
+    ) -> bool {
+        let op = &self.reg.ops[self.test.stmts[i].op as usize];
+        let returns_ref_to_param = matches!(
+            op.ret_source.as_ref(),
+            Some(Ty::Ref { inner, .. }) if **inner == param(op, k).0
+        );
+        returns_ref_to_param
+            && result.summaries.get(i).and_then(Option::as_deref) == Some(&o.summary)
+    }
+
+    /// Assertions on the state statement `i` left in the values it borrowed mutably, where no
+    /// later statement changes them again: a call that changes its receiver (`clear`,
+    /// `push`, `compact`) is checked by what it left behind, not only by what it returned.
+    fn state_assertions(&self, i: usize, result: &ExecResult, out: &mut String) {
+        let s = &self.test.stmts[i];
+        let op = &self.reg.ops[s.op as usize];
+        for o in result.observed.iter().filter(|o| o.stmt as usize == i) {
+            let k = o.param as usize;
+            let Some(&a) = s.args.get(k) else { continue };
+            let Some(var) = self.vars.get(&(a as usize)) else {
+                continue;
+            };
+            let changed_later = self.test.stmts[i + 1..].iter().any(|t| {
+                let later = &self.reg.ops[t.op as usize];
+                t.args
+                    .iter()
+                    .enumerate()
+                    .any(|(j, &b)| b == a && param(later, j).1.is_mut())
+            });
+            if changed_later || host_dependent(&o.summary) || self.returned_itself(i, k, o, result)
+            {
+                continue;
+            }
+            out.push_str(&assertion(var, &param(op, k).0, &o.summary, self.model));
+        }
     }
 
     /// The expression of statement `i`.

@@ -134,6 +134,7 @@ mod tests {
             completed,
             goals: vec![(0, 0.0)],
             summaries: vec![],
+            observed: Vec::new(),
             counters: Counters::default(),
         }
     }

@@ -186,10 +186,14 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
     );
     b.push_str("    let s = (&&&h::Summ(&out)).summ();\n");
     if op.ret.is_some() {
+        // A result the pool keeps borrows nothing mutably (it would be lent instead).
+        observe_mutated(op, model, &mut b);
         put_back(op, &mut b);
         b.push_str("    p.store(out);\n");
     } else {
+        // Gone first: it may be the very borrow (`-> &mut Self` of a chained setter).
         b.push_str("    drop(out);\n");
+        observe_mutated(op, model, &mut b);
         put_back(op, &mut b);
     }
     b.push_str("    Ok(s)\n");
@@ -304,6 +308,20 @@ fn source_view(source: &Ty, pool: &str, k: &str) -> String {
             _ => pool.to_string(),
         },
         _ => pool.to_string(),
+    }
+}
+
+/// Records the state the call left in each value it borrowed mutably (its `Debug` form), so an
+/// emitted test can assert what a `&mut self` method did, not only what it returned.
+fn observe_mutated(op: &Op, model: &ApiModel, b: &mut String) {
+    for (i, (pool_ty, pass, _)) in op.params.iter().enumerate() {
+        if *pass == Pass::Mut {
+            let t = ty_in(pool_ty, &model.crate_name);
+            let _ = writeln!(
+                b,
+                "    if p.observing() {{ p.observe({i}, (&&&h::Summ(h::as_ref::<{t}>(&*b{i}, a[{i}])?)).summ()); }}"
+            );
+        }
     }
 }
 
