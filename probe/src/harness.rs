@@ -370,8 +370,10 @@ fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
                 depth,
                 heap_bytes,
                 observe,
+                mutant,
             } => {
                 crate::set_fuel(fuel, depth);
+                crate::mutants::activate(mutant);
                 alloc::set_ceiling(usize::try_from(heap_bytes).unwrap_or(usize::MAX));
                 runner.observe = observe;
                 runner.pool.observing = observe;

@@ -17,12 +17,18 @@
 //!   that are not primitive numbers of one type (strings, user types, mixed types) report
 //!   nothing ([`Arith`]).
 //!
+//! - Strong mutation: one mutant at a time can be switched on ([`activate`], by goal id); its
+//!   site then computes the mutant's outcome instead of the original's ([`ror_strong`] for a
+//!   comparison, [`Arith::aor`]'s [`Mutated`] for arithmetic: an overflow or a division by zero
+//!   panics as the mutated program's debug build would). The engine runs a test that weakly
+//!   kills a mutant again with it on and compares what the test observes.
+//!
 //! Decision: every function here that decides an outcome or a distance is pure, so the rules
 //! are unit-tested without the global tables; the probe calls only add the table writes.
 
 use std::cmp::Ordering;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use crate::distance::Probe;
 use crate::op;
@@ -63,6 +69,42 @@ pub const fn aor_mutants(aop: u8) -> &'static [u8] {
         aop::MUL => &[aop::ADD, aop::DIV],
         aop::DIV => &[aop::SUB, aop::MUL, aop::REM],
         _ => &[aop::SUB, aop::DIV],
+    }
+}
+
+/// No mutant is on.
+pub const NO_MUTANT: u32 = u32::MAX;
+
+/// The goal id of the mutant switched on, or [`NO_MUTANT`].
+static ACTIVE: AtomicU32 = AtomicU32::new(NO_MUTANT);
+
+/// Switches the mutant with goal id `goal` on (strong mutation), or all off with [`NO_MUTANT`].
+pub fn activate(goal: u32) {
+    ACTIVE.store(goal, Relaxed);
+}
+
+/// Which of the `n` mutants with goals `goal..goal + n` is on, if one is.
+#[inline(always)]
+fn active_among(goal: u32, n: usize) -> Option<usize> {
+    let k = ACTIVE.load(Relaxed).wrapping_sub(goal) as usize;
+    (k < n).then_some(k)
+}
+
+/// A comparison's outcome `c`, or its ROR mutant's when one of the site's two is on (goals
+/// `goal`, `goal + 1`, in [`ror_mutants`] order). The operands' order is asked for only then.
+#[inline(always)]
+pub fn ror_strong(
+    goal: u32,
+    opcode: u8,
+    c: bool,
+    ord: impl FnOnce() -> Option<Option<Ordering>>,
+) -> bool {
+    match active_among(goal, 2) {
+        None => c,
+        Some(k) => match ord() {
+            Some(o) => ror_outcome(ror_mutants(opcode)[k], o),
+            None => c,
+        },
     }
 }
 
@@ -328,22 +370,56 @@ fn same_state<T: Num>(x: Option<T>, y: Option<T>) -> bool {
 
 /// An arithmetic site's AOR mutants, by autoref specialisation: operands that are primitive
 /// numbers of one type (impls on `&&Probe`) record goals `goal..goal + n` in [`aor_mutants`]
-/// order; anything else (impl on `Probe`) records nothing.
+/// order; anything else (impl on `Probe`) records nothing. The result is the switched-on
+/// mutant's value when one of the site's is on ([`activate`]): the rewritten site uses it
+/// instead of the original operation.
 pub trait Arith {
-    fn aor(&self, goal: u32, aop: u8);
+    type Mutant;
+    fn aor(&self, goal: u32, aop: u8) -> Option<Self::Mutant>;
+}
+
+/// What a site whose operands AOR does not evaluate offers instead of a mutant: nothing.
+pub enum NoMutant {}
+
+impl NoMutant {
+    /// Never called (no value exists); types the rewritten site's `match` arm as the original.
+    pub fn value<V>(self) -> V {
+        match self {}
+    }
+}
+
+/// A switched-on AOR mutant's result: `None` where the mutated operation traps.
+pub struct Mutated<T>(Option<T>);
+
+impl<T> Mutated<T> {
+    /// The mutant's value; an overflow or a division by zero panics, as the mutated program's
+    /// debug build would.
+    pub fn value(self) -> T {
+        match self.0 {
+            Some(v) => v,
+            None => panic!("attempt to compute with overflow or divide by zero (mutant)"),
+        }
+    }
 }
 
 impl<L, R> Arith for Probe<L, R> {
+    type Mutant = NoMutant;
     #[inline]
-    fn aor(&self, _goal: u32, _aop: u8) {}
+    fn aor(&self, _goal: u32, _aop: u8) -> Option<NoMutant> {
+        None
+    }
 }
 
 macro_rules! arith_num {
     ($($t:ty),*) => {$(
         impl Arith for &&Probe<&$t, &$t> {
+            type Mutant = Mutated<$t>;
             #[inline(always)]
-            fn aor(&self, goal: u32, aop: u8) {
+            fn aor(&self, goal: u32, aop: u8) -> Option<Mutated<$t>> {
                 record_aor(goal, aop, *self.0, *self.1);
+                let mutants = aor_mutants(aop);
+                let k = active_among(goal, mutants.len())?;
+                Some(Mutated(<$t as Num>::apply(mutants[k], *self.0, *self.1)))
             }
         }
     )*};

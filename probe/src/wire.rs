@@ -66,6 +66,9 @@ pub enum Request {
         /// Record the state each statement leaves in values it borrows mutably
         /// ([`Outcome::observed`]); off while searching, where nothing reads it.
         observe: bool,
+        /// The goal id of the mutant switched on (strong mutation), or
+        /// [`crate::mutants::NO_MUTANT`].
+        mutant: u32,
     },
     /// Run one test case.
     Run(Vec<Stmt>),
@@ -207,12 +210,14 @@ impl Enc {
                 depth,
                 heap_bytes,
                 observe,
+                mutant,
             } => {
                 self.u8(1);
                 self.i64(*fuel);
                 self.u32(*depth);
                 self.u64(*heap_bytes);
                 self.u8(u8::from(*observe));
+                self.u32(*mutant);
             }
             Request::Run(stmts) => {
                 self.run_header(stmts.len());
@@ -369,6 +374,7 @@ impl<'a> Dec<'a> {
                 depth: self.u32()?,
                 heap_bytes: self.u64()?,
                 observe: self.u8()? == 1,
+                mutant: self.u32()?,
             },
             2 => {
                 let n = self.count(9)?;
@@ -497,6 +503,7 @@ mod tests {
             depth: 7,
             heap_bytes: 1 << 30,
             observe: true,
+            mutant: 4,
         });
         roundtrip_request(Request::Run(vec![
             Stmt {

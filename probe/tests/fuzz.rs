@@ -26,14 +26,22 @@ fn request() -> impl Strategy<Value = Request> {
     )
         .prop_map(|(op, args, value)| Stmt { op, args, value });
     prop_oneof![
-        (any::<i64>(), any::<u32>(), any::<u64>(), any::<bool>()).prop_map(
-            |(fuel, depth, heap_bytes, observe)| Request::Config {
-                fuel,
-                depth,
-                heap_bytes,
-                observe,
-            }
-        ),
+        (
+            any::<i64>(),
+            any::<u32>(),
+            any::<u64>(),
+            any::<bool>(),
+            any::<u32>()
+        )
+            .prop_map(
+                |(fuel, depth, heap_bytes, observe, mutant)| Request::Config {
+                    fuel,
+                    depth,
+                    heap_bytes,
+                    observe,
+                    mutant,
+                }
+            ),
         proptest::collection::vec(stmt, 0..6).prop_map(Request::Run),
         Just(Request::Shutdown),
     ]

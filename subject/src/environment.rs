@@ -209,6 +209,7 @@ mod tests {
                 counters: Counters::default(),
             },
             goals: Default::default(),
+            kills: Default::default(),
         }
     }
 

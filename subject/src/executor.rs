@@ -56,6 +56,22 @@ pub struct ExecConfig {
     /// Record the state statements leave in values they borrow mutably
     /// (`ExecResult::observed`); see [`ExecutorPool::observe_state`].
     pub observe: bool,
+    /// The mutant switched on, by its manifest goal id (strong mutation); see
+    /// [`ExecutorPool::switch_mutant`].
+    pub mutant: Option<u32>,
+}
+
+impl ExecConfig {
+    /// The harness's configuration frame.
+    fn request(&self) -> Request {
+        Request::Config {
+            fuel: self.fuel,
+            depth: self.depth,
+            heap_bytes: self.heap_bytes,
+            observe: self.observe,
+            mutant: self.mutant.unwrap_or(frugal_probe::mutants::NO_MUTANT),
+        }
+    }
 }
 
 impl Default for ExecConfig {
@@ -69,6 +85,7 @@ impl Default for ExecConfig {
             address_space: 8 << 30,
             cwd: None,
             observe: false,
+            mutant: None,
         }
     }
 }
@@ -176,18 +193,27 @@ impl ExecutorPool {
     /// the tests run from now on (the harnesses take it in order with the tests). Remembered
     /// results are forgotten: they were recorded the other way.
     pub fn observe_state(&mut self, on: bool) {
-        if self.config.observe == on {
-            return;
+        if self.config.observe != on {
+            self.config.observe = on;
+            self.reconfigure();
         }
-        self.config.observe = on;
+    }
+
+    /// Switches mutant `mutant` (a manifest goal id of the weak-mutation schemata) on for the
+    /// tests run from now on, or every mutant off with `None`. Remembered results are
+    /// forgotten: they were recorded with another program.
+    pub fn switch_mutant(&mut self, mutant: Option<u32>) {
+        if self.config.mutant != mutant {
+            self.config.mutant = mutant;
+            self.reconfigure();
+        }
+    }
+
+    /// Sends the changed configuration to every live harness and forgets remembered results.
+    fn reconfigure(&mut self) {
         self.repeats = Repeats::default();
         let mut enc = Enc::default();
-        enc.request(&Request::Config {
-            fuel: self.config.fuel,
-            depth: self.config.depth,
-            heap_bytes: self.config.heap_bytes,
-            observe: on,
-        });
+        enc.request(&self.config.request());
         for worker in self.workers.iter_mut().flatten() {
             worker.pipes.send(&enc.buf);
         }
@@ -456,12 +482,7 @@ impl Worker {
             stderr,
         };
         let mut enc = Enc::default();
-        enc.request(&Request::Config {
-            fuel: config.fuel,
-            depth: config.depth,
-            heap_bytes: config.heap_bytes,
-            observe: config.observe,
-        });
+        enc.request(&config.request());
         worker.pipes.send(&enc.buf);
         Ok(worker)
     }

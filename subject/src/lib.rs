@@ -19,4 +19,5 @@ mod modtree;
 pub mod pipeline;
 pub mod probe_src;
 pub mod regress;
+pub mod strong;
 pub mod suite_model;

@@ -15,6 +15,7 @@ use crate::environment::{self, RunEnvironment, Watch};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
+use crate::strong::{self, MutationScore};
 use crate::suite_model::{self, SuiteModel};
 
 /// What to run and where to put the result.
@@ -177,6 +178,10 @@ pub struct RunSummary {
     /// CLI fills it in); `None` when not measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_cost: Option<MeasuredCost>,
+    /// frugal's own mutants the emitted suite kills (strong mutation), in a run whose criteria
+    /// include `weak-mutation`; left out of `summary.json` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<MutationScore>,
 }
 
 /// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).
@@ -373,7 +378,10 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
     // manifest goals when every criterion is on).
     artifacts.dump("goals.json", &labelled(&plan, &found));
-    observe_state(&mut pool, &mut kept);
+    let started = Instant::now();
+    let baseline = observe_state(&mut pool, &mut kept);
+    let strong_executions = strong::kills(&mut pool, &plan, &mut kept, &baseline);
+    let strong_seconds = started.elapsed().as_secs_f64();
     let stats = pool.stats.clone();
     drop(pool);
 
@@ -394,6 +402,12 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .write(&model_path)?;
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
+    let mutation = (plan.mutants().next().is_some()).then(|| {
+        let mut score =
+            MutationScore::new(&plan, &found, &suite.killed(), &covered, strong_executions);
+        score.seconds = strong_seconds;
+        score
+    });
     let facts = RunFacts {
         krate: model.crate_name.clone(),
         callables,
@@ -415,7 +429,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         sandbox: sandbox_report(&capabilities, opts.unconfined),
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
     };
-    let summary = summarise(opts, facts, &suite);
+    let mut summary = summarise(opts, facts, &suite);
+    summary.mutation = mutation;
     artifacts.output_json("summary.json", &summary)?;
     Ok(summary)
 }
@@ -668,18 +683,20 @@ fn executor_pool(
 /// Runs the kept tests once more, recording the state each statement leaves in the values it
 /// borrows mutably, for the emitted tests' state assertions (the search does not record it:
 /// nothing there reads it). Only the observations are taken from this run.
-fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) {
+/// Returns this run's results: what each test observes, the baseline of strong mutation.
+fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) -> Vec<frugal_search::ExecResult> {
     pool.observe_state(true);
     let tests: Vec<_> = kept.iter().map(|k| k.test.clone()).collect();
     let results = frugal_search::Executor::execute(pool, &tests);
-    for (k, r) in kept.iter_mut().zip(results) {
+    for (k, r) in kept.iter_mut().zip(&results) {
         // A run that went another way than the kept one observed another test.
         if std::mem::discriminant(&r.status) == std::mem::discriminant(&k.result.status)
             && r.completed == k.result.completed
         {
-            k.result.observed = r.observed;
+            k.result.observed = r.observed.clone();
         }
     }
+    results
 }
 
 /// Phase 5: the archive cut down to a small suite, then the executor frozen.
@@ -701,6 +718,8 @@ struct Suite {
     tests_by_name: BTreeMap<String, frugal_search::TestCase>,
     goals_by_name: BTreeMap<String, Vec<u32>>,
     proxies_by_name: BTreeMap<String, frugal_search::Proxies>,
+    /// The mutants each test kills (strong mutation), by search goal id.
+    kills_by_name: BTreeMap<String, BTreeSet<u32>>,
 }
 
 /// Phase 6: renders the minimised tests and keeps those that compile and pass twice.
@@ -749,6 +768,11 @@ fn verify_suite(
         .zip(kept)
         .map(|(r, k)| (r.name.clone(), k.test.clone()))
         .collect();
+    let kills_by_name = rendered
+        .iter()
+        .zip(kept)
+        .map(|(r, k)| (r.name.clone(), k.kills.clone()))
+        .collect();
     let verified = verify::verify(
         &opts.crate_dir,
         work,
@@ -762,6 +786,7 @@ fn verify_suite(
         tests_by_name,
         goals_by_name,
         proxies_by_name,
+        kills_by_name,
     })
 }
 
@@ -797,10 +822,23 @@ fn write_suite(
 impl Suite {
     /// Goals the kept tests cover.
     fn covered(&self) -> BTreeSet<u32> {
+        self.union_over_kept(&self.goals_by_name)
+    }
+
+    /// The mutants the kept tests kill between them.
+    fn killed(&self) -> BTreeSet<u32> {
+        self.union_over_kept(&self.kills_by_name)
+    }
+
+    /// The union of the kept tests' goal sets in `by_name`.
+    fn union_over_kept<'a, C>(&'a self, by_name: &'a BTreeMap<String, C>) -> BTreeSet<u32>
+    where
+        &'a C: IntoIterator<Item = &'a u32>,
+    {
         self.verified
             .kept
             .iter()
-            .filter_map(|n| self.goals_by_name.get(n))
+            .filter_map(|n| by_name.get(n))
             .flatten()
             .copied()
             .collect()
@@ -894,6 +932,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         sandbox: facts.sandbox,
         sandbox_fs_confined: facts.sandbox_fs_confined,
         measured_cost: None,
+        mutation: None,
     }
 }
 

@@ -2,7 +2,8 @@
 //! and fixtures still build (no fn lost to a compile error that the plain instrumentation does
 //! not cause), keep every line and pass their own tests; mutant goals hang under a branch or
 //! entry goal of their own fn; and a run on `examples/numeric` with `branch,weak-mutation`
-//! kills a good share of the mutants and emits a verified suite.
+//! kills a good share of the mutants, most of them strongly (a test fails with the mutant
+//! switched on), and emits a verified suite.
 
 use frugal_testkit as common;
 
@@ -200,4 +201,16 @@ fn numeric_kills_mutants_end_to_end() {
     assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
     let suite = std::fs::read_to_string(&s.output).unwrap();
     assert!(suite.contains("#[test]"));
+    // Strong mutation: every mutant is killed, survives or is not infected; an infected
+    // mutant the suite kills is one of the weakly killed (covered) ones.
+    let m = s
+        .mutation
+        .as_ref()
+        .expect("mutation figures with weak-mutation on");
+    eprintln!("numeric: strong mutation {m:?}");
+    assert_eq!(m.mutants, wm.total);
+    assert_eq!(m.killed + m.survived + m.not_infected, m.mutants, "{m:?}");
+    assert_eq!(m.killed + m.survived, wm.covered, "{m:?}");
+    assert!(m.killed * 2 >= wm.covered, "{m:?}");
+    assert_eq!(m.survivors.len(), m.survived.min(50));
 }

@@ -269,6 +269,19 @@ fn print_summary(s: &RunSummary) {
             println!("  {fallback}");
         }
     }
+    if let Some(m) = &s.mutation {
+        println!(
+            "mutants (frugal's own, strong): {} of {} killed ({:.1}%), {} infected but survived, \
+             {} not infected ({} executions, {:.1}s)",
+            m.killed,
+            m.mutants,
+            100.0 * m.score,
+            m.survived,
+            m.not_infected,
+            m.executions,
+            m.seconds
+        );
+    }
     if let Some(seeding) = &s.seeding {
         println!(
             "seed model: {} tests resolved, {} dropped; {} executed first, covering {} goals",

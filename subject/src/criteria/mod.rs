@@ -386,6 +386,16 @@ impl Plan {
     }
 
     /// The label of a goal, with panic slots named by the location found.
+    /// The selected weak-mutation goals: (manifest id, the probe's name of the mutant; search
+    /// id).
+    pub(crate) fn mutants(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.from_manifest
+            .iter()
+            .enumerate()
+            .filter_map(|(manifest, search)| Some((manifest as u32, (*search)?)))
+            .filter(|&(_, search)| self.goals[search as usize].kind == GoalKind::WeakMutation)
+    }
+
     pub fn label(&self, id: u32, found: &Discovered) -> String {
         found
             .label(id)

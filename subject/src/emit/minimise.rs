@@ -16,6 +16,9 @@ pub struct Kept {
     pub test: TestCase,
     pub result: ExecResult,
     pub goals: BTreeSet<u32>,
+    /// The mutants it kills (strong mutation, `crate::strong`), by search goal id; filled in
+    /// after minimisation.
+    pub kills: BTreeSet<u32>,
 }
 
 /// Minimises every archived test against the goals it is archived for, then keeps a small
@@ -33,6 +36,7 @@ pub fn minimise(archive: &Archive, builder: &Builder<'_>, exec: &mut dyn Executo
             test,
             result: e.result.clone(),
             goals,
+            kills: Default::default(),
         });
     }
     shrink_all(&mut kept, builder, exec);

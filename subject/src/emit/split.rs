@@ -90,6 +90,7 @@ fn split(k: &Kept, reg: &Registry, model: &ApiModel, exec: &mut dyn Executor) ->
             test,
             result,
             goals,
+            kills: Default::default(),
         });
     }
     out

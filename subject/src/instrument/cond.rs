@@ -82,14 +82,17 @@ impl FileInstrumenter<'_> {
         let op_range = self.range(&b.op);
         let op_text = self.source(op_range);
         let node = (left.0, right.1);
-        let (uses, mag) = super::mutants::ror_call(self.ror_goals(b), op);
+        let goal = self.ror_goals(b);
+        let (uses, mag) = super::mutants::ror_call(goal, op);
+        let outcome =
+            super::mutants::ror_outcome(goal, op, &format!("*__frugal_l {op_text} *__frugal_r"));
         self.open(node, format!("{{ {uses} match (&("));
         self.replace(op_range, node, "), &(");
         self.close(
             node,
             format!(
                 ")) {{ (__frugal_l, __frugal_r) => ::frugal_probe::{call}::frugal_probe::op::{op}, \
-                 *__frugal_l {op_text} *__frugal_r, {mag}) }} }}"
+                 {outcome}, {mag}) }} }}"
             ),
         );
         self.visit_expr(&b.left);

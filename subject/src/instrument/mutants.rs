@@ -112,14 +112,27 @@ impl FileInstrumenter<'_> {
             node,
             format!(
                 ") {{ (__frugal_a, __frugal_b) => {{ use ::frugal_probe::Arith as _; \
-                 (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
+                 let __frugal_m = (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
                  .aor({goal}, ::frugal_probe::mutants::aop::{name}); \
-                 __frugal_a {op_text} __frugal_b }} }})"
+                 match __frugal_m {{ Some(__frugal_m) => __frugal_m.value(), \
+                 None => __frugal_a {op_text} __frugal_b }} }} }})"
             ),
         );
         self.visit_expr(&b.left);
         self.visit_expr(&b.right);
         true
+    }
+}
+
+/// The outcome argument of a rewritten comparison: the comparison `c` itself, or with ROR
+/// goals the switched-on mutant's outcome when one of the site's is on (strong mutation).
+pub(super) fn ror_outcome(goal: Option<u32>, opcode: &str, c: &str) -> String {
+    match goal {
+        None => c.to_string(),
+        Some(g) => format!(
+            "::frugal_probe::mutants::ror_strong({g}, ::frugal_probe::op::{opcode}, {c}, \
+             || (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord())"
+        ),
     }
 }
 
@@ -216,8 +229,9 @@ mod tests {
             "fn f(a: u32, b: u32) -> bool {\n    if a < b { true } else { false }\n}\n",
             "fn f(a: u32, b: u32) -> bool {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
-{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
-::frugal_probe::ror(3, ::frugal_probe::op::LT, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::LT, \
+::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
+|| (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord()), ::frugal_probe::ror(3, ::frugal_probe::op::LT, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
 (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } } { true } else { false }\n}\n\
 ----
 0 Function parent=- line=1 fn entry
@@ -237,18 +251,20 @@ if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
             "fn f(a: u32, b: u32) -> u32 {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
             "fn f(a: u32, b: u32) -> u32 {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
-{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
-::frugal_probe::ror(3, ::frugal_probe::op::EQ, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
+{ (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::EQ, \
+::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
+|| (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord()), ::frugal_probe::ror(3, ::frugal_probe::op::EQ, (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).ord(), \
 (&&&::frugal_probe::Probe(__frugal_l, __frugal_r)).mag())) } } {\n        \
 return ::frugal_probe::arith(match (::frugal_probe::arith(match (a , 2) { (__frugal_a, __frugal_b) => \
-{ use ::frugal_probe::Arith as _; (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
-.aor(7, ::frugal_probe::mutants::aop::MUL); __frugal_a * __frugal_b } }) , b) \
+{ use ::frugal_probe::Arith as _; let __frugal_m = (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
+.aor(7, ::frugal_probe::mutants::aop::MUL); match __frugal_m { Some(__frugal_m) => __frugal_m.value(), \
+None => __frugal_a * __frugal_b } } }) , b) \
 { (__frugal_a, __frugal_b) => { use ::frugal_probe::Arith as _; \
-(&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(5, ::frugal_probe::mutants::aop::ADD); \
-__frugal_a + __frugal_b } });\n    }\n    \
+let __frugal_m = (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(5, ::frugal_probe::mutants::aop::ADD); \
+match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a + __frugal_b } } });\n    }\n    \
 ::frugal_probe::arith(match (a , b) { (__frugal_a, __frugal_b) => { use ::frugal_probe::Arith as _; \
-(&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(9, ::frugal_probe::mutants::aop::REM); \
-__frugal_a % __frugal_b } })\n}\n\
+let __frugal_m = (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b)).aor(9, ::frugal_probe::mutants::aop::REM); \
+match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % __frugal_b } } })\n}\n\
 ----
 0 Function parent=- line=1 fn entry
 1 Branch parent=0 line=2 if true
