@@ -36,8 +36,9 @@ pub struct Pool {
     /// Values lent to results that borrow from them, in lending order; freed after every slot.
     lent: Vec<*mut dyn Any>,
     /// What the statement being run left behind in the values it borrowed mutably
-    /// (parameter, `Debug` rendering), taken by the runner after each statement.
-    observed: Vec<(u32, String)>,
+    /// (parameter, what was looked at, `Debug` rendering), taken by the runner after each
+    /// statement.
+    observed: Vec<(u32, u8, String)>,
     /// Whether to record it (see [`Pool::observing`]).
     observing: bool,
 }
@@ -91,7 +92,14 @@ impl Pool {
     /// borrowed mutably (`summary`: its `Debug` rendering after the call, when it has one).
     pub fn observe(&mut self, param: u32, summary: Option<String>) {
         if let Some(s) = summary {
-            self.observed.push((param, s));
+            self.observed.push((param, wire::LOOK_DEBUG, s));
+        }
+    }
+
+    /// As [`Pool::observe`], for what iterating the value by reference yields ([`Iterate`]).
+    pub fn observe_items(&mut self, param: u32, items: Option<String>) {
+        if let Some(s) = items {
+            self.observed.push((param, wire::LOOK_ITEMS, s));
         }
     }
 
@@ -250,6 +258,40 @@ fn debug_within_limit<T: std::fmt::Debug + ?Sized>(v: &T) -> Option<String> {
 
 impl<T: ?Sized> Summarise for Summ<'_, T> {
     fn summ(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Items [`Iterate`] collects at most: a longer collection is not asserted item by item.
+const MAX_ITEMS: usize = 128;
+
+/// Wraps a value for autoref-specialised iteration: `(&&Items(&v)).items()`.
+pub struct Items<'a, T: ?Sized>(pub &'a T);
+
+/// The `Debug` form of what iterating a value by reference yields, collected, when `&T` is
+/// `IntoIterator` with `Debug` items: a collection whose own `Debug` hides its contents (slab's
+/// shows only its length and capacity) is observed by them.
+pub trait Iterate {
+    fn items(&self) -> Option<String>;
+}
+
+impl<T: ?Sized> Iterate for &Items<'_, T>
+where
+    for<'b> &'b T: IntoIterator,
+    for<'b> <&'b T as IntoIterator>::Item: std::fmt::Debug,
+{
+    fn items(&self) -> Option<String> {
+        let mut it = self.0.into_iter();
+        let items: Vec<_> = it.by_ref().take(MAX_ITEMS).collect();
+        if it.next().is_some() {
+            return None;
+        }
+        debug_within_limit(&items)
+    }
+}
+
+impl<T: ?Sized> Iterate for Items<'_, T> {
+    fn items(&self) -> Option<String> {
         None
     }
 }
@@ -470,7 +512,7 @@ impl Runner {
                 self.pool
                     .observed
                     .drain(..)
-                    .map(|(param, o)| (i as u32, param, o)),
+                    .map(|(param, look, o)| (i as u32, param, look, o)),
             );
             match step {
                 Ok(summary) => summaries.push(summary),
@@ -565,6 +607,28 @@ mod tests {
         let mut m = 5i32;
         assert_eq!((&&&Summ(&(&mut m as *mut i32))).summ(), None);
         assert_eq!((&&&Summ(&Opaque)).summ(), None);
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    fn items_are_what_iterating_by_reference_yields() {
+        /// A collection whose `Debug` hides its contents, iterable by reference.
+        struct Hidden(Vec<(usize, char)>);
+        impl<'a> IntoIterator for &'a Hidden {
+            type Item = &'a (usize, char);
+            type IntoIter = std::slice::Iter<'a, (usize, char)>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.0.iter()
+            }
+        }
+        let h = Hidden(vec![(0, 'a'), (2, 'c')]);
+        assert_eq!(
+            (&&Items(&h)).items(),
+            Some("[(0, 'a'), (2, 'c')]".to_string())
+        );
+        assert_eq!((&&Items(&5u32)).items(), None, "not iterable");
+        let long: Vec<u8> = vec![0; MAX_ITEMS + 1];
+        assert_eq!((&&Items(&long)).items(), None, "too many items to assert");
     }
 
     #[test]

@@ -103,8 +103,9 @@ pub struct Outcome {
     /// `Debug` rendering of each executed statement's result, when it has one.
     pub summaries: Vec<Option<String>>,
     /// The state a statement left behind in a value it borrowed mutably: (statement, parameter,
-    /// `Debug` rendering of the value after the call), for the values that have one.
-    pub observed: Vec<(u32, u32, String)>,
+    /// what was looked at ([`LOOK_DEBUG`] or [`LOOK_ITEMS`]), its `Debug` rendering after the
+    /// call), for the values that have one.
+    pub observed: Vec<(u32, u32, u8, String)>,
     pub goals: Vec<(u32, f64)>,
     pub calls: Vec<(u32, u32)>,
     pub loops: Vec<(u32, u32)>,
@@ -112,6 +113,11 @@ pub struct Outcome {
     pub allocations: u64,
     pub alloc_bytes: u64,
 }
+
+/// An observed value's own `Debug` form.
+pub const LOOK_DEBUG: u8 = 0;
+/// The `Debug` form of what iterating the value by reference yields, collected into a `Vec`.
+pub const LOOK_ITEMS: u8 = 1;
 
 /// A malformed frame.
 #[derive(Debug)]
@@ -267,9 +273,10 @@ impl Enc {
             }
         }
         self.u32(o.observed.len() as u32);
-        for (stmt, param, s) in &o.observed {
+        for (stmt, param, look, s) in &o.observed {
             self.u32(*stmt);
             self.u32(*param);
+            self.u8(*look);
             self.str(s);
         }
         self.u32(o.goals.len() as u32);
@@ -418,9 +425,9 @@ impl<'a> Dec<'a> {
                 None
             });
         }
-        let n = self.count(12)?;
+        let n = self.count(13)?;
         let observed = (0..n)
-            .map(|_| Ok((self.u32()?, self.u32()?, self.str()?)))
+            .map(|_| Ok((self.u32()?, self.u32()?, self.u8()?, self.str()?)))
             .collect::<Result<_, _>>()?;
         let n = self.count(12)?;
         let goals = (0..n)
@@ -542,7 +549,7 @@ mod tests {
             message: "boom".into(),
             location: "src/lib.rs:3:5".into(),
             summaries: vec![Some("1".into()), None],
-            observed: vec![(1, 0, "[3]".into())],
+            observed: vec![(1, 0, LOOK_ITEMS, "[3]".into())],
             goals: vec![(0, 0.0), (9, 0.25)],
             calls: vec![(1, 2)],
             loops: vec![(0, 100)],

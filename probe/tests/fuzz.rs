@@ -60,7 +60,10 @@ fn outcome() -> impl Strategy<Value = Outcome> {
         (status, any::<u32>(), any::<String>(), any::<String>()),
         (
             proptest::collection::vec(proptest::option::of(any::<String>()), 0..4),
-            proptest::collection::vec((any::<u32>(), any::<u32>(), any::<String>()), 0..3),
+            proptest::collection::vec(
+                (any::<u32>(), any::<u32>(), any::<u8>(), any::<String>()),
+                0..3,
+            ),
         ),
         proptest::collection::vec((any::<u32>(), any::<f64>()), 0..4),
         (pairs(), pairs()),

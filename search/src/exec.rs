@@ -59,6 +59,9 @@ pub struct Observation {
     pub stmt: u32,
     /// Its parameter that borrowed the value; the value is the statement's argument there.
     pub param: u32,
+    /// The `Debug` form of what iterating the value by reference yields (collected into a
+    /// `Vec`), rather than of the value itself.
+    pub items: bool,
     pub summary: String,
 }
 

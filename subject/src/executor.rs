@@ -694,9 +694,10 @@ fn convert(o: Outcome, len: usize) -> ExecResult {
         observed: o
             .observed
             .into_iter()
-            .map(|(stmt, param, summary)| Observation {
+            .map(|(stmt, param, look, summary)| Observation {
                 stmt,
                 param,
+                items: look == wire::LOOK_ITEMS,
                 summary,
             })
             .collect(),

@@ -154,6 +154,7 @@ mod tests {
                 .map(|s| Observation {
                     stmt: 0,
                     param: 0,
+                    items: false,
                     summary: s.to_string(),
                 })
                 .collect(),

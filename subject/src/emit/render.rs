@@ -224,6 +224,23 @@ impl<'a> Renderer<'a> {
             {
                 continue;
             }
+            if o.items {
+                // Only where the value's own `Debug` form does not already show them.
+                let shown = result.observed.iter().any(|d| {
+                    !d.items
+                        && d.stmt == o.stmt
+                        && d.param == o.param
+                        && d.summary.contains(o.summary.trim_matches(['[', ']']))
+                });
+                if !shown {
+                    let _ = writeln!(
+                        out,
+                        "    assert_eq!(format!(\"{{:?}}\", (&{var}).into_iter().collect::<Vec<_>>()), {:?});",
+                        o.summary
+                    );
+                }
+                continue;
+            }
             out.push_str(&assertion(var, &param(op, k).0, &o.summary, self.model));
         }
     }

@@ -101,7 +101,9 @@ pub fn dispatch(
     // The module lives inside the crate, whose prelude is core's when it is `no_std`; the
     // harness binary links std anyway, so the module names std and its prelude itself.
     text.push_str("extern crate std;\nuse self::std::prelude::rust_2021::*;\n");
-    text.push_str("use ::frugal_probe::harness::{self as h, OpError, Pool, Summarise as _};\n");
+    text.push_str(
+        "use ::frugal_probe::harness::{self as h, Iterate as _, OpError, Pool, Summarise as _};\n",
+    );
     text.push_str("use ::frugal_probe::wire::Value;\n\n");
     let mut op_lines = Vec::with_capacity(reg.ops.len());
     for (i, op) in reg.ops.iter().enumerate() {
@@ -319,7 +321,8 @@ fn observe_mutated(op: &Op, model: &ApiModel, b: &mut String) {
             let t = ty_in(pool_ty, &model.crate_name);
             let _ = writeln!(
                 b,
-                "    if p.observing() {{ p.observe({i}, (&&&h::Summ(h::as_ref::<{t}>(&*b{i}, a[{i}])?)).summ()); }}"
+                "    if p.observing() {{ let v = h::as_ref::<{t}>(&*b{i}, a[{i}])?; \
+                 p.observe({i}, (&&&h::Summ(v)).summ()); p.observe_items({i}, (&&h::Items(v)).items()); }}"
             );
         }
     }
