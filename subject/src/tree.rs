@@ -193,6 +193,28 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// For tests of every reader: a crate `tmp/tree/c` whose `Cargo.toml` links to `tmp/secret`,
+/// which holds `secret`; returns the crate dir.
+#[cfg(test)]
+pub(crate) fn crate_with_manifest_linked_out(tmp: &Path, secret: &str) -> PathBuf {
+    std::fs::write(tmp.join("secret"), format!("{secret}\n")).expect("write the secret");
+    let dir = tmp.join("tree/c");
+    std::fs::create_dir_all(dir.join("src")).expect("create the crate");
+    std::fs::write(dir.join("src/lib.rs"), "pub fn f() {}\n").expect("write the crate");
+    std::os::unix::fs::symlink(tmp.join("secret"), dir.join("Cargo.toml")).expect("link");
+    dir
+}
+
+/// For tests of every reader: `err` names the manifest and why, and not the secret.
+#[cfg(test)]
+pub(crate) fn assert_refused_without(err: &str, secret: &str) {
+    assert!(
+        err.contains("Cargo.toml") && err.contains("outside"),
+        "{err}"
+    );
+    assert!(!err.contains(secret), "{err}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

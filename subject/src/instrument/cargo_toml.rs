@@ -513,16 +513,9 @@ mod tests {
     #[test]
     fn a_manifest_linked_out_of_the_tree_is_refused_without_its_text() {
         let tmp = tempfile::tempdir().unwrap();
-        write(tmp.path(), "secret", "SECRET-LINE-42\n");
-        let dir = tmp.path().join("tree/c");
-        write(&dir, "src/lib.rs", "pub fn f() {}\n");
-        std::os::unix::fs::symlink(tmp.path().join("secret"), dir.join("Cargo.toml")).unwrap();
+        let dir = crate::tree::crate_with_manifest_linked_out(tmp.path(), "SECRET-LINE-42");
         let err = prepare(&dir, None).unwrap_err().to_string();
-        assert!(
-            err.contains("Cargo.toml") && err.contains("outside"),
-            "{err}"
-        );
-        assert!(!err.contains("SECRET-LINE"), "{err}");
+        crate::tree::assert_refused_without(&err, "SECRET-LINE-42");
     }
 
     #[test]
