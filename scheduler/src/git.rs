@@ -101,6 +101,11 @@ pub fn git_output(repo: &Path, cmd: &mut Command, stdin: Option<File>) -> std::i
     if let Ok(real) = repo.canonicalize() {
         policy = policy.readable(real);
     }
+    // The admin's git may live outside the system dirs (`/opt`, a wrapper in a bin dir of
+    // its own): its directory, and the real one behind a link, stay readable.
+    for dir in git_dirs() {
+        policy = policy.readable(dir);
+    }
     let job = policy.apply(cmd).map_err(std::io::Error::other)?;
     // `apply` sets the sandbox's own environment; git gets its own, as `git_command` made it.
     git_env(cmd);
@@ -125,6 +130,24 @@ pub fn git_output(repo: &Path, cmd: &mut Command, stdin: Option<File>) -> std::i
         stdout: out.stdout,
         stderr: out.stderr,
     })
+}
+
+/// The directory of the `git` that `PATH` names, and of the file behind it when it is a link.
+fn git_dirs() -> Vec<std::path::PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    let Some(git) = std::env::split_paths(&path)
+        .map(|d| d.join("git"))
+        .find(|g| g.is_file())
+    else {
+        return Vec::new();
+    };
+    [Some(git.clone()), git.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.parent().map(Path::to_path_buf))
+        .collect()
 }
 
 fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
