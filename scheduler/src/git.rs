@@ -88,7 +88,8 @@ fn git_env(cmd: &mut Command) {
 
 /// Runs `cmd` (made by [`git_command`] for `repo`) confined by `frugal-sandbox`: only the
 /// repository (and the system) readable, nothing writable, no network, under [`GIT_TIMEOUT`],
-/// `stdin` as its input. Where the host cannot confine (no Landlock, no network namespace) the
+/// `stdin` as its input; the environment is the one [`git_command`] made (a variable set on
+/// `cmd` since is dropped). Where the host cannot confine (no Landlock, no network namespace) the
 /// sandbox says so in its capability report and git still runs, with everything above.
 ///
 /// Decision: git needs no write for what the daemon asks of it (it reads objects and refs; a
@@ -184,9 +185,9 @@ pub(crate) fn git_bytes(
     Ok(out.stdout)
 }
 
-/// The longest one git (or tar) command of the scheduler or the daemon may take (each runs
-/// through `frugal_sandbox::output_in_group`): a repository on a hung network
-/// file system, or a huge archive, must not hold a job slot or a request for ever.
+/// The longest one git command of the scheduler or the daemon may take (each runs through
+/// [`git_output`]): a repository on a hung network file system, or a huge commit to extract,
+/// must not hold a job slot or a request for ever.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The current HEAD commit of `repo` and whether it changed since `last_seen`.
