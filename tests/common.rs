@@ -28,3 +28,13 @@ pub fn hostile_scratch(test: &str) -> Option<tempfile::TempDir> {
         .expect("a scratch dir in the target dir");
     Some(dir)
 }
+
+/// Registers `repo` with one crate `krate` at its root; returns the repository id.
+pub fn register(d: &frugal_testkit::Daemon, repo: &std::path::Path, krate: &str) -> u64 {
+    let body = serde_json::json!({"path": repo, "crates": [{"name": krate, "dir": ""}]});
+    let r = d
+        .post("/v1/repos", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.json()["id"].as_u64().unwrap()
+}

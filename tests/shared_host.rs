@@ -11,16 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use frugal_testkit::{Daemon, binaries, daemon_config, example_repo, git, run, wait_for};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const JOB_LIMIT: Duration = Duration::from_secs(300);
-
-fn register(d: &Daemon, repo: &Path, krate: &str) -> u64 {
-    let body = json!({"path": repo, "crates": [{"name": krate, "dir": ""}]}).to_string();
-    let r = d.post("/v1/repos", Some(&d.token), &body).unwrap();
-    assert_eq!(r.status, 201, "{}", r.body);
-    r.json()["id"].as_u64().unwrap()
-}
 
 fn trigger(d: &Daemon, repo: u64) -> Value {
     let r = d
@@ -66,8 +59,8 @@ fn a_hanging_job_is_stopped_at_max_seconds_with_its_processes_and_its_slot_freed
     example_repo("hostile-hang", &b).unwrap();
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
     let (ra, rb) = (
-        register(&d, &a, "hostile-hang"),
-        register(&d, &b, "hostile-hang"),
+        common::register(&d, &a, "hostile-hang"),
+        common::register(&d, &b, "hostile-hang"),
     );
     trigger(&d, ra);
     trigger(&d, rb);
@@ -185,7 +178,7 @@ fn a_stuck_runner_stops_the_watchdog_pings() {
         ("PATH", path.as_str()),
     ];
     let d = Daemon::start_with(&binaries().frugald, &cfg, &state, &[], &env).unwrap();
-    register(&d, &repo, "numeric");
+    common::register(&d, &repo, "numeric");
     assert!(
         pings(&sock, Duration::from_secs(3)) >= 2,
         "pings while healthy"
@@ -229,7 +222,7 @@ fn a_repository_owned_by_another_user_registers_and_triggers() {
     .unwrap();
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
     // git refuses a repository another user owns ("dubious ownership") unless trusted.
-    let id = register(&d, &repo, "numeric");
+    let id = common::register(&d, &repo, "numeric");
     let t = trigger(&d, id);
     assert_eq!(t["commit"].as_str().map(str::len), Some(40), "{t}");
     let r = d
@@ -280,7 +273,7 @@ fn gc_prunes_by_retention_and_removing_a_repository_removes_its_data() {
     let repo = tmp.path().join("numeric");
     example_repo("numeric", &repo).unwrap();
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
-    let id = register(&d, &repo, "numeric");
+    let id = common::register(&d, &repo, "numeric");
     trigger(&d, id);
     wait_succeeded(&d, id, 1);
     commit_change(&repo, "second");

@@ -8,7 +8,8 @@
 //! hands it a claimed job and records how it ended.
 //!
 //! Decisions:
-//! - The pipeline runs on a `git archive` snapshot of the job's commit, never on the user's work
+//! - The pipeline runs on a snapshot of the job's commit (`frugal_scheduler::export_commit`,
+//!   which runs nothing the repository's config names), never on the user's work
 //!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
 //!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
 //! - Goals are interned by `file:line:kind:label` (from the run's `goals.json`), not by the
@@ -19,7 +20,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -28,8 +28,6 @@ use anyhow::{Context, bail};
 use frugal_config::{Budget as ConfigBudget, RegressionPolicy};
 use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
-use frugal_sandbox::output_in_group;
-use frugal_scheduler::{GIT_TIMEOUT, git_command};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
@@ -193,52 +191,19 @@ pub(crate) fn safe_name(s: &str) -> String {
         .collect()
 }
 
-/// Extracts `commit` of the repository at `repo` into `dest` (emptied first).
+/// Extracts `commit` of the repository at `repo` into `dest` (emptied first), through
+/// `frugal_scheduler::export_commit`: git's plumbing, confined, no filter or other command the
+/// repository's config names, no link leading out of the snapshot. Files carry the extraction
+/// time, not the commit's: the job's build dirs are kept and cargo rebuilds by comparing times,
+/// so a commit stamped before the last build (a push of several commits, a rebase) would be
+/// built and profiled as the previous commit's code.
 pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> anyhow::Result<()> {
     if dest.exists() {
         std::fs::remove_dir_all(dest).with_context(|| format!("empty {}", dest.display()))?;
     }
     std::fs::create_dir_all(dest).with_context(|| format!("create {}", dest.display()))?;
-    // Two steps through a file rather than a pipe, so each runs under its own timeout.
-    let tarball = dest.with_extension("tar");
-    let git = output_in_group(
-        git_command(repo)
-            .args(["archive", "--format=tar", "-o"])
-            .arg(&tarball)
-            .args(["--end-of-options", commit]),
-        GIT_TIMEOUT,
-    )
-    .context("run git archive (is git installed?)")?;
-    if !git.status.success() {
-        bail!(
-            "git archive {commit} in {} failed: {}",
-            repo.display(),
-            String::from_utf8_lossy(&git.stderr).trim()
-        );
-    }
-    // `-m`: files get the extraction time, not the commit's. The job's build dirs are kept and
-    // cargo rebuilds by comparing times, so a commit stamped before the last build (a push of
-    // several commits, a rebase) was built and profiled as the previous commit's code.
-    let tar = output_in_group(
-        Command::new("tar")
-            .arg("-x")
-            .arg("-m")
-            .arg("-f")
-            .arg(&tarball)
-            .arg("-C")
-            .arg(dest),
-        GIT_TIMEOUT,
-    );
-    let _ = std::fs::remove_file(&tarball);
-    let tar = tar.context("run tar (is it installed?)")?;
-    if !tar.status.success() {
-        bail!(
-            "extracting {commit} into {} failed: {}",
-            dest.display(),
-            String::from_utf8_lossy(&tar.stderr).trim()
-        );
-    }
-    Ok(())
+    frugal_scheduler::export_commit(repo, commit, dest)
+        .with_context(|| format!("extract commit {commit} into {}", dest.display()))
 }
 
 /// Runs one claimed job to the end. `abandoned` is checked (and held) around the final writes,

@@ -561,9 +561,10 @@ fn crate_dir_inside(repo: &Path, name: &str, dir: &str) -> ApiResult<()> {
 }
 
 fn git_check(path: &Path) -> ApiResult<()> {
-    let out = frugal_sandbox::output_in_group(
+    let out = frugal_scheduler::git_output(
+        path,
         frugal_scheduler::git_command(path).args(["rev-parse", "--git-dir"]),
-        frugal_scheduler::GIT_TIMEOUT,
+        None,
     )
     .map_err(ApiError::internal)?;
     if out.status.success() {

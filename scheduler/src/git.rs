@@ -1,8 +1,13 @@
 //! Polling repositories with the git CLI (no libgit2: one fewer C dependency, and the daemon's
-//! host has git anyway since it runs the hooks).
+//! host has git anyway since it runs the hooks), and the one place git commands are made.
+//!
+//! A registered repository's config is its owner's, not the daemon's: every command is made by
+//! [`git_command`] so that no setting in it (filters, hooks, fsmonitor, textconv, external
+//! diff, pagers, transports) makes git run a program, and run by [`git_output`], confined.
 
+use std::fs::File;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::SchedulerError;
@@ -16,30 +21,152 @@ pub struct Head {
     pub changed: bool,
 }
 
-/// `git -c safe.directory=<repo> -C <repo>`: every git command the daemon runs on a registered
-/// repository starts so (run it with `frugal_sandbox::output_in_group` and [`GIT_TIMEOUT`]).
+/// Settings passed with `-c` on every git command, after the repository's own config, so they
+/// win over it: each switches off a way the repository's config (`.git/config` is the
+/// repository owner's) could make git run a program as the daemon. Hooks, fsmonitor, pagers,
+/// credential helpers and transports (lazy fetches of a partial clone run `core.sshCommand`) are
+/// config-driven commands; automatic maintenance could run them later. Filters and textconv
+/// cannot be switched off by name (each driver is named by the repository), so snapshots use
+/// plumbing that applies none (`crate::snapshot`) and diffs pass `--no-textconv --no-ext-diff`.
+const NO_COMMANDS: &[&str] = &[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.attributesFile=/dev/null",
+    "core.pager=cat",
+    "core.sshCommand=false",
+    "core.gitProxy=",
+    "credential.helper=",
+    "protocol.allow=never",
+    "diff.external=",
+    "log.showSignature=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+];
+
+/// `git -c safe.directory=<repo> -c <NO_COMMANDS>... -C <repo>` with a cleared environment:
+/// every git command the daemon runs on a registered repository is made here, and run by
+/// [`git_output`] (confined).
 ///
-/// Decision: the daemon runs as its own user, and git refuses repositories other users own
-/// ("dubious ownership") unless `safe.directory` names them in a protected scope (system,
-/// global or command line). Passing it on each command, for exactly the repository the command
-/// works on, needs no git config file to keep in step with registrations and removals, does not
-/// depend on `$HOME`, and trusts nothing else. Registration runs through here as well.
+/// Decisions:
+/// - The daemon runs as its own user, and git refuses repositories other users own ("dubious
+///   ownership") unless `safe.directory` names them in a protected scope. That guard exists
+///   because another user's config can name commands git runs; here no config can (see
+///   [`NO_COMMANDS`], no system or global config, no filters), so passing `safe.directory` for
+///   exactly the repository the command works on trusts the repository's data, not its config.
+/// - The environment is cleared rather than filtered: hooks export `GIT_DIR` and friends, and
+///   `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_PARAMETERS` or `GIT_SSH_COMMAND` in the daemon's own
+///   environment would name commands too.
 pub fn git_command(repo: &Path) -> Command {
     let mut trusted = std::ffi::OsString::from("safe.directory=");
     trusted.push(repo.as_os_str());
     let mut cmd = Command::new("git");
-    cmd.arg("-c")
-        .arg(trusted)
-        .arg("-C")
-        .arg(repo)
-        // Hooks export these; they would point git at the hook's repository, not `repo`.
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+    cmd.arg("-c").arg(trusted);
+    for setting in NO_COMMANDS {
+        cmd.arg("-c").arg(setting);
+    }
+    cmd.arg("-C").arg(repo);
+    git_env(&mut cmd);
     cmd
 }
 
+/// The only environment git gets: `PATH` to find itself, no system or global config and no
+/// system attributes, no lazy fetches, no prompts, no optional index writes.
+fn git_env(cmd: &mut Command) {
+    cmd.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", path);
+    }
+    cmd.env("LC_ALL", "C")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_PROTOCOL_FROM_USER", "0");
+}
+
+/// Runs `cmd` (made by [`git_command`] for `repo`) confined by `frugal-sandbox`: only the
+/// repository (and the system) readable, nothing writable, no network, under [`GIT_TIMEOUT`],
+/// `stdin` as its input; the environment is the one [`git_command`] made (a variable set on
+/// `cmd` since is dropped). Where the host cannot confine (no Landlock, no network namespace) the
+/// sandbox says so in its capability report and git still runs, with everything above.
+///
+/// Decision: git needs no write for what the daemon asks of it (it reads objects and refs; a
+/// snapshot's files are written by the daemon from git's output), so a config setting this
+/// module missed could still only read the repository.
+pub fn git_output(repo: &Path, cmd: &mut Command, stdin: Option<File>) -> std::io::Result<Output> {
+    let mut policy = frugal_sandbox::Policy::new()
+        .readable(repo)
+        .timeout(GIT_TIMEOUT);
+    if let Ok(real) = repo.canonicalize() {
+        policy = policy.readable(real);
+    }
+    // The admin's git may live outside the system dirs (`/opt`, a wrapper in a bin dir of
+    // its own): its directory, and the real one behind a link, stay readable.
+    for dir in git_dirs() {
+        policy = policy.readable(dir);
+    }
+    let job = policy.apply(cmd).map_err(std::io::Error::other)?;
+    // `apply` sets the sandbox's own environment; git gets its own, as `git_command` made it.
+    git_env(cmd);
+    cmd.stdin(stdin.map_or_else(Stdio::null, Stdio::from))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = job
+        .spawn(cmd)
+        .and_then(|child| child.output_with_timeout(GIT_TIMEOUT))
+        .map_err(std::io::Error::other)?;
+    if out.finished.timed_out {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!(
+                "did not finish within {} s and was killed",
+                GIT_TIMEOUT.as_secs()
+            ),
+        ));
+    }
+    Ok(Output {
+        status: out.finished.status,
+        stdout: out.stdout,
+        stderr: out.stderr,
+    })
+}
+
+/// The directory of the `git` that `PATH` names, and of the file behind it when it is a link.
+fn git_dirs() -> Vec<std::path::PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    let Some(git) = std::env::split_paths(&path)
+        .map(|d| d.join("git"))
+        .find(|g| g.is_file())
+    else {
+        return Vec::new();
+    };
+    [Some(git.clone()), git.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.parent().map(Path::to_path_buf))
+        .collect()
+}
+
 fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
+    let out = git_bytes(repo, args, None)?;
+    let err = |message: String| SchedulerError::Git {
+        repo: repo.to_path_buf(),
+        args: args.join(" "),
+        message,
+    };
+    String::from_utf8(out).map_err(|e| err(format!("output is not UTF-8: {e}")))
+}
+
+/// The stdout of `git <args>` on `repo` (fed `stdin`), an error with its stderr when it fails.
+pub(crate) fn git_bytes(
+    repo: &Path,
+    args: &[&str],
+    stdin: Option<File>,
+) -> Result<Vec<u8>, SchedulerError> {
     let err = |message: String| SchedulerError::Git {
         repo: repo.to_path_buf(),
         args: args.join(" "),
@@ -47,8 +174,7 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
     };
     let mut cmd = git_command(repo);
     cmd.args(args);
-    let out = frugal_sandbox::output_in_group(&mut cmd, GIT_TIMEOUT)
-        .map_err(|e| err(format!("git: {e}")))?;
+    let out = git_output(repo, &mut cmd, stdin).map_err(|e| err(format!("git: {e}")))?;
     if !out.status.success() {
         return Err(err(format!(
             "{} ({})",
@@ -56,12 +182,12 @@ fn git(repo: &Path, args: &[&str]) -> Result<String, SchedulerError> {
             out.status
         )));
     }
-    String::from_utf8(out.stdout).map_err(|e| err(format!("output is not UTF-8: {e}")))
+    Ok(out.stdout)
 }
 
-/// The longest one git (or tar) command of the scheduler or the daemon may take (each runs
-/// through `frugal_sandbox::output_in_group`): a repository on a hung network
-/// file system, or a huge archive, must not hold a job slot or a request for ever.
+/// The longest one git command of the scheduler or the daemon may take (each runs through
+/// [`git_output`]): a repository on a hung network file system, or a huge commit to extract,
+/// must not hold a job slot or a request for ever.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The current HEAD commit of `repo` and whether it changed since `last_seen`.
@@ -120,6 +246,8 @@ pub fn changed_files(repo: &Path, from: &str, to: &str) -> Result<Vec<String>, S
         repo,
         &[
             "diff",
+            "--no-textconv",
+            "--no-ext-diff",
             "--name-only",
             "--no-renames",
             "-z",

@@ -3,6 +3,9 @@
 //!
 //! It implements the `frugal-search` traits for a real crate and is the only part of frugal that
 //! reads Rust source or drives cargo. It must know nothing about storage, scheduling or HTTP.
+//! Every file it reads from the user's crate goes through `tree::read_in_tree`, which never
+//! follows a link or `..` out of the crate's tree, or is met by the copy's walk, which copies a
+//! link as a link and never reads through one.
 
 pub mod analyze;
 pub mod cargo;
@@ -21,3 +24,4 @@ pub mod probe_src;
 pub mod regress;
 pub mod strong;
 pub mod suite_model;
+pub mod tree;

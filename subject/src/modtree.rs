@@ -77,6 +77,13 @@ impl<'a> ModTree<'a> {
         self.crate_dir.join(rel)
     }
 
+    /// The text of a file this tree resolved, read without following a link out of the crate
+    /// (`crate::tree::read_in_tree`): [`ModTree::inside`] checked the path when it was resolved,
+    /// this holds when the file is opened.
+    pub(crate) fn read(&self, rel: &Path) -> std::io::Result<String> {
+        crate::tree::read_in_tree(&self.crate_dir, rel)
+    }
+
     /// The crate root file (`src/lib.rs`), checked like any module file.
     pub(crate) fn root(&self, rel: &Path) -> Result<ModFile, String> {
         let what = format!("crate root {}", slash_path(rel));

@@ -1029,7 +1029,7 @@ fn enabled_features(crate_dir: &Path, a: &AnalyzeOptions) -> Vec<String> {
     if !a.all_features {
         return a.features.iter().cloned().collect();
     }
-    let Some(doc) = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+    let Some(doc) = crate::tree::read_crate_file(crate_dir, Path::new("Cargo.toml"))
         .ok()
         .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
     else {

@@ -29,15 +29,18 @@ pub(crate) fn read_lib_target(
     allow_bin: bool,
 ) -> Result<LibTarget, AnalyzeError> {
     let path = crate_dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|source| AnalyzeError::Read {
-        path: path.clone(),
-        source,
-    })?;
+    let text =
+        crate::tree::read_crate_file(crate_dir, Path::new("Cargo.toml")).map_err(|source| {
+            AnalyzeError::Read {
+                path: path.clone(),
+                source,
+            }
+        })?;
     let doc: DocumentMut =
         text.parse()
             .map_err(|e: toml_edit::TomlError| AnalyzeError::Manifest {
                 path: path.clone(),
-                message: e.to_string(),
+                message: crate::tree::toml_problem(&text, &e),
             })?;
     let lib = doc.get("lib");
     let lib_str = |key: &str| lib.and_then(|l| l.get(key)).and_then(|v| v.as_str());
@@ -120,4 +123,17 @@ fn dependency_table(doc: &DocumentMut) -> BTreeMap<String, String> {
             (name.to_string(), version.to_string())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_linked_out_of_the_crate_is_refused_without_its_text() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = crate::tree::crate_with_manifest_linked_out(tmp.path(), "ADMIN-TOKEN-0123");
+        let err = read_lib_target(&dir, false).unwrap_err().to_string();
+        crate::tree::assert_refused_without(&err, "ADMIN-TOKEN-0123");
+    }
 }

@@ -154,7 +154,7 @@ impl Walker<'_> {
 }
 
 fn parse_file(modtree: &ModTree<'_>, rel: &Path) -> Result<syn::File, String> {
-    let text = std::fs::read_to_string(modtree.full_path(rel)).map_err(|e| e.to_string())?;
+    let text = modtree.read(rel).map_err(|e| e.to_string())?;
     syn::parse_file(&text).map_err(|e| {
         let at = e.span().start();
         format!("{e} (line {}, column {})", at.line, at.column + 1)

@@ -204,7 +204,9 @@ fn write_package(
 /// output and behaviour differ, so tests the search wrote failed against the real crate).
 /// Seeded again whenever the crate's lock changes; cargo adds the harness's own packages.
 fn seed_lock(dir: &Path, copy: &Path) -> Result<(), HarnessError> {
-    let Ok(lock) = std::fs::read_to_string(copy.join("Cargo.lock")) else {
+    // The copy keeps the crate's links as links: a `Cargo.lock` linked out of the copy would
+    // otherwise be read here, unconfined, and its text reach cargo's error about the harness.
+    let Ok(lock) = crate::tree::read_in_tree(copy, Path::new("Cargo.lock")) else {
         return Ok(());
     };
     let seeded = dir.join("crate.lock");

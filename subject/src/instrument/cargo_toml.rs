@@ -20,8 +20,9 @@ pub(crate) struct Package {
     pub edition: String,
     /// The rewritten manifest for the copy.
     pub manifest: String,
-    /// The enclosing workspace's lock file, when the crate has none of its own.
-    pub workspace_lock: Option<PathBuf>,
+    /// The enclosing workspace's lock file (its bytes, read inside the tree), when the crate
+    /// has none of its own.
+    pub workspace_lock: Option<Vec<u8>>,
 }
 
 const DEP_TABLES: &[&str] = &[
@@ -45,16 +46,21 @@ pub(crate) fn prepare(
     probe_dir: Option<&Path>,
 ) -> Result<Package, InstrumentError> {
     let path = crate_dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| super::copy::io_err(&path, e))?;
+    let text = crate::tree::read_crate_file(crate_dir, Path::new("Cargo.toml"))
+        .map_err(|e| super::copy::io_err(&path, e))?;
     let err = |message: String| InstrumentError::Manifest {
         path: path.clone(),
         message,
     };
-    let mut doc: DocumentMut = text.parse().map_err(|e| err(format!("{e}")))?;
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e| err(crate::tree::toml_problem(&text, &e)))?;
+    let tree = crate::tree::root_of(crate_dir);
+    named_paths_inside(&doc, crate_dir, &tree).map_err(err)?;
     let workspace = if doc.contains_key("workspace") {
         None
     } else {
-        find_workspace(crate_dir, &doc)
+        find_workspace(crate_dir, &tree, &doc)
     };
     resolve_package(&mut doc, workspace.as_ref()).map_err(err)?;
     if let Some(pkg) = doc.get_mut("package").and_then(Item::as_table_like_mut) {
@@ -97,14 +103,57 @@ pub(crate) fn prepare(
         .unwrap_or("2015")
         .to_string();
     let workspace_lock = workspace
-        .map(|ws| ws.root.join("Cargo.lock"))
-        .filter(|lock| lock.is_file() && !crate_dir.join("Cargo.lock").is_file());
+        .filter(|_| !crate_dir.join("Cargo.lock").is_file())
+        .and_then(|ws| crate::tree::read_bytes_in_tree(&tree, &ws.root.join("Cargo.lock")).ok());
     Ok(Package {
         lib,
         edition,
         manifest: doc.to_string(),
         workspace_lock,
     })
+}
+
+/// Refuses a manifest naming a file outside the crate's tree for cargo and rustc to read: the
+/// build script, a target's root, the readme or licence file. The builds that read them are
+/// confined, but where the host lacks Landlock a build script named `/etc/frugal/token` would
+/// have rustc quote its first line in the compile error stored with the run.
+fn named_paths_inside(doc: &DocumentMut, crate_dir: &Path, tree: &Path) -> Result<(), String> {
+    let mut named: Vec<(String, &str)> = Vec::new();
+    for key in ["build", "readme", "license-file", "workspace"] {
+        if let Some(p) = doc
+            .get("package")
+            .and_then(|p| p.get(key))
+            .and_then(Item::as_str)
+        {
+            named.push((format!("package.{key}"), p));
+        }
+    }
+    if let Some(p) = doc
+        .get("lib")
+        .and_then(|l| l.get("path"))
+        .and_then(Item::as_str)
+    {
+        named.push(("lib.path".into(), p));
+    }
+    for kind in ["bin", "test", "bench", "example"] {
+        let targets = doc.get(kind).and_then(Item::as_array_of_tables);
+        for t in targets.into_iter().flat_map(|ts| ts.iter()) {
+            if let Some(p) = t.get("path").and_then(Item::as_str) {
+                named.push((format!("[[{kind}]] path"), p));
+            }
+        }
+    }
+    match named
+        .into_iter()
+        .find(|(_, p)| !crate::tree::stays_inside(tree, &crate_dir.join(p)))
+    {
+        Some((key, p)) => Err(format!(
+            "`{key} = \"{p}\"` names a file outside the crate's tree ({}): frugal builds only \
+             what the tree holds",
+            tree.display()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A package without a library gets its first binary's root as the library of the copy, and
@@ -135,22 +184,24 @@ fn bin_as_lib(doc: &mut DocumentMut, crate_dir: &Path) {
 }
 
 /// The nearest ancestor manifest with a `[workspace]` table, or the one `package.workspace`
-/// names.
-fn find_workspace(crate_dir: &Path, doc: &DocumentMut) -> Option<Workspace> {
+/// names, searched only inside the crate's tree (`tree`, see `crate::tree::root_of`).
+fn find_workspace(crate_dir: &Path, tree: &Path, doc: &DocumentMut) -> Option<Workspace> {
     let explicit = doc
         .get("package")
         .and_then(|p| p.get("workspace"))
         .and_then(Item::as_str);
     let candidates: Vec<PathBuf> = match explicit {
+        // `named_paths_inside` refused one outside the tree already.
         Some(rel) => vec![crate_dir.join(rel)],
         None => crate_dir
             .ancestors()
             .skip(1)
+            .take_while(|d| d.canonicalize().is_ok_and(|c| c.starts_with(tree)))
             .map(Path::to_path_buf)
             .collect(),
     };
     candidates.into_iter().find_map(|dir| {
-        let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let text = crate::tree::read_in_tree(tree, &dir.join("Cargo.toml")).ok()?;
         let doc: DocumentMut = text.parse().ok()?;
         doc.contains_key("workspace")
             .then_some(Workspace { root: dir, doc })
@@ -456,7 +507,82 @@ mod tests {
         assert_eq!(features, ["a", "b"]);
         assert_eq!(doc["dependencies"]["regex"]["version"].as_str(), Some("1"));
         assert!(!doc.contains_key("lints"));
-        assert_eq!(pkg.workspace_lock, Some(root.join("Cargo.lock")));
+        assert_eq!(pkg.workspace_lock.as_deref(), Some(&b"# lock\n"[..]));
+    }
+
+    #[test]
+    fn a_manifest_linked_out_of_the_tree_is_refused_without_its_text() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = crate::tree::crate_with_manifest_linked_out(tmp.path(), "SECRET-LINE-42");
+        let err = prepare(&dir, None).unwrap_err().to_string();
+        crate::tree::assert_refused_without(&err, "SECRET-LINE-42");
+    }
+
+    #[test]
+    fn a_parse_error_names_the_line_not_the_text() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("c");
+        write(
+            &dir,
+            "Cargo.toml",
+            "[package]\nname = \"c\"\nSECRET-LINE-42\n",
+        );
+        let err = prepare(&dir, None).unwrap_err().to_string();
+        assert!(
+            err.contains("Cargo.toml") && err.contains("line 3"),
+            "{err}"
+        );
+        assert!(!err.contains("SECRET-LINE"), "{err}");
+    }
+
+    #[test]
+    fn a_workspace_named_outside_the_tree_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            tmp.path(),
+            "other/Cargo.toml",
+            "[workspace]\n\n[workspace.package]\nversion = \"9.9.9\"\n",
+        );
+        std::fs::create_dir_all(tmp.path().join("repo/.git")).unwrap();
+        let dir = tmp.path().join("repo/c");
+        write(
+            &dir,
+            "Cargo.toml",
+            "[package]\nname = \"c\"\nworkspace = \"../../other\"\nversion.workspace = true\n",
+        );
+        let err = prepare(&dir, None).unwrap_err().to_string();
+        assert!(
+            err.contains("package.workspace") && err.contains("outside"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_build_script_or_target_outside_the_tree_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "token", "ADMIN\n");
+        let dir = tmp.path().join("tree/c");
+        write(&dir, "src/lib.rs", "pub fn f() {}\n");
+        for (key, table) in [
+            (
+                "package.build",
+                "[package]\nname = \"c\"\nbuild = \"../../token\"\n",
+            ),
+            (
+                "[[test]] path",
+                "[package]\nname = \"c\"\n\n[[test]]\nname = \"t\"\npath = \"/etc/passwd\"\n",
+            ),
+        ] {
+            write(&dir, "Cargo.toml", table);
+            let err = prepare(&dir, None).unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains("outside"), "{err}");
+        }
+        write(
+            &dir,
+            "Cargo.toml",
+            "[package]\nname = \"c\"\nbuild = \"build.rs\"\n",
+        );
+        assert!(prepare(&dir, None).is_ok());
     }
 
     #[test]

@@ -160,16 +160,16 @@ pub fn instrument(
         .collect();
     if package.edition == "2015" {
         // 2015 paths starting with `::` are crate-relative: declare the probe at the root.
-        let lib = overrides
-            .entry(package.lib.clone())
-            .or_insert_with(|| std::fs::read(crate_dir.join(&package.lib)).unwrap_or_default());
+        let lib = overrides.entry(package.lib.clone()).or_insert_with(|| {
+            crate::tree::read_crate_file(&crate_dir, &package.lib)
+                .map(String::into_bytes)
+                .unwrap_or_default()
+        });
         lib.extend_from_slice(b"\nextern crate frugal_probe;\n");
     }
     overrides.insert(PathBuf::from("Cargo.toml"), package.manifest.into_bytes());
-    if let Some(lock) = &package.workspace_lock
-        && let Ok(bytes) = std::fs::read(lock)
-    {
-        overrides.insert(PathBuf::from("Cargo.lock"), bytes);
+    if let Some(lock) = package.workspace_lock {
+        overrides.insert(PathBuf::from("Cargo.lock"), lock);
     }
     copy::copy_tree(&crate_dir, &root, &out_dir, &overrides)?;
     Ok(Instrumented {
@@ -189,10 +189,8 @@ pub fn standalone_copy(crate_dir: &Path, dest: &Path) -> Result<(), InstrumentEr
     let package = cargo_toml::prepare(&crate_dir, None)?;
     let mut overrides: HashMap<PathBuf, Vec<u8>> = HashMap::new();
     overrides.insert(PathBuf::from("Cargo.toml"), package.manifest.into_bytes());
-    if let Some(lock) = &package.workspace_lock
-        && let Ok(bytes) = std::fs::read(lock)
-    {
-        overrides.insert(PathBuf::from("Cargo.lock"), bytes);
+    if let Some(lock) = package.workspace_lock {
+        overrides.insert(PathBuf::from("Cargo.lock"), lock);
     }
     copy::copy_tree(&crate_dir, dest, dest, &overrides)
 }

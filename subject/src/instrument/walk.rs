@@ -68,7 +68,7 @@ pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked 
             continue;
         }
         let rel_str = slash_path(&q.file.rel);
-        let text = match std::fs::read_to_string(tree.full_path(&q.file.rel)) {
+        let text = match tree.read(&q.file.rel) {
             Ok(t) => t,
             Err(e) => {
                 skipped(

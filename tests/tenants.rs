@@ -1,0 +1,373 @@
+//! The hostile-tenant corpus of issue 35: what a committer to a registered repository can do
+//! to frugald (and to `frugal run`) without any of the crate's code running. Each attack first
+//! shows it works on this host's git (a control, run with plain git in a temp dir), then that
+//! frugal's own path stops it.
+//!
+//! - C1: a `Cargo.toml` linked to a file outside the tree (a secret, the daemon's token): the
+//!   file's text appears in no output, run record or log; the error names the manifest.
+//! - C2: a repository whose own config names a smudge filter, hooks, an fsmonitor and a
+//!   textconv driver, each writing a marker file: no marker after a frugald job, after the
+//!   snapshot, or after the git module's commands.
+//!
+//! Every attack writes only marker files in its own temp dir.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use frugal_testkit::{Daemon, binaries, daemon_config, git, run, wait_for};
+use serde_json::Value;
+
+const JOB_LIMIT: Duration = Duration::from_secs(300);
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn executable(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    write(path, text);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// A secret no frugal output may ever show: random, so it cannot be there by chance; one word
+/// (a token's shape), which is not TOML.
+fn secret_text() -> String {
+    let nanos = std::time::UNIX_EPOCH.elapsed().unwrap().as_nanos();
+    format!("FRUGAL-TENANT-SECRET-{nanos:x}")
+}
+
+/// A small library crate at `dir`, whose manifest is a link to `target`.
+fn crate_with_linked_manifest(dir: &Path, target: &Path) {
+    write(&dir.join("src/lib.rs"), "pub fn f(x: u8) -> u8 { x }\n");
+    std::os::unix::fs::symlink(target, dir.join("Cargo.toml")).unwrap();
+}
+
+#[test]
+fn c1_frugal_run_never_shows_a_file_a_linked_manifest_points_to() {
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join("secret.txt");
+    let text = secret_text();
+    write(&secret, &format!("{text}\n"));
+    let krate = tmp.path().join("tree/victim");
+    crate_with_linked_manifest(&krate, &secret);
+    let out = Command::new(&binaries().frugal)
+        .arg("run")
+        .arg(&krate)
+        .args(["--budget", "100"])
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .arg("--work-dir")
+        .arg(tmp.path().join("work"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the run went on: {stderr}");
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(
+            !contains(stream, &text),
+            "the secret is in the output:\n{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("Cargo.toml"),
+        "the error names no manifest:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("outside"),
+        "the error says not why:\n{stderr}"
+    );
+}
+
+/// Triggers the repository and returns its run (`GET /v1/runs/{id}`) once it ended.
+fn triggered_run(d: &Daemon, repo: u64) -> Value {
+    let r = d
+        .post(&format!("/v1/repos/{repo}/trigger"), Some(&d.token), "{}")
+        .unwrap();
+    assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    let id = wait_for(
+        "the job's run to end",
+        JOB_LIMIT,
+        Duration::from_millis(300),
+        || {
+            let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
+            Ok(runs.as_array().into_iter().flatten().find_map(|r| {
+                matches!(
+                    r["status"].as_str(),
+                    Some("succeeded" | "failed" | "cancelled")
+                )
+                .then(|| r["id"].clone())
+            }))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n--- daemon log ---\n{}", d.log_text()));
+    d.get(&format!("/v1/runs/{id}")).unwrap().json()
+}
+
+#[test]
+fn c1_a_manifest_linked_to_the_token_fails_the_job_without_showing_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    // The token file frugald writes at its first start, made beforehand so the link exists
+    // when the commit is made: a line that is not TOML, as a generated token is not.
+    let token = secret_text();
+    write(&state.join("token"), &format!("{token}\n"));
+    let repo = tmp.path().join("victim");
+    crate_with_linked_manifest(&repo, &state.join("token"));
+    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
+    run(git(&repo).args(["add", "-A"])).unwrap();
+    run(git(&repo).args(["commit", "-q", "-m", "link"])).unwrap();
+
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "victim");
+    let record = triggered_run(&d, id);
+    assert_eq!(record["status"], "failed", "{record}");
+    let error = record["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("Cargo.toml"),
+        "the error names no manifest: {error}"
+    );
+    assert!(error.contains("outside"), "the error says not why: {error}");
+    let body = d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body;
+    assert!(
+        !contains(body.as_bytes(), &token),
+        "the token is served: {body}"
+    );
+    let runs = d.get(&format!("/v1/runs?repo={id}")).unwrap().body;
+    assert!(
+        !contains(runs.as_bytes(), &token),
+        "the token is listed: {runs}"
+    );
+    assert!(
+        !contains(d.log_text().as_bytes(), &token),
+        "the token is logged"
+    );
+}
+
+/// A repository whose own config makes git run a command that leaves `markers/<kind>`: a
+/// smudge filter (selected by `.gitattributes` and by `.git/info/attributes`), hooks
+/// (pre-commit, post-checkout, reference-transaction), an fsmonitor and a textconv driver.
+/// Two commits, the second changing `src/lib.rs`, so diffs have something to convert.
+struct Booby {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    markers: PathBuf,
+}
+
+impl Booby {
+    fn new(name: &str) -> Booby {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join(name);
+        let markers = tmp.path().join("markers");
+        std::fs::create_dir_all(&markers).unwrap();
+        write(
+            &repo.join("Cargo.toml"),
+            &format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [lib]\npath = \"src/missing.rs\"\n"
+            ),
+        );
+        write(&repo.join("src/lib.rs"), "pub fn f(x: u8) -> u8 { x }\n");
+        write(
+            &repo.join(".gitattributes"),
+            "*.rs filter=evil diff=evil\n*.toml filter=evil\n",
+        );
+        run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
+        run(git(&repo).args(["add", "-A"])).unwrap();
+        run(git(&repo).args(["commit", "-q", "-m", "one"])).unwrap();
+        write(
+            &repo.join("src/lib.rs"),
+            "pub fn f(x: u8) -> u8 { x + 0 }\n",
+        );
+        run(git(&repo).args(["commit", "-q", "-am", "two"])).unwrap();
+
+        let tools = tmp.path().join("tools");
+        let mark = |kind: &str| format!("touch '{}/{kind}'", markers.display());
+        // Upper-cases what it converts, so a snapshot shows whether it ran even where the
+        // sandbox stops its marker.
+        executable(
+            &tools.join("smudge"),
+            &format!("#!/bin/sh\n{}\ntr a-z A-Z\n", mark("smudge")),
+        );
+        executable(
+            &tools.join("textconv"),
+            &format!("#!/bin/sh\n{}\ncat \"$1\"\n", mark("textconv")),
+        );
+        executable(
+            &tools.join("fsmonitor"),
+            &format!("#!/bin/sh\n{}\nexit 1\n", mark("fsmonitor")),
+        );
+        let hooks = tmp.path().join("hooks");
+        for hook in ["pre-commit", "post-checkout", "reference-transaction"] {
+            executable(
+                &hooks.join(hook),
+                &format!("#!/bin/sh\n{}\nexit 0\n", mark(hook)),
+            );
+            executable(
+                &repo.join(".git/hooks").join(hook),
+                &format!("#!/bin/sh\n{}\nexit 0\n", mark(hook)),
+            );
+        }
+        write(
+            &repo.join(".git/info/attributes"),
+            "* filter=evil diff=evil\n",
+        );
+        let config = format!(
+            "[filter \"evil\"]\n\tsmudge = {}\n\tclean = cat\n\trequired = true\n\
+             [diff \"evil\"]\n\ttextconv = {}\n\
+             [core]\n\tfsmonitor = {}\n\thooksPath = {}\n",
+            tools.join("smudge").display(),
+            tools.join("textconv").display(),
+            tools.join("fsmonitor").display(),
+            hooks.display(),
+        );
+        let git_config = repo.join(".git/config");
+        let mut text = std::fs::read_to_string(&git_config).unwrap();
+        text.push_str(&config);
+        std::fs::write(&git_config, text).unwrap();
+        Booby {
+            _tmp: tmp,
+            repo,
+            markers,
+        }
+    }
+
+    /// The markers left, sorted; emptied for the next step.
+    fn take_markers(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.markers)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for n in &names {
+            std::fs::remove_file(self.markers.join(n)).unwrap();
+        }
+        names
+    }
+
+    /// Plain git, as the daemon ran it before (trusting the repository), with an identity.
+    fn plain_git(&self) -> Command {
+        let mut c = git(&self.repo);
+        c.arg("-c")
+            .arg(format!("safe.directory={}", self.repo.display()));
+        c
+    }
+
+    /// Shows each attack works on this host's git: every marker appears.
+    fn control(&self) {
+        let dest = self.repo.parent().unwrap().join("control.tar");
+        run(self
+            .plain_git()
+            .args(["archive", "-o"])
+            .arg(&dest)
+            .arg("HEAD"))
+        .unwrap();
+        run(self.plain_git().args(["diff", "-p", "HEAD~1", "HEAD"])).unwrap();
+        run(self.plain_git().args(["status", "--short"])).unwrap();
+        run(self
+            .plain_git()
+            .args(["commit", "-q", "--allow-empty", "-m", "control"]))
+        .unwrap();
+        run(self.plain_git().args(["reset", "-q", "--soft", "HEAD~1"])).unwrap();
+        let left = self.take_markers();
+        for kind in ["fsmonitor", "pre-commit", "smudge", "textconv"] {
+            assert!(
+                left.iter().any(|m| m == kind),
+                "the control attack `{kind}` did not run on this host's git: {left:?}"
+            );
+        }
+    }
+}
+
+/// The git module's commands on the booby-trapped repository: polling, resolving, diffing,
+/// ancestors, and a snapshot, whose files must be the committed bytes (no smudge ran).
+#[test]
+fn c2_the_git_module_runs_nothing_the_repository_config_names() {
+    let b = Booby::new("booby");
+    b.control();
+    let head = frugal_scheduler::poll_head(&b.repo, None).unwrap().commit;
+    let resolved = frugal_scheduler::resolve_commit(&b.repo, "HEAD~1").unwrap();
+    let changed = frugal_scheduler::changed_files(&b.repo, &resolved, &head).unwrap();
+    assert_eq!(changed, ["src/lib.rs"]);
+    assert_eq!(
+        frugal_scheduler::ancestors(&b.repo, &head, 5).unwrap(),
+        [resolved]
+    );
+    let dest = b.repo.parent().unwrap().join("snapshot");
+    std::fs::create_dir_all(&dest).unwrap();
+    frugal_scheduler::export_commit(&b.repo, &head, &dest).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dest.join("src/lib.rs")).unwrap(),
+        "pub fn f(x: u8) -> u8 { x + 0 }\n",
+        "a filter changed the snapshot"
+    );
+    assert_eq!(b.take_markers(), Vec::<String>::new());
+
+    // Commands that would run hooks, the fsmonitor and textconv, made by `git_command`: the
+    // settings it passes switch the first two off, run as the daemon runs git (confined).
+    let mut status = frugal_scheduler::git_command(&b.repo);
+    status.args(["status", "--short"]);
+    let out = frugal_scheduler::git_output(&b.repo, &mut status, None).unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // Unconfined too: the settings alone, not the sandbox, stop hooks and the fsmonitor.
+    let mut commit = frugal_scheduler::git_command(&b.repo);
+    commit
+        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+        .args(["commit", "-q", "--allow-empty", "-m", "attack"]);
+    let out = commit.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut status = frugal_scheduler::git_command(&b.repo);
+    let out = status.args(["status", "--short"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(b.take_markers(), Vec::<String>::new());
+}
+
+/// A textconv driver is named per repository, so `git_command` cannot switch it off; the
+/// module's diffs pass `--no-textconv`, and any other diff runs confined, where the driver
+/// cannot write. Only where the sandbox holds files.
+#[test]
+fn c2_a_textconv_in_a_diff_cannot_write() {
+    if !frugal_sandbox::Capabilities::probe().fs_confined() {
+        eprintln!("SKIPPED: this host cannot confine files (no Landlock)");
+        return;
+    }
+    let b = Booby::new("textconv");
+    b.control();
+    let mut diff = frugal_scheduler::git_command(&b.repo);
+    diff.args(["diff", "-p", "HEAD~1", "HEAD"]);
+    let _ = frugal_scheduler::git_output(&b.repo, &mut diff, None).unwrap();
+    assert_eq!(b.take_markers(), Vec::<String>::new());
+}
+
+/// The whole daemon: registration, trigger and job on the booby-trapped repository run none of
+/// its commands; the job gets as far as analysis (the crate names a missing library file), so
+/// its snapshot was made.
+#[test]
+fn c2_a_frugald_job_runs_nothing_the_repository_config_names() {
+    let b = Booby::new("booby");
+    b.control();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &b.repo, "booby");
+    let record = triggered_run(&d, id);
+    assert_eq!(b.take_markers(), Vec::<String>::new(), "{record}");
+    assert_eq!(record["status"], "failed", "{record}");
+    // The manifest as committed (a smudge filter upper-cases it), and analysis reached.
+    let error = record["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("missing.rs"),
+        "the job stopped before analysis: {error}\n{}",
+        d.log_text()
+    );
+}
