@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Mutation score of generated suites against the crates' own suites (cargo-mutants' verdicts).
+
+Per crate (name@version from crates.io, fetched as bench/realcrates.py does):
+1. `frugal run` generates a suite (confined by frugal's sandbox), once per frugal binary given
+   (`--frugal`, and `--baseline-frugal` for a before/after comparison on the same crate).
+2. `cargo mutants --list` lists the pristine crate's mutants (confined); `--sample N` keeps N of
+   them, evenly spaced in source order, the same N for every suite.
+3. cargo-mutants judges each suite on the same crate version and the same mutants, confined
+   (bench/mutants.py's `confined`: a private mount namespace with every mount read-only but a
+   scratch dir, no network, own pid namespace, no capabilities), offline after `cargo fetch`:
+   - own: the pristine crate with its own tests;
+   - generated: a copy with the suite as tests/frugal_generated.rs, only that test target;
+   - both: the same copy, every test target.
+Score = (caught + timeout) / (caught + timeout + missed); unviable mutants are left out, as
+cargo-mutants does. "own survivors killed" is the share of the own suite's missed mutants that
+the generated suite catches.
+
+Usage (from the repository root):
+    cargo build --release -p frugal --bins
+    python3 bench/mutation.py [--crates slab@0.4.11,humantime@2.1.0] [--budget 5m]
+                              [--sample N] [--baseline-frugal OLD_BINARY] [--seed 1]
+Writes bench/mutation.json and bench/MUTATION.md (--json-out, --md-out to change).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crates_common import (ROOT, cache_root, fetch, frugal_bin, frugal_commit, log,  # noqa: E402
+                           machine, run_frugal)
+from mutants import (CAUGHT, MISSED, TIMEOUT, cargo_mutants, list_mutants, sample,  # noqa: E402
+                     score, standalone)
+
+DEFAULT_CRATES = "slab@0.4.11,humantime@2.1.0"
+
+
+def caught(v):
+    return v.get("verdict") in (CAUGHT, TIMEOUT)
+
+
+def generate(frugal, label, src, root, budget, seed):
+    """The suite of one frugal binary: (suite path, summary)."""
+    out = os.path.join(root, f"out-{label}-{budget}-seed{seed}")
+    work = os.path.join(root, f"work-{label}-{budget}-seed{seed}")
+    shutil.rmtree(out, ignore_errors=True)
+    summary, wall, err = run_frugal(frugal, src, seed, budget, [], "tests", work, out)
+    if summary is None:
+        sys.exit(f"frugal run ({label}) failed:\n{err}")
+    summary["bench_wall_seconds"] = round(wall, 1)
+    return os.path.join(out, "frugal_generated.rs"), summary
+
+
+def assertions_per_test(suite):
+    with open(suite) as f:
+        text = f.read()
+    tests = text.count("#[test]")
+    asserts = sum(text.count(m) for m in ("assert_eq!(", "assert!(", "assert_ne!("))
+    return round(asserts / tests, 2) if tests else None
+
+
+def one_crate(spec, args, frugals):
+    name, version = spec.split("@")
+    src = fetch(name, version)
+    root = os.path.join(cache_root(), "mutation", f"{name}-{version}")
+    os.makedirs(root, exist_ok=True)
+    pristine = standalone(src, os.path.join(root, "pristine"))
+    mutants = list_mutants(pristine, os.path.join(root, "list"))
+    picked = sample(mutants, args.sample)
+    names = [m["name"] for m in picked]
+    log(f"{name} {version}: {len(mutants)} mutants, judging {len(picked)}")
+    row = {"crate": name, "version": version, "mutants_listed": len(mutants),
+           "mutants_judged": len(picked), "suites": {}}
+    own = cargo_mutants(pristine, picked, root, "own", [])
+    row["suites"]["own"] = score(own["verdicts"], names)
+    own_missed = [n for n in names if own["verdicts"].get(n, {}).get("verdict") == MISSED]
+    for label, frugal in frugals:
+        suite, summary = generate(frugal, label, pristine, root, args.budget, args.seed)
+        copy = standalone(src, os.path.join(root, f"with-suite-{label}"), suite=suite)
+        gen = cargo_mutants(copy, picked, root, f"gen-{label}", ["--test", "frugal_generated"])
+        both = cargo_mutants(copy, picked, root, f"both-{label}", [])
+        killed_survivors = [n for n in own_missed if caught(gen["verdicts"].get(n, {}))]
+        both_survivors = [n for n in own_missed if caught(both["verdicts"].get(n, {}))]
+        row["suites"][label] = {
+            "generated": score(gen["verdicts"], names),
+            "both": score(both["verdicts"], names),
+            "own_survivors": len(own_missed),
+            "own_survivors_killed_by_generated": len(killed_survivors),
+            "own_survivors_killed_by_both": len(both_survivors),
+            "tests": summary["tests_emitted"],
+            "assertions_per_test": assertions_per_test(suite),
+            "line_goals": summary["goals"].get("line"),
+            "frugal_wall_seconds": summary["bench_wall_seconds"],
+            "baselines": {"generated": gen["baseline"], "both": both["baseline"]},
+        }
+    return row
+
+
+def pct(s):
+    return "n/a" if s is None or s.get("score") is None else f"{100 * s['score']:.1f}%"
+
+
+def markdown(result):
+    labels = [label for label, _ in result["frugals"]]
+    lines = ["# Mutation score: generated suites against the crates' own suites", "",
+             f"Command: `{result['command']}`. frugal commit {result['commit']}, "
+             f"{result['date']}. cargo-mutants {result['cargo_mutants']}.",
+             f"Machine: {result['machine']}.", "",
+             "Score = (caught + timeout) / (caught + timeout + missed) over the judged mutants; "
+             "unviable ones are left out. Every suite of a crate is judged on the same mutants "
+             "of the same crate version, confined (see bench/mutation.py).", ""]
+    head = "| crate | mutants judged | own |"
+    sep = "|---|---|---|"
+    for label in labels:
+        head += f" generated ({label}) | own + generated ({label}) | own survivors killed ({label}) | assertions/test ({label}) |"
+        sep += "---|---|---|---|"
+    lines += [head, sep]
+    for r in result["rows"]:
+        line = f"| {r['crate']} {r['version']} | {r['mutants_judged']} of {r['mutants_listed']} | {pct(r['suites']['own'])} |"
+        for label in labels:
+            s = r["suites"][label]
+            line += (f" {pct(s['generated'])} | {pct(s['both'])} | "
+                     f"{s['own_survivors_killed_by_both']}/{s['own_survivors']} | "
+                     f"{s['assertions_per_test']} |")
+        lines.append(line)
+    lines.append("")
+    for label in labels:
+        scores = [r["suites"][label]["generated"]["score"] for r in result["rows"]
+                  if r["suites"][label]["generated"]["score"] is not None]
+        if scores:
+            lines.append(f"Median generated score ({label}): {100 * statistics.median(scores):.1f}%.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--crates", default=DEFAULT_CRATES, help="comma-separated name@version")
+    ap.add_argument("--budget", default="5m")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sample", type=int, default=None, help="judge N mutants per crate, evenly spaced")
+    ap.add_argument("--frugal", default=None, help="the frugal binary (default: target/release)")
+    ap.add_argument("--baseline-frugal", default=None, help="an older frugal binary to compare")
+    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutation.json"))
+    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTATION.md"))
+    ap.add_argument("--render", metavar="JSON", help="only write the markdown of an earlier run")
+    args = ap.parse_args()
+    if args.render:
+        with open(args.render) as f:
+            result = json.load(f)
+    else:
+        frugals = [("new", frugal_bin(args.frugal))]
+        if args.baseline_frugal:
+            frugals.insert(0, ("baseline", args.baseline_frugal))
+        started = time.time()
+        cm = os.popen("cargo mutants --version").read().strip()
+        result = {"command": "python3 " + " ".join(sys.argv), "commit": frugal_commit(),
+                  "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+                  "cargo_mutants": cm, "budget": args.budget, "seed": args.seed,
+                  "frugals": frugals, "rows": []}
+        for spec in args.crates.split(","):
+            result["rows"].append(one_crate(spec.strip(), args, frugals))
+            with open(args.json_out, "w") as f:
+                json.dump(result, f, indent=1)
+        result["wall_seconds"] = round(time.time() - started)
+        with open(args.json_out, "w") as f:
+            json.dump(result, f, indent=1)
+    with open(args.md_out, "w") as f:
+        f.write(markdown(result))
+    print(markdown(result))
+
+
+if __name__ == "__main__":
+    main()
