@@ -417,7 +417,6 @@ fn serve_on_this_thread(ops: &[OpFn]) -> i32 {
                 crate::set_fuel(fuel, depth);
                 crate::mutants::activate(mutant);
                 alloc::set_ceiling(usize::try_from(heap_bytes).unwrap_or(usize::MAX));
-                runner.observe = observe;
                 runner.pool.observing = observe;
             }
             Request::Run(stmts) => {
@@ -487,8 +486,6 @@ fn hide_wire() -> Option<(File, File)> {
 struct Runner {
     pool: Pool,
     snap: Snapshot,
-    /// Whether statements record the state they leave in values they borrow mutably.
-    observe: bool,
 }
 
 impl Runner {
@@ -536,8 +533,9 @@ impl Runner {
             let (m, l) = last_panic();
             end = (Status::Panicked, stmts.len() as u32, m, l);
         }
+        // A fresh pool for the next test, observing as the engine last asked.
         self.pool = Pool {
-            observing: self.observe,
+            observing: self.pool.observing,
             ..Pool::default()
         };
         crate::snapshot(&mut self.snap);

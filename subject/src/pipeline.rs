@@ -402,11 +402,9 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .write(&model_path)?;
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
-    let mutation = (plan.mutants().next().is_some()).then(|| {
-        let mut score =
-            MutationScore::new(&plan, &found, &suite.killed(), &covered, strong_executions);
-        score.seconds = strong_seconds;
-        score
+    let mutation = plan.mutants().next().is_some().then(|| {
+        let runs = (strong_executions, strong_seconds);
+        MutationScore::new(&plan, &found, &suite.killed(), &covered, runs)
     });
     let facts = RunFacts {
         krate: model.crate_name.clone(),
@@ -428,9 +426,9 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         warnings: artifacts.warnings.clone(),
         sandbox: sandbox_report(&capabilities, opts.unconfined),
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
+        mutation,
     };
-    let mut summary = summarise(opts, facts, &suite);
-    summary.mutation = mutation;
+    let summary = summarise(opts, facts, &suite);
     artifacts.output_json("summary.json", &summary)?;
     Ok(summary)
 }
@@ -682,8 +680,8 @@ fn executor_pool(
 
 /// Runs the kept tests once more, recording the state each statement leaves in the values it
 /// borrows mutably, for the emitted tests' state assertions (the search does not record it:
-/// nothing there reads it). Only the observations are taken from this run.
-/// Returns this run's results: what each test observes, the baseline of strong mutation.
+/// nothing there reads it). The kept results take only the observations; the whole results
+/// are returned as what each test observes unmutated, the baseline of strong mutation.
 fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) -> Vec<frugal_search::ExecResult> {
     pool.observe_state(true);
     let tests: Vec<_> = kept.iter().map(|k| k.test.clone()).collect();
@@ -896,6 +894,7 @@ struct RunFacts {
     warnings: Vec<String>,
     sandbox: Vec<String>,
     sandbox_fs_confined: bool,
+    mutation: Option<MutationScore>,
 }
 
 /// Phase 7: everything the run reports, as `summary.json` has it.
@@ -932,7 +931,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         sandbox: facts.sandbox,
         sandbox_fs_confined: facts.sandbox_fs_confined,
         measured_cost: None,
-        mutation: None,
+        mutation: facts.mutation,
     }
 }
 

@@ -98,13 +98,14 @@ pub struct MutationScore {
 
 impl MutationScore {
     /// The figures over the emitted tests: `killed` and `covered` are the union of their kills
-    /// and of their covered goals.
+    /// and of their covered goals; `runs` the executions and seconds the strong-mutation runs
+    /// took.
     pub fn new(
         plan: &Plan,
         found: &Discovered,
         killed: &BTreeSet<u32>,
         covered: &BTreeSet<u32>,
-        executions: u64,
+        runs: (u64, f64),
     ) -> MutationScore {
         let mutants: Vec<u32> = plan.mutants().map(|(_, search)| search).collect();
         let survivors: Vec<u32> = mutants
@@ -132,8 +133,8 @@ impl MutationScore {
                     format!("{}:{} {}", info.file, info.line, plan.label(g, found))
                 })
                 .collect(),
-            executions,
-            seconds: 0.0,
+            executions: runs.0,
+            seconds: runs.1,
         }
     }
 }
