@@ -579,6 +579,38 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
             "{body} uncovered:\n{uncovered}\n{suite}"
         );
     }
+    // A collection's own iterator types run their `next_back`, `size_hint` and `len`, std's
+    // trait methods, on the instantiation the collection was built with (before: kept as a
+    // value and never iterated, or only collected; slab's `Iter`, `IntoIter` and `Drain`).
+    let slots = std::fs::read_to_string(common::example("modern").join("src/slots.rs")).unwrap();
+    let lines: Vec<&str> = slots.lines().collect();
+    let size_hint = lines
+        .iter()
+        .position(|l| l.contains("(self.len, Some(self.len))"))
+        .map(|i| i + 1);
+    let len = lines
+        .iter()
+        .position(|l| l.contains("fn len(&self) -> usize"))
+        .map(|i| i + 2);
+    for line in [size_hint.unwrap(), len.unwrap()] {
+        let at = format!("src/slots.rs:{line}\t");
+        assert!(
+            !uncovered.contains(&at),
+            "slots.rs:{line} uncovered:\n{uncovered}\n{suite}"
+        );
+    }
+    for call in [
+        ".next_back()",
+        ".iter().collect::<Vec<_>>()",
+        ".into_iter()",
+    ] {
+        assert!(
+            suite
+                .lines()
+                .any(|l| l.contains(call) && (l.contains("slots") || l.contains("iter"))),
+            "no {call} on the slots:\n{suite}"
+        );
+    }
     // An iterator made by a constructor returning `Self` is also collected (before: kept only,
     // and never iterated, since `Iterator::next` is not the crate's; mime's `MimeIter`).
     assert!(

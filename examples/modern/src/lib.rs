@@ -21,3 +21,4 @@ pub mod escape;
 pub mod home;
 pub mod optional;
 pub mod fields;
+pub mod slots;

@@ -52,6 +52,13 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("MulAssign", "mul_assign", Some("*=")),
     ("DivAssign", "div_assign", Some("/=")),
     ("RemAssign", "rem_assign", Some("%=")),
+    // A crate's iterator types do their work in these: a test that only collects them never
+    // reaches `next_back`, `size_hint` or `len`, and their mutants all survive.
+    ("Iterator", "next", None),
+    ("Iterator", "size_hint", None),
+    ("DoubleEndedIterator", "next_back", None),
+    ("ExactSizeIterator", "len", None),
+    ("IntoIterator", "into_iter", None),
 ];
 
 /// Callables and unsupported public functions, in source order.
@@ -86,8 +93,10 @@ struct ImplCx {
     borrows: ImplBorrows,
     /// `Some(mutable)` when the impl is for `&T` or `&mut T`: `self` is then a borrow of `T`.
     self_ref: Option<bool>,
-    /// The impl's `type Output`, which `Self::Output` in a signature stands for.
-    output: Option<syn::Type>,
+    /// The associated types `Self::X` in a signature stands for: the impl's own (`type Output`,
+    /// `type Item`), then those of the type's other impls (a `DoubleEndedIterator` impl's
+    /// `Self::Item` is its `Iterator` impl's).
+    assoc: BTreeMap<String, syn::Type>,
     /// The impl's self type as written, which `Self` in a signature stands for.
     written_self: syn::Type,
 }
@@ -169,10 +178,7 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         })
     });
     cx.self_ref = self_ref;
-    cx.output = imp.item.items.iter().find_map(|item| match item {
-        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
-        _ => None,
-    });
+    cx.assoc = assoc_types(low, imp, t);
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let entry = trait_fn.and_then(|t| {
@@ -391,7 +397,7 @@ fn impl_cx(
         problem,
         borrows,
         self_ref: None,
-        output: None,
+        assoc: BTreeMap::new(),
         written_self: (*imp.item.self_ty).clone(),
     }
 }
@@ -401,18 +407,49 @@ fn is_self(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident("Self"))
 }
 
-/// `Self::Output`, the return type of the operator traits.
-fn is_self_output(ty: &syn::Type) -> bool {
-    let syn::Type::Path(tp) = ty else {
-        return false;
-    };
-    let segs: Vec<String> = tp
-        .path
-        .segments
+/// The associated types of `imp`, for the crate type `t`: its own first, then those the
+/// type's other impls declare.
+fn assoc_types(low: &Lowering<'_>, imp: &ImplDecl, t: usize) -> BTreeMap<String, syn::Type> {
+    let mut assoc = BTreeMap::new();
+    let others = low
+        .ix
+        .impls
         .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    tp.qself.is_none() && segs == ["Self", "Output"]
+        .filter(|other| other.item.trait_.is_some() && low.ix.impl_target(other) == Some(t));
+    for i in std::iter::once(imp).chain(others) {
+        for item in &i.item.items {
+            if let syn::ImplItem::Type(ty) = item {
+                assoc
+                    .entry(ty.ident.to_string())
+                    .or_insert_with(|| ty.ty.clone());
+            }
+        }
+    }
+    assoc
+}
+
+/// `ret` with each `Self::X` the impl declares replaced by its type (`Option<Self::Item>`).
+fn with_assoc(ret: &syn::ReturnType, assoc: &BTreeMap<String, syn::Type>) -> syn::ReturnType {
+    struct Replace<'a>(&'a BTreeMap<String, syn::Type>);
+    impl syn::visit_mut::VisitMut for Replace<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::Path(tp) = ty
+                && tp.qself.is_none()
+                && tp.path.segments.len() == 2
+                && tp.path.segments[0].ident == "Self"
+                && let Some(found) = self.0.get(&tp.path.segments[1].ident.to_string())
+            {
+                *ty = found.clone();
+                return;
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut out = ret.clone();
+    if !assoc.is_empty() {
+        syn::visit_mut::VisitMut::visit_return_type_mut(&mut Replace(assoc), &mut out);
+    }
+    out
 }
 
 /// Lifetime arguments written on a type (`'a` in `BytesStart<'a>`).
@@ -558,8 +595,11 @@ fn lower_fn_nth(
         (receiver, _) => receiver,
     };
     let params = lower_params(low, scope, sig, &closures, &mut inst)?;
-    let output = site.imp.and_then(|cx| cx.output.as_ref());
-    let (modes, kept_too) = match &sig.output {
+    let sig_output = match site.imp {
+        Some(cx) => with_assoc(&sig.output, &cx.assoc),
+        None => sig.output.clone(),
+    };
+    let (modes, kept_too) = match &sig_output {
         // `MimeIter::new(s) -> Self`: consumed as the impl's type would be, and kept as
         // before, since other callables may take it.
         syn::ReturnType::Type(_, ty) if is_self(ty) && site.imp.is_some() => {
@@ -578,14 +618,9 @@ fn lower_fn_nth(
     // The last way, past the consuming ones, keeps the result as it is.
     *ways = modes.len().max(1) + usize::from(kept_too);
     let consumed = modes.into_iter().nth(way);
-    let ret = match (&sig.output, output) {
-        _ if consumed.is_some() => consumed.as_ref().map(|(_, ty)| ty.clone()),
-        (syn::ReturnType::Type(arrow, ty), Some(out)) if is_self_output(ty) => lower_return(
-            low,
-            scope,
-            &syn::ReturnType::Type(*arrow, Box::new(out.clone())),
-        ),
-        _ => lower_return(low, scope, &sig.output),
+    let ret = match &consumed {
+        Some((_, ty)) => Some(ty.clone()),
+        None => lower_return(low, scope, &sig_output),
     };
     let ref_params: BTreeSet<String> = subst
         .iter()

@@ -7,6 +7,8 @@
 //! since each runs its own code. A crate type with public methods of its own is also kept as
 //! it is, by one more callable, so those methods get a receiver.
 
+use std::collections::BTreeMap;
+
 use super::index::ImplDecl;
 use super::types::{Lowering, Pos, Scope};
 use crate::model::{Consume, Ty};
@@ -93,12 +95,13 @@ fn crate_type(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> Vec<(Con
         let Some(key) = trait_of(low, imp) else {
             continue;
         };
-        if key == "Iterator" && only_lifetimes(&imp.item.generics) {
-            let empty = Default::default();
+        if key == "Iterator"
+            && let Some(subst) = impl_subst(low, scope, imp, ret)
+        {
             let at = Scope {
                 module: imp.module,
                 self_ty: None,
-                subst: &empty,
+                subst: &subst,
             };
             collect = imp
                 .item
@@ -122,18 +125,24 @@ fn crate_type(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> Vec<(Con
 
 /// Whether a consumed result of source type `ret` is also worth keeping as it is: a crate type
 /// with methods of its own taking `self` (percent-encoding's `PercentDecode::decode_utf8`),
-/// which only a kept value can be the receiver of.
+/// which only a kept value can be the receiver of, or an iterator, whose `next_back`, `len`
+/// and `size_hint` only a kept value reaches.
 pub(crate) fn kept_too(low: &Lowering<'_>, scope: Scope<'_>, ret: &syn::Type) -> bool {
     let Some(t) = low.ix.type_target(scope.module, ret) else {
         return false;
     };
     low.ix.impls.iter().any(|imp| {
-        imp.item.trait_.is_none()
-            && low.ix.impl_target(imp) == Some(t)
+        let own_methods = imp.item.trait_.is_none()
             && imp.item.items.iter().any(|i| {
                 matches!(i, syn::ImplItem::Fn(f)
                     if matches!(f.vis, syn::Visibility::Public(_)) && f.sig.receiver().is_some())
-            })
+            });
+        // Its `next_back`, `len` and `size_hint` are callables too (`callables.rs`).
+        let iterator = || {
+            trait_of(low, imp)
+                .is_some_and(|k| ITERATORS.contains(&k.split('<').next().unwrap_or_default()))
+        };
+        low.ix.impl_target(imp) == Some(t) && (own_methods || iterator())
     })
 }
 
@@ -146,6 +155,50 @@ fn trait_of(low: &Lowering<'_>, imp: &ImplDecl) -> Option<String> {
         subst: &empty,
     };
     Some(low.trait_key(scope, path))
+}
+
+/// The impl's type parameters instantiated as `ret` instantiates them: `impl<'a, T> Iterator
+/// for Iter<'a, T>` met as `Iter<'_, u32>` gives `T = u32`. `None` when a parameter is not
+/// a plain argument of the impl's self type or its argument does not lower.
+fn impl_subst(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    imp: &ImplDecl,
+    ret: &syn::Type,
+) -> Option<BTreeMap<String, Ty>> {
+    let type_args = |ty: &syn::Type| -> Vec<syn::Type> {
+        let syn::Type::Path(tp) = ty else {
+            return Vec::new();
+        };
+        match tp.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(a)) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let written = type_args(&imp.item.self_ty);
+    let given = type_args(ret);
+    let mut subst = BTreeMap::new();
+    for param in imp.item.generics.type_params() {
+        let name = param.ident.to_string();
+        let k = written
+            .iter()
+            .position(|t| matches!(t, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(&param.ident)))?;
+        let ty = low
+            .lower(scope, given.get(k)?, Pos::Other, &mut Vec::new())
+            .ok()?;
+        subst.insert(name, ty);
+    }
+    if imp.item.generics.const_params().next().is_some() {
+        return None;
+    }
+    Some(subst)
 }
 
 fn only_lifetimes(generics: &syn::Generics) -> bool {
