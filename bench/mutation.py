@@ -20,6 +20,7 @@ Usage (from the repository root):
     cargo build --release -p frugal --bins
     python3 bench/mutation.py [--crates slab@0.4.11,humantime@2.1.0] [--budget 5m]
                               [--sample N] [--baseline-frugal OLD_BINARY] [--seed 1]
+                              [--criteria all,weak-mutation] [--baseline-criteria all]
 Writes bench/mutation.json and bench/MUTATION.md (--json-out, --md-out to change).
 """
 
@@ -44,12 +45,13 @@ def caught(v):
     return v.get("verdict") in (CAUGHT, TIMEOUT)
 
 
-def generate(frugal, label, src, root, budget, seed):
+def generate(frugal, label, src, root, budget, seed, criteria):
     """The suite of one frugal binary: (suite path, summary)."""
     out = os.path.join(root, f"out-{label}-{budget}-seed{seed}")
     work = os.path.join(root, f"work-{label}-{budget}-seed{seed}")
     shutil.rmtree(out, ignore_errors=True)
-    summary, wall, err = run_frugal(frugal, src, seed, budget, [], "tests", work, out)
+    flags = ["--criteria", criteria] if criteria else []
+    summary, wall, err = run_frugal(frugal, src, seed, budget, flags, "tests", work, out)
     if summary is None:
         sys.exit(f"frugal run ({label}) failed:\n{err}")
     summary["bench_wall_seconds"] = round(wall, 1)
@@ -79,8 +81,8 @@ def one_crate(spec, args, frugals):
     own = cargo_mutants(pristine, picked, root, "own", [])
     row["suites"]["own"] = score(own["verdicts"], names)
     own_missed = [n for n in names if own["verdicts"].get(n, {}).get("verdict") == MISSED]
-    for label, frugal in frugals:
-        suite, summary = generate(frugal, label, pristine, root, args.budget, args.seed)
+    for label, frugal, criteria in frugals:
+        suite, summary = generate(frugal, label, pristine, root, args.budget, args.seed, criteria)
         copy = standalone(src, os.path.join(root, f"with-suite-{label}"), suite=suite)
         gen = cargo_mutants(copy, picked, root, f"gen-{label}", ["--test", "frugal_generated"])
         both = cargo_mutants(copy, picked, root, f"both-{label}", [])
@@ -95,6 +97,8 @@ def one_crate(spec, args, frugals):
             "tests": summary["tests_emitted"],
             "assertions_per_test": assertions_per_test(suite),
             "line_goals": summary["goals"].get("line"),
+            "criteria": criteria or "all",
+            "frugal_mutation": summary.get("mutation"),
             "frugal_wall_seconds": summary["bench_wall_seconds"],
             "baselines": {"generated": gen["baseline"], "both": both["baseline"]},
         }
@@ -106,7 +110,7 @@ def pct(s):
 
 
 def markdown(result):
-    labels = [label for label, _ in result["frugals"]]
+    labels = [f[0] for f in result["frugals"]]
     lines = ["# Mutation score: generated suites against the crates' own suites", "",
              f"Command: `{result['command']}`. frugal commit {result['commit']}, "
              f"{result['date']}. cargo-mutants {result['cargo_mutants']}.",
@@ -146,6 +150,11 @@ def main():
     ap.add_argument("--sample", type=int, default=None, help="judge N mutants per crate, evenly spaced")
     ap.add_argument("--frugal", default=None, help="the frugal binary (default: target/release)")
     ap.add_argument("--baseline-frugal", default=None, help="an older frugal binary to compare")
+    ap.add_argument("--criteria", default=None,
+                    help="frugal's --criteria for the new binary (default: frugal's own)")
+    ap.add_argument("--baseline-criteria", default=None,
+                    help="--criteria for the baseline; without --baseline-frugal, the baseline "
+                         "is the same binary run with these criteria")
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutation.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTATION.md"))
     ap.add_argument("--render", metavar="JSON", help="only write the markdown of an earlier run")
@@ -154,9 +163,10 @@ def main():
         with open(args.render) as f:
             result = json.load(f)
     else:
-        frugals = [("new", frugal_bin(args.frugal))]
-        if args.baseline_frugal:
-            frugals.insert(0, ("baseline", args.baseline_frugal))
+        frugals = [("new", frugal_bin(args.frugal), args.criteria)]
+        if args.baseline_frugal or args.baseline_criteria:
+            frugals.insert(0, ("baseline", args.baseline_frugal or frugal_bin(args.frugal),
+                               args.baseline_criteria))
         started = time.time()
         cm = os.popen("cargo mutants --version").read().strip()
         result = {"command": "python3 " + " ".join(sys.argv), "commit": frugal_commit(),

@@ -233,6 +233,120 @@ fn a_crate_that_does_not_compile_fails_with_exit_code_2_and_the_compiler_error()
     assert!(stderr.contains("src/lib.rs:2"), "{stderr}");
 }
 
+/// One missed mutant in cargo-mutants' `outcomes.json` form.
+fn missed(name: &str, fn_line: usize, line: usize, genre: &str, replacement: &str) -> String {
+    format!(
+        r#"{{"scenario": {{"Mutant": {{"name": "{name}", "package": "numeric", "file": "src/lib.rs",
+            "function": {{"function_name": "f", "return_type": "",
+                "span": {{"start": {{"line": {fn_line}, "column": 1}}, "end": {{"line": {line}, "column": 1}}}}}},
+            "span": {{"start": {{"line": {line}, "column": 5}}, "end": {{"line": {line}, "column": 9}}}},
+            "replacement": "{replacement}", "genre": "{genre}"}}}},
+          "summary": "MissedMutant"}}"#
+    )
+}
+
+/// `--kill-survivors`: the own suite's survivors get a verdict each, the killed ones with the
+/// emitted test that kills them; a file that is not cargo-mutants' is refused by name.
+#[test]
+fn kill_survivors_gives_each_survivor_a_verdict() {
+    let out = Scratch::new("survivors");
+    let work = work_dir("cli-survivors");
+    let outcomes = out.0.join("outcomes.json");
+    let survivors = [
+        missed(
+            "src/lib.rs:173:5: replace gcd -> u64 with 0",
+            171,
+            173,
+            "FnValue",
+            "0",
+        ),
+        missed(
+            "src/lib.rs:176:17: replace % with / in gcd",
+            171,
+            176,
+            "BinaryOperator",
+            "/",
+        ),
+        missed(
+            "src/lib.rs:33:5: replace classify_triangle -> Triangle with Default::default()",
+            31,
+            33,
+            "FnValue",
+            "Default::default()",
+        ),
+    ];
+    std::fs::write(
+        &outcomes,
+        format!(
+            r#"{{"outcomes": [{{"scenario": "Baseline", "summary": "Success"}}, {}], "total_mutants": 3}}"#,
+            survivors.join(", ")
+        ),
+    )
+    .unwrap();
+    let result = frugal()
+        .args([
+            "run",
+            "examples/numeric",
+            "--budget",
+            "20000",
+            "--json",
+            "--no-measure",
+        ])
+        .arg("--kill-survivors")
+        .arg(&outcomes)
+        .arg("--out")
+        .arg(&out.0)
+        .arg("--work-dir")
+        .arg(&work.path)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let r = &json["survivors"];
+    assert_eq!(r["survivors"], 3, "{r}");
+    // Weak mutation is on, so the strong figures are there too.
+    assert!(json["mutation"]["killed"].as_u64().unwrap() > 0, "{json}");
+    let verdicts = r["verdicts"].as_array().unwrap();
+    let of = |name: &str| {
+        verdicts
+            .iter()
+            .find(|v| v["name"].as_str().unwrap().contains(name))
+            .unwrap_or_else(|| panic!("no verdict on {name}: {r}"))
+    };
+    let gcd = of("replace gcd -> u64 with 0");
+    assert_eq!(gcd["verdict"], "killed", "{r}");
+    let killer = gcd["test"].as_str().unwrap();
+    let suite = std::fs::read_to_string(out.0.join("frugal_generated.rs")).unwrap();
+    assert!(
+        suite.contains(&format!("fn {killer}()")),
+        "{killer} not in\n{suite}"
+    );
+    assert!(
+        ["killed", "possibly_equivalent"]
+            .contains(&of("replace % with /")["verdict"].as_str().unwrap()),
+        "{r}"
+    );
+    let triangle = of("classify_triangle");
+    assert_eq!(triangle["verdict"], "no_counterpart", "{r}");
+    assert!(triangle["reached_by"].is_string(), "{r}");
+
+    std::fs::write(&outcomes, "{\"outcomes\": 3}").unwrap();
+    let result = frugal()
+        .args(["run", "examples/numeric", "--budget", "100"])
+        .arg("--kill-survivors")
+        .arg(&outcomes)
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&result);
+    assert_ne!(result.status.code(), Some(0));
+    assert!(
+        stderr.contains("outcomes.json is not cargo-mutants' outcomes.json"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn help_for_run_documents_every_flag() {
     let result = frugal().args(["run", "--help"]).output().unwrap();
@@ -252,6 +366,7 @@ fn help_for_run_documents_every_flag() {
         "--from-model",
         "--stall",
         "--no-measure",
+        "--kill-survivors",
         "--json",
         "--help",
     ] {

@@ -364,6 +364,7 @@ fn run_options(
         unconfined: false,
         seed_model: None,
         testability: env.testability,
+        survivors: Vec::new(),
     }
 }
 

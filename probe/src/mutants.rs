@@ -17,6 +17,9 @@
 //!   that are not primitive numbers of one type (strings, user types, mixed types) report
 //!   nothing ([`Arith`]).
 //!
+//! - FBR (function body replacement): [`body`] at a function's entry covers its mutants (the
+//!   function ran) and, with one of them on, makes the function return that mutant's value.
+//!
 //! - Strong mutation: one mutant at a time can be switched on ([`activate`], by goal id); its
 //!   site then computes the mutant's outcome instead of the original's ([`ror_strong`] for a
 //!   comparison, [`Arith::aor`]'s [`Mutated`] for arithmetic: an overflow or a division by zero
@@ -106,6 +109,14 @@ pub fn ror_strong(
             None => c,
         },
     }
+}
+
+/// A function body's FBR mutant `goal`: covers it (entering the function infects it) and
+/// says whether it is on, in which case the function returns the mutant's value at once.
+#[inline(always)]
+pub fn body(goal: u32) -> bool {
+    crate::tables::hit(goal);
+    active_among(goal, 1).is_some()
 }
 
 /// Source text of a comparison operator.

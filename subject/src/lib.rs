@@ -24,4 +24,5 @@ pub mod probe_src;
 pub mod regress;
 pub mod strong;
 pub mod suite_model;
+pub mod survivors;
 pub mod tree;

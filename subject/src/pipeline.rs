@@ -50,6 +50,11 @@ pub struct RunOptions {
     /// `parse`, `contains_key`, `try_from`, ...) report distances and get two branch goals
     /// each. Off only to measure what they bring (`--no-testability`).
     pub testability: bool,
+    /// Mutants the crate's own suite misses (`--kill-survivors`, read from cargo-mutants'
+    /// `outcomes.json` by [`crate::survivors::read_outcomes`]): the summary gives a verdict on
+    /// each. Their counterparts are frugal's own mutants, so the criteria should include
+    /// `weak-mutation`.
+    pub survivors: Vec<crate::survivors::Survivor>,
 }
 
 /// Phases a run goes through, for progress displays.
@@ -182,6 +187,9 @@ pub struct RunSummary {
     /// include `weak-mutation`; left out of `summary.json` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mutation: Option<MutationScore>,
+    /// The verdict on each of the own suite's survivors (`--kill-survivors`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survivors: Option<crate::survivors::SurvivorReport>,
 }
 
 /// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).
@@ -213,6 +221,9 @@ pub struct TestGoals {
     pub goals: Vec<u32>,
     /// The test's performance proxies I1..I7, by name.
     pub proxies: BTreeMap<String, u64>,
+    /// frugal's own mutants it kills (strong mutation; with `weak-mutation` only), by goal id.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kills: Vec<u32>,
 }
 
 /// Names of the proxies I1..I7, in order.
@@ -380,7 +391,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     artifacts.dump("goals.json", &labelled(&plan, &found));
     let started = Instant::now();
     let baseline = observe_state(&mut pool, &mut kept);
-    let strong_executions = strong::kills(&mut pool, &plan, &mut kept, &baseline);
+    let strong_runs = strong::kills(&mut pool, &plan, &mut kept, &baseline);
     let strong_seconds = started.elapsed().as_secs_f64();
     let stats = pool.stats.clone();
     drop(pool);
@@ -403,9 +414,16 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
     let mutation = plan.mutants().next().is_some().then(|| {
-        let runs = (strong_executions, strong_seconds);
-        MutationScore::new(&plan, &found, &suite.killed(), &covered, runs)
+        MutationScore::new(
+            &plan,
+            &found,
+            (&suite.killed(), &covered),
+            strong_runs,
+            strong_seconds,
+        )
     });
+    let survivors = (!opts.survivors.is_empty())
+        .then(|| suite.survivors(&opts.survivors, &labelled(&plan, &found)));
     let facts = RunFacts {
         krate: model.crate_name.clone(),
         callables,
@@ -427,6 +445,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         sandbox: sandbox_report(&capabilities, opts.unconfined),
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
         mutation,
+        survivors,
     };
     let summary = summarise(opts, facts, &suite);
     artifacts.output_json("summary.json", &summary)?;
@@ -823,6 +842,33 @@ impl Suite {
         self.union_over_kept(&self.goals_by_name)
     }
 
+    /// The verdicts on the own suite's survivors, from what each kept test covers and kills.
+    fn survivors(
+        &self,
+        survivors: &[crate::survivors::Survivor],
+        goals: &[criteria::GoalInfo],
+    ) -> crate::survivors::SurvivorReport {
+        let covers: Vec<(&String, BTreeSet<u32>)> = self
+            .verified
+            .kept
+            .iter()
+            .map(|n| {
+                let goals = self.goals_by_name.get(n).into_iter().flatten().copied();
+                (n, goals.collect())
+            })
+            .collect();
+        let none = BTreeSet::new();
+        let tests: Vec<crate::survivors::TestView> = covers
+            .iter()
+            .map(|(n, covers)| crate::survivors::TestView {
+                name: n,
+                covers,
+                kills: self.kills_by_name.get(*n).unwrap_or(&none),
+            })
+            .collect();
+        crate::survivors::report(survivors, goals, &tests)
+    }
+
     /// The mutants the kept tests kill between them.
     fn killed(&self) -> BTreeSet<u32> {
         self.union_over_kept(&self.kills_by_name)
@@ -873,6 +919,11 @@ impl Suite {
                     .get(n)
                     .map(proxies_by_name)
                     .unwrap_or_default(),
+                kills: self
+                    .kills_by_name
+                    .get(n)
+                    .map(|k| k.iter().copied().collect())
+                    .unwrap_or_default(),
             })
             .collect()
     }
@@ -895,6 +946,7 @@ struct RunFacts {
     sandbox: Vec<String>,
     sandbox_fs_confined: bool,
     mutation: Option<MutationScore>,
+    survivors: Option<crate::survivors::SurvivorReport>,
 }
 
 /// Phase 7: everything the run reports, as `summary.json` has it.
@@ -932,6 +984,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         sandbox_fs_confined: facts.sandbox_fs_confined,
         measured_cost: None,
         mutation: facts.mutation,
+        survivors: facts.survivors,
     }
 }
 

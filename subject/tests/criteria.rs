@@ -48,6 +48,7 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
         unconfined: false,
         seed_model: None,
         testability: true,
+        survivors: Vec::new(),
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

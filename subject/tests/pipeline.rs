@@ -82,6 +82,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         unconfined: false,
         seed_model: None,
         testability: true,
+        survivors: Vec::new(),
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

@@ -65,6 +65,7 @@ fn options(
         unconfined: false,
         seed_model: None,
         testability: true,
+        survivors: Vec::new(),
     }
 }
 

@@ -76,6 +76,12 @@ pub struct RunArgs {
     /// unobserved: no distances and no goals of their own (testability transformations off).
     #[arg(long)]
     pub no_testability: bool,
+    /// cargo-mutants' `outcomes.json` of a run on the crate's own suite
+    /// (`mutants.out/outcomes.json`): the mutants it missed become targets (their counterparts
+    /// among frugal's own mutants; weak mutation is switched on) and the summary gives each a
+    /// verdict: killed by which test, possibly equivalent, not reached, or no counterpart.
+    #[arg(long, value_name = "OUTCOMES_JSON")]
+    pub kill_survivors: Option<PathBuf>,
     /// Do not measure what the emitted suite costs to run. By default each verified test runs
     /// three more times under the profiler's counters (confined), and the summary shows the
     /// measured total beside the proxies' estimate.
@@ -106,6 +112,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(SuiteModel::read)
         .transpose()?;
+    let survivors = match &args.kill_survivors {
+        Some(path) => frugal_subject::survivors::read_outcomes(path)?,
+        None => Vec::new(),
+    };
+    let mut criteria = args.criteria.clone();
+    if args.kill_survivors.is_some() {
+        criteria.0.insert(frugal_search::GoalKind::WeakMutation);
+    }
     let opts = RunOptions {
         crate_dir: args.krate.clone(),
         out_dir: args.out.clone(),
@@ -121,12 +135,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         exec,
         work_dir: args.work_dir.clone(),
         analyze: args.features.analyze_options(),
-        criteria: args.criteria.clone(),
+        criteria,
         goal_selection: args.goal_selection,
         placement: args.placement,
         unconfined: args.no_sandbox,
         seed_model,
         testability: !args.no_testability,
+        survivors,
     };
     let mut bar = Bar::new(!args.json);
     let mut summary = pipeline::run(&opts, &mut bar)
@@ -281,6 +296,14 @@ fn print_summary(s: &RunSummary) {
             m.executions,
             m.seconds
         );
+        println!(
+            "  state assertions: {} of {} observed kept, each killing a mutant nothing else in \
+             its test kills",
+            m.state_asserted, m.state_observed
+        );
+    }
+    if let Some(r) = &s.survivors {
+        print_survivors(r);
     }
     if let Some(seeding) = &s.seeding {
         println!(
@@ -335,5 +358,20 @@ fn print_summary(s: &RunSummary) {
             "  and a line at the end of {} (its private items' tests)",
             p.display()
         );
+    }
+}
+
+/// The verdicts on the own suite's survivors: counts, then the killed ones with their test.
+fn print_survivors(r: &frugal_subject::survivors::SurvivorReport) {
+    use frugal_subject::survivors::Verdict;
+    println!(
+        "own suite's survivors: {} of {} killed, {} possibly equivalent, {} not reached, {} \
+         without a counterpart among frugal's mutants",
+        r.killed, r.survivors, r.possibly_equivalent, r.not_reached, r.no_counterpart
+    );
+    for v in &r.verdicts {
+        if let Verdict::Killed { test } = &v.verdict {
+            println!("  killed {} by {test}", v.name);
+        }
     }
 }

@@ -18,8 +18,16 @@
 //!   Sites with a string literal, a macro or a borrow as an operand are skipped too (string
 //!   concatenation, mostly), for the same reason as unordered comparisons.
 //!
-//! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=` or
-//! `AOR + -> *`, on the site's line, with the innermost enclosing branch goal as parent, so
+//! - FBR (function body replacement, cargo-mutants' main operator): every instrumented fn
+//!   whose return type is written as `()`, `bool`, a number, `String`, `&str`, `Option<_>` or
+//!   `Vec<_>` gets one mutant per value cargo-mutants would try (`0`, `1`, `-1`, `true`,
+//!   `None`, `""`, ...): right after the entry probe, `if mutants::body(G) { return V; }`.
+//!   Entering the fn infects it; only the strong run tells whether a test sees the value.
+//!   These are the mutants a test that calls `v.clear()` and never looks at `v` again lets
+//!   survive, so they are what state assertions are judged by.
+//!
+//! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=`,
+//! `AOR + -> *` or `FBR body -> 0`, on the site's line, with the innermost enclosing branch goal as parent, so
 //! DynaMOSA (\[dynamosa\]) targets them once their code is reached. Constant replacement (CR) is not done:
 //! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
 
@@ -124,6 +132,73 @@ impl FileInstrumenter<'_> {
     }
 }
 
+impl FileInstrumenter<'_> {
+    /// FBR (cargo-mutants' main operator): the function's body replaced by a value of its
+    /// return type. One goal per value ([`replacements`]), infected whenever the function is
+    /// entered (whether the value differs from what the body returns is for the strong run to
+    /// see); the returned code goes after the entry probe: with a mutant on, the function
+    /// returns its value at once.
+    pub(super) fn body_mutants(&mut self, sig: &syn::Signature, fn_line: usize) -> String {
+        if !self.mutants {
+            return String::new();
+        }
+        let mut code = String::new();
+        for value in replacements(&sig.output) {
+            let g = self.goal(GoalKind::Mutant, fn_line, format!("FBR body -> {value}"));
+            let ret = if *value == "()" {
+                "return;".to_string()
+            } else {
+                format!("return {value};")
+            };
+            code.push_str(&format!(
+                "if ::frugal_probe::mutants::body({g}) {{ {ret} }} "
+            ));
+        }
+        code
+    }
+}
+
+/// The values a body is replaced by, for a return type written as one of the types whose
+/// values need no knowledge of the crate: `()`, `bool`, numbers, `String`, `&str`, `Option`
+/// and `Vec` (cargo-mutants' defaults for them). Any other type (`Self`, generics, crate
+/// types, `Result`, aliases) gets none: a value that does not compile would break the build.
+fn replacements(output: &syn::ReturnType) -> &'static [&'static str] {
+    let ty = match output {
+        syn::ReturnType::Default => return &["()"],
+        syn::ReturnType::Type(_, ty) => &**ty,
+    };
+    match ty {
+        syn::Type::Tuple(t) if t.elems.is_empty() => &["()"],
+        syn::Type::Reference(r)
+            if r.mutability.is_none()
+                && matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) =>
+        {
+            &["\"\"", "\"xyzzy\""]
+        }
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return &[];
+            };
+            // `String` and `Vec` are named as the signature names them, so only where it
+            // names them bare (`alloc::vec::Vec` need not be in scope); `None` is in every
+            // prelude.
+            let one = p.path.segments.len() == 1;
+            let bare = matches!(last.arguments, syn::PathArguments::None);
+            match (last.ident.to_string().as_str(), bare && one) {
+                ("bool", true) => &["true", "false"],
+                ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", true) => &["0", "1"],
+                ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", true) => &["0", "1", "-1"],
+                ("f32" | "f64", true) => &["0.0", "1.0"],
+                ("String", true) => &["String::new()", "\"xyzzy\".into()"],
+                ("Option", false) => &["None"],
+                ("Vec", false) if one => &["Vec::new()"],
+                _ => &[],
+            }
+        }
+        _ => &[],
+    }
+}
+
 /// The outcome argument of a rewritten comparison: the comparison `c` itself, or with ROR
 /// goals the switched-on mutant's outcome when one of the site's is on (strong mutation).
 pub(super) fn ror_outcome(goal: Option<u32>, opcode: &str, c: &str) -> String {
@@ -221,13 +296,16 @@ mod tests {
         assert!(got == expected, "rewritten:\n{got}\nexpected:\n{expected}");
     }
 
+    // The snippets of the ROR and AOR tests return types FBR has no value for (`Flag`, `N`,
+    // `Unit`, `Len`), so their text shows those sites alone; `bodies_get_fbr_mutants` is FBR's.
+
     /// A comparison passes its order and magnitude through `ror`; its two subsuming mutants are
     /// goals under the enclosing goal, since the comparison runs whenever the `if` is reached.
     #[test]
     fn comparison_gets_ror_mutants() {
         check(
-            "fn f(a: u32, b: u32) -> bool {\n    if a < b { true } else { false }\n}\n",
-            "fn f(a: u32, b: u32) -> bool {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+            "fn f(a: u32, b: u32) -> Flag {\n    if a < b { true } else { false }\n}\n",
+            "fn f(a: u32, b: u32) -> Flag {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
 { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::LT, \
 ::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
@@ -248,8 +326,8 @@ if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
     #[test]
     fn arithmetic_gets_aor_mutants() {
         check(
-            "fn f(a: u32, b: u32) -> u32 {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
-            "fn f(a: u32, b: u32) -> u32 {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+            "fn f(a: u32, b: u32) -> N {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
+            "fn f(a: u32, b: u32) -> N {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
 { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::EQ, \
 ::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
@@ -286,7 +364,7 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     #[test]
     fn mutants_in_a_chain_hang_under_the_previous_operand() {
         let got = show(
-            "fn f(a: i64, b: i64) -> bool {\n    a > 0 && b - a >= 3\n}\nfn g(a: i64) {\n    if a > 0 && a - 1 >= 3 {}\n}\n",
+            "fn f(a: i64, b: i64) -> Flag {\n    a > 0 && b - a >= 3\n}\nfn g(a: i64) -> Unit {\n    if a > 0 && a - 1 >= 3 {}\n}\n",
         );
         let goals = got.split("----\n").nth(1).unwrap();
         assert_eq!(
@@ -317,7 +395,7 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     /// arithmetic over several lines, on strings, in macros and in const contexts.
     #[test]
     fn sites_without_mutants() {
-        let src = "fn f(s: String, k: Kind, n: usize) -> usize {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
+        let src = "fn f(s: String, k: Kind, n: usize) -> Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
         let got = show(src);
         let goals = got.split("----\n").nth(1).unwrap();
         assert!(!goals.contains("Mutant"), "{goals}");
@@ -331,6 +409,39 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
             m.goals
                 .iter()
                 .all(|g| g.kind != crate::manifest::GoalKind::Mutant)
+        );
+    }
+
+    /// A body gets one mutant per value of its return type, under its entry goal, on the `fn`
+    /// line; types whose values need the crate's knowledge get none.
+    #[test]
+    fn bodies_get_fbr_mutants() {
+        let got = show(
+            "fn f(a: u8) -> bool {\n    a > 1\n}\nfn g(v: &mut Vec<u8>) {\n    v.clear()\n}\nfn h(s: &str) -> &str {\n    s\n}\nfn k(n: u8) -> Option<u8> {\n    Some(n)\n}\nfn m() -> Self {\n    todo!()\n}\nfn n() -> alloc::vec::Vec<u8> {\n    todo!()\n}\nfn p() -> i8 {\n    -3\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains("let __frugal_guard = ::frugal_probe::enter(0, 0); if ::frugal_probe::mutants::body(1) { return true; } if ::frugal_probe::mutants::body(2) { return false; } "),
+            "{text}"
+        );
+        assert!(
+            text.contains("if ::frugal_probe::mutants::body(4) { return; } "),
+            "{text}"
+        );
+        let fbr: Vec<&str> = goals.lines().filter(|l| l.contains("FBR")).collect();
+        assert_eq!(
+            fbr,
+            [
+                "1 Mutant parent=0 line=1 FBR body -> true",
+                "2 Mutant parent=0 line=1 FBR body -> false",
+                "4 Mutant parent=3 line=4 FBR body -> ()",
+                "6 Mutant parent=5 line=7 FBR body -> \"\"",
+                "7 Mutant parent=5 line=7 FBR body -> \"xyzzy\"",
+                "9 Mutant parent=8 line=10 FBR body -> None",
+                "13 Mutant parent=12 line=19 FBR body -> 0",
+                "14 Mutant parent=12 line=19 FBR body -> 1",
+                "15 Mutant parent=12 line=19 FBR body -> -1",
+            ]
         );
     }
 }

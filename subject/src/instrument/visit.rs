@@ -279,7 +279,10 @@ impl<'a> FileInstrumenter<'a> {
         });
         self.names.push(sig.ident.to_string());
         let enter = format!("let __frugal_guard = ::frugal_probe::enter({fid}, {entry}); ");
-        self.with_parent(entry, |s| s.block(block, Some(enter)));
+        self.with_parent(entry, |s| {
+            let replaced = s.body_mutants(sig, fn_line);
+            s.block(block, Some(enter + &replaced))
+        });
         self.names.pop();
         self.fns.pop();
         self.parents = saved_parents;
