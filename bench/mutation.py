@@ -21,6 +21,7 @@ Usage (from the repository root):
     python3 bench/mutation.py [--crates slab@0.4.11,humantime@2.1.0] [--budget 5m]
                               [--sample N] [--baseline-frugal OLD_BINARY] [--seed 1]
                               [--criteria all,weak-mutation] [--baseline-criteria all]
+                              [--kill-survivors]
 Writes bench/mutation.json and bench/MUTATION.md (--json-out, --md-out to change).
 """
 
@@ -45,15 +46,17 @@ def caught(v):
     return v.get("verdict") in (CAUGHT, TIMEOUT)
 
 
-def generate(frugal, label, src, root, budget, seed, criteria):
+def generate(frugal, label, src, root, budget, seed, criteria, survivors=None):
     """The suite of one frugal binary: (suite path, summary)."""
     out = os.path.join(root, f"out-{label}-{budget}-seed{seed}")
     work = os.path.join(root, f"work-{label}-{budget}-seed{seed}")
     shutil.rmtree(out, ignore_errors=True)
     flags = ["--criteria", criteria] if criteria else []
+    if survivors:
+        flags += ["--kill-survivors", survivors]
     summary, wall, err = run_frugal(frugal, src, seed, budget, flags, "tests", work, out)
     if summary is None:
-        sys.exit(f"frugal run ({label}) failed:\n{err}")
+        raise RuntimeError(f"frugal run ({label}) failed:\n{err}")
     summary["bench_wall_seconds"] = round(wall, 1)
     return os.path.join(out, "frugal_generated.rs"), summary
 
@@ -81,8 +84,11 @@ def one_crate(spec, args, frugals):
     own = cargo_mutants(pristine, picked, root, "own", [])
     row["suites"]["own"] = score(own["verdicts"], names)
     own_missed = [n for n in names if own["verdicts"].get(n, {}).get("verdict") == MISSED]
+    own_outcomes = os.path.join(root, "cm-own", "out", "mutants.out", "outcomes.json")
     for label, frugal, criteria in frugals:
-        suite, summary = generate(frugal, label, pristine, root, args.budget, args.seed, criteria)
+        survivors = own_outcomes if args.kill_survivors and label == "new" else None
+        suite, summary = generate(frugal, label, pristine, root, args.budget, args.seed, criteria,
+                                  survivors)
         copy = standalone(src, os.path.join(root, f"with-suite-{label}"), suite=suite)
         gen = cargo_mutants(copy, picked, root, f"gen-{label}", ["--test", "frugal_generated"])
         both = cargo_mutants(copy, picked, root, f"both-{label}", [])
@@ -99,6 +105,7 @@ def one_crate(spec, args, frugals):
             "line_goals": summary["goals"].get("line"),
             "criteria": criteria or "all",
             "frugal_mutation": summary.get("mutation"),
+            "frugal_survivors": summary.get("survivors"),
             "frugal_wall_seconds": summary["bench_wall_seconds"],
             "baselines": {"generated": gen["baseline"], "both": both["baseline"]},
         }
@@ -133,6 +140,23 @@ def markdown(result):
                      f"{s['assertions_per_test']} |")
         lines.append(line)
     lines.append("")
+    for r in result["rows"]:
+        for label in labels:
+            s = r["suites"][label]
+            m, v = s.get("frugal_mutation"), s.get("frugal_survivors")
+            line = (f"- {r['crate']} ({label}, criteria {s.get('criteria', 'all')}): "
+                    f"{s['tests']} tests, line goals {s['line_goals']['covered']}/{s['line_goals']['total']}")
+            if m:
+                line += (f"; frugal's own mutants {m['killed']}/{m['mutants']} killed, state "
+                         f"assertions {m['state_asserted']} of {m['state_observed']} observed kept")
+            if v:
+                line += (f"; frugal's verdicts on the own suite's {v['survivors']} survivors: "
+                         f"{v['killed']} killed, {v['possibly_equivalent']} possibly equivalent, "
+                         f"{v['not_reached']} not reached, {v['no_counterpart']} without counterpart")
+            lines.append(line)
+    for f in result.get("failed", []):
+        lines.append(f"- {f['crate']}: failed: {f['error'].splitlines()[0] if f['error'] else ''}")
+    lines.append("")
     for label in labels:
         scores = [r["suites"][label]["generated"]["score"] for r in result["rows"]
                   if r["suites"][label]["generated"]["score"] is not None]
@@ -152,6 +176,8 @@ def main():
     ap.add_argument("--baseline-frugal", default=None, help="an older frugal binary to compare")
     ap.add_argument("--criteria", default=None,
                     help="frugal's --criteria for the new binary (default: frugal's own)")
+    ap.add_argument("--kill-survivors", action="store_true",
+                    help="give the new binary the own suite's outcomes.json (--kill-survivors)")
     ap.add_argument("--baseline-criteria", default=None,
                     help="--criteria for the baseline; without --baseline-frugal, the baseline "
                          "is the same binary run with these criteria")
@@ -174,7 +200,12 @@ def main():
                   "cargo_mutants": cm, "budget": args.budget, "seed": args.seed,
                   "frugals": frugals, "rows": []}
         for spec in args.crates.split(","):
-            result["rows"].append(one_crate(spec.strip(), args, frugals))
+            try:
+                result["rows"].append(one_crate(spec.strip(), args, frugals))
+            except (RuntimeError, SystemExit) as e:
+                # One crate failing (frugal or cargo-mutants) is a result too, not the end.
+                log(f"{spec}: {e}")
+                result.setdefault("failed", []).append({"crate": spec, "error": str(e)[-2000:]})
             with open(args.json_out, "w") as f:
                 json.dump(result, f, indent=1)
         result["wall_seconds"] = round(time.time() - started)
