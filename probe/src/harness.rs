@@ -103,6 +103,16 @@ impl Pool {
         }
     }
 
+    /// As [`Pool::observe`], for what the value's inspector `k` returned (`param`
+    /// [`wire::RESULT`]: the statement's own result, which has no `Debug` form), formatted by
+    /// `look`; nothing when the inspector panics on this state.
+    pub fn observe_inspector(&mut self, param: u32, k: u8, look: impl FnOnce() -> String) {
+        if let Ok(value) = panic::catch_unwind(AssertUnwindSafe(look)) {
+            let look = wire::LOOK_INSPECTOR.saturating_add(k);
+            self.observed.push((param, look, value));
+        }
+    }
+
     /// Stores the result of the statement being run.
     pub fn store<T: 'static>(&mut self, v: T) {
         self.slots.push(Some(Box::new(v)));

@@ -103,7 +103,7 @@ pub struct Outcome {
     /// `Debug` rendering of each executed statement's result, when it has one.
     pub summaries: Vec<Option<String>>,
     /// The state a statement left behind in a value it borrowed mutably: (statement, parameter,
-    /// what was looked at ([`LOOK_DEBUG`] or [`LOOK_ITEMS`]), its `Debug` rendering after the
+    /// what was looked at ([`LOOK_DEBUG`], [`LOOK_ITEMS`] or an inspector), its `Debug` rendering after the
     /// call), for the values that have one.
     pub observed: Vec<(u32, u32, u8, String)>,
     pub goals: Vec<(u32, f64)>,
@@ -118,6 +118,11 @@ pub struct Outcome {
 pub const LOOK_DEBUG: u8 = 0;
 /// The `Debug` form of what iterating the value by reference yields, collected into a `Vec`.
 pub const LOOK_ITEMS: u8 = 1;
+/// `LOOK_INSPECTOR + k`: the `Debug` form of what the value's inspector `k` returns (a `&self`
+/// method of the crate without other arguments, in the registry's order for the type).
+pub const LOOK_INSPECTOR: u8 = 2;
+/// The parameter index of an observation of the statement's own result, not of an argument.
+pub const RESULT: u32 = u32::MAX;
 
 /// A malformed frame.
 #[derive(Debug)]

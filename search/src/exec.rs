@@ -57,12 +57,29 @@ pub struct ExecResult {
 pub struct Observation {
     /// The statement.
     pub stmt: u32,
-    /// Its parameter that borrowed the value; the value is the statement's argument there.
+    /// Its parameter that borrowed the value; the value is the statement's argument there
+    /// ([`Observation::RESULT`]: the statement's own result).
     pub param: u32,
-    /// The `Debug` form of what iterating the value by reference yields (collected into a
-    /// `Vec`), rather than of the value itself.
-    pub items: bool,
+    /// What was looked at.
+    pub look: Look,
     pub summary: String,
+}
+
+/// What an [`Observation`] looked at in the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Look {
+    /// Its own `Debug` form.
+    Debug,
+    /// The `Debug` form of what iterating it by reference yields, collected into a `Vec`.
+    Items,
+    /// The `Debug` form of what its inspector `k` returned: a `&self` method of the crate
+    /// without other arguments (the harness registry numbers them per type).
+    Inspector(u8),
+}
+
+impl Observation {
+    /// `param` of an observation of the statement's result.
+    pub const RESULT: u32 = u32::MAX;
 }
 
 impl ExecResult {

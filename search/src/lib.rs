@@ -34,7 +34,7 @@ pub use algorithm::{
 };
 pub use archive::{Archive, ArchivePolicy, Entry};
 pub use budget::{Budget, BudgetClock, MAX_EXECUTIONS, MAX_TIME};
-pub use exec::{Counters, ExecResult, Executor, Observation, Status};
+pub use exec::{Counters, ExecResult, Executor, Look, Observation, Status};
 pub use frugal_proxies::{CostModel, INSTRUCTIONS, Proxies};
 pub use goals::{GoalKind, GoalSelection, Goals};
 pub use mio::MioParams;

@@ -29,7 +29,7 @@ use pipes::{Ended, Pipes};
 use repeats::{Encoded, Repeats};
 
 use frugal_probe::wire::{self, Enc, Outcome, Request};
-use frugal_search::{Counters, ExecResult, Executor, Observation, Status, TestCase, Value};
+use frugal_search::{Counters, ExecResult, Executor, Look, Observation, Status, TestCase, Value};
 
 /// The largest file code under test may write (harness processes and test runs): enough for
 /// any fixture a unit test writes, small enough that a flood cannot fill a CI host's disk.
@@ -697,7 +697,11 @@ fn convert(o: Outcome, len: usize) -> ExecResult {
             .map(|(stmt, param, look, summary)| Observation {
                 stmt,
                 param,
-                items: look == wire::LOOK_ITEMS,
+                look: match look {
+                    wire::LOOK_DEBUG => Look::Debug,
+                    wire::LOOK_ITEMS => Look::Items,
+                    k => Look::Inspector(k - wire::LOOK_INSPECTOR),
+                },
                 summary,
             })
             .collect(),

@@ -612,6 +612,21 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
             "no {call} on the slots:\n{suite}"
         );
     }
+    // A value without `Debug` shows what a `&mut self` call did through its getters, and a
+    // result without `Debug` what it holds (before: `meter.record(3);` and nothing after it).
+    let inspected = |call: &str| {
+        suite
+            .lines()
+            .any(|l| l.trim_start().starts_with("assert_eq!(") && l.contains(call))
+    };
+    assert!(
+        inspected(".count(), ") || inspected(".peak(), "),
+        "no inspector assertion on a Meter:\n{suite}"
+    );
+    assert!(
+        inspected(".total(), ") || inspected(".mean(), "),
+        "no inspector assertion on a Summary:\n{suite}"
+    );
     // An iterator made by a constructor returning `Self` is also collected (before: kept only,
     // and never iterated, since `Iterator::next` is not the crate's; mime's `MimeIter`).
     assert!(

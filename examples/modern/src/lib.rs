@@ -22,3 +22,4 @@ pub mod home;
 pub mod optional;
 pub mod fields;
 pub mod slots;
+pub mod meter;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use frugal_search::{ExecResult, Pass, Status, TestCase, Value};
+use frugal_search::{ExecResult, Look, Observation, Pass, Status, TestCase, Value};
 
 use crate::harness::op_expr::{Target, method_syntax, op_expr};
 use crate::harness::registry::{Op, OpCode, Registry};
@@ -156,8 +156,13 @@ impl<'a> Renderer<'a> {
         let used_later = self.test.stmts[i + 1..]
             .iter()
             .any(|t| t.args.contains(&(i as u32)));
+        // A result without `Debug` whose inspectors answered is kept to ask them.
+        let inspected = result
+            .observed
+            .iter()
+            .any(|o| o.stmt as usize == i && o.param == Observation::RESULT);
         match (&self.vars.get(&i), op.ret_source.as_ref()) {
-            (Some(v), _) if used_later || summary.is_some() && !panics_here => {
+            (Some(v), _) if used_later || (summary.is_some() || inspected) && !panics_here => {
                 let m = if self.mutable.contains(&i) {
                     "mut "
                 } else {
@@ -208,6 +213,10 @@ impl<'a> Renderer<'a> {
         let s = &self.test.stmts[i];
         let op = &self.reg.ops[s.op as usize];
         for o in result.observed.iter().filter(|o| o.stmt as usize == i) {
+            if let Look::Inspector(n) = o.look {
+                self.inspector_assertion(i, o, n, result, out);
+                continue;
+            }
             let k = o.param as usize;
             let Some(&a) = s.args.get(k) else { continue };
             let Some(var) = self.vars.get(&(a as usize)) else {
@@ -224,10 +233,10 @@ impl<'a> Renderer<'a> {
             {
                 continue;
             }
-            if o.items {
+            if o.look == Look::Items {
                 // Only where the value's own `Debug` form does not already show them.
                 let shown = result.observed.iter().any(|d| {
-                    !d.items
+                    d.look == Look::Debug
                         && d.stmt == o.stmt
                         && d.param == o.param
                         && d.summary.contains(o.summary.trim_matches(['[', ']']))
@@ -243,6 +252,85 @@ impl<'a> Renderer<'a> {
             }
             out.push_str(&assertion(var, &param(op, k).0, &o.summary, self.model));
         }
+    }
+
+    /// The statement whose value observation `o` looked at: statement `o.stmt`'s argument
+    /// there, or its own result.
+    fn observed_value(&self, o: &Observation) -> Option<usize> {
+        if o.param == Observation::RESULT {
+            return Some(o.stmt as usize);
+        }
+        let s = self.test.stmts.get(o.stmt as usize)?;
+        s.args.get(o.param as usize).map(|&a| a as usize)
+    }
+
+    /// `assert_eq!(v.len(), 3)`: what inspector `n` of a value without a `Debug` form of its
+    /// own returned after statement `i`, when no later statement changes the value and the
+    /// inspector's answer changed since it was last asserted (a test reads as what each call
+    /// did, not as every getter after every call).
+    fn inspector_assertion(
+        &self,
+        i: usize,
+        o: &Observation,
+        n: u8,
+        result: &ExecResult,
+        out: &mut String,
+    ) {
+        let Some(value) = self.observed_value(o) else {
+            return;
+        };
+        let Some(var) = self.vars.get(&value) else {
+            return;
+        };
+        let op = &self.reg.ops[self.test.stmts[i].op as usize];
+        let ty = if o.param == Observation::RESULT {
+            op.ret.as_ref()
+        } else {
+            op.params.get(o.param as usize).map(|(t, _, _)| t)
+        };
+        let Some(ty) = ty else { return };
+        let Some(&inspector) = self.reg.inspectors(self.model, ty).get(n as usize) else {
+            return;
+        };
+        let (OpCode::Call(c), Some(ret)) = (
+            &self.reg.ops[inspector].code,
+            &self.reg.ops[inspector].ret_source,
+        ) else {
+            return;
+        };
+        let debug_shown = result
+            .observed
+            .iter()
+            .any(|d| d.stmt == o.stmt && d.param == o.param && d.look == Look::Debug);
+        let changed_later = self.test.stmts[i + 1..].iter().any(|t| {
+            let later = &self.reg.ops[t.op as usize];
+            t.args
+                .iter()
+                .enumerate()
+                .any(|(j, &b)| b as usize == value && param(later, j).1.is_mut())
+        });
+        let last = result.observed.iter().rfind(|p| {
+            (p.stmt as usize) < i && p.look == o.look && self.observed_value(p) == Some(value)
+        });
+        // The test calls it itself later and asserts what it returns.
+        let called_later = self.test.stmts[i + 1..]
+            .iter()
+            .any(|t| t.op as usize == inspector && t.args.first() == Some(&(value as u32)));
+        if debug_shown
+            || changed_later
+            || called_later
+            || host_dependent(&o.summary)
+            || last.is_some_and(|p| p.summary == o.summary)
+        {
+            return;
+        }
+        let name = &self.model.callables[*c].name;
+        out.push_str(&assertion(
+            &format!("{var}.{name}()"),
+            ret,
+            &o.summary,
+            self.model,
+        ));
     }
 
     /// The expression of statement `i`.

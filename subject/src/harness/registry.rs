@@ -424,7 +424,41 @@ fn storable_or_opaque(ty: &Ty) -> bool {
     storable(ty) || matches!(ty, Ty::Unit)
 }
 
+/// Inspectors asserted per type at most: a type with more shows its first ones, in source order.
+const MAX_INSPECTORS: usize = 8;
+
 impl Registry {
+    /// The inspectors of pool type `ty`, as op indices, in op order: calls of an inherent
+    /// `&self` method of the crate with no other argument whose result an emitted test can
+    /// compare (a number, `bool`, `char`, a `String`, or an `Option` of one): `len`,
+    /// `capacity`, `is_empty`, `to_string`. What such a method returns after a call is the
+    /// state a value shows when it has no `Debug` form of its own.
+    pub fn inspectors(&self, model: &ApiModel, ty: &Ty) -> Vec<usize> {
+        let comparable = |t: &Ty| match t {
+            Ty::Prim(_) | Ty::String => true,
+            Ty::Option(inner) => matches!(**inner, Ty::Prim(_) | Ty::String),
+            _ => false,
+        };
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| {
+                let OpCode::Call(c) = op.code else {
+                    return false;
+                };
+                let c = &model.callables[c];
+                matches!(c.kind, CallableKind::Method { .. })
+                    && c.via_trait.is_none()
+                    && c.operator.is_none()
+                    && c.consume.is_none()
+                    && matches!(op.params.as_slice(), [(t, Pass::Ref, _)] if t == ty)
+                    && op.ret_source.as_ref().is_some_and(comparable)
+            })
+            .map(|(i, _)| i)
+            .take(MAX_INSPECTORS)
+            .collect()
+    }
+
     /// Builds operations for every supported callable and whatever their parameters need.
     pub fn build(model: &ApiModel) -> Registry {
         let mut reg = Registry::default();

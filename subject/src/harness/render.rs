@@ -112,9 +112,10 @@ pub fn dispatch(
             text,
             "fn op_{i}(p: &mut Pool, a: &[u32], v: &Value) -> Result<Option<String>, OpError> {{"
         );
-        text.push_str(&op_body(op, model, k));
+        text.push_str(&op_body(op, reg, model, k));
         text.push_str("}\n");
     }
+    text.push_str(&inspect_fns(reg, model, k));
     let _ = writeln!(text, "\nstatic OPS: [h::OpFn; {}] = [", reg.ops.len());
     for i in 0..reg.ops.len() {
         let _ = writeln!(text, "    op_{i},");
@@ -168,18 +169,42 @@ impl Target for Harness<'_> {
     }
 }
 
-fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
+/// One `inspect_{t}(p, param, v)` per pool type `t` with inspectors: records what each
+/// returns for `v` (`Pool::observe_inspector`).
+fn inspect_fns(reg: &Registry, model: &ApiModel, k: &str) -> String {
+    let mut text = String::new();
+    for (t, ty) in reg.types.iter().enumerate() {
+        let inspectors = reg.inspectors(model, ty);
+        if inspectors.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            text,
+            "fn inspect_{t}(p: &mut Pool, param: u32, v: &{}) {{",
+            ty_in(ty, k)
+        );
+        let args = vec!["v".to_string()];
+        for (n, &i) in inspectors.iter().enumerate() {
+            let expr = harness_expr(&reg.ops[i], model, &args, k);
+            let _ = writeln!(
+                text,
+                "    p.observe_inspector(param, {n}, || format!(\"{{:?}}\", {expr}));"
+            );
+        }
+        text.push_str("}\n");
+    }
+    text
+}
+
+/// The call `op` makes, written in the harness with `args` as its operands.
+fn harness_expr(op: &Op, model: &ApiModel, args: &[String], k: &str) -> String {
+    op_expr(op, model, args, &Harness { args, krate: k })
+}
+
+fn op_body(op: &Op, reg: &Registry, model: &ApiModel, k: &str) -> String {
     let mut b = String::new();
     let args = bind_args(op, model, &mut b);
-    let expr = op_expr(
-        op,
-        model,
-        &args,
-        &Harness {
-            args: &args,
-            krate: k,
-        },
-    );
+    let expr = harness_expr(op, model, &args, k);
     // Closures would change how `?` and borrows in `expr` behave; the counting calls go
     // around the statement instead.
     let _ = writeln!(
@@ -187,15 +212,22 @@ fn op_body(op: &Op, model: &ApiModel, k: &str) -> String {
         "    ::frugal_probe::alloc::resume();\n    let out = {expr};\n    ::frugal_probe::alloc::pause();"
     );
     b.push_str("    let s = (&&&h::Summ(&out)).summ();\n");
-    if op.ret.is_some() {
+    if let Some(ret) = &op.ret {
+        // A result without a `Debug` form shows its state through its inspectors.
+        if let Some(t) = inspected(reg, model, ret) {
+            let _ = writeln!(
+                b,
+                "    if p.observing() && s.is_none() {{ inspect_{t}(p, ::frugal_probe::wire::RESULT, &out); }}"
+            );
+        }
         // A result the pool keeps borrows nothing mutably (it would be lent instead).
-        observe_mutated(op, model, &mut b);
+        observe_mutated(op, reg, model, &mut b);
         put_back(op, &mut b);
         b.push_str("    p.store(out);\n");
     } else {
         // Gone first: it may be the very borrow (`-> &mut Self` of a chained setter).
         b.push_str("    drop(out);\n");
-        observe_mutated(op, model, &mut b);
+        observe_mutated(op, reg, model, &mut b);
         put_back(op, &mut b);
     }
     b.push_str("    Ok(s)\n");
@@ -315,17 +347,26 @@ fn source_view(source: &Ty, pool: &str, k: &str) -> String {
 
 /// Records the state the call left in each value it borrowed mutably (its `Debug` form), so an
 /// emitted test can assert what a `&mut self` method did, not only what it returned.
-fn observe_mutated(op: &Op, model: &ApiModel, b: &mut String) {
+fn observe_mutated(op: &Op, reg: &Registry, model: &ApiModel, b: &mut String) {
     for (i, (pool_ty, pass, _)) in op.params.iter().enumerate() {
         if *pass == Pass::Mut {
             let t = ty_in(pool_ty, &model.crate_name);
+            let inspect = inspected(reg, model, pool_ty)
+                .map(|n| format!(" inspect_{n}(p, {i}, v);"))
+                .unwrap_or_default();
             let _ = writeln!(
                 b,
                 "    if p.observing() {{ let v = h::as_ref::<{t}>(&*b{i}, a[{i}])?; \
-                 p.observe({i}, (&&&h::Summ(v)).summ()); p.observe_items({i}, (&&h::Items(v)).items()); }}"
+                 p.observe({i}, (&&&h::Summ(v)).summ()); p.observe_items({i}, (&&h::Items(v)).items());{inspect} }}"
             );
         }
     }
+}
+
+/// The pool type id of `ty` when it has inspectors (its `inspect_{id}` exists).
+fn inspected(reg: &Registry, model: &ApiModel, ty: &Ty) -> Option<usize> {
+    let t = reg.types.iter().position(|t| t == ty)?;
+    (!reg.inspectors(model, ty).is_empty()).then_some(t)
 }
 
 fn put_back(op: &Op, b: &mut String) {
