@@ -8,8 +8,11 @@
 //! - C2: a repository whose own config names a smudge filter, hooks, an fsmonitor and a
 //!   textconv driver, each writing a marker file: no marker after a frugald job, after the
 //!   snapshot, or after the git module's commands.
+//! - A forged `goals.json`: the crate's code rewrites the goal list the pipeline dumps in its
+//!   work dir; the best-suite rule never sees it.
 //!
-//! Every attack writes only marker files in its own temp dir.
+//! Every attack writes only marker files in its own temp dir (the forger: in its job's work
+//! dir, from inside the sandbox).
 
 mod common;
 
@@ -86,12 +89,15 @@ fn c1_frugal_run_never_shows_a_file_a_linked_manifest_points_to() {
     );
 }
 
-/// Triggers the repository and returns its run (`GET /v1/runs/{id}`) once it ended.
+/// Triggers the repository (one crate) and returns its job's run (`GET /v1/runs/{id}`) once it
+/// ended.
 fn triggered_run(d: &Daemon, repo: u64) -> Value {
     let r = d
         .post(&format!("/v1/repos/{repo}/trigger"), Some(&d.token), "{}")
         .unwrap();
     assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    let job = r.json()["jobs"][0]["job"].clone();
+    assert!(job.is_u64(), "no job queued: {}", r.body);
     let id = wait_for(
         "the job's run to end",
         JOB_LIMIT,
@@ -99,11 +105,11 @@ fn triggered_run(d: &Daemon, repo: u64) -> Value {
         || {
             let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
             Ok(runs.as_array().into_iter().flatten().find_map(|r| {
-                matches!(
+                let ended = matches!(
                     r["status"].as_str(),
                     Some("succeeded" | "failed" | "cancelled")
-                )
-                .then(|| r["id"].clone())
+                );
+                (ended && r["job"] == job).then(|| r["id"].clone())
             }))
         },
     )
@@ -369,5 +375,132 @@ fn c2_a_frugald_job_runs_nothing_the_repository_config_names() {
         error.contains("missing.rs"),
         "the job stopped before analysis: {error}\n{}",
         d.log_text()
+    );
+}
+
+/// `stamp::touch`, which every call of the crate under test makes. With `forge`, it rewrites
+/// every `goals.json` in a directory holding the running program (the harness and the
+/// verification's test binary live in the pipeline's work dir), giving each goal a new label:
+/// keyed by those, the suite would cover goals no earlier suite had, and win.
+fn stamp_source(forge: bool) -> String {
+    format!(
+        r#"const FORGE: bool = {forge};
+
+pub fn touch() {{
+    if FORGE {{
+        forge();
+    }}
+}}
+
+fn forge() {{
+    let mut dirs = Vec::new();
+    for start in [std::env::current_exe().ok(), std::env::current_dir().ok()] {{
+        dirs.extend(start.iter().flat_map(|p| p.ancestors().map(|a| a.to_path_buf())));
+    }}
+    for dir in dirs {{
+        let path = dir.join("goals.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {{ continue }};
+        if !text.contains("FORGED") {{
+            let _ = std::fs::write(&path, text.replace("\"label\": \"", "\"label\": \"FORGED "));
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// Every goal id the suite's tests cover.
+fn suite_goals(d: &Daemon, suite: &Value) -> std::collections::BTreeSet<u64> {
+    let s = d.get(&format!("/v1/suites/{suite}")).unwrap().json();
+    s["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["goals"].as_array().cloned().unwrap_or_default())
+        .filter_map(|g| g.as_u64())
+        .collect()
+}
+
+/// Every file named `name` under `dir`.
+fn find_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if e.file_name() == name {
+                found.push(e.path());
+            }
+        }
+    }
+    found
+}
+
+/// Two commits of one crate with the same code and so the same goals; in the second, a path
+/// dependency (not instrumented, so it adds no goal) forges the run's `goals.json`. The forger
+/// gets to write it (the control), but the second suite covers no goal the first did not, and
+/// does not become the best by "covering goals the old best missed".
+#[test]
+fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
+    if !common::sandbox_holds("l_a_forged_goals_json_does_not_decide_the_best_suite") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("forger");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"forger\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nstamp = { path = \"stamp\" }\n",
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn shift(x: u8) -> u8 {\n    stamp::touch();\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+    write(
+        &repo.join("stamp/Cargo.toml"),
+        "[package]\nname = \"stamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&repo.join("stamp/src/lib.rs"), &stamp_source(false));
+    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
+    run(git(&repo).args(["add", "-A"])).unwrap();
+    run(git(&repo).args(["commit", "-q", "-m", "honest"])).unwrap();
+
+    let cfg = daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n",
+    );
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "forger");
+    let honest = triggered_run(&d, id);
+    assert_eq!(honest["status"], "succeeded", "{honest}\n{}", d.log_text());
+    let honest_goals = suite_goals(&d, &honest["suite"]);
+    assert!(!honest_goals.is_empty(), "{honest}");
+
+    write(&repo.join("stamp/src/lib.rs"), &stamp_source(true));
+    run(git(&repo).args(["commit", "-q", "-am", "forge"])).unwrap();
+    let forged = triggered_run(&d, id);
+    assert_eq!(forged["status"], "succeeded", "{forged}\n{}", d.log_text());
+    // The control: the forger ran and rewrote the dump.
+    let dumps = find_named(&state.join("work"), "goals.json");
+    assert!(
+        dumps.iter().any(|p| std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .contains("FORGED")),
+        "the forger wrote no goals.json: {dumps:?}"
+    );
+    let forged_goals = suite_goals(&d, &forged["suite"]);
+    let new: Vec<_> = forged_goals.difference(&honest_goals).collect();
+    assert!(
+        new.is_empty(),
+        "the forged run covers goals {new:?} the honest one did not: {}",
+        forged["summary"]["best"]
+    );
+    let reason = forged["summary"]["best"]["reason"].as_str().unwrap_or("");
+    assert!(
+        !reason.contains("old best missed"),
+        "the forged suite won on goals: {reason}"
     );
 }

@@ -12,9 +12,10 @@
 //!   which runs nothing the repository's config names), never on the user's work
 //!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
 //!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
-//! - Goals are interned by `file:line:kind:label` (from the run's `goals.json`), not by the
-//!   manifest's dense ids, which shift whenever a goal is added above another: keys keep goal sets
-//!   of suites from nearby commits comparable, which is what the best-suite rule needs.
+//! - Goals are interned by `file:line:kind:label`, not by the manifest's dense ids, which shift
+//!   whenever a goal is added above another: keys keep goal sets of suites from nearby commits
+//!   comparable, which is what the best-suite rule needs. The labels come from the pipeline's
+//!   memory (`RunSummary::goal_info`), never from a file in a dir the crate's code can write.
 //! - A suite that cannot be profiled (a profiler error) is still stored,
 //!   without measured cost: it was verified, and the proxy cost still ranks it.
 
@@ -34,6 +35,7 @@ use frugal_storage::{
     StoreOutcome, SuiteRecord,
 };
 use frugal_subject::analyze::AnalyzeOptions;
+use frugal_subject::criteria::GoalInfo;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
 use frugal_subject::suite_model::SuiteModel;
@@ -278,7 +280,9 @@ pub fn run(
     set_phase(store, live, run, "store");
     let source = std::fs::read_to_string(&summary.output)
         .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
-    let keys = goal_keys(&dirs.work.join("goals.json"));
+    // From the pipeline's memory, never from `goals.json` in the work dir: the crate's code
+    // (harness, verification, survivors) can write there, and the keys decide the best suite.
+    let keys = goal_keys(&summary.goal_info);
     let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
     if *guard {
         return Ok(None);
@@ -425,31 +429,20 @@ fn profile_digest(p: &anyhow::Result<Report>) -> serde_json::Value {
     }
 }
 
-/// One goal of the run's `goals.json` (the search's numbering, derived criteria included).
-#[derive(serde::Deserialize)]
-struct GoalEntry {
-    id: u32,
-    kind: String,
-    file: String,
-    line: usize,
-    label: String,
-}
-
 /// A stable key of every goal by id: `file:line:kind:label`, with `#n` appended for the n-th
 /// repeat of the same key (two `if`s on one line). Derived goals (input, output, panic, ...)
-/// carry the callable in their label, so they stay stable across commits too. Empty when the
-/// file is unreadable (goals are then interned by id, which still works within one commit).
-fn goal_keys(goals: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(goals) else {
-        return Vec::new();
-    };
-    let Ok(entries) = serde_json::from_str::<Vec<GoalEntry>>(&text) else {
-        return Vec::new();
-    };
-    let mut keys = vec![String::new(); entries.len()];
+/// carry the callable in their label, so they stay stable across commits too.
+fn goal_keys(goals: &[GoalInfo]) -> Vec<String> {
+    let mut keys = vec![String::new(); goals.len()];
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for g in &entries {
-        let base = format!("{}:{}:{}:{}", g.file, g.line, g.kind, g.label);
+    for g in goals {
+        let base = format!(
+            "{}:{}:{}:{}",
+            g.file,
+            g.line,
+            frugal_subject::criteria::name(g.kind),
+            g.label
+        );
         let n = seen.entry(base.clone()).or_default();
         let key = if *n == 0 { base } else { format!("{base}#{n}") };
         *n += 1;
@@ -672,6 +665,28 @@ mod tests {
         // The config's bounds are the search's.
         assert_eq!(frugal_config::MAX_BUDGET_TIME, MAX_TIME);
         assert_eq!(frugal_config::MAX_BUDGET_EXECUTIONS, MAX_EXECUTIONS);
+    }
+
+    #[test]
+    fn goal_keys_come_from_the_goal_list_with_repeats_numbered() {
+        let goal = |id, line| GoalInfo {
+            id,
+            kind: frugal_search::GoalKind::Branch,
+            parent: None,
+            file: "src/lib.rs".into(),
+            line,
+            label: "if true".into(),
+            manifest: None,
+        };
+        let keys = goal_keys(&[goal(0, 3), goal(2, 3), goal(1, 5)]);
+        assert_eq!(
+            keys,
+            [
+                "src/lib.rs:3:branch:if true",
+                "src/lib.rs:5:branch:if true",
+                "src/lib.rs:3:branch:if true#1",
+            ]
+        );
     }
 
     #[test]
