@@ -504,3 +504,106 @@ fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
         "the forged suite won on goals: {reason}"
     );
 }
+
+/// One HTTP/1.1 request on its own connection (`Connection: close`), with an optional session
+/// cookie and form body; the whole answer, head and body.
+fn http(d: &Daemon, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> String {
+    let host = d.base.trim_start_matches("http://");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: frugal_session={c}\r\n"));
+    }
+    let body = form.unwrap_or("");
+    if form.is_some() {
+        req.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    d.raw(&req).unwrap()
+}
+
+/// Logs in to the pages with `token`; the answer (a 303 with the session cookie when it took).
+fn ui_login(d: &Daemon, token: &str) -> String {
+    let form = format!("token={token}&next=%2Fui");
+    http(d, "POST", "/ui/login", None, Some(&form))
+}
+
+/// The status code of an answer [`http`] returned.
+fn status_of(answer: &str) -> u16 {
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {answer}"))
+}
+
+/// The value of `name="<field>" value="..."` in a page.
+fn field_value(page: &str, field: &str) -> Option<String> {
+    let at = page.find(&format!("name=\"{field}\" value=\""))?;
+    let rest = &page[at + field.len() + 15..];
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// A trigger token logs in to the pages, then an admin revokes it: the browser's session must
+/// end with it (reads, with `auth_reads`, and actions), not keep the token's scopes for its
+/// 12 hours.
+#[test]
+fn m4_a_revoked_tokens_web_session_ends_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let created = d
+        .post(
+            "/v1/tokens",
+            Some(&d.token),
+            r#"{"name": "ci", "scope": "trigger"}"#,
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    let token = created.json()["token"].as_str().unwrap().to_string();
+    let token_id = created.json()["id"].as_u64().unwrap();
+
+    let login = ui_login(&d, &token);
+    assert_eq!(status_of(&login), 303, "{login}");
+    let cookie = login
+        .split("frugal_session=")
+        .nth(1)
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no session cookie: {login}"))
+        .to_string();
+    // The session works: it reads, and its trigger on a repository that does not exist gets
+    // past the session check to the repository's absence.
+    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    assert_eq!(status_of(&page), 200, "{page}");
+    let csrf = field_value(&page, "csrf").unwrap_or_else(|| panic!("no CSRF field: {page}"));
+    let trigger = |cookie: &str| {
+        http(
+            &d,
+            "POST",
+            "/ui/repos/999/trigger",
+            Some(cookie),
+            Some(&format!("csrf={csrf}")),
+        )
+    };
+    let before = trigger(&cookie);
+    assert_eq!(status_of(&before), 404, "{before}");
+
+    let revoked = d
+        .delete(&format!("/v1/tokens/{token_id}"), Some(&d.token))
+        .unwrap();
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    assert_eq!(
+        status_of(&page),
+        401,
+        "the revoked session still reads:\n{page}"
+    );
+    let after = trigger(&cookie);
+    assert_eq!(
+        status_of(&after),
+        401,
+        "the revoked session still acts:\n{after}"
+    );
+    // Nor does logging in again with the revoked token open one.
+    let again = ui_login(&d, &token);
+    assert_eq!(status_of(&again), 401, "{again}");
+}

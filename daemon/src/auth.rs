@@ -125,6 +125,16 @@ pub struct Auth {
     auth_reads: bool,
 }
 
+/// Who holds a token, without its secret: what a web session remembers of the token it logged
+/// in with, so each of its requests is checked against the tokens as they are now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The token file's admin token.
+    TokenFile,
+    /// A stored token, by the SHA-256 of its secret.
+    Stored([u8; 32]),
+}
+
 /// SHA-256 of a presented secret.
 fn hash(secret: &str) -> [u8; 32] {
     Sha256::digest(secret.as_bytes()).into()
@@ -165,16 +175,37 @@ impl Auth {
         let Some(given) = presented.map(str::trim).filter(|t| !t.is_empty()) else {
             return Err(Denied::Missing { needed });
         };
-        let has = if token::matches(&self.admin, given) {
-            Scope::Admin
-        } else {
-            let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
-            known.get(&hash(given)).ok_or(Denied::Unknown)?.scope
-        };
+        let (_, has) = self.identify(given).ok_or(Denied::Unknown)?;
         if has >= needed {
             Ok(has)
         } else {
             Err(Denied::TooNarrow { has, needed })
+        }
+    }
+
+    /// Who holds `given` and its scope; `None` when it is no token the daemon knows.
+    pub fn identify(&self, given: &str) -> Option<(Holder, Scope)> {
+        let given = given.trim();
+        if given.is_empty() {
+            return None;
+        }
+        if token::matches(&self.admin, given) {
+            return Some((Holder::TokenFile, Scope::Admin));
+        }
+        let h = hash(given);
+        let scope = self.scope_now(&Holder::Stored(h))?;
+        Some((Holder::Stored(h), scope))
+    }
+
+    /// The scope `holder`'s token has now: `None` once it was revoked. A memory lookup (the map
+    /// mirrors the store, and revocation updates both), so every request can afford it.
+    pub fn scope_now(&self, holder: &Holder) -> Option<Scope> {
+        match holder {
+            Holder::TokenFile => Some(Scope::Admin),
+            Holder::Stored(h) => {
+                let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
+                known.get(h).map(|k| k.scope)
+            }
         }
     }
 
@@ -376,6 +407,23 @@ mod tests {
             Err(Denied::Unknown)
         );
         assert!(!a.revoke(&store, t.info.id).unwrap());
+    }
+
+    #[test]
+    fn a_holder_loses_its_scope_when_its_token_is_revoked() {
+        let (_d, store, a) = auth();
+        let t = a.create(&store, "browser", Scope::Trigger).unwrap();
+        let (holder, scope) = a.identify(&t.token).unwrap();
+        assert_eq!(scope, Scope::Trigger);
+        assert_eq!(a.scope_now(&holder), Some(Scope::Trigger));
+        assert!(a.revoke(&store, t.info.id).unwrap());
+        assert_eq!(a.scope_now(&holder), None);
+        assert_eq!(a.identify(&t.token), None);
+        assert_eq!(
+            a.identify("admin-secret"),
+            Some((Holder::TokenFile, Scope::Admin))
+        );
+        assert_eq!(a.identify("  "), None);
     }
 
     #[test]

@@ -31,6 +31,7 @@ use axum::routing::{get, post};
 use frugal_storage::StoreError;
 use maud::{DOCTYPE, Markup, html};
 
+use crate::auth::{Holder, Scope};
 use crate::server::{AppState, Shared};
 
 pub(crate) use session::{Need, Viewer};
@@ -44,6 +45,15 @@ pub struct Scopes {
 }
 
 impl Scopes {
+    /// What a token of API scope `scope` allows.
+    pub fn of(scope: Scope) -> Scopes {
+        Scopes {
+            read: true,
+            trigger: scope >= Scope::Trigger,
+            admin: scope >= Scope::Admin,
+        }
+    }
+
     /// Everything: what the admin token allows.
     pub const ALL: Scopes = Scopes {
         read: true,
@@ -53,18 +63,17 @@ impl Scopes {
 }
 
 /// The one place the pages ask whether a token is good and what it grants: the API's scoped
-/// check (`auth::Auth::authorize`), so a session holds what its token holds (scopes nest:
-/// admin covers trigger covers read).
-pub fn auth(s: &AppState, given: &str) -> Option<Scopes> {
-    let scope = s
-        .auth
-        .authorize(Some(given), crate::auth::Scope::Read)
-        .ok()?;
-    Some(Scopes {
-        read: true,
-        trigger: scope >= crate::auth::Scope::Trigger,
-        admin: scope >= crate::auth::Scope::Admin,
-    })
+/// check (`auth::Auth::identify`), so a session holds what its token holds (scopes nest:
+/// admin covers trigger covers read). Returns who holds it, which the session keeps to ask
+/// again on each request ([`scopes_now`]).
+pub fn auth(s: &AppState, given: &str) -> Option<(Holder, Scopes)> {
+    let (holder, scope) = s.auth.identify(given)?;
+    Some((holder, Scopes::of(scope)))
+}
+
+/// What `holder`'s token grants now; `None` once it was revoked.
+pub fn scopes_now(s: &AppState, holder: &Holder) -> Option<Scopes> {
+    s.auth.scope_now(holder).map(Scopes::of)
 }
 
 /// Whether read pages need a session, as `daemon.auth_reads` says for the API.
