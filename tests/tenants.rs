@@ -89,6 +89,21 @@ fn c1_frugal_run_never_shows_a_file_a_linked_manifest_points_to() {
     );
 }
 
+/// `git init` at `repo`, and a first commit of everything there.
+fn first_commit(repo: &Path, message: &str) {
+    run(git(repo).args(["init", "-q", "-b", "main"])).unwrap();
+    run(git(repo).args(["add", "-A"])).unwrap();
+    run(git(repo).args(["commit", "-q", "-m", message])).unwrap();
+}
+
+/// A daemon config for jobs on tiny crates: a small budget, two workers.
+fn small_jobs_config(dir: &Path) -> PathBuf {
+    daemon_config(
+        dir,
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n",
+    )
+}
+
 /// Triggers the repository (one crate) and returns its job's run (`GET /v1/runs/{id}`) once it
 /// ended.
 fn triggered_run(d: &Daemon, repo: u64) -> Value {
@@ -129,9 +144,7 @@ fn c1_a_manifest_linked_to_the_token_fails_the_job_without_showing_it() {
     write(&state.join("token"), &format!("{token}\n"));
     let repo = tmp.path().join("victim");
     crate_with_linked_manifest(&repo, &state.join("token"));
-    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
-    run(git(&repo).args(["add", "-A"])).unwrap();
-    run(git(&repo).args(["commit", "-q", "-m", "link"])).unwrap();
+    first_commit(&repo, "link");
 
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
     let id = common::register(&d, &repo, "victim");
@@ -463,14 +476,9 @@ fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
         "[package]\nname = \"stamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     write(&repo.join("stamp/src/lib.rs"), &stamp_source(false));
-    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
-    run(git(&repo).args(["add", "-A"])).unwrap();
-    run(git(&repo).args(["commit", "-q", "-m", "honest"])).unwrap();
+    first_commit(&repo, "honest");
 
-    let cfg = daemon_config(
-        tmp.path(),
-        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n",
-    );
+    let cfg = small_jobs_config(tmp.path());
     let state = tmp.path().join("state");
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
     let id = common::register(&d, &repo, "forger");
@@ -606,4 +614,119 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
     // Nor does logging in again with the revoked token open one.
     let again = ui_login(&d, &token);
     assert_eq!(status_of(&again), 401, "{again}");
+}
+
+/// A library crate at `dir` whose build script creates `marker`: whether the crate's code ran
+/// (where the sandbox confines files, the marker is out of its reach all the same).
+fn crate_with_build_marker(dir: &Path, name: &str, marker: &Path) {
+    write(
+        &dir.join("Cargo.toml"),
+        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+    );
+    write(
+        &dir.join("build.rs"),
+        &format!(
+            "fn main() {{\n    let _ = std::fs::write({:?}, \"ran\");\n}}\n",
+            marker.display().to_string()
+        ),
+    );
+    write(
+        &dir.join("src/lib.rs"),
+        "pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+}
+
+/// Asserts a refusal names what the host lacks (Landlock) and says how to go on anyway.
+fn assert_refused_for_landlock(what: &str, text: &str, how: &str) {
+    assert!(text.contains("refused"), "{what} was not refused: {text}");
+    assert!(
+        text.contains("Landlock"),
+        "{what}: names no missing layer: {text}"
+    );
+    assert!(text.contains(how), "{what}: does not say `{how}`: {text}");
+}
+
+/// On a host without Landlock, `frugal run` and `frugal check` refuse before the crate's build
+/// script runs (it would run with the user's rights), naming what is missing; `--no-sandbox`
+/// is how to run it anyway. A seccomp filter on the test's thread hides Landlock from frugal.
+#[test]
+fn m1_frugal_run_and_check_refuse_before_the_crates_code_where_files_cannot_be_confined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("build-script-ran");
+    let krate = tmp.path().join("marked");
+    crate_with_build_marker(&krate, "marked", &marker);
+    write(
+        &tmp.path().join("suite.rs"),
+        "#[test]\nfn t() { assert_eq!(marked::shift(3), 3); }\n",
+    );
+    let (run, check) = common::without_landlock(|| {
+        let run = Command::new(&binaries().frugal)
+            .arg("run")
+            .arg(&krate)
+            .args(["--budget", "100", "--no-measure", "--out"])
+            .arg(tmp.path().join("out"))
+            .arg("--work-dir")
+            .arg(tmp.path().join("work"))
+            .output()
+            .unwrap();
+        let check = Command::new(&binaries().frugal)
+            .arg("check")
+            .arg(&krate)
+            .arg("--suite")
+            .arg(tmp.path().join("suite.rs"))
+            .arg("--work-dir")
+            .arg(tmp.path().join("check-work"))
+            .output()
+            .unwrap();
+        (run, check)
+    });
+    for (what, out) in [("frugal run", &run), ("frugal check", &check)] {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{what} went on: {stderr}");
+        assert_refused_for_landlock(what, &stderr, "--no-sandbox");
+    }
+    assert!(!marker.exists(), "the crate's build script ran");
+}
+
+/// frugald with `sandbox.require` (the default) on a host without Landlock: a job is refused
+/// before its snapshot, and so is a replacement of a suite stored while the host could confine
+/// (the same state dir, started earlier with Landlock), before anything is queued.
+#[test]
+fn m1_frugald_refuses_jobs_and_replacements_where_files_cannot_be_confined() {
+    if !common::sandbox_holds("m1_frugald_refuses_jobs_and_replacements") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("build-script-ran");
+    let repo = tmp.path().join("marked");
+    crate_with_build_marker(&repo, "marked", &marker);
+    first_commit(&repo, "one");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let mut d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "marked");
+    let first = triggered_run(&d, id);
+    assert_eq!(first["status"], "succeeded", "{first}\n{}", d.log_text());
+    d.terminate(Duration::from_secs(60)).unwrap();
+    assert!(!marker.exists(), "the confined build script wrote outside");
+
+    let d = common::without_landlock(|| Daemon::start(&binaries().frugald, &cfg, &state)).unwrap();
+    let replacement = d
+        .post(
+            &format!("/v1/repos/{id}/replacement?metric=cpu"),
+            Some(&d.token),
+            "",
+        )
+        .unwrap();
+    assert_eq!(replacement.status, 503, "{}", replacement.body);
+    assert_refused_for_landlock("a replacement", &replacement.body, "sandbox.require");
+    let job = triggered_run(&d, id);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_refused_for_landlock(
+        "a job",
+        job["error"].as_str().unwrap_or(""),
+        "sandbox.require",
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!marker.exists(), "the crate's build script ran unconfined");
 }

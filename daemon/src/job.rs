@@ -75,6 +75,23 @@ pub struct JobEnv {
     pub stall_generations: Option<u32>,
 }
 
+impl JobEnv {
+    /// Why no registered crate's code may run here: `sandbox.require` on a host that cannot
+    /// confine files. Every path that runs it asks first, before any snapshot: a job (its
+    /// generation, check and profile) and a replacement.
+    pub fn refusal(&self) -> Option<String> {
+        let missing = self
+            .sandbox_missing
+            .as_ref()
+            .filter(|_| self.sandbox_required)?;
+        Some(format!(
+            "refused: this host cannot confine the crate's files ({missing}); frugald runs \
+             registered crates' code only when the filesystem is confined (set \
+             `sandbox.require = false` to run it unconfined)"
+        ))
+    }
+}
+
 /// How a job that ran to the end went.
 #[derive(Debug)]
 pub struct Finished {
@@ -219,14 +236,8 @@ pub fn run(
     abandoned: &Mutex<bool>,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Option<Finished>> {
-    if env.sandbox_required
-        && let Some(missing) = &env.sandbox_missing
-    {
-        bail!(
-            "refused: this host cannot confine the job's files ({missing}); frugald runs \
-             registered crates' code only when the filesystem is confined (set \
-             `sandbox.require = false` to run jobs unconfined)"
-        );
+    if let Some(refusal) = env.refusal() {
+        bail!(refusal);
     }
     let repo = store
         .repo(job.repo)?

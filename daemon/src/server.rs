@@ -62,6 +62,10 @@ pub struct AppState {
     pub stopping: Arc<AtomicBool>,
     /// `Capabilities::report` of the host, probed at startup.
     pub sandbox: Vec<String>,
+    /// `sandbox.require`: crate code runs only where the filesystem is confined.
+    pub sandbox_required: bool,
+    /// Why no crate code may run on this host (`JobEnv::refusal`); `None` when it may.
+    pub refusal: Option<String>,
     /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).
     pub gc: crate::gc::SharedGc,
 }

@@ -261,13 +261,8 @@ fn recover(sched: &Scheduler) -> anyhow::Result<()> {
 pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
     let caps = sandbox_startup(&cfg);
-    let missing = (!caps.fs_confined()).then(|| {
-        caps.report()
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| "no Landlock".into())
-    });
-    let env = job_env(&cfg, opts.profile_repeat, missing)?;
+    let env = job_env(&cfg, opts.profile_repeat, caps.fs_missing())?;
+    let refusal = env.refusal();
     let default_schedule = match &cfg.scheduler.default_schedule {
         Some(c) => Some(CronSchedule::parse(c.source()).context("scheduler.default_schedule")?),
         None => None,
@@ -324,6 +319,8 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
         sandbox: caps.report(),
+        sandbox_required: cfg.sandbox.require,
+        refusal,
         gc,
     });
     let started_stop: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();

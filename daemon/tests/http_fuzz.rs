@@ -100,6 +100,8 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         wake,
         stopping: Arc::new(AtomicBool::new(false)),
         sandbox: Vec::new(),
+        sandbox_required: true,
+        refusal: None,
         gc: Arc::new(frugald::gc::Gc::new(
             frugal_config::Config::from_toml("", None, Vec::new())
                 .unwrap()
