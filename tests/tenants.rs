@@ -730,3 +730,27 @@ fn m1_frugald_refuses_jobs_and_replacements_where_files_cannot_be_confined() {
     std::thread::sleep(Duration::from_secs(2));
     assert!(!marker.exists(), "the crate's build script ran unconfined");
 }
+
+/// An administrator wrote a guessable admin token into the token file: frugald does not start
+/// with it (before, `letmein` was the admin token of a shared host), and says why without
+/// quoting it.
+#[test]
+fn l_a_weak_token_file_stops_the_daemon_at_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let state = tmp.path().join("state");
+    write(&state.join("token"), "letmein\n");
+    let started = Daemon::start(&binaries().frugald, &cfg, &state);
+    let Err(e) = started else {
+        let d = started.unwrap();
+        let r = d.get_with("/v1/tokens", "letmein").unwrap();
+        panic!(
+            "frugald started with the token `letmein` (GET /v1/tokens: {})",
+            r.status
+        );
+    };
+    let e = format!("{e:#}");
+    assert!(e.contains("weak token"), "{e}");
+    assert!(e.contains("at least 32"), "{e}");
+    assert!(!e.contains("letmein"), "the error quotes the token: {e}");
+}
