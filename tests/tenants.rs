@@ -754,3 +754,24 @@ fn l_a_weak_token_file_stops_the_daemon_at_start() {
     assert!(e.contains("at least 32"), "{e}");
     assert!(!e.contains("letmein"), "the error quotes the token: {e}");
 }
+
+/// A client guessing tokens: after 10 wrong ones in a minute, no token it presents is checked,
+/// the right one included, on the API and on the login page alike (before, guesses were
+/// unlimited).
+#[test]
+fn l_token_guesses_are_rate_limited_per_client() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    assert_eq!(d.get_with("/v1/tokens", &d.token).unwrap().status, 200);
+    for n in 0..10 {
+        let guess = format!("{n:064x}");
+        let r = d.get_with("/v1/tokens", &guess).unwrap();
+        assert_eq!(r.status, 401, "guess {n}: {}", r.body);
+    }
+    let r = d.get_with("/v1/tokens", &d.token).unwrap();
+    assert_eq!(r.status, 429, "the 11th try was checked: {}", r.body);
+    assert!(r.body.contains("too many wrong tokens"), "{}", r.body);
+    let login = ui_login(&d, &d.token);
+    assert_eq!(status_of(&login), 429, "{login}");
+}

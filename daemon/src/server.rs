@@ -225,10 +225,22 @@ async fn check_token(State(s): State<Shared>, req: Request, next: Next) -> Respo
         Some(Scope::Read) if !s.auth.reads_need_token() => return next.run(req).await,
         Some(n) => n,
     };
-    match s.auth.authorize(auth::bearer(req.headers()), needed) {
+    let peer = req.extensions().get::<Peer>().copied();
+    match s
+        .auth
+        .authorize_from(peer, auth::bearer(req.headers()), needed)
+    {
         Ok(_) => next.run(req).await,
         Err(denied) => ApiError::from(denied).into_response(),
     }
+}
+
+/// Who sent a request, set per connection by the listener: its IP address, or `Local` for the
+/// unix socket. What the login rate limit and the per-client connection limit count by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    Ip(std::net::IpAddr),
+    Local,
 }
 
 /// Marks a request that came over the unix socket: the `Host` check does not apply there (a web

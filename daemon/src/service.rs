@@ -381,6 +381,7 @@ async fn serve(
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(serve_listener(
         tcp,
+        |addr: &SocketAddr| server::Peer::Ip(addr.ip()),
         app.clone(),
         cfg.http.clone(),
         stop_rx.clone(),
@@ -394,7 +395,13 @@ async fn serve(
             )
         })?;
         let app = app.layer(axum::Extension(server::UnixPeer));
-        servers.spawn(serve_listener(uds, app, cfg.http.clone(), stop_rx.clone()));
+        servers.spawn(serve_listener(
+            uds,
+            |_: &tokio::net::unix::SocketAddr| server::Peer::Local,
+            app,
+            cfg.http.clone(),
+            stop_rx.clone(),
+        ));
     }
     tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
         "frugald listening");
@@ -431,6 +438,7 @@ async fn serve(
 /// their request in flight.
 async fn serve_listener<L: axum::serve::Listener>(
     mut listener: L,
+    peer_of: fn(&L::Addr) -> server::Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
@@ -443,14 +451,15 @@ async fn serve_listener<L: axum::serve::Listener>(
             () = wait_stop(stop.clone()) => break,
         };
         let Ok(permit) = permit else { break };
-        let io = tokio::select! {
-            (io, _) = listener.accept() => io,
+        let (io, peer) = tokio::select! {
+            (io, addr) = listener.accept() => (io, peer_of(&addr)),
             () = wait_stop(stop.clone()) => break,
         };
         // Reap finished connections so the set does not grow with every one ever served.
         while conns.try_join_next().is_some() {}
         conns.spawn(serve_connection(
             io,
+            peer,
             app.clone(),
             http.clone(),
             stop.clone(),
@@ -462,6 +471,7 @@ async fn serve_listener<L: axum::serve::Listener>(
 
 async fn serve_connection<I>(
     io: I,
+    peer: server::Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
@@ -473,6 +483,11 @@ async fn serve_connection<I>(
     io.set_read_timeout(Some(http.idle_timeout));
     io.set_write_timeout(Some(http.idle_timeout));
     let io = hyper_util::rt::TokioIo::new(Box::pin(io));
+    // Every request of the connection carries its client, for the limits that count by it.
+    let app = tower::ServiceExt::map_request(app, move |mut req: axum::extract::Request<_>| {
+        req.extensions_mut().insert(peer);
+        req
+    });
     let service = hyper_util::service::TowerToHyperService::new(app);
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

@@ -31,8 +31,8 @@ use axum::routing::{get, post};
 use frugal_storage::StoreError;
 use maud::{DOCTYPE, Markup, html};
 
-use crate::auth::{Holder, Scope};
-use crate::server::{AppState, Shared};
+use crate::auth::{Denied, Holder, Scope};
+use crate::server::{AppState, Peer, Shared};
 
 pub(crate) use session::{Need, Viewer};
 
@@ -66,9 +66,14 @@ impl Scopes {
 /// check (`auth::Auth::identify`), so a session holds what its token holds (scopes nest:
 /// admin covers trigger covers read). Returns who holds it, which the session keeps to ask
 /// again on each request ([`scopes_now`]).
-pub fn auth(s: &AppState, given: &str) -> Option<(Holder, Scopes)> {
-    let (holder, scope) = s.auth.identify(given)?;
-    Some((holder, Scopes::of(scope)))
+/// A login from `peer` counts against the API's limit on wrong tokens.
+pub fn auth(
+    s: &AppState,
+    peer: Option<Peer>,
+    given: &str,
+) -> Result<Option<(Holder, Scopes)>, Denied> {
+    let found = s.auth.identify_from(peer, given)?;
+    Ok(found.map(|(holder, scope)| (holder, Scopes::of(scope))))
 }
 
 /// What `holder`'s token grants now; `None` once it was revoked.

@@ -23,6 +23,7 @@ use serde::Deserialize;
 
 use super::{Scopes, Ui, UiError, UiResult, layout};
 use crate::auth::Holder;
+use crate::server::Peer;
 use crate::token;
 
 /// Name of the session cookie.
@@ -269,11 +270,26 @@ pub async fn login(
     State(ui): State<Ui>,
     jar: CookieJar,
     headers: HeaderMap,
+    peer: Option<axum::Extension<Peer>>,
     Form(f): Form<LoginForm>,
 ) -> UiResult<Response> {
     same_origin(&headers)?;
     let next = local_next(f.next.as_deref());
-    let Some((holder, _)) = super::auth(&ui.app, &f.token) else {
+    let identified = match super::auth(&ui.app, peer.map(|p| p.0), &f.token) {
+        Ok(identified) => identified,
+        Err(throttled) => {
+            tracing::info!("ui login refused: too many wrong tokens from this client");
+            let viewer = Viewer::of(&ui, &jar);
+            let why = throttled.to_string();
+            return Ok(login_form(
+                &viewer,
+                &next,
+                Some(&why),
+                StatusCode::TOO_MANY_REQUESTS,
+            ));
+        }
+    };
+    let Some((holder, _)) = identified else {
         tracing::info!("ui login refused: wrong token");
         let viewer = Viewer::of(&ui, &jar);
         return Ok(login_form(
