@@ -775,3 +775,40 @@ fn l_token_guesses_are_rate_limited_per_client() {
     let login = ui_login(&d, &d.token);
     assert_eq!(status_of(&login), 429, "{login}");
 }
+
+/// An operator follows a job's log from inside its work dir (`tail -f`, in a session of its
+/// own, not started by frugald) while the job hangs (`examples/hostile-hang`: a build script
+/// that never ends) and is stopped at `jobs.max_seconds`: the job's processes are killed, the
+/// operator's is not (before, everything whose working directory or arguments named the job's
+/// dirs was killed, with its session).
+#[test]
+fn l_the_time_cap_kills_the_jobs_processes_not_an_operators_in_its_dir() {
+    let Some(tmp) = common::hostile_scratch("time_cap_operator") else {
+        return;
+    };
+    let cfg = daemon_config(
+        tmp.path(),
+        "[jobs]\nmax_seconds = 3\n\n[regressions]\ncheck = false\n",
+    );
+    let state = tmp.path().join("state");
+    let repo = tmp.path().join("hang");
+    frugal_testkit::example_repo("hostile-hang", &repo).unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "hostile-hang");
+    let work = state.join(format!("work/repo-{id}/hostile-hang"));
+    write(&work.join("job.log"), "");
+    let mut operator = Command::new("setsid")
+        .args(["tail", "-f", "job.log"])
+        .current_dir(&work)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stopped = triggered_run(&d, id);
+    let error = stopped["error"].as_str().unwrap_or("");
+    assert!(error.contains("jobs.max_seconds (3 s)"), "{stopped}");
+    std::thread::sleep(Duration::from_millis(500));
+    let gone = operator.try_wait().unwrap();
+    let _ = operator.kill();
+    let _ = operator.wait();
+    assert!(gone.is_none(), "the operator's tail was killed: {gone:?}");
+}
