@@ -812,3 +812,31 @@ fn l_the_time_cap_kills_the_jobs_processes_not_an_operators_in_its_dir() {
     let _ = operator.wait();
     assert!(gone.is_none(), "the operator's tail was killed: {gone:?}");
 }
+
+/// Crate names are directory names under the state dir: `a.b` and `a_b` shared one work dir
+/// (snapshot, builds, pipeline), so one crate's job could poison the other's. Registration
+/// now takes only package names (and each once); nothing is registered otherwise.
+#[test]
+fn l_crate_names_that_would_share_a_work_dir_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("two");
+    write(&repo.join("a/src/lib.rs"), "pub fn f() {}\n");
+    write(&repo.join("b/src/lib.rs"), "pub fn g() {}\n");
+    first_commit(&repo, "two crates");
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    for crates in [
+        serde_json::json!([{"name": "a.b", "dir": "a"}, {"name": "a_b", "dir": "b"}]),
+        serde_json::json!([{"name": "a_b", "dir": "a"}, {"name": "a_b", "dir": "b"}]),
+        serde_json::json!([{"name": "", "dir": "a"}]),
+    ] {
+        let body = serde_json::json!({"path": repo, "crates": crates});
+        let r = d
+            .post("/v1/repos", Some(&d.token), &body.to_string())
+            .unwrap();
+        assert_eq!(r.status, 400, "{crates}: {}", r.body);
+        assert!(r.body.contains("crate"), "{}", r.body);
+    }
+    let repos = d.get("/v1/repos").unwrap().json();
+    assert_eq!(repos.as_array().map(Vec::len), Some(0), "{repos}");
+}

@@ -197,17 +197,48 @@ impl Dirs {
     }
 }
 
-/// `s` with everything but ASCII letters, digits, `-` and `_` turned into `_`: a directory name.
+/// Longest crate name frugald registers (cargo's own limit for a package name).
+pub(crate) const MAX_CRATE_NAME: usize = 64;
+
+/// Why a crate name is refused at registration: a package name is 1 to 64 ASCII letters,
+/// digits, `-` and `_`, as cargo has it. Anything else could only collide: names are directory
+/// names under the state dir.
+pub(crate) fn check_crate_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_CRATE_NAME {
+        return Err(format!(
+            "crate name `{name}` must have 1 to {MAX_CRATE_NAME} characters"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        return Err(format!(
+            "crate name `{}` holds {c:?}: a package name has only ASCII letters, digits, `-` \
+             and `_`",
+            name.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+/// `s` as a directory name: ASCII letters, digits, `-` and `_` kept, every other byte as
+/// `%XX`. One-to-one, so two names never share a directory (registration allows only the kept
+/// characters; the escape covers names stored before it checked).
 pub(crate) fn safe_name(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if out.is_empty() {
+        // The empty name must not be the repository's own dir.
+        out.push('%');
+    }
+    out
 }
 
 /// Extracts `commit` of the repository at `repo` into `dest` (emptied first), through
@@ -697,6 +728,24 @@ mod tests {
                 "src/lib.rs:5:branch:if true",
                 "src/lib.rs:3:branch:if true#1",
             ]
+        );
+    }
+
+    #[test]
+    fn crate_names_are_package_names_and_their_dirs_never_collide() {
+        for ok in ["numeric", "a_b", "a-b", "A1", &"x".repeat(64)] {
+            assert_eq!(check_crate_name(ok), Ok(()), "{ok}");
+            assert_eq!(safe_name(ok), ok, "a valid name keeps its dir");
+        }
+        for bad in ["", "a.b", "a/b", "..", "a b", "é", &"x".repeat(65)] {
+            assert!(check_crate_name(bad).is_err(), "{bad}");
+        }
+        let names = ["a.b", "a_b", "a%2Eb", "", "%", ".", "_"];
+        let dirs: std::collections::HashSet<String> = names.iter().map(|n| safe_name(n)).collect();
+        assert_eq!(dirs.len(), names.len(), "{dirs:?}");
+        assert!(
+            dirs.iter()
+                .all(|d| !d.is_empty() && !d.contains('/') && d != "..")
         );
     }
 

@@ -543,7 +543,15 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
             })
             .collect()
     };
+    let mut names = std::collections::HashSet::new();
     for c in &crates {
+        crate::job::check_crate_name(&c.name).map_err(ApiError::bad_request)?;
+        if !names.insert(c.name.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "crate `{}` is named twice: each crate has its own work dir, named after it",
+                c.name
+            )));
+        }
         crate_dir_inside(&path, &c.name, &c.dir)?;
     }
     if let Some(s) = &req.schedule {
