@@ -529,6 +529,20 @@ fn http(d: &Daemon, method: &str, path: &str, cookie: Option<&str>, form: Option
     d.raw(&req).unwrap()
 }
 
+/// A new trigger-scoped token named `name`: its secret and id.
+fn trigger_token(d: &Daemon, name: &str) -> (String, u64) {
+    let body = serde_json::json!({"name": name, "scope": "trigger"});
+    let created = d
+        .post("/v1/tokens", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    let json = created.json();
+    (
+        json["token"].as_str().unwrap().to_string(),
+        json["id"].as_u64().unwrap(),
+    )
+}
+
 /// Logs in to the pages with `token`; the answer (a 303 with the session cookie when it took).
 fn ui_login(d: &Daemon, token: &str) -> String {
     let form = format!("token={token}&next=%2Fui");
@@ -559,16 +573,7 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
     let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
-    let created = d
-        .post(
-            "/v1/tokens",
-            Some(&d.token),
-            r#"{"name": "ci", "scope": "trigger"}"#,
-        )
-        .unwrap();
-    assert_eq!(created.status, 201, "{}", created.body);
-    let token = created.json()["token"].as_str().unwrap().to_string();
-    let token_id = created.json()["id"].as_u64().unwrap();
+    let (token, token_id) = trigger_token(&d, "ci");
 
     let login = ui_login(&d, &token);
     assert_eq!(status_of(&login), 303, "{login}");
@@ -839,4 +844,54 @@ fn l_crate_names_that_would_share_a_work_dir_are_refused() {
     }
     let repos = d.get("/v1/repos").unwrap().json();
     assert_eq!(repos.as_array().map(Vec::len), Some(0), "{repos}");
+}
+
+/// A trigger token's holder asks for more jobs than its share of the queue
+/// (`scheduler.max_queued_per_token`, 16 by default): the trigger is refused as a whole, 429,
+/// and queues nothing; the admin's trigger of the same crates still queues them (before, a
+/// token could queue every crate on the host ahead of everyone else).
+#[test]
+fn l_one_token_queues_at_most_its_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("many");
+    let names: Vec<String> = (1..=17).map(|n| format!("c{n}")).collect();
+    for k in &names {
+        write(&repo.join(k).join("src/lib.rs"), "pub fn f() {}\n");
+    }
+    first_commit(&repo, "seventeen crates");
+    // No job may start while the test counts the queue.
+    let cfg = daemon_config(tmp.path(), "");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("[scheduler]\n", "[scheduler]\nmax_concurrent_jobs = 1\n"),
+    )
+    .unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let crates: Vec<Value> = names
+        .iter()
+        .map(|k| serde_json::json!({"name": k, "dir": k}))
+        .collect();
+    let body = serde_json::json!({"path": repo, "crates": crates});
+    let r = d
+        .post("/v1/repos", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    let (token, _) = trigger_token(&d, "committer");
+
+    let trigger = format!("/v1/repos/{id}/trigger");
+    let r = d.post(&trigger, Some(&token), "{}").unwrap();
+    assert_eq!(r.status, 429, "the token queued 17 jobs: {}", r.body);
+    assert!(r.body.contains("max_queued_per_token"), "{}", r.body);
+    let jobs = d.get("/v1/jobs").unwrap().json();
+    assert_eq!(jobs.as_array().map(Vec::len), Some(0), "{jobs}");
+    let r = d.post(&trigger, Some(&d.token), "{}").unwrap();
+    assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    assert_eq!(
+        r.json()["jobs"].as_array().map(Vec::len),
+        Some(17),
+        "{}",
+        r.body
+    );
 }

@@ -266,6 +266,8 @@ pub struct ExecutorConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedulerConfig {
     pub max_concurrent_jobs: usize,
+    /// Queued jobs one token may have at once.
+    pub max_queued_per_token: usize,
     /// How often repositories are polled for new commits; `None` when polling is off.
     pub poll_interval: Option<Duration>,
     /// Schedule for repositories without their own.
@@ -392,6 +394,7 @@ pub const KEYS: &[&str] = &[
     "executor.timeout_ms",
     "executor.workers",
     "scheduler.max_concurrent_jobs",
+    "scheduler.max_queued_per_token",
     "scheduler.poll_interval",
     "scheduler.default_schedule",
     "sandbox.require",
@@ -630,6 +633,8 @@ mod defaults {
         use std::time::Duration;
 
         pub const MAX_CONCURRENT_JOBS: usize = 1;
+        /// One token's share of the queue: a monorepo's crates, not the whole host's.
+        pub const MAX_QUEUED_PER_TOKEN: usize = 16;
         pub const POLL_INTERVAL: Option<Duration> = Some(Duration::from_secs(60));
         // `default_schedule`: no scheduled regeneration unless asked for.
     }
@@ -920,6 +925,12 @@ fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerCo
         1,
         d::MAX_CONCURRENT_JOBS as u64,
     )? as usize;
+    let max_queued_per_token = r.count(
+        "scheduler.max_queued_per_token",
+        &raw.max_queued_per_token,
+        1,
+        d::MAX_QUEUED_PER_TOKEN as u64,
+    )? as usize;
     let poll_interval = r
         .string_parsed("scheduler.poll_interval", &raw.poll_interval, poll_interval)?
         .unwrap_or(d::POLL_INTERVAL);
@@ -928,6 +939,7 @@ fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerCo
         .flatten();
     Ok(SchedulerConfig {
         max_concurrent_jobs,
+        max_queued_per_token,
         poll_interval,
         default_schedule,
     })

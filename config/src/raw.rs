@@ -93,6 +93,7 @@ pub(crate) struct RawExecutor {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScheduler {
     pub max_concurrent_jobs: Option<Spanned<i64>>,
+    pub max_queued_per_token: Option<Spanned<i64>>,
     pub poll_interval: Option<Spanned<String>>,
     pub default_schedule: Option<Spanned<String>>,
 }

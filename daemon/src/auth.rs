@@ -180,6 +180,7 @@ impl Guesses {
 #[derive(Clone, Debug)]
 struct Known {
     scope: Scope,
+    id: u64,
 }
 
 /// The token check and the scoped tokens. Cheap to share (`Arc` inside).
@@ -220,7 +221,7 @@ impl Auth {
                 );
                 continue;
             };
-            by_hash.insert(h, Known { scope });
+            by_hash.insert(h, Known { scope, id: t.id });
         }
         Ok(Auth {
             admin: Arc::new(admin),
@@ -311,6 +312,18 @@ impl Auth {
         }
     }
 
+    /// Whose share of the queue a trigger by `holder` takes (`token <id>`); `None` for the
+    /// token file's admin, whose triggers are not limited.
+    pub fn queue_owner(&self, holder: &Holder) -> Option<String> {
+        match holder {
+            Holder::TokenFile => None,
+            Holder::Stored(h) => {
+                let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
+                known.get(h).map(|k| format!("token {}", k.id))
+            }
+        }
+    }
+
     /// Makes a token (blocking: writes the store); its secret is in the answer only.
     pub fn create(&self, store: &Store, name: &str, scope: Scope) -> ApiResult<v1::TokenCreated> {
         let secret = token::fresh().map_err(ApiError::internal)?;
@@ -325,7 +338,7 @@ impl Auth {
         self.by_hash
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(hash(&secret), Known { scope });
+            .insert(hash(&secret), Known { scope, id: rec.id });
         Ok(v1::TokenCreated {
             info: v1::Token::from(&rec),
             token: secret,

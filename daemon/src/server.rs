@@ -133,6 +133,9 @@ impl From<SchedulerError> for ApiError {
         match e {
             SchedulerError::NoSuchRepo(_) => ApiError::not_found(e.to_string()),
             SchedulerError::BadCommit { .. } => ApiError::bad_request(e.to_string()),
+            SchedulerError::QueueFull { .. } => {
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, e.to_string())
+            }
             SchedulerError::Store(s) => s.into(),
             other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, other.to_string()),
         }
@@ -230,7 +233,15 @@ async fn check_token(State(s): State<Shared>, req: Request, next: Next) -> Respo
         .auth
         .authorize_from(peer, auth::bearer(req.headers()), needed)
     {
-        Ok(_) => next.run(req).await,
+        Ok(_) => {
+            // Who asked, for the routes that count by token (the queue's share).
+            let holder = auth::bearer(req.headers()).and_then(|t| s.auth.identify(t));
+            let mut req = req;
+            if let Some((holder, _)) = holder {
+                req.extensions_mut().insert(holder);
+            }
+            next.run(req).await
+        }
         Err(denied) => ApiError::from(denied).into_response(),
     }
 }
@@ -670,8 +681,10 @@ async fn remove_repo(
 pub(crate) async fn trigger(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
+    holder: Option<axum::Extension<auth::Holder>>,
     body: Bytes,
 ) -> ApiResult<Response> {
+    let by = holder.and_then(|h| s.auth.queue_owner(&h.0));
     let req: v1::Trigger = parse_body(&body)?;
     let reason = match req.reason.as_deref().unwrap_or("api") {
         "api" => Reason::Api,
@@ -693,11 +706,13 @@ pub(crate) async fn trigger(
     let (repo, report) = blocking(move || {
         let repo = repo_of(&st, &raw_id)?;
         // A hand-made trigger regenerates every crate; a hook only what the commit changed.
-        let report = st
-            .sched
-            .on_commit(repo.id, req.commit.as_deref(), reason, |_| {
-                reason == Reason::Api
-            })?;
+        let report = st.sched.on_commit_by(
+            repo.id,
+            req.commit.as_deref(),
+            reason,
+            |_| reason == Reason::Api,
+            by.as_deref(),
+        )?;
         Ok((repo, report))
     })
     .await?;

@@ -273,6 +273,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         store,
         SchedulerOptions {
             max_concurrent: cfg.scheduler.max_concurrent_jobs,
+            max_queued_per_token: cfg.scheduler.max_queued_per_token,
             lease: Duration::from_secs(120),
             max_attempts: 3,
         },

@@ -89,6 +89,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
                 max_concurrent: 1,
                 lease: Duration::from_secs(120),
                 max_attempts: 3,
+                max_queued_per_token: 16,
             },
         )),
         auth,

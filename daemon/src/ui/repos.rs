@@ -170,7 +170,8 @@ pub async fn trigger(
     Form(f): Form<TriggerForm>,
 ) -> UiResult<Response> {
     same_origin(&headers)?;
-    Viewer::of(&ui, &jar).require_action(Need::Trigger, &f.csrf)?;
+    let viewer = Viewer::of(&ui, &jar);
+    viewer.require_action(Need::Trigger, &f.csrf)?;
     let commit = f.commit.trim();
     let body = serde_json::json!({
         "commit": (!commit.is_empty()).then_some(commit),
@@ -179,6 +180,8 @@ pub async fn trigger(
     let answer = crate::server::trigger(
         State(ui.app.clone()),
         UrlPath(id),
+        // The session's token takes its share of the queue, as over the API.
+        viewer.holder().cloned().map(axum::Extension),
         Bytes::from(body.to_string()),
     )
     .await;

@@ -105,6 +105,7 @@ struct Current {
     id: String,
     csrf: String,
     scopes: Scopes,
+    holder: Holder,
 }
 
 /// What an action needs, in scopes.
@@ -134,12 +135,18 @@ impl Viewer {
                 id: id.to_string(),
                 csrf: s.csrf,
                 scopes,
+                holder: s.holder,
             })
         });
         Viewer {
             session,
             reads_need_token: super::reads_need_token(&ui.app),
         }
+    }
+
+    /// Who holds the session's token, when logged in.
+    pub fn holder(&self) -> Option<&Holder> {
+        self.session.as_ref().map(|s| &s.holder)
     }
 
     /// The session's CSRF token, when logged in.
@@ -343,6 +350,7 @@ mod tests {
                 id: "id".to_string(),
                 csrf: "c".repeat(64),
                 scopes,
+                holder: Holder::TokenFile,
             }),
             reads_need_token,
         }
