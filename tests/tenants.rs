@@ -549,6 +549,16 @@ fn ui_login(d: &Daemon, token: &str) -> String {
     http(d, "POST", "/ui/login", None, Some(&form))
 }
 
+/// The session id a successful login's answer sets.
+fn session_cookie(login: &str) -> String {
+    login
+        .split("frugal_session=")
+        .nth(1)
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no session cookie: {login}"))
+        .to_string()
+}
+
 /// The status code of an answer [`http`] returned.
 fn status_of(answer: &str) -> u16 {
     answer
@@ -577,12 +587,7 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
 
     let login = ui_login(&d, &token);
     assert_eq!(status_of(&login), 303, "{login}");
-    let cookie = login
-        .split("frugal_session=")
-        .nth(1)
-        .and_then(|c| c.split(';').next())
-        .unwrap_or_else(|| panic!("no session cookie: {login}"))
-        .to_string();
+    let cookie = session_cookie(&login);
     // The session works: it reads, and its trigger on a repository that does not exist gets
     // past the session check to the repository's absence.
     let page = http(&d, "GET", "/ui", Some(&cookie), None);
@@ -894,4 +899,137 @@ fn l_one_token_queues_at_most_its_share() {
         "{}",
         r.body
     );
+}
+
+/// A TCP connection to `to` from the loopback address `from` (any 127.x.y.z is this host): a
+/// second client, as the daemon tells clients apart.
+fn connect_from(from: std::net::Ipv4Addr, to: std::net::SocketAddr) -> std::net::TcpStream {
+    use std::os::fd::FromRawFd;
+    let std::net::SocketAddr::V4(to) = to else {
+        panic!("the daemon listens on IPv4 loopback");
+    };
+    let addr = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(ip).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let (local, remote) = (addr(from, 0), addr(*to.ip(), to.port()));
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: a fresh socket, bound and connected with addresses that live across the calls;
+    // the descriptor is handed to TcpStream, which owns it from then on.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "{}", std::io::Error::last_os_error());
+        let stream = std::net::TcpStream::from_raw_fd(fd);
+        let bound = libc::bind(fd, (&raw const local).cast(), len);
+        assert_eq!(bound, 0, "bind {from}: {}", std::io::Error::last_os_error());
+        let connected = libc::connect(fd, (&raw const remote).cast(), len);
+        assert_eq!(connected, 0, "connect: {}", std::io::Error::last_os_error());
+        stream
+    }
+}
+
+/// `GET /healthz` on `stream`; the whole answer.
+fn healthz_on(mut stream: std::net::TcpStream, host: &str) -> String {
+    use std::io::{Read, Write};
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let req = format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let _ = stream.write_all(req.as_bytes());
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// One client holds its share of connections open and idle (64 by default,
+/// `http.max_connections_per_client`): its next connection is answered 503 and closed, while
+/// another client is served (before, one client could hold all 256 and everyone else waited).
+#[test]
+fn m5_one_client_holds_at_most_its_share_of_connections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let host = d.base.trim_start_matches("http://").to_string();
+    let addr: std::net::SocketAddr = host.parse().unwrap();
+    let first = std::net::Ipv4Addr::new(127, 0, 0, 1);
+    let idle: Vec<_> = (0..64).map(|_| connect_from(first, addr)).collect();
+    let over = healthz_on(connect_from(first, addr), &host);
+    assert!(
+        over.starts_with("HTTP/1.1 503"),
+        "the client's 65th connection was served: {over}"
+    );
+    assert!(over.contains("max_connections_per_client"), "{over}");
+    let other = healthz_on(
+        connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), addr),
+        &host,
+    );
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    drop(idle);
+    // Its connections closed, the first client is served again.
+    let again = wait_for(
+        "the first client's slots to free",
+        Duration::from_secs(5),
+        Duration::from_millis(50),
+        || {
+            let a = healthz_on(connect_from(first, addr), &host);
+            Ok(a.starts_with("HTTP/1.1 200").then_some(a))
+        },
+    );
+    assert!(again.is_ok(), "{again:?}");
+}
+
+/// The live page's event stream of a session whose token is then revoked: the stream ends
+/// within a tick or two (before, it went on for as long as the browser kept it open).
+#[test]
+fn m4_a_revoked_tokens_live_stream_ends_with_it() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let (token, token_id) = trigger_token(&d, "browser");
+    let login = ui_login(&d, &token);
+    let cookie = session_cookie(&login);
+    let host = d.base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /ui/live/events HTTP/1.1\r\nHost: {host}\r\nCookie: frugal_session={cookie}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !contains(&seen, "event: runs") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "the stream ended before its first event");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        contains(&seen, "200 OK"),
+        "{}",
+        String::from_utf8_lossy(&seen)
+    );
+    let revoked = d
+        .delete(&format!("/v1/tokens/{token_id}"), Some(&d.token))
+        .unwrap();
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    let t = std::time::Instant::now();
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) => panic!(
+                "the revoked session's stream still runs after {:?} ({e})",
+                t.elapsed()
+            ),
+        }
+    }
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }

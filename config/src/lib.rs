@@ -229,6 +229,9 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog.
     pub max_connections: usize,
+    /// Connections one client (IP address, or the unix socket) may have open at once; more
+    /// are answered 503 and closed.
+    pub max_connections_per_client: usize,
 }
 
 /// `[search]`
@@ -404,6 +407,7 @@ pub const KEYS: &[&str] = &[
     "http.idle_timeout",
     "http.request_timeout",
     "http.max_connections",
+    "http.max_connections_per_client",
     "jobs.max_seconds",
     "retention.suites_per_crate",
     "retention.reports",
@@ -600,6 +604,8 @@ mod defaults {
         /// Registration runs `git` and `cargo metadata`; everything else is far quicker.
         pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
         pub const MAX_CONNECTIONS: usize = 256;
+        /// A quarter of the whole: one client cannot hold every slot.
+        pub const MAX_CONNECTIONS_PER_CLIENT: usize = 64;
     }
 
     pub mod search {
@@ -812,11 +818,18 @@ fn resolve_http(r: &mut Resolver, raw: &RawHttp) -> Result<HttpConfig, ConfigErr
         1,
         d::MAX_CONNECTIONS as u64,
     )? as usize;
+    let max_connections_per_client = r.count(
+        "http.max_connections_per_client",
+        &raw.max_connections_per_client,
+        1,
+        d::MAX_CONNECTIONS_PER_CLIENT as u64,
+    )? as usize;
     Ok(HttpConfig {
         header_timeout,
         idle_timeout,
         request_timeout,
         max_connections,
+        max_connections_per_client,
     })
 }
 

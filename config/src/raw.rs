@@ -67,6 +67,7 @@ pub(crate) struct RawHttp {
     pub idle_timeout: Option<Spanned<String>>,
     pub request_timeout: Option<Spanned<String>>,
     pub max_connections: Option<Spanned<i64>>,
+    pub max_connections_per_client: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

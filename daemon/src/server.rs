@@ -80,6 +80,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// The answer's status and message, for the pages' own error type.
+    pub(crate) fn into_parts(self) -> (StatusCode, String) {
+        (self.status, self.message)
+    }
+
     pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
@@ -194,6 +199,12 @@ pub fn router(state: Shared) -> Router {
 /// reach them through a browser), with their own auth (sessions, `ui::auth`).
 fn ui_router(state: Shared) -> Router {
     crate::ui::router(state.clone())
+        // As the API's: a page (and the live stream's start) is answered within the request
+        // timeout; the stream itself ends on its own (`ui::live`).
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            state.request_timeout,
+        ))
         .layer(middleware::from_fn(check_host))
         .layer(middleware::from_fn_with_state(state, check_host_state))
 }

@@ -3,7 +3,8 @@
 //! WATCHDOG, STATUS, STOPPING), and shut down in order on SIGTERM or SIGINT.
 //!
 //! Connections are served by hyper directly (not `axum::serve`), for the limits a shared host
-//! needs: at most `http.max_connections` at once (more wait in the listen backlog), headers
+//! needs: at most `http.max_connections` at once (more wait in the listen backlog), at most
+//! `http.max_connections_per_client` of one client (more are answered 503 and closed), headers
 //! within `http.header_timeout` (idle keep-alive connections included), no read or write stalled
 //! longer than `http.idle_timeout`; the router adds the per-request timeout.
 //!
@@ -445,6 +446,7 @@ async fn serve_listener<L: axum::serve::Listener>(
     stop: watch::Receiver<bool>,
 ) {
     let slots = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
+    let per_client = PerClient::new(http.max_connections_per_client);
     let mut conns = tokio::task::JoinSet::new();
     loop {
         let permit = tokio::select! {
@@ -458,16 +460,88 @@ async fn serve_listener<L: axum::serve::Listener>(
         };
         // Reap finished connections so the set does not grow with every one ever served.
         while conns.try_join_next().is_some() {}
+        let Some(held) = per_client.take(peer) else {
+            // Told why, and closed at once: its slot goes back to everyone else.
+            conns.spawn(refuse_connection(io, permit));
+            continue;
+        };
         conns.spawn(serve_connection(
             io,
             peer,
             app.clone(),
             http.clone(),
             stop.clone(),
-            permit,
+            (permit, held),
         ));
     }
     while conns.join_next().await.is_some() {}
+}
+
+/// Open connections by client, for `http.max_connections_per_client`.
+#[derive(Clone)]
+struct PerClient {
+    open: Arc<std::sync::Mutex<std::collections::HashMap<server::Peer, usize>>>,
+    limit: usize,
+}
+
+/// One client's connection, counted while it lives.
+struct ClientSlot {
+    clients: PerClient,
+    peer: server::Peer,
+}
+
+impl PerClient {
+    fn new(limit: usize) -> PerClient {
+        PerClient {
+            open: Arc::default(),
+            limit,
+        }
+    }
+
+    /// A slot for one more connection of `peer`, or `None` when it has its limit open.
+    fn take(&self, peer: server::Peer) -> Option<ClientSlot> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(peer).or_insert(0);
+        if *n >= self.limit {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot {
+            clients: self.clone(),
+            peer,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut open = self.clients.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.peer);
+            }
+        }
+    }
+}
+
+/// Answers a connection beyond its client's limit with a 503 (within a second) and closes it.
+async fn refuse_connection<I>(mut io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+where
+    I: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::AsyncWriteExt;
+    let body = r#"{"error":"too many connections from this client (http.max_connections_per_client): close some and retry"}"#;
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = io.write_all(answer.as_bytes()).await;
+        let _ = io.shutdown().await;
+    })
+    .await;
 }
 
 async fn serve_connection<I>(
@@ -476,7 +550,7 @@ async fn serve_connection<I>(
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
-    _slot: tokio::sync::OwnedSemaphorePermit,
+    _slots: (tokio::sync::OwnedSemaphorePermit, ClientSlot),
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {

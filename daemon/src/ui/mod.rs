@@ -190,6 +190,23 @@ impl UiError {
     }
 }
 
+impl From<crate::server::ApiError> for UiError {
+    fn from(e: crate::server::ApiError) -> Self {
+        let (status, message) = e.into_parts();
+        UiError::new(status, message)
+    }
+}
+
+/// Runs a page's storage reads and rendering on the blocking pool: sled reads block, and the
+/// async workers they would hold also serve the API and ping the watchdog.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> UiResult<T> + Send + 'static,
+) -> UiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(UiError::internal)?
+}
+
 impl From<StoreError> for UiError {
     fn from(e: StoreError) -> Self {
         match e {
