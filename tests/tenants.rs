@@ -1033,3 +1033,76 @@ fn m4_a_revoked_tokens_live_stream_ends_with_it() {
     }
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
+
+/// A `frugald` started as `frugald` but in a mount namespace of its own without
+/// `/sys/fs/cgroup`: the shipped unit's case, no job cgroup, where the sandbox kills a tree by
+/// session and parentage only. A script at `dir/frugald-without-cgroups`.
+fn frugald_without_cgroups(dir: &Path) -> PathBuf {
+    let path = dir.join("frugald-without-cgroups");
+    executable(
+        &path,
+        &format!(
+            "#!/bin/sh\nexec unshare --mount --propagation private sh -c \
+             'umount -l /sys/fs/cgroup && exec \"$@\"' sh '{}' \"$@\"\n",
+            binaries().frugald.display()
+        ),
+    );
+    path
+}
+
+/// A crate's build script leaves a `setsid` double-fork survivor behind, working in the job's
+/// build dir (where it could poison the next job's build), on a host without job cgroups: the
+/// job's end kills it, and the run reports it (before, it lived on).
+#[test]
+fn h3_a_setsid_double_fork_survivor_is_killed_and_reported() {
+    let Some(tmp) = common::hostile_scratch("survivor") else {
+        return;
+    };
+    let marker = format!("frugal-survivor-{}", secret_text());
+    let repo = tmp.path().join("survivor");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"survivor\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &repo.join("build.rs"),
+        &format!(
+            "fn main() {{\n    let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+             let _ = std::process::Command::new(\"sh\").arg(\"-c\").arg(format!(\n        \
+             \"cd '{{dir}}' && setsid sh -c 'while :; do sleep 1; done' {marker} \
+             >/dev/null 2>&1 </dev/null &\"\n    )).status();\n}}\n"
+        ),
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+    first_commit(&repo, "survivor");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let frugald = frugald_without_cgroups(tmp.path());
+    let d = Daemon::start(&frugald, &cfg, &state).unwrap();
+    assert!(
+        d.log_text().contains("cgroup"),
+        "no capability line on cgroups:\n{}",
+        d.log_text()
+    );
+    let id = common::register(&d, &repo, "survivor");
+    let record = triggered_run(&d, id);
+    let alive = frugal_testkit::processes(|argv| argv.iter().any(|a| contains(a, &marker)));
+    for pid in &alive {
+        // SAFETY: kill(2) on the survivor this test's crate started; the test cleans up.
+        unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
+    }
+    assert_eq!(
+        alive,
+        Vec::<u32>::new(),
+        "the survivor outlived its job: {record}"
+    );
+    let survivors = record["summary"]["survivors"].as_u64().unwrap_or(0);
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(
+        survivors > 0 || error.contains("outlived"),
+        "the run does not report the survivor: {record}"
+    );
+}

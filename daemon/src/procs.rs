@@ -54,11 +54,19 @@ fn all_procs() -> Vec<Proc> {
         .collect()
 }
 
-/// Whether the process works under one of `dirs`: its working directory, or an argument that
-/// names a path below one.
+/// Whether the process works under one of `dirs`: its working directory, a file it holds
+/// open (a survivor that moved its working directory away may still write through one), or an
+/// argument that names a path below one.
 fn works_under(pid: i32, dirs: &[PathBuf]) -> bool {
     let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
     if std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| under(&cwd)) {
+        return true;
+    }
+    let holds_one = std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+        fds.flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| under(&p)))
+    });
+    if holds_one {
         return true;
     }
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
