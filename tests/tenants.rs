@@ -626,24 +626,28 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
     assert_eq!(status_of(&again), 401, "{again}");
 }
 
-/// A library crate at `dir` whose build script creates `marker`: whether the crate's code ran
-/// (where the sandbox confines files, the marker is out of its reach all the same).
-fn crate_with_build_marker(dir: &Path, name: &str, marker: &Path) {
+/// A library crate `name` at `dir` (one function with a branch) whose build script is
+/// `build_rs`.
+fn crate_with_build_script(dir: &Path, name: &str, build_rs: &str) {
     write(
         &dir.join("Cargo.toml"),
         &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
     );
-    write(
-        &dir.join("build.rs"),
-        &format!(
-            "fn main() {{\n    let _ = std::fs::write({:?}, \"ran\");\n}}\n",
-            marker.display().to_string()
-        ),
-    );
+    write(&dir.join("build.rs"), build_rs);
     write(
         &dir.join("src/lib.rs"),
         "pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
     );
+}
+
+/// A library crate at `dir` whose build script creates `marker`: whether the crate's code ran
+/// (where the sandbox confines files, the marker is out of its reach all the same).
+fn crate_with_build_marker(dir: &Path, name: &str, marker: &Path) {
+    let build_rs = format!(
+        "fn main() {{\n    let _ = std::fs::write({:?}, \"ran\");\n}}\n",
+        marker.display().to_string()
+    );
+    crate_with_build_script(dir, name, &build_rs);
 }
 
 /// Asserts a refusal names what the host lacks (Landlock) and says how to go on anyway.
@@ -1060,23 +1064,13 @@ fn h3_a_setsid_double_fork_survivor_is_killed_and_reported() {
     };
     let marker = format!("frugal-survivor-{}", secret_text());
     let repo = tmp.path().join("survivor");
-    write(
-        &repo.join("Cargo.toml"),
-        "[package]\nname = \"survivor\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
-    write(
-        &repo.join("build.rs"),
-        &format!(
-            "fn main() {{\n    let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+    let build_rs = format!(
+        "fn main() {{\n    let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
              let _ = std::process::Command::new(\"sh\").arg(\"-c\").arg(format!(\n        \
              \"cd '{{dir}}' && setsid sh -c 'while :; do sleep 1; done' {marker} \
              >/dev/null 2>&1 </dev/null &\"\n    )).status();\n}}\n"
-        ),
     );
-    write(
-        &repo.join("src/lib.rs"),
-        "pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
-    );
+    crate_with_build_script(&repo, "survivor", &build_rs);
     first_commit(&repo, "survivor");
     let cfg = small_jobs_config(tmp.path());
     let state = tmp.path().join("state");
@@ -1105,4 +1099,74 @@ fn h3_a_setsid_double_fork_survivor_is_killed_and_reported() {
         survivors > 0 || error.contains("outlived"),
         "the run does not report the survivor: {record}"
     );
+}
+
+/// A build script reads `$CARGO_HOME/credentials.toml` (the registry tokens of whoever runs
+/// frugald) and leaves what it got in its `OUT_DIR`: it gets nothing. frugald runs with a
+/// `$CARGO_HOME` of the test's own (its tools and registry linked to the real ones), holding a
+/// secret `credentials.toml`.
+#[test]
+fn h1_a_build_script_cannot_read_cargo_credentials() {
+    let Some(tmp) = common::hostile_scratch("credentials") else {
+        return;
+    };
+    let real_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .unwrap();
+    let cargo_home = tmp.path().join("cargo-home");
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    for part in ["bin", "registry", "git"] {
+        if real_home.join(part).exists() {
+            std::os::unix::fs::symlink(real_home.join(part), cargo_home.join(part)).unwrap();
+        }
+    }
+    let secret = secret_text();
+    write(
+        &cargo_home.join("credentials.toml"),
+        &format!("[registry]\ntoken = \"{secret}\"\n"),
+    );
+    let repo = tmp.path().join("thief");
+    crate_with_build_script(
+        &repo,
+        "thief",
+        "fn main() {\n    let home = std::env::var(\"CARGO_HOME\").unwrap_or_default();\n    \
+         let got = match std::fs::read_to_string(format!(\"{home}/credentials.toml\")) {\n        \
+         Ok(text) => format!(\"read:{text}\"),\n        Err(e) => format!(\"denied:{e}\"),\n    };\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+         let _ = std::fs::write(format!(\"{out}/credentials-probe\"), got);\n}\n",
+    );
+    first_commit(&repo, "thief");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let home = cargo_home.to_string_lossy().into_owned();
+    let d = Daemon::start_with(
+        &binaries().frugald,
+        &cfg,
+        &state,
+        &[],
+        &[("CARGO_HOME", home.as_str())],
+    )
+    .unwrap();
+    let id = common::register(&d, &repo, "thief");
+    let record = triggered_run(&d, id);
+    // Builds still work with only the registry's and git's sources readable.
+    assert_eq!(record["status"], "succeeded", "{record}\n{}", d.log_text());
+    let probes = find_named(&state.join("work"), "credentials-probe");
+    assert!(
+        !probes.is_empty(),
+        "the build script did not run: {record}\n{}",
+        d.log_text()
+    );
+    for p in &probes {
+        let got = std::fs::read_to_string(p).unwrap();
+        assert!(
+            !got.contains(&secret),
+            "{} holds the credentials: {got}",
+            p.display()
+        );
+        assert!(got.starts_with("denied:"), "{}: {got}", p.display());
+    }
+    let body = d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body;
+    assert!(!body.contains(&secret), "the run shows the credentials");
 }
