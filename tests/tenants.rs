@@ -1170,3 +1170,62 @@ fn h1_a_build_script_cannot_read_cargo_credentials() {
     let body = d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body;
     assert!(!body.contains(&secret), "the run shows the credentials");
 }
+
+/// A crate depends on another user's repository on this host (`git = "file://..."`) and hands
+/// out a constant of it: `cargo fetch` would clone it unconfined and the stored suite would
+/// assert the constant's value for anyone to read. The job is refused before any cargo command,
+/// naming the dependency; the secret is nowhere in what frugald serves (before, the suite
+/// stored it).
+#[test]
+fn h1_a_file_git_dependency_on_another_repository_is_refused() {
+    let Some(tmp) = common::hostile_scratch("file_git_dep") else {
+        return;
+    };
+    let secret = secret_text();
+    let other = tmp.path().join("other");
+    write(
+        &other.join("Cargo.toml"),
+        "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &other.join("src/lib.rs"),
+        &format!("pub const SECRET: &str = \"{secret}\";\n"),
+    );
+    first_commit(&other, "someone else's");
+    let repo = tmp.path().join("borrower");
+    write(
+        &repo.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"borrower\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nother = {{ git = \"file://{}\" }}\n",
+            other.display()
+        ),
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn leak(x: u8) -> &'static str {\n    if x > 0 { other::SECRET } else { \"\" }\n}\n",
+    );
+    first_commit(&repo, "borrow");
+    let cfg = small_jobs_config(tmp.path());
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let id = common::register(&d, &repo, "borrower");
+    let record = triggered_run(&d, id);
+    let served = [
+        d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body,
+        d.get(&format!("/v1/repos/{id}/suites/best/source"))
+            .unwrap()
+            .body,
+    ];
+    for body in &served {
+        assert!(
+            !body.contains(&secret),
+            "the other repository's secret is served: {body}"
+        );
+    }
+    assert_eq!(record["status"], "failed", "{record}");
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("`other`") && error.contains("repository on this host"),
+        "{error}"
+    );
+}

@@ -291,6 +291,8 @@ pub fn run(
     let dirs = Dirs::new(env, job, run);
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
+    // Before any cargo command: cargo fetches and reads what the manifests name unconfined.
+    crate::deps::check_snapshot(&dirs.snapshot).map_err(anyhow::Error::msg)?;
     let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
     if cancel.load(Ordering::SeqCst) {
         return Ok(None);

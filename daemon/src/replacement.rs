@@ -375,6 +375,7 @@ impl Computation {
         let base = dir.path();
         let src = base.join("replace-src");
         crate::job::snapshot(Path::new(&self.repo.path), &commit, &src)?;
+        crate::deps::check_snapshot(&src).map_err(anyhow::Error::msg)?;
         let generated = base.join("replace-generated.rs");
         std::fs::write(&generated, &self.suite.source)
             .with_context(|| format!("write {}", generated.display()))?;
