@@ -8,8 +8,11 @@
 //! - C2: a repository whose own config names a smudge filter, hooks, an fsmonitor and a
 //!   textconv driver, each writing a marker file: no marker after a frugald job, after the
 //!   snapshot, or after the git module's commands.
+//! - A forged `goals.json`: the crate's code rewrites the goal list the pipeline dumps in its
+//!   work dir; the best-suite rule never sees it.
 //!
-//! Every attack writes only marker files in its own temp dir.
+//! Every attack writes only marker files in its own temp dir (the forger: in its job's work
+//! dir, from inside the sandbox).
 
 mod common;
 
@@ -86,12 +89,30 @@ fn c1_frugal_run_never_shows_a_file_a_linked_manifest_points_to() {
     );
 }
 
-/// Triggers the repository and returns its run (`GET /v1/runs/{id}`) once it ended.
+/// `git init` at `repo`, and a first commit of everything there.
+fn first_commit(repo: &Path, message: &str) {
+    run(git(repo).args(["init", "-q", "-b", "main"])).unwrap();
+    run(git(repo).args(["add", "-A"])).unwrap();
+    run(git(repo).args(["commit", "-q", "-m", message])).unwrap();
+}
+
+/// A daemon config for jobs on tiny crates: a small budget, two workers.
+fn small_jobs_config(dir: &Path) -> PathBuf {
+    daemon_config(
+        dir,
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n",
+    )
+}
+
+/// Triggers the repository (one crate) and returns its job's run (`GET /v1/runs/{id}`) once it
+/// ended.
 fn triggered_run(d: &Daemon, repo: u64) -> Value {
     let r = d
         .post(&format!("/v1/repos/{repo}/trigger"), Some(&d.token), "{}")
         .unwrap();
     assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    let job = r.json()["jobs"][0]["job"].clone();
+    assert!(job.is_u64(), "no job queued: {}", r.body);
     let id = wait_for(
         "the job's run to end",
         JOB_LIMIT,
@@ -99,11 +120,11 @@ fn triggered_run(d: &Daemon, repo: u64) -> Value {
         || {
             let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
             Ok(runs.as_array().into_iter().flatten().find_map(|r| {
-                matches!(
+                let ended = matches!(
                     r["status"].as_str(),
                     Some("succeeded" | "failed" | "cancelled")
-                )
-                .then(|| r["id"].clone())
+                );
+                (ended && r["job"] == job).then(|| r["id"].clone())
             }))
         },
     )
@@ -123,9 +144,7 @@ fn c1_a_manifest_linked_to_the_token_fails_the_job_without_showing_it() {
     write(&state.join("token"), &format!("{token}\n"));
     let repo = tmp.path().join("victim");
     crate_with_linked_manifest(&repo, &state.join("token"));
-    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
-    run(git(&repo).args(["add", "-A"])).unwrap();
-    run(git(&repo).args(["commit", "-q", "-m", "link"])).unwrap();
+    first_commit(&repo, "link");
 
     let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
     let id = common::register(&d, &repo, "victim");
@@ -369,5 +388,844 @@ fn c2_a_frugald_job_runs_nothing_the_repository_config_names() {
         error.contains("missing.rs"),
         "the job stopped before analysis: {error}\n{}",
         d.log_text()
+    );
+}
+
+/// `stamp::touch`, which every call of the crate under test makes. With `forge`, it rewrites
+/// every `goals.json` in a directory holding the running program (the harness and the
+/// verification's test binary live in the pipeline's work dir), giving each goal a new label:
+/// keyed by those, the suite would cover goals no earlier suite had, and win.
+fn stamp_source(forge: bool) -> String {
+    format!(
+        r#"const FORGE: bool = {forge};
+
+pub fn touch() {{
+    if FORGE {{
+        forge();
+    }}
+}}
+
+fn forge() {{
+    let mut dirs = Vec::new();
+    for start in [std::env::current_exe().ok(), std::env::current_dir().ok()] {{
+        dirs.extend(start.iter().flat_map(|p| p.ancestors().map(|a| a.to_path_buf())));
+    }}
+    for dir in dirs {{
+        let path = dir.join("goals.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {{ continue }};
+        if !text.contains("FORGED") {{
+            let _ = std::fs::write(&path, text.replace("\"label\": \"", "\"label\": \"FORGED "));
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// Every goal id the suite's tests cover.
+fn suite_goals(d: &Daemon, suite: &Value) -> std::collections::BTreeSet<u64> {
+    let s = d.get(&format!("/v1/suites/{suite}")).unwrap().json();
+    s["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["goals"].as_array().cloned().unwrap_or_default())
+        .filter_map(|g| g.as_u64())
+        .collect()
+}
+
+/// Every file named `name` under `dir`.
+fn find_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if e.file_name() == name {
+                found.push(e.path());
+            }
+        }
+    }
+    found
+}
+
+/// Two commits of one crate with the same code and so the same goals; in the second, a path
+/// dependency (not instrumented, so it adds no goal) forges the run's `goals.json`. The forger
+/// gets to write it (the control), but the second suite covers no goal the first did not, and
+/// does not become the best by "covering goals the old best missed".
+#[test]
+fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
+    if !common::sandbox_holds("l_a_forged_goals_json_does_not_decide_the_best_suite") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("forger");
+    write(
+        &repo.join("Cargo.toml"),
+        "[package]\nname = \"forger\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nstamp = { path = \"stamp\" }\n",
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn shift(x: u8) -> u8 {\n    stamp::touch();\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+    write(
+        &repo.join("stamp/Cargo.toml"),
+        "[package]\nname = \"stamp\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&repo.join("stamp/src/lib.rs"), &stamp_source(false));
+    first_commit(&repo, "honest");
+
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "forger");
+    let honest = triggered_run(&d, id);
+    assert_eq!(honest["status"], "succeeded", "{honest}\n{}", d.log_text());
+    let honest_goals = suite_goals(&d, &honest["suite"]);
+    assert!(!honest_goals.is_empty(), "{honest}");
+
+    write(&repo.join("stamp/src/lib.rs"), &stamp_source(true));
+    run(git(&repo).args(["commit", "-q", "-am", "forge"])).unwrap();
+    let forged = triggered_run(&d, id);
+    assert_eq!(forged["status"], "succeeded", "{forged}\n{}", d.log_text());
+    // The control: the forger ran and rewrote the dump.
+    let dumps = find_named(&state.join("work"), "goals.json");
+    assert!(
+        dumps.iter().any(|p| std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .contains("FORGED")),
+        "the forger wrote no goals.json: {dumps:?}"
+    );
+    let forged_goals = suite_goals(&d, &forged["suite"]);
+    let new: Vec<_> = forged_goals.difference(&honest_goals).collect();
+    assert!(
+        new.is_empty(),
+        "the forged run covers goals {new:?} the honest one did not: {}",
+        forged["summary"]["best"]
+    );
+    let reason = forged["summary"]["best"]["reason"].as_str().unwrap_or("");
+    assert!(
+        !reason.contains("old best missed"),
+        "the forged suite won on goals: {reason}"
+    );
+}
+
+/// One HTTP/1.1 request on its own connection (`Connection: close`), with an optional session
+/// cookie and form body; the whole answer, head and body.
+fn http(d: &Daemon, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> String {
+    let host = d.base.trim_start_matches("http://");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: frugal_session={c}\r\n"));
+    }
+    let body = form.unwrap_or("");
+    if form.is_some() {
+        req.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    d.raw(&req).unwrap()
+}
+
+/// A new trigger-scoped token named `name`: its secret and id.
+fn trigger_token(d: &Daemon, name: &str) -> (String, u64) {
+    let body = serde_json::json!({"name": name, "scope": "trigger"});
+    let created = d
+        .post("/v1/tokens", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    let json = created.json();
+    (
+        json["token"].as_str().unwrap().to_string(),
+        json["id"].as_u64().unwrap(),
+    )
+}
+
+/// Logs in to the pages with `token`; the answer (a 303 with the session cookie when it took).
+fn ui_login(d: &Daemon, token: &str) -> String {
+    let form = format!("token={token}&next=%2Fui");
+    http(d, "POST", "/ui/login", None, Some(&form))
+}
+
+/// The session id a successful login's answer sets.
+fn session_cookie(login: &str) -> String {
+    login
+        .split("frugal_session=")
+        .nth(1)
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no session cookie: {login}"))
+        .to_string()
+}
+
+/// The status code of an answer [`http`] returned.
+fn status_of(answer: &str) -> u16 {
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {answer}"))
+}
+
+/// The value of `name="<field>" value="..."` in a page.
+fn field_value(page: &str, field: &str) -> Option<String> {
+    let at = page.find(&format!("name=\"{field}\" value=\""))?;
+    let rest = &page[at + field.len() + 15..];
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// A trigger token logs in to the pages, then an admin revokes it: the browser's session must
+/// end with it (reads, with `auth_reads`, and actions), not keep the token's scopes for its
+/// 12 hours.
+#[test]
+fn m4_a_revoked_tokens_web_session_ends_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let (token, token_id) = trigger_token(&d, "ci");
+
+    let login = ui_login(&d, &token);
+    assert_eq!(status_of(&login), 303, "{login}");
+    let cookie = session_cookie(&login);
+    // The session works: it reads, and its trigger on a repository that does not exist gets
+    // past the session check to the repository's absence.
+    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    assert_eq!(status_of(&page), 200, "{page}");
+    let csrf = field_value(&page, "csrf").unwrap_or_else(|| panic!("no CSRF field: {page}"));
+    let trigger = |cookie: &str| {
+        http(
+            &d,
+            "POST",
+            "/ui/repos/999/trigger",
+            Some(cookie),
+            Some(&format!("csrf={csrf}")),
+        )
+    };
+    let before = trigger(&cookie);
+    assert_eq!(status_of(&before), 404, "{before}");
+
+    let revoked = d
+        .delete(&format!("/v1/tokens/{token_id}"), Some(&d.token))
+        .unwrap();
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    assert_eq!(
+        status_of(&page),
+        401,
+        "the revoked session still reads:\n{page}"
+    );
+    let after = trigger(&cookie);
+    assert_eq!(
+        status_of(&after),
+        401,
+        "the revoked session still acts:\n{after}"
+    );
+    // Nor does logging in again with the revoked token open one.
+    let again = ui_login(&d, &token);
+    assert_eq!(status_of(&again), 401, "{again}");
+}
+
+/// A library crate `name` at `dir` (one function with a branch) whose build script is
+/// `build_rs`.
+fn crate_with_build_script(dir: &Path, name: &str, build_rs: &str) {
+    write(
+        &dir.join("Cargo.toml"),
+        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+    );
+    write(&dir.join("build.rs"), build_rs);
+    write(
+        &dir.join("src/lib.rs"),
+        "pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+}
+
+/// A library crate at `dir` whose build script creates `marker`: whether the crate's code ran
+/// (where the sandbox confines files, the marker is out of its reach all the same).
+fn crate_with_build_marker(dir: &Path, name: &str, marker: &Path) {
+    let build_rs = format!(
+        "fn main() {{\n    let _ = std::fs::write({:?}, \"ran\");\n}}\n",
+        marker.display().to_string()
+    );
+    crate_with_build_script(dir, name, &build_rs);
+}
+
+/// Asserts a refusal names what the host lacks (Landlock) and says how to go on anyway.
+fn assert_refused_for_landlock(what: &str, text: &str, how: &str) {
+    assert!(text.contains("refused"), "{what} was not refused: {text}");
+    assert!(
+        text.contains("Landlock"),
+        "{what}: names no missing layer: {text}"
+    );
+    assert!(text.contains(how), "{what}: does not say `{how}`: {text}");
+}
+
+/// On a host without Landlock, `frugal run` and `frugal check` refuse before the crate's build
+/// script runs (it would run with the user's rights), naming what is missing; `--no-sandbox`
+/// is how to run it anyway. A seccomp filter on the test's thread hides Landlock from frugal.
+#[test]
+fn m1_frugal_run_and_check_refuse_before_the_crates_code_where_files_cannot_be_confined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("build-script-ran");
+    let krate = tmp.path().join("marked");
+    crate_with_build_marker(&krate, "marked", &marker);
+    write(
+        &tmp.path().join("suite.rs"),
+        "#[test]\nfn t() { assert_eq!(marked::shift(3), 3); }\n",
+    );
+    let (run, check) = common::without_landlock(|| {
+        let run = Command::new(&binaries().frugal)
+            .arg("run")
+            .arg(&krate)
+            .args(["--budget", "100", "--no-measure", "--out"])
+            .arg(tmp.path().join("out"))
+            .arg("--work-dir")
+            .arg(tmp.path().join("work"))
+            .output()
+            .unwrap();
+        let check = Command::new(&binaries().frugal)
+            .arg("check")
+            .arg(&krate)
+            .arg("--suite")
+            .arg(tmp.path().join("suite.rs"))
+            .arg("--work-dir")
+            .arg(tmp.path().join("check-work"))
+            .output()
+            .unwrap();
+        (run, check)
+    });
+    for (what, out) in [("frugal run", &run), ("frugal check", &check)] {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{what} went on: {stderr}");
+        assert_refused_for_landlock(what, &stderr, "--no-sandbox");
+    }
+    assert!(!marker.exists(), "the crate's build script ran");
+}
+
+/// frugald with `sandbox.require` (the default) on a host without Landlock: a job is refused
+/// before its snapshot, and so is a replacement of a suite stored while the host could confine
+/// (the same state dir, started earlier with Landlock), before anything is queued.
+#[test]
+fn m1_frugald_refuses_jobs_and_replacements_where_files_cannot_be_confined() {
+    if !common::sandbox_holds("m1_frugald_refuses_jobs_and_replacements") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("build-script-ran");
+    let repo = tmp.path().join("marked");
+    crate_with_build_marker(&repo, "marked", &marker);
+    first_commit(&repo, "one");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let mut d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "marked");
+    let first = triggered_run(&d, id);
+    assert_eq!(first["status"], "succeeded", "{first}\n{}", d.log_text());
+    d.terminate(Duration::from_secs(60)).unwrap();
+    assert!(!marker.exists(), "the confined build script wrote outside");
+
+    let d = common::without_landlock(|| Daemon::start(&binaries().frugald, &cfg, &state)).unwrap();
+    let replacement = d
+        .post(
+            &format!("/v1/repos/{id}/replacement?metric=cpu"),
+            Some(&d.token),
+            "",
+        )
+        .unwrap();
+    assert_eq!(replacement.status, 503, "{}", replacement.body);
+    assert_refused_for_landlock("a replacement", &replacement.body, "sandbox.require");
+    let job = triggered_run(&d, id);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_refused_for_landlock(
+        "a job",
+        job["error"].as_str().unwrap_or(""),
+        "sandbox.require",
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!marker.exists(), "the crate's build script ran unconfined");
+}
+
+/// An administrator wrote a guessable admin token into the token file: frugald does not start
+/// with it (before, `letmein` was the admin token of a shared host), and says why without
+/// quoting it.
+#[test]
+fn l_a_weak_token_file_stops_the_daemon_at_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let state = tmp.path().join("state");
+    write(&state.join("token"), "letmein\n");
+    let started = Daemon::start(&binaries().frugald, &cfg, &state);
+    let Err(e) = started else {
+        let d = started.unwrap();
+        let r = d.get_with("/v1/tokens", "letmein").unwrap();
+        panic!(
+            "frugald started with the token `letmein` (GET /v1/tokens: {})",
+            r.status
+        );
+    };
+    let e = format!("{e:#}");
+    assert!(e.contains("weak token"), "{e}");
+    assert!(e.contains("at least 32"), "{e}");
+    assert!(!e.contains("letmein"), "the error quotes the token: {e}");
+}
+
+/// A client guessing tokens: after 10 wrong ones in a minute, no token it presents is checked,
+/// the right one included, on the API and on the login page alike (before, guesses were
+/// unlimited).
+#[test]
+fn l_token_guesses_are_rate_limited_per_client() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    assert_eq!(d.get_with("/v1/tokens", &d.token).unwrap().status, 200);
+    for n in 0..10 {
+        let guess = format!("{n:064x}");
+        let r = d.get_with("/v1/tokens", &guess).unwrap();
+        assert_eq!(r.status, 401, "guess {n}: {}", r.body);
+    }
+    let r = d.get_with("/v1/tokens", &d.token).unwrap();
+    assert_eq!(r.status, 429, "the 11th try was checked: {}", r.body);
+    assert!(r.body.contains("too many wrong tokens"), "{}", r.body);
+    let login = ui_login(&d, &d.token);
+    assert_eq!(status_of(&login), 429, "{login}");
+}
+
+/// An operator follows a job's log from inside its work dir (`tail -f`, in a session of its
+/// own, not started by frugald) while the job hangs (`examples/hostile-hang`: a build script
+/// that never ends) and is stopped at `jobs.max_seconds`: the job's processes are killed, the
+/// operator's is not (before, everything whose working directory or arguments named the job's
+/// dirs was killed, with its session).
+#[test]
+fn l_the_time_cap_kills_the_jobs_processes_not_an_operators_in_its_dir() {
+    let Some(tmp) = common::hostile_scratch("time_cap_operator") else {
+        return;
+    };
+    let cfg = daemon_config(
+        tmp.path(),
+        "[jobs]\nmax_seconds = 3\n\n[regressions]\ncheck = false\n",
+    );
+    let state = tmp.path().join("state");
+    let repo = tmp.path().join("hang");
+    frugal_testkit::example_repo("hostile-hang", &repo).unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "hostile-hang");
+    let work = state.join(format!("work/repo-{id}/hostile-hang"));
+    write(&work.join("job.log"), "");
+    let mut operator = Command::new("setsid")
+        .args(["tail", "-f", "job.log"])
+        .current_dir(&work)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stopped = triggered_run(&d, id);
+    let error = stopped["error"].as_str().unwrap_or("");
+    assert!(error.contains("jobs.max_seconds (3 s)"), "{stopped}");
+    std::thread::sleep(Duration::from_millis(500));
+    let gone = operator.try_wait().unwrap();
+    let _ = operator.kill();
+    let _ = operator.wait();
+    assert!(gone.is_none(), "the operator's tail was killed: {gone:?}");
+}
+
+/// Crate names are directory names under the state dir: `a.b` and `a_b` shared one work dir
+/// (snapshot, builds, pipeline), so one crate's job could poison the other's. Registration
+/// now takes only package names (and each once); nothing is registered otherwise.
+#[test]
+fn l_crate_names_that_would_share_a_work_dir_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("two");
+    write(&repo.join("a/src/lib.rs"), "pub fn f() {}\n");
+    write(&repo.join("b/src/lib.rs"), "pub fn g() {}\n");
+    first_commit(&repo, "two crates");
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    for crates in [
+        serde_json::json!([{"name": "a.b", "dir": "a"}, {"name": "a_b", "dir": "b"}]),
+        serde_json::json!([{"name": "a_b", "dir": "a"}, {"name": "a_b", "dir": "b"}]),
+        serde_json::json!([{"name": "", "dir": "a"}]),
+    ] {
+        let body = serde_json::json!({"path": repo, "crates": crates});
+        let r = d
+            .post("/v1/repos", Some(&d.token), &body.to_string())
+            .unwrap();
+        assert_eq!(r.status, 400, "{crates}: {}", r.body);
+        assert!(r.body.contains("crate"), "{}", r.body);
+    }
+    let repos = d.get("/v1/repos").unwrap().json();
+    assert_eq!(repos.as_array().map(Vec::len), Some(0), "{repos}");
+}
+
+/// A trigger token's holder asks for more jobs than its share of the queue
+/// (`scheduler.max_queued_per_token`, 16 by default): the trigger is refused as a whole, 429,
+/// and queues nothing; the admin's trigger of the same crates still queues them (before, a
+/// token could queue every crate on the host ahead of everyone else).
+#[test]
+fn l_one_token_queues_at_most_its_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("many");
+    let names: Vec<String> = (1..=17).map(|n| format!("c{n}")).collect();
+    for k in &names {
+        write(&repo.join(k).join("src/lib.rs"), "pub fn f() {}\n");
+    }
+    first_commit(&repo, "seventeen crates");
+    // No job may start while the test counts the queue.
+    let cfg = daemon_config(tmp.path(), "");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("[scheduler]\n", "[scheduler]\nmax_concurrent_jobs = 1\n"),
+    )
+    .unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let crates: Vec<Value> = names
+        .iter()
+        .map(|k| serde_json::json!({"name": k, "dir": k}))
+        .collect();
+    let body = serde_json::json!({"path": repo, "crates": crates});
+    let r = d
+        .post("/v1/repos", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.json()["id"].as_u64().unwrap();
+    let (token, _) = trigger_token(&d, "committer");
+
+    let trigger = format!("/v1/repos/{id}/trigger");
+    let r = d.post(&trigger, Some(&token), "{}").unwrap();
+    assert_eq!(r.status, 429, "the token queued 17 jobs: {}", r.body);
+    assert!(r.body.contains("max_queued_per_token"), "{}", r.body);
+    let jobs = d.get("/v1/jobs").unwrap().json();
+    assert_eq!(jobs.as_array().map(Vec::len), Some(0), "{jobs}");
+    let r = d.post(&trigger, Some(&d.token), "{}").unwrap();
+    assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    assert_eq!(
+        r.json()["jobs"].as_array().map(Vec::len),
+        Some(17),
+        "{}",
+        r.body
+    );
+}
+
+/// A TCP connection to `to` from the loopback address `from` (any 127.x.y.z is this host): a
+/// second client, as the daemon tells clients apart.
+fn connect_from(from: std::net::Ipv4Addr, to: std::net::SocketAddr) -> std::net::TcpStream {
+    use std::os::fd::FromRawFd;
+    let std::net::SocketAddr::V4(to) = to else {
+        panic!("the daemon listens on IPv4 loopback");
+    };
+    let addr = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(ip).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let (local, remote) = (addr(from, 0), addr(*to.ip(), to.port()));
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: a fresh socket, bound and connected with addresses that live across the calls;
+    // the descriptor is handed to TcpStream, which owns it from then on.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "{}", std::io::Error::last_os_error());
+        let stream = std::net::TcpStream::from_raw_fd(fd);
+        let bound = libc::bind(fd, (&raw const local).cast(), len);
+        assert_eq!(bound, 0, "bind {from}: {}", std::io::Error::last_os_error());
+        let connected = libc::connect(fd, (&raw const remote).cast(), len);
+        assert_eq!(connected, 0, "connect: {}", std::io::Error::last_os_error());
+        stream
+    }
+}
+
+/// `GET /healthz` on `stream`; the whole answer.
+fn healthz_on(mut stream: std::net::TcpStream, host: &str) -> String {
+    use std::io::{Read, Write};
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let req = format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let _ = stream.write_all(req.as_bytes());
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// One client holds its share of connections open and idle (64 by default,
+/// `http.max_connections_per_client`): its next connection is answered 503 and closed, while
+/// another client is served (before, one client could hold all 256 and everyone else waited).
+#[test]
+fn m5_one_client_holds_at_most_its_share_of_connections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let host = d.base.trim_start_matches("http://").to_string();
+    let addr: std::net::SocketAddr = host.parse().unwrap();
+    let first = std::net::Ipv4Addr::new(127, 0, 0, 1);
+    let idle: Vec<_> = (0..64).map(|_| connect_from(first, addr)).collect();
+    let over = healthz_on(connect_from(first, addr), &host);
+    assert!(
+        over.starts_with("HTTP/1.1 503"),
+        "the client's 65th connection was served: {over}"
+    );
+    assert!(over.contains("max_connections_per_client"), "{over}");
+    let other = healthz_on(
+        connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), addr),
+        &host,
+    );
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    drop(idle);
+    // Its connections closed, the first client is served again.
+    let again = wait_for(
+        "the first client's slots to free",
+        Duration::from_secs(5),
+        Duration::from_millis(50),
+        || {
+            let a = healthz_on(connect_from(first, addr), &host);
+            Ok(a.starts_with("HTTP/1.1 200").then_some(a))
+        },
+    );
+    assert!(again.is_ok(), "{again:?}");
+}
+
+/// The live page's event stream of a session whose token is then revoked: the stream ends
+/// within a tick or two (before, it went on for as long as the browser kept it open).
+#[test]
+fn m4_a_revoked_tokens_live_stream_ends_with_it() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let (token, token_id) = trigger_token(&d, "browser");
+    let login = ui_login(&d, &token);
+    let cookie = session_cookie(&login);
+    let host = d.base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /ui/live/events HTTP/1.1\r\nHost: {host}\r\nCookie: frugal_session={cookie}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !contains(&seen, "event: runs") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "the stream ended before its first event");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        contains(&seen, "200 OK"),
+        "{}",
+        String::from_utf8_lossy(&seen)
+    );
+    let revoked = d
+        .delete(&format!("/v1/tokens/{token_id}"), Some(&d.token))
+        .unwrap();
+    assert_eq!(revoked.status, 204, "{}", revoked.body);
+    let t = std::time::Instant::now();
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) => panic!(
+                "the revoked session's stream still runs after {:?} ({e})",
+                t.elapsed()
+            ),
+        }
+    }
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+/// A `frugald` started as `frugald` but in a mount namespace of its own without
+/// `/sys/fs/cgroup`: the shipped unit's case, no job cgroup, where the sandbox kills a tree by
+/// session and parentage only. A script at `dir/frugald-without-cgroups`.
+fn frugald_without_cgroups(dir: &Path) -> PathBuf {
+    let path = dir.join("frugald-without-cgroups");
+    executable(
+        &path,
+        &format!(
+            "#!/bin/sh\nexec unshare --mount --propagation private sh -c \
+             'umount -l /sys/fs/cgroup && exec \"$@\"' sh '{}' \"$@\"\n",
+            binaries().frugald.display()
+        ),
+    );
+    path
+}
+
+/// A crate's build script leaves a `setsid` double-fork survivor behind, working in the job's
+/// build dir (where it could poison the next job's build), on a host without job cgroups: the
+/// job's end kills it, and the run reports it (before, it lived on).
+#[test]
+fn h3_a_setsid_double_fork_survivor_is_killed_and_reported() {
+    let Some(tmp) = common::hostile_scratch("survivor") else {
+        return;
+    };
+    let marker = format!("frugal-survivor-{}", secret_text());
+    let repo = tmp.path().join("survivor");
+    let build_rs = format!(
+        "fn main() {{\n    let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+             let _ = std::process::Command::new(\"sh\").arg(\"-c\").arg(format!(\n        \
+             \"cd '{{dir}}' && setsid sh -c 'while :; do sleep 1; done' {marker} \
+             >/dev/null 2>&1 </dev/null &\"\n    )).status();\n}}\n"
+    );
+    crate_with_build_script(&repo, "survivor", &build_rs);
+    first_commit(&repo, "survivor");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let frugald = frugald_without_cgroups(tmp.path());
+    let d = Daemon::start(&frugald, &cfg, &state).unwrap();
+    assert!(
+        d.log_text().contains("cgroup"),
+        "no capability line on cgroups:\n{}",
+        d.log_text()
+    );
+    let id = common::register(&d, &repo, "survivor");
+    let record = triggered_run(&d, id);
+    let alive = frugal_testkit::processes(|argv| argv.iter().any(|a| contains(a, &marker)));
+    for pid in &alive {
+        // SAFETY: kill(2) on the survivor this test's crate started; the test cleans up.
+        unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
+    }
+    assert_eq!(
+        alive,
+        Vec::<u32>::new(),
+        "the survivor outlived its job: {record}"
+    );
+    let survivors = record["summary"]["survivors"].as_u64().unwrap_or(0);
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(
+        survivors > 0 || error.contains("outlived"),
+        "the run does not report the survivor: {record}"
+    );
+}
+
+/// A build script reads `$CARGO_HOME/credentials.toml` (the registry tokens of whoever runs
+/// frugald) and leaves what it got in its `OUT_DIR`: it gets nothing. frugald runs with a
+/// `$CARGO_HOME` of the test's own (its tools and registry linked to the real ones), holding a
+/// secret `credentials.toml`.
+#[test]
+fn h1_a_build_script_cannot_read_cargo_credentials() {
+    let Some(tmp) = common::hostile_scratch("credentials") else {
+        return;
+    };
+    let real_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .unwrap();
+    let cargo_home = tmp.path().join("cargo-home");
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    for part in ["bin", "registry", "git"] {
+        if real_home.join(part).exists() {
+            std::os::unix::fs::symlink(real_home.join(part), cargo_home.join(part)).unwrap();
+        }
+    }
+    let secret = secret_text();
+    write(
+        &cargo_home.join("credentials.toml"),
+        &format!("[registry]\ntoken = \"{secret}\"\n"),
+    );
+    let repo = tmp.path().join("thief");
+    crate_with_build_script(
+        &repo,
+        "thief",
+        "fn main() {\n    let home = std::env::var(\"CARGO_HOME\").unwrap_or_default();\n    \
+         let got = match std::fs::read_to_string(format!(\"{home}/credentials.toml\")) {\n        \
+         Ok(text) => format!(\"read:{text}\"),\n        Err(e) => format!(\"denied:{e}\"),\n    };\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+         let _ = std::fs::write(format!(\"{out}/credentials-probe\"), got);\n}\n",
+    );
+    first_commit(&repo, "thief");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let home = cargo_home.to_string_lossy().into_owned();
+    let d = Daemon::start_with(
+        &binaries().frugald,
+        &cfg,
+        &state,
+        &[],
+        &[("CARGO_HOME", home.as_str())],
+    )
+    .unwrap();
+    let id = common::register(&d, &repo, "thief");
+    let record = triggered_run(&d, id);
+    // Builds still work with only the registry's and git's sources readable.
+    assert_eq!(record["status"], "succeeded", "{record}\n{}", d.log_text());
+    let probes = find_named(&state.join("work"), "credentials-probe");
+    assert!(
+        !probes.is_empty(),
+        "the build script did not run: {record}\n{}",
+        d.log_text()
+    );
+    for p in &probes {
+        let got = std::fs::read_to_string(p).unwrap();
+        assert!(
+            !got.contains(&secret),
+            "{} holds the credentials: {got}",
+            p.display()
+        );
+        assert!(got.starts_with("denied:"), "{}: {got}", p.display());
+    }
+    let body = d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body;
+    assert!(!body.contains(&secret), "the run shows the credentials");
+}
+
+/// A crate depends on another user's repository on this host (`git = "file://..."`) and hands
+/// out a constant of it: `cargo fetch` would clone it unconfined and the stored suite would
+/// assert the constant's value for anyone to read. The job is refused before any cargo command,
+/// naming the dependency; the secret is nowhere in what frugald serves (before, the suite
+/// stored it).
+#[test]
+fn h1_a_file_git_dependency_on_another_repository_is_refused() {
+    let Some(tmp) = common::hostile_scratch("file_git_dep") else {
+        return;
+    };
+    let secret = secret_text();
+    let other = tmp.path().join("other");
+    write(
+        &other.join("Cargo.toml"),
+        "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &other.join("src/lib.rs"),
+        &format!("pub const SECRET: &str = \"{secret}\";\n"),
+    );
+    first_commit(&other, "someone else's");
+    let repo = tmp.path().join("borrower");
+    write(
+        &repo.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"borrower\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nother = {{ git = \"file://{}\" }}\n",
+            other.display()
+        ),
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "pub fn leak(x: u8) -> &'static str {\n    if x > 0 { other::SECRET } else { \"\" }\n}\n",
+    );
+    first_commit(&repo, "borrow");
+    let cfg = small_jobs_config(tmp.path());
+    let d = Daemon::start(&binaries().frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let id = common::register(&d, &repo, "borrower");
+    let record = triggered_run(&d, id);
+    let served = [
+        d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body,
+        d.get(&format!("/v1/repos/{id}/suites/best/source"))
+            .unwrap()
+            .body,
+    ];
+    for body in &served {
+        assert!(
+            !body.contains(&secret),
+            "the other repository's secret is served: {body}"
+        );
+    }
+    assert_eq!(record["status"], "failed", "{record}");
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("`other`") && error.contains("repository on this host"),
+        "{error}"
     );
 }

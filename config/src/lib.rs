@@ -229,6 +229,9 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog.
     pub max_connections: usize,
+    /// Connections one client (IP address, or the unix socket) may have open at once; more
+    /// are answered 503 and closed.
+    pub max_connections_per_client: usize,
 }
 
 /// `[search]`
@@ -266,6 +269,8 @@ pub struct ExecutorConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedulerConfig {
     pub max_concurrent_jobs: usize,
+    /// Queued jobs one token may have at once.
+    pub max_queued_per_token: usize,
     /// How often repositories are polled for new commits; `None` when polling is off.
     pub poll_interval: Option<Duration>,
     /// Schedule for repositories without their own.
@@ -392,6 +397,7 @@ pub const KEYS: &[&str] = &[
     "executor.timeout_ms",
     "executor.workers",
     "scheduler.max_concurrent_jobs",
+    "scheduler.max_queued_per_token",
     "scheduler.poll_interval",
     "scheduler.default_schedule",
     "sandbox.require",
@@ -401,6 +407,7 @@ pub const KEYS: &[&str] = &[
     "http.idle_timeout",
     "http.request_timeout",
     "http.max_connections",
+    "http.max_connections_per_client",
     "jobs.max_seconds",
     "retention.suites_per_crate",
     "retention.reports",
@@ -597,6 +604,8 @@ mod defaults {
         /// Registration runs `git` and `cargo metadata`; everything else is far quicker.
         pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
         pub const MAX_CONNECTIONS: usize = 256;
+        /// A quarter of the whole: one client cannot hold every slot.
+        pub const MAX_CONNECTIONS_PER_CLIENT: usize = 64;
     }
 
     pub mod search {
@@ -630,6 +639,8 @@ mod defaults {
         use std::time::Duration;
 
         pub const MAX_CONCURRENT_JOBS: usize = 1;
+        /// One token's share of the queue: a monorepo's crates, not the whole host's.
+        pub const MAX_QUEUED_PER_TOKEN: usize = 16;
         pub const POLL_INTERVAL: Option<Duration> = Some(Duration::from_secs(60));
         // `default_schedule`: no scheduled regeneration unless asked for.
     }
@@ -807,11 +818,18 @@ fn resolve_http(r: &mut Resolver, raw: &RawHttp) -> Result<HttpConfig, ConfigErr
         1,
         d::MAX_CONNECTIONS as u64,
     )? as usize;
+    let max_connections_per_client = r.count(
+        "http.max_connections_per_client",
+        &raw.max_connections_per_client,
+        1,
+        d::MAX_CONNECTIONS_PER_CLIENT as u64,
+    )? as usize;
     Ok(HttpConfig {
         header_timeout,
         idle_timeout,
         request_timeout,
         max_connections,
+        max_connections_per_client,
     })
 }
 
@@ -920,6 +938,12 @@ fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerCo
         1,
         d::MAX_CONCURRENT_JOBS as u64,
     )? as usize;
+    let max_queued_per_token = r.count(
+        "scheduler.max_queued_per_token",
+        &raw.max_queued_per_token,
+        1,
+        d::MAX_QUEUED_PER_TOKEN as u64,
+    )? as usize;
     let poll_interval = r
         .string_parsed("scheduler.poll_interval", &raw.poll_interval, poll_interval)?
         .unwrap_or(d::POLL_INTERVAL);
@@ -928,6 +952,7 @@ fn resolve_scheduler(r: &mut Resolver, raw: &RawScheduler) -> Result<SchedulerCo
         .flatten();
     Ok(SchedulerConfig {
         max_concurrent_jobs,
+        max_queued_per_token,
         poll_interval,
         default_schedule,
     })

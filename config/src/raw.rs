@@ -67,6 +67,7 @@ pub(crate) struct RawHttp {
     pub idle_timeout: Option<Spanned<String>>,
     pub request_timeout: Option<Spanned<String>>,
     pub max_connections: Option<Spanned<i64>>,
+    pub max_connections_per_client: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,6 +94,7 @@ pub(crate) struct RawExecutor {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScheduler {
     pub max_concurrent_jobs: Option<Spanned<i64>>,
+    pub max_queued_per_token: Option<Spanned<i64>>,
     pub poll_interval: Option<Spanned<String>>,
     pub default_schedule: Option<Spanned<String>>,
 }

@@ -17,7 +17,8 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::extract::{Path as UrlPath, State};
@@ -26,7 +27,7 @@ use axum::response::{IntoResponse, Response};
 use frugal_storage::{Store, TokenRecord};
 use sha2::{Digest, Sha256};
 
-use crate::server::{ApiError, ApiResult, Shared, blocking, parse_body, parse_id};
+use crate::server::{ApiError, ApiResult, Peer, Shared, blocking, parse_body, parse_id};
 use crate::{token, v1};
 
 /// What a token may do; each scope includes the ones before it.
@@ -77,6 +78,9 @@ pub enum Denied {
     Unknown,
     /// The token is valid but its scope is too small.
     TooNarrow { has: Scope, needed: Scope },
+    /// The client failed too many token checks lately; no token is checked until the window
+    /// ends, in this many seconds.
+    Throttled { retry_after: u64 },
 }
 
 impl Denied {
@@ -84,6 +88,7 @@ impl Denied {
         match self {
             Denied::Missing { .. } | Denied::Unknown => StatusCode::UNAUTHORIZED,
             Denied::TooNarrow { .. } => StatusCode::FORBIDDEN,
+            Denied::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 }
@@ -101,6 +106,12 @@ impl fmt::Display for Denied {
                 f,
                 "the token's scope is {has}; this request needs {needed} or wider"
             ),
+            Denied::Throttled { retry_after } => write!(
+                f,
+                "too many wrong tokens from this client ({MAX_GUESSES} in {} s): no token is \
+                 checked for it for {retry_after} s",
+                GUESS_WINDOW.as_secs()
+            ),
         }
     }
 }
@@ -111,10 +122,65 @@ impl From<Denied> for ApiError {
     }
 }
 
+/// Wrong tokens a client may present within [`GUESS_WINDOW`]; after that, no token it presents
+/// is checked until the window ends.
+pub const MAX_GUESSES: u32 = 10;
+/// The window of [`MAX_GUESSES`], counted from a client's first wrong token in it.
+pub const GUESS_WINDOW: Duration = Duration::from_secs(60);
+/// Clients tracked at most: beyond, those whose window ended are forgotten, then the oldest.
+const MAX_TRACKED: usize = 65_536;
+
+/// Wrong tokens by client: the login rate limit of the API and the pages.
+///
+/// Decision: by client address, which on a shared host puts every local user behind one
+/// address (loopback, the unix socket): one of them guessing locks the others' token checks
+/// out for the rest of the window. Guessing a 256-bit token is hopeless anyway; the limit
+/// bounds what a weak or leaked-in-part token costs, and stops a flood of checks.
+#[derive(Default)]
+pub struct Guesses(Mutex<HashMap<Peer, (u32, Instant)>>);
+
+impl Guesses {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Peer, (u32, Instant)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Refuses a client that presented [`MAX_GUESSES`] wrong tokens in its current window.
+    pub fn check(&self, peer: Peer) -> Result<(), Denied> {
+        match self.lock().get(&peer) {
+            Some(&(n, since)) if n >= MAX_GUESSES && since.elapsed() < GUESS_WINDOW => {
+                let left = GUESS_WINDOW.saturating_sub(since.elapsed());
+                Err(Denied::Throttled {
+                    retry_after: left.as_secs().max(1),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a wrong token from `peer`.
+    pub fn failed(&self, peer: Peer) {
+        let mut map = self.lock();
+        if map.len() >= MAX_TRACKED && !map.contains_key(&peer) {
+            map.retain(|_, (_, since)| since.elapsed() < GUESS_WINDOW);
+            if map.len() >= MAX_TRACKED
+                && let Some(oldest) = map.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| *k)
+            {
+                map.remove(&oldest);
+            }
+        }
+        let entry = map.entry(peer).or_insert((0, Instant::now()));
+        if entry.1.elapsed() >= GUESS_WINDOW {
+            *entry = (0, Instant::now());
+        }
+        entry.0 = entry.0.saturating_add(1);
+    }
+}
+
 /// A stored token as the daemon keeps it in memory.
 #[derive(Clone, Debug)]
 struct Known {
     scope: Scope,
+    id: u64,
 }
 
 /// The token check and the scoped tokens. Cheap to share (`Arc` inside).
@@ -123,6 +189,17 @@ pub struct Auth {
     admin: Arc<String>,
     by_hash: Arc<RwLock<HashMap<[u8; 32], Known>>>,
     auth_reads: bool,
+    guesses: Arc<Guesses>,
+}
+
+/// Who holds a token, without its secret: what a web session remembers of the token it logged
+/// in with, so each of its requests is checked against the tokens as they are now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The token file's admin token.
+    TokenFile,
+    /// A stored token, by the SHA-256 of its secret.
+    Stored([u8; 32]),
 }
 
 /// SHA-256 of a presented secret.
@@ -144,12 +221,13 @@ impl Auth {
                 );
                 continue;
             };
-            by_hash.insert(h, Known { scope });
+            by_hash.insert(h, Known { scope, id: t.id });
         }
         Ok(Auth {
             admin: Arc::new(admin),
             by_hash: Arc::new(RwLock::new(by_hash)),
             auth_reads,
+            guesses: Arc::default(),
         })
     }
 
@@ -165,16 +243,84 @@ impl Auth {
         let Some(given) = presented.map(str::trim).filter(|t| !t.is_empty()) else {
             return Err(Denied::Missing { needed });
         };
-        let has = if token::matches(&self.admin, given) {
-            Scope::Admin
-        } else {
-            let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
-            known.get(&hash(given)).ok_or(Denied::Unknown)?.scope
-        };
+        let (_, has) = self.identify(given).ok_or(Denied::Unknown)?;
         if has >= needed {
             Ok(has)
         } else {
             Err(Denied::TooNarrow { has, needed })
+        }
+    }
+
+    /// [`Auth::authorize`] for a request from `peer` (`None`: driven in-process, not over a
+    /// connection): refused while the client is throttled, and a wrong token counts against it.
+    pub fn authorize_from(
+        &self,
+        peer: Option<Peer>,
+        presented: Option<&str>,
+        needed: Scope,
+    ) -> Result<Scope, Denied> {
+        if let Some(p) = peer {
+            self.guesses.check(p)?;
+        }
+        let r = self.authorize(presented, needed);
+        if let (Some(p), Err(Denied::Unknown)) = (peer, &r) {
+            self.guesses.failed(p);
+        }
+        r
+    }
+
+    /// [`Auth::identify`] for a login from `peer`, under the same limit as
+    /// [`Auth::authorize_from`].
+    pub fn identify_from(
+        &self,
+        peer: Option<Peer>,
+        given: &str,
+    ) -> Result<Option<(Holder, Scope)>, Denied> {
+        if let Some(p) = peer {
+            self.guesses.check(p)?;
+        }
+        let r = self.identify(given);
+        if let (Some(p), None) = (peer, &r) {
+            self.guesses.failed(p);
+        }
+        Ok(r)
+    }
+
+    /// Who holds `given` and its scope; `None` when it is no token the daemon knows.
+    pub fn identify(&self, given: &str) -> Option<(Holder, Scope)> {
+        let given = given.trim();
+        if given.is_empty() {
+            return None;
+        }
+        if token::matches(&self.admin, given) {
+            return Some((Holder::TokenFile, Scope::Admin));
+        }
+        let h = hash(given);
+        let scope = self.scope_now(&Holder::Stored(h))?;
+        Some((Holder::Stored(h), scope))
+    }
+
+    /// The scope `holder`'s token has now: `None` once it was revoked. A memory lookup (the map
+    /// mirrors the store, and revocation updates both), so every request can afford it.
+    pub fn scope_now(&self, holder: &Holder) -> Option<Scope> {
+        match holder {
+            Holder::TokenFile => Some(Scope::Admin),
+            Holder::Stored(h) => {
+                let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
+                known.get(h).map(|k| k.scope)
+            }
+        }
+    }
+
+    /// Whose share of the queue a trigger by `holder` takes (`token <id>`); `None` for the
+    /// token file's admin, whose triggers are not limited.
+    pub fn queue_owner(&self, holder: &Holder) -> Option<String> {
+        match holder {
+            Holder::TokenFile => None,
+            Holder::Stored(h) => {
+                let known = self.by_hash.read().unwrap_or_else(|e| e.into_inner());
+                known.get(h).map(|k| format!("token {}", k.id))
+            }
         }
     }
 
@@ -192,7 +338,7 @@ impl Auth {
         self.by_hash
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(hash(&secret), Known { scope });
+            .insert(hash(&secret), Known { scope, id: rec.id });
         Ok(v1::TokenCreated {
             info: v1::Token::from(&rec),
             token: secret,
@@ -376,6 +522,62 @@ mod tests {
             Err(Denied::Unknown)
         );
         assert!(!a.revoke(&store, t.info.id).unwrap());
+    }
+
+    #[test]
+    fn a_holder_loses_its_scope_when_its_token_is_revoked() {
+        let (_d, store, a) = auth();
+        let t = a.create(&store, "browser", Scope::Trigger).unwrap();
+        let (holder, scope) = a.identify(&t.token).unwrap();
+        assert_eq!(scope, Scope::Trigger);
+        assert_eq!(a.scope_now(&holder), Some(Scope::Trigger));
+        assert!(a.revoke(&store, t.info.id).unwrap());
+        assert_eq!(a.scope_now(&holder), None);
+        assert_eq!(a.identify(&t.token), None);
+        assert_eq!(
+            a.identify("admin-secret"),
+            Some((Holder::TokenFile, Scope::Admin))
+        );
+        assert_eq!(a.identify("  "), None);
+    }
+
+    #[test]
+    fn wrong_tokens_from_one_client_lock_it_out_for_the_window() {
+        let (_d, store, a) = auth();
+        let t = a.create(&store, "ci", Scope::Trigger).unwrap();
+        let guesser = Peer::Ip("10.0.0.1".parse().unwrap());
+        let other = Peer::Ip("10.0.0.2".parse().unwrap());
+        for _ in 0..MAX_GUESSES {
+            assert_eq!(
+                a.authorize_from(Some(guesser), Some("guess"), Scope::Read),
+                Err(Denied::Unknown)
+            );
+        }
+        // Now even the right token is not checked for it; another client is not affected,
+        // and neither is a request driven in-process.
+        assert!(matches!(
+            a.authorize_from(Some(guesser), Some(&t.token), Scope::Read),
+            Err(Denied::Throttled { retry_after }) if retry_after <= GUESS_WINDOW.as_secs()
+        ));
+        assert!(matches!(
+            a.identify_from(Some(guesser), &t.token),
+            Err(Denied::Throttled { .. })
+        ));
+        assert_eq!(
+            a.authorize_from(Some(other), Some(&t.token), Scope::Read),
+            Ok(Scope::Trigger)
+        );
+        assert_eq!(
+            a.authorize_from(None, Some(&t.token), Scope::Read),
+            Ok(Scope::Trigger)
+        );
+        // A missing token and a too-narrow one are no guesses.
+        assert_eq!(
+            a.authorize_from(Some(other), None, Scope::Read),
+            Err(Denied::Missing {
+                needed: Scope::Read
+            })
+        );
     }
 
     #[test]

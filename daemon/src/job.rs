@@ -12,9 +12,10 @@
 //!   which runs nothing the repository's config names), never on the user's work
 //!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
 //!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
-//! - Goals are interned by `file:line:kind:label` (from the run's `goals.json`), not by the
-//!   manifest's dense ids, which shift whenever a goal is added above another: keys keep goal sets
-//!   of suites from nearby commits comparable, which is what the best-suite rule needs.
+//! - Goals are interned by `file:line:kind:label`, not by the manifest's dense ids, which shift
+//!   whenever a goal is added above another: keys keep goal sets of suites from nearby commits
+//!   comparable, which is what the best-suite rule needs. The labels come from the pipeline's
+//!   memory (`RunSummary::goal_info`), never from a file in a dir the crate's code can write.
 //! - A suite that cannot be profiled (a profiler error) is still stored,
 //!   without measured cost: it was verified, and the proxy cost still ranks it.
 
@@ -34,6 +35,7 @@ use frugal_storage::{
     StoreOutcome, SuiteRecord,
 };
 use frugal_subject::analyze::AnalyzeOptions;
+use frugal_subject::criteria::GoalInfo;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, RunOptions, RunSummary};
 use frugal_subject::suite_model::SuiteModel;
@@ -71,6 +73,23 @@ pub struct JobEnv {
     /// `search.stall_generations`: a search seeded from the previous suite stops after this
     /// many generations without a new goal.
     pub stall_generations: Option<u32>,
+}
+
+impl JobEnv {
+    /// Why no registered crate's code may run here: `sandbox.require` on a host that cannot
+    /// confine files. Every path that runs it asks first, before any snapshot: a job (its
+    /// generation, check and profile) and a replacement.
+    pub fn refusal(&self) -> Option<String> {
+        let missing = self
+            .sandbox_missing
+            .as_ref()
+            .filter(|_| self.sandbox_required)?;
+        Some(format!(
+            "refused: this host cannot confine the crate's files ({missing}); frugald runs \
+             registered crates' code only when the filesystem is confined (set \
+             `sandbox.require = false` to run it unconfined)"
+        ))
+    }
 }
 
 /// How a job that ran to the end went.
@@ -178,17 +197,48 @@ impl Dirs {
     }
 }
 
-/// `s` with everything but ASCII letters, digits, `-` and `_` turned into `_`: a directory name.
+/// Longest crate name frugald registers (cargo's own limit for a package name).
+pub(crate) const MAX_CRATE_NAME: usize = 64;
+
+/// Why a crate name is refused at registration: a package name is 1 to 64 ASCII letters,
+/// digits, `-` and `_`, as cargo has it. Anything else could only collide: names are directory
+/// names under the state dir.
+pub(crate) fn check_crate_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_CRATE_NAME {
+        return Err(format!(
+            "crate name `{name}` must have 1 to {MAX_CRATE_NAME} characters"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        return Err(format!(
+            "crate name `{}` holds {c:?}: a package name has only ASCII letters, digits, `-` \
+             and `_`",
+            name.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+/// `s` as a directory name: ASCII letters, digits, `-` and `_` kept, every other byte as
+/// `%XX`. One-to-one, so two names never share a directory (registration allows only the kept
+/// characters; the escape covers names stored before it checked).
 pub(crate) fn safe_name(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if out.is_empty() {
+        // The empty name must not be the repository's own dir.
+        out.push('%');
+    }
+    out
 }
 
 /// Extracts `commit` of the repository at `repo` into `dest` (emptied first), through
@@ -217,14 +267,8 @@ pub fn run(
     abandoned: &Mutex<bool>,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Option<Finished>> {
-    if env.sandbox_required
-        && let Some(missing) = &env.sandbox_missing
-    {
-        bail!(
-            "refused: this host cannot confine the job's files ({missing}); frugald runs \
-             registered crates' code only when the filesystem is confined (set \
-             `sandbox.require = false` to run jobs unconfined)"
-        );
+    if let Some(refusal) = env.refusal() {
+        bail!(refusal);
     }
     let repo = store
         .repo(job.repo)?
@@ -247,6 +291,8 @@ pub fn run(
     let dirs = Dirs::new(env, job, run);
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
+    // Before any cargo command: cargo fetches and reads what the manifests name unconfined.
+    crate::deps::check_snapshot(&dirs.snapshot).map_err(anyhow::Error::msg)?;
     let crate_dir = crate_dir_in(&dirs.snapshot, &krate.dir)?;
     if cancel.load(Ordering::SeqCst) {
         return Ok(None);
@@ -278,7 +324,9 @@ pub fn run(
     set_phase(store, live, run, "store");
     let source = std::fs::read_to_string(&summary.output)
         .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
-    let keys = goal_keys(&dirs.work.join("goals.json"));
+    // From the pipeline's memory, never from `goals.json` in the work dir: the crate's code
+    // (harness, verification, survivors) can write there, and the keys decide the best suite.
+    let keys = goal_keys(&summary.goal_info);
     let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
     if *guard {
         return Ok(None);
@@ -426,31 +474,20 @@ fn profile_digest(p: &anyhow::Result<Report>) -> serde_json::Value {
     }
 }
 
-/// One goal of the run's `goals.json` (the search's numbering, derived criteria included).
-#[derive(serde::Deserialize)]
-struct GoalEntry {
-    id: u32,
-    kind: String,
-    file: String,
-    line: usize,
-    label: String,
-}
-
 /// A stable key of every goal by id: `file:line:kind:label`, with `#n` appended for the n-th
 /// repeat of the same key (two `if`s on one line). Derived goals (input, output, panic, ...)
-/// carry the callable in their label, so they stay stable across commits too. Empty when the
-/// file is unreadable (goals are then interned by id, which still works within one commit).
-fn goal_keys(goals: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(goals) else {
-        return Vec::new();
-    };
-    let Ok(entries) = serde_json::from_str::<Vec<GoalEntry>>(&text) else {
-        return Vec::new();
-    };
-    let mut keys = vec![String::new(); entries.len()];
+/// carry the callable in their label, so they stay stable across commits too.
+fn goal_keys(goals: &[GoalInfo]) -> Vec<String> {
+    let mut keys = vec![String::new(); goals.len()];
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for g in &entries {
-        let base = format!("{}:{}:{}:{}", g.file, g.line, g.kind, g.label);
+    for g in goals {
+        let base = format!(
+            "{}:{}:{}:{}",
+            g.file,
+            g.line,
+            frugal_subject::criteria::name(g.kind),
+            g.label
+        );
         let n = seen.entry(base.clone()).or_default();
         let key = if *n == 0 { base } else { format!("{base}#{n}") };
         *n += 1;
@@ -673,6 +710,46 @@ mod tests {
         // The config's bounds are the search's.
         assert_eq!(frugal_config::MAX_BUDGET_TIME, MAX_TIME);
         assert_eq!(frugal_config::MAX_BUDGET_EXECUTIONS, MAX_EXECUTIONS);
+    }
+
+    #[test]
+    fn goal_keys_come_from_the_goal_list_with_repeats_numbered() {
+        let goal = |id, line| GoalInfo {
+            id,
+            kind: frugal_search::GoalKind::Branch,
+            parent: None,
+            file: "src/lib.rs".into(),
+            line,
+            label: "if true".into(),
+            manifest: None,
+        };
+        let keys = goal_keys(&[goal(0, 3), goal(2, 3), goal(1, 5)]);
+        assert_eq!(
+            keys,
+            [
+                "src/lib.rs:3:branch:if true",
+                "src/lib.rs:5:branch:if true",
+                "src/lib.rs:3:branch:if true#1",
+            ]
+        );
+    }
+
+    #[test]
+    fn crate_names_are_package_names_and_their_dirs_never_collide() {
+        for ok in ["numeric", "a_b", "a-b", "A1", &"x".repeat(64)] {
+            assert_eq!(check_crate_name(ok), Ok(()), "{ok}");
+            assert_eq!(safe_name(ok), ok, "a valid name keeps its dir");
+        }
+        for bad in ["", "a.b", "a/b", "..", "a b", "é", &"x".repeat(65)] {
+            assert!(check_crate_name(bad).is_err(), "{bad}");
+        }
+        let names = ["a.b", "a_b", "a%2Eb", "", "%", ".", "_"];
+        let dirs: std::collections::HashSet<String> = names.iter().map(|n| safe_name(n)).collect();
+        assert_eq!(dirs.len(), names.len(), "{dirs:?}");
+        assert!(
+            dirs.iter()
+                .all(|d| !d.is_empty() && !d.contains('/') && d != "..")
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 pub mod auth;
 mod commits;
+mod deps;
 pub mod gc;
 pub mod job;
 pub mod live;

@@ -1,11 +1,18 @@
 //! Finding and killing the processes of one job, for the job wall-clock cap.
 //!
-//! A job's processes are not children of its thread but of frugald, and several jobs may run at
-//! once, so they are told apart by where they work: every process a job starts (git and tar on
-//! its snapshot, cargo, rustc, build scripts, the harness, tests) has its working directory or an
-//! argument under the job's directories. Each such process takes its session (sandboxed trees
-//! lead their own) or process group (git, tar, plain cargo lead theirs) and its descendants
-//! along; frugald's own session and group are never signalled as a whole.
+//! Only frugald's own descendants are ever signalled: every process a job starts is one, and
+//! so is every orphan it leaves (frugald is a subreaper, so they are adopted by it, not by
+//! init). A process someone else started (an operator's shell in a job's work dir, a `tail` of
+//! a job's log, another tenant's process naming the dir) is never a candidate, whatever its
+//! working directory or arguments say, and neither is its session or group.
+//!
+//! Several jobs may run at once, so among the descendants a job's are told apart by where they
+//! work: every process a job starts (git on its snapshot, cargo, rustc, build scripts, the
+//! harness, tests) has its working directory or an argument under the job's directories. Each
+//! such process takes its session (sandboxed trees lead their own) or process group (git,
+//! plain cargo lead theirs) and its descendants along; frugald's own session and group are
+//! never signalled as a whole. A descendant's session or group holds only descendants: a
+//! session is made by the process that leads it, and a group joined only within its session.
 
 use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt;
@@ -47,11 +54,19 @@ fn all_procs() -> Vec<Proc> {
         .collect()
 }
 
-/// Whether the process works under one of `dirs`: its working directory, or an argument that
-/// names a path below one.
+/// Whether the process works under one of `dirs`: its working directory, a file it holds
+/// open (a survivor that moved its working directory away may still write through one), or an
+/// argument that names a path below one.
 fn works_under(pid: i32, dirs: &[PathBuf]) -> bool {
     let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
     if std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| under(&cwd)) {
+        return true;
+    }
+    let holds_one = std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+        fds.flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| under(&p)))
+    });
+    if holds_one {
         return true;
     }
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
@@ -81,9 +96,14 @@ fn job_pids(dirs: &[PathBuf]) -> JobProcs {
     let procs = all_procs();
     let own = procs.iter().find(|p| p.pid == me).cloned();
     let (own_sid, own_pgrp) = own.map_or((-1, -1), |p| (p.sid, p.pgrp));
+    let ours = descendants(&procs, me);
+    let procs: Vec<Proc> = procs
+        .into_iter()
+        .filter(|p| ours.contains(&p.pid))
+        .collect();
     let mut marked: HashSet<i32> = procs
         .iter()
-        .filter(|p| p.pid != me && p.pid > 1 && works_under(p.pid, dirs))
+        .filter(|p| works_under(p.pid, dirs))
         .map(|p| p.pid)
         .collect();
     let sids: HashSet<i32> = procs
@@ -123,6 +143,20 @@ fn job_pids(dirs: &[PathBuf]) -> JobProcs {
         pids: marked,
         groups,
     }
+}
+
+/// Every process below `root` in the parent tree (`root` itself not included).
+fn descendants(procs: &[Proc], root: i32) -> HashSet<i32> {
+    let mut found: HashSet<i32> = HashSet::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for p in procs.iter().filter(|p| p.ppid == parent && p.pid != root) {
+            if found.insert(p.pid) {
+                frontier.push(p.pid);
+            }
+        }
+    }
+    found
 }
 
 /// SIGKILLs every process of the job working under `dirs` (see the module doc); returns how
@@ -185,5 +219,44 @@ mod tests {
         assert!(outside.try_wait().unwrap().is_none(), "others live on");
         outside.kill().unwrap();
         outside.wait().unwrap();
+    }
+
+    /// An operator's `tail -f` of a job's log in the job's work dir, in a session of its own, started by someone else (here: double-forked away from this process, so init or
+    /// another reaper adopts it): the time cap's kill leaves it and its session alone.
+    #[test]
+    fn a_process_someone_else_started_under_the_dirs_lives_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("work");
+        std::fs::create_dir_all(&job).unwrap();
+        let log = job.join("job.log");
+        std::fs::write(&log, "").unwrap();
+        let pid_file = dir.path().join("operator.pid");
+        // `tail -f` of the job's log, from inside the job's dir.
+        let script = format!(
+            "cd '{}' && (setsid sh -c 'echo $$ > {}; exec tail -f {}' &) ",
+            job.display(),
+            pid_file.display(),
+            log.display()
+        );
+        let status = Command::new("sh").args(["-c", &script]).status().unwrap();
+        assert!(status.success());
+        let t = Instant::now();
+        let pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+                .filter(|&p| stat(p).is_some_and(|s| s.ppid != std::process::id() as i32))
+            {
+                break pid;
+            }
+            assert!(t.elapsed() < Duration::from_secs(5), "no operator process");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(works_under(pid, std::slice::from_ref(&job)));
+        assert_eq!(kill_under(std::slice::from_ref(&job)), 0);
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(stat(pid).is_some(), "the operator's process was killed");
+        // SAFETY: kill(2) on the pid the process wrote; it is this test's to clean up.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 }

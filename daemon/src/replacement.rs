@@ -259,6 +259,13 @@ fn read(s: &Shared, t: &Target) -> ApiResult<Response> {
 
 /// Starts the computation unless it is stored (a failure is retried) or already in flight.
 fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
+    // Before anything is queued: a replacement builds and runs the crate's own tests.
+    if let Some(refusal) = &s.refusal {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            refusal.clone(),
+        ));
+    }
     let store = s.sched.store();
     if let Some(body) = t.stored(store)?
         && body.status == "ready"
@@ -272,6 +279,7 @@ fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
         suite: t.suite.clone(),
         metric: t.metric,
         cover: t.cover,
+        require_confinement: s.sandbox_required,
     };
     match s.replacer.submit(t.key(), move || job.run()) {
         Ok(_) => Ok(reply(StatusCode::ACCEPTED, t.answer("computing"))),
@@ -309,6 +317,8 @@ struct Computation {
     suite: SuiteRecord,
     metric: CostMetric,
     cover: CoverTarget,
+    /// `sandbox.require`: the sandbox refuses to spawn where it cannot confine files.
+    require_confinement: bool,
 }
 
 impl Computation {
@@ -365,6 +375,7 @@ impl Computation {
         let base = dir.path();
         let src = base.join("replace-src");
         crate::job::snapshot(Path::new(&self.repo.path), &commit, &src)?;
+        crate::deps::check_snapshot(&src).map_err(anyhow::Error::msg)?;
         let generated = base.join("replace-generated.rs");
         std::fs::write(&generated, &self.suite.source)
             .with_context(|| format!("write {}", generated.display()))?;
@@ -374,6 +385,7 @@ impl Computation {
         cfg.metric = self.metric;
         cfg.cover = self.cover;
         cfg.timeout = Duration::from_secs(60);
+        cfg.require_confinement = self.require_confinement;
         tracing::info!(repo = %self.repo.id, krate = %self.krate, suite = %self.suite.id, "computing a replacement");
         let r = frugal_replace::replace(&cfg, &mut |_| {})?;
         tracing::info!(repo = %self.repo.id, krate = %self.krate, ratio = r.cost_ratio, "replacement ready");

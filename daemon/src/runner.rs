@@ -378,6 +378,26 @@ fn execute(
         )
     }))
     .unwrap_or_else(|p| Err(anyhow::anyhow!("the job panicked: {}", panic_text(&p))));
+    // Whatever of the job still runs now escaped its sandbox's kill (a `setsid` and a double
+    // fork, where there is no job cgroup): it could write into the crate's build dirs while the
+    // next job uses them. Killed here, counted and reported with the run.
+    let survivors = procs::kill_under(&job::job_dirs(&ctx.env, job, run));
+    if survivors > 0 {
+        tracing::warn!(job = %job.id, run = %run, survivors,
+            "killed processes of the job that outlived it");
+    }
+    let result = result.map(|done| {
+        done.map(|mut d| {
+            d.summary_json["survivors"] = survivors.into();
+            d
+        })
+    });
+    let result = match result {
+        Err(e) if survivors > 0 => Err(e.context(format!(
+            "{survivors} process(es) of the job outlived it and were killed"
+        ))),
+        r => r,
+    };
     // Hold the lock across the final writes, so a checkpoint sees either nothing or all of them.
     let guard = abandoned.lock().unwrap_or_else(|e| e.into_inner());
     if *guard {

@@ -62,6 +62,10 @@ pub struct AppState {
     pub stopping: Arc<AtomicBool>,
     /// `Capabilities::report` of the host, probed at startup.
     pub sandbox: Vec<String>,
+    /// `sandbox.require`: crate code runs only where the filesystem is confined.
+    pub sandbox_required: bool,
+    /// Why no crate code may run on this host (`JobEnv::refusal`); `None` when it may.
+    pub refusal: Option<String>,
     /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).
     pub gc: crate::gc::SharedGc,
 }
@@ -76,6 +80,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// The answer's status and message, for the pages' own error type.
+    pub(crate) fn into_parts(self) -> (StatusCode, String) {
+        (self.status, self.message)
+    }
+
     pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
@@ -129,6 +138,9 @@ impl From<SchedulerError> for ApiError {
         match e {
             SchedulerError::NoSuchRepo(_) => ApiError::not_found(e.to_string()),
             SchedulerError::BadCommit { .. } => ApiError::bad_request(e.to_string()),
+            SchedulerError::QueueFull { .. } => {
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, e.to_string())
+            }
             SchedulerError::Store(s) => s.into(),
             other => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, other.to_string()),
         }
@@ -187,6 +199,12 @@ pub fn router(state: Shared) -> Router {
 /// reach them through a browser), with their own auth (sessions, `ui::auth`).
 fn ui_router(state: Shared) -> Router {
     crate::ui::router(state.clone())
+        // As the API's: a page (and the live stream's start) is answered within the request
+        // timeout; the stream itself ends on its own (`ui::live`).
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            state.request_timeout,
+        ))
         .layer(middleware::from_fn(check_host))
         .layer(middleware::from_fn_with_state(state, check_host_state))
 }
@@ -221,10 +239,30 @@ async fn check_token(State(s): State<Shared>, req: Request, next: Next) -> Respo
         Some(Scope::Read) if !s.auth.reads_need_token() => return next.run(req).await,
         Some(n) => n,
     };
-    match s.auth.authorize(auth::bearer(req.headers()), needed) {
-        Ok(_) => next.run(req).await,
+    let peer = req.extensions().get::<Peer>().copied();
+    match s
+        .auth
+        .authorize_from(peer, auth::bearer(req.headers()), needed)
+    {
+        Ok(_) => {
+            // Who asked, for the routes that count by token (the queue's share).
+            let holder = auth::bearer(req.headers()).and_then(|t| s.auth.identify(t));
+            let mut req = req;
+            if let Some((holder, _)) = holder {
+                req.extensions_mut().insert(holder);
+            }
+            next.run(req).await
+        }
         Err(denied) => ApiError::from(denied).into_response(),
     }
+}
+
+/// Who sent a request, set per connection by the listener: its IP address, or `Local` for the
+/// unix socket. What the login rate limit and the per-client connection limit count by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    Ip(std::net::IpAddr),
+    Local,
 }
 
 /// Marks a request that came over the unix socket: the `Host` check does not apply there (a web
@@ -527,7 +565,15 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
             })
             .collect()
     };
+    let mut names = std::collections::HashSet::new();
     for c in &crates {
+        crate::job::check_crate_name(&c.name).map_err(ApiError::bad_request)?;
+        if !names.insert(c.name.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "crate `{}` is named twice: each crate has its own work dir, named after it",
+                c.name
+            )));
+        }
         crate_dir_inside(&path, &c.name, &c.dir)?;
     }
     if let Some(s) = &req.schedule {
@@ -646,8 +692,10 @@ async fn remove_repo(
 pub(crate) async fn trigger(
     State(s): State<Shared>,
     UrlPath(id): UrlPath<String>,
+    holder: Option<axum::Extension<auth::Holder>>,
     body: Bytes,
 ) -> ApiResult<Response> {
+    let by = holder.and_then(|h| s.auth.queue_owner(&h.0));
     let req: v1::Trigger = parse_body(&body)?;
     let reason = match req.reason.as_deref().unwrap_or("api") {
         "api" => Reason::Api,
@@ -669,11 +717,13 @@ pub(crate) async fn trigger(
     let (repo, report) = blocking(move || {
         let repo = repo_of(&st, &raw_id)?;
         // A hand-made trigger regenerates every crate; a hook only what the commit changed.
-        let report = st
-            .sched
-            .on_commit(repo.id, req.commit.as_deref(), reason, |_| {
-                reason == Reason::Api
-            })?;
+        let report = st.sched.on_commit_by(
+            repo.id,
+            req.commit.as_deref(),
+            reason,
+            |_| reason == Reason::Api,
+            by.as_deref(),
+        )?;
         Ok((repo, report))
     })
     .await?;

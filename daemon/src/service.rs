@@ -3,7 +3,8 @@
 //! WATCHDOG, STATUS, STOPPING), and shut down in order on SIGTERM or SIGINT.
 //!
 //! Connections are served by hyper directly (not `axum::serve`), for the limits a shared host
-//! needs: at most `http.max_connections` at once (more wait in the listen backlog), headers
+//! needs: at most `http.max_connections` at once (more wait in the listen backlog), at most
+//! `http.max_connections_per_client` of one client (more are answered 503 and closed), headers
 //! within `http.header_timeout` (idle keep-alive connections included), no read or write stalled
 //! longer than `http.idle_timeout`; the router adds the per-request timeout.
 //!
@@ -261,13 +262,8 @@ fn recover(sched: &Scheduler) -> anyhow::Result<()> {
 pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
     let caps = sandbox_startup(&cfg);
-    let missing = (!caps.fs_confined()).then(|| {
-        caps.report()
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| "no Landlock".into())
-    });
-    let env = job_env(&cfg, opts.profile_repeat, missing)?;
+    let env = job_env(&cfg, opts.profile_repeat, caps.fs_missing())?;
+    let refusal = env.refusal();
     let default_schedule = match &cfg.scheduler.default_schedule {
         Some(c) => Some(CronSchedule::parse(c.source()).context("scheduler.default_schedule")?),
         None => None,
@@ -278,6 +274,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         store,
         SchedulerOptions {
             max_concurrent: cfg.scheduler.max_concurrent_jobs,
+            max_queued_per_token: cfg.scheduler.max_queued_per_token,
             lease: Duration::from_secs(120),
             max_attempts: 3,
         },
@@ -324,6 +321,8 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
         sandbox: caps.report(),
+        sandbox_required: cfg.sandbox.require,
+        refusal,
         gc,
     });
     let started_stop: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
@@ -384,6 +383,7 @@ async fn serve(
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(serve_listener(
         tcp,
+        |addr: &SocketAddr| server::Peer::Ip(addr.ip()),
         app.clone(),
         cfg.http.clone(),
         stop_rx.clone(),
@@ -397,7 +397,13 @@ async fn serve(
             )
         })?;
         let app = app.layer(axum::Extension(server::UnixPeer));
-        servers.spawn(serve_listener(uds, app, cfg.http.clone(), stop_rx.clone()));
+        servers.spawn(serve_listener(
+            uds,
+            |_: &tokio::net::unix::SocketAddr| server::Peer::Local,
+            app,
+            cfg.http.clone(),
+            stop_rx.clone(),
+        ));
     }
     tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
         "frugald listening");
@@ -434,11 +440,13 @@ async fn serve(
 /// their request in flight.
 async fn serve_listener<L: axum::serve::Listener>(
     mut listener: L,
+    peer_of: fn(&L::Addr) -> server::Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
 ) {
     let slots = Arc::new(tokio::sync::Semaphore::new(http.max_connections));
+    let per_client = PerClient::new(http.max_connections_per_client);
     let mut conns = tokio::task::JoinSet::new();
     loop {
         let permit = tokio::select! {
@@ -446,29 +454,103 @@ async fn serve_listener<L: axum::serve::Listener>(
             () = wait_stop(stop.clone()) => break,
         };
         let Ok(permit) = permit else { break };
-        let io = tokio::select! {
-            (io, _) = listener.accept() => io,
+        let (io, peer) = tokio::select! {
+            (io, addr) = listener.accept() => (io, peer_of(&addr)),
             () = wait_stop(stop.clone()) => break,
         };
         // Reap finished connections so the set does not grow with every one ever served.
         while conns.try_join_next().is_some() {}
+        let Some(held) = per_client.take(peer) else {
+            // Told why, and closed at once: its slot goes back to everyone else.
+            conns.spawn(refuse_connection(io, permit));
+            continue;
+        };
         conns.spawn(serve_connection(
             io,
+            peer,
             app.clone(),
             http.clone(),
             stop.clone(),
-            permit,
+            (permit, held),
         ));
     }
     while conns.join_next().await.is_some() {}
 }
 
+/// Open connections by client, for `http.max_connections_per_client`.
+#[derive(Clone)]
+struct PerClient {
+    open: Arc<std::sync::Mutex<std::collections::HashMap<server::Peer, usize>>>,
+    limit: usize,
+}
+
+/// One client's connection, counted while it lives.
+struct ClientSlot {
+    clients: PerClient,
+    peer: server::Peer,
+}
+
+impl PerClient {
+    fn new(limit: usize) -> PerClient {
+        PerClient {
+            open: Arc::default(),
+            limit,
+        }
+    }
+
+    /// A slot for one more connection of `peer`, or `None` when it has its limit open.
+    fn take(&self, peer: server::Peer) -> Option<ClientSlot> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(peer).or_insert(0);
+        if *n >= self.limit {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot {
+            clients: self.clone(),
+            peer,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut open = self.clients.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.peer);
+            }
+        }
+    }
+}
+
+/// Answers a connection beyond its client's limit with a 503 (within a second) and closes it.
+async fn refuse_connection<I>(mut io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+where
+    I: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::AsyncWriteExt;
+    let body = r#"{"error":"too many connections from this client (http.max_connections_per_client): close some and retry"}"#;
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = io.write_all(answer.as_bytes()).await;
+        let _ = io.shutdown().await;
+    })
+    .await;
+}
+
 async fn serve_connection<I>(
     io: I,
+    peer: server::Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
-    _slot: tokio::sync::OwnedSemaphorePermit,
+    _slots: (tokio::sync::OwnedSemaphorePermit, ClientSlot),
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -476,6 +558,11 @@ async fn serve_connection<I>(
     io.set_read_timeout(Some(http.idle_timeout));
     io.set_write_timeout(Some(http.idle_timeout));
     let io = hyper_util::rt::TokioIo::new(Box::pin(io));
+    // Every request of the connection carries its client, for the limits that count by it.
+    let app = tower::ServiceExt::map_request(app, move |mut req: axum::extract::Request<_>| {
+        req.extensions_mut().insert(peer);
+        req
+    });
     let service = hyper_util::service::TowerToHyperService::new(app);
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

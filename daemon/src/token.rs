@@ -16,10 +16,26 @@ use anyhow::{Context, bail};
 /// Environment variable the CLI reads the token from before trying the token file.
 pub const TOKEN_ENV: &str = "FRUGAL_TOKEN";
 
-/// Reads the token file, or creates it with a fresh token when it does not exist.
+/// Fewest characters an admin-written token may have: 32 hex digits are 128 bits.
+pub const MIN_LEN: usize = 32;
+/// Fewest distinct characters in it, so `aaaa…` or `abab…` of any length is refused.
+pub const MIN_DISTINCT: usize = 10;
+
+/// Reads the token file, or creates it with a fresh token when it does not exist. A token the
+/// administrator wrote must be as hard to guess as [`strength`] asks: it is the admin token,
+/// and every request and login may try one.
 pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
     if path.exists() {
-        return read(path);
+        let token = read(path)?;
+        if let Err(why) = strength(&token) {
+            bail!(
+                "the token file {} holds a weak token ({why}): put a random one there (e.g. \
+                 `head -c 32 /dev/urandom | xxd -p -c 64`), or delete it to have frugald \
+                 generate one",
+                path.display()
+            );
+        }
+        return Ok(token);
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -51,6 +67,29 @@ pub fn read(path: &Path) -> anyhow::Result<String> {
         );
     }
     Ok(token.to_string())
+}
+
+/// Whether a token is strong enough for the token file: at least [`MIN_LEN`] characters, at
+/// least [`MIN_DISTINCT`] of them distinct, all printable ASCII (it travels in a header).
+/// The reason names the rule, never the token.
+pub fn strength(token: &str) -> Result<(), String> {
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err("it holds spaces, control or non-ASCII characters".into());
+    }
+    let len = token.chars().count();
+    if len < MIN_LEN {
+        return Err(format!("{len} characters; at least {MIN_LEN} are needed"));
+    }
+    let distinct = token
+        .bytes()
+        .collect::<std::collections::BTreeSet<u8>>()
+        .len();
+    if distinct < MIN_DISTINCT {
+        return Err(format!(
+            "{distinct} distinct characters; at least {MIN_DISTINCT} are needed"
+        ));
+    }
+    Ok(())
 }
 
 /// A new secret: 32 random bytes as hex.
@@ -86,6 +125,26 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert_eq!(load_or_create(&path).unwrap(), t1);
+    }
+
+    #[test]
+    fn weak_token_files_are_refused_without_quoting_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        for weak in [
+            "letmein",
+            "abababababababababababababababababab",
+            "0123456789abcdef 0123456789abcdef",
+        ] {
+            std::fs::write(&path, format!("{weak}\n")).unwrap();
+            let e = format!("{:#}", load_or_create(&path).unwrap_err());
+            assert!(e.contains("weak token"), "{e}");
+            assert!(!e.contains(weak), "the error quotes the token: {e}");
+        }
+        let generated = fresh().unwrap();
+        assert_eq!(strength(&generated), Ok(()));
+        std::fs::write(&path, format!("{generated}\n")).unwrap();
+        assert_eq!(load_or_create(&path).unwrap(), generated);
     }
 
     #[test]

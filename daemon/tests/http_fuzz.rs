@@ -89,6 +89,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
                 max_concurrent: 1,
                 lease: Duration::from_secs(120),
                 max_attempts: 3,
+                max_queued_per_token: 16,
             },
         )),
         auth,
@@ -100,6 +101,8 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         wake,
         stopping: Arc::new(AtomicBool::new(false)),
         sandbox: Vec::new(),
+        sandbox_required: true,
+        refusal: None,
         gc: Arc::new(frugald::gc::Gc::new(
             frugal_config::Config::from_toml("", None, Vec::new())
                 .unwrap()

@@ -129,6 +129,9 @@ pub struct ReplaceConfig {
     /// Confine every build and test run (`frugal-sandbox`): they may write only under
     /// `work_dir` and read the system, the toolchain and the crate's workspace.
     pub sandbox: bool,
+    /// With `sandbox`: refuse to spawn anything where files cannot be confined (no Landlock),
+    /// rather than run it with what the host gives (`sandbox.require` under frugald).
+    pub require_confinement: bool,
 }
 
 impl ReplaceConfig {
@@ -148,6 +151,7 @@ impl ReplaceConfig {
             cargo_args: Vec::new(),
             limits: cover::Limits::default(),
             sandbox: true,
+            require_confinement: false,
         }
     }
 }
@@ -438,7 +442,8 @@ fn sandbox_policy(
         .map_err(|e| ReplaceError::io(&cfg.crate_dir, e))?;
     Ok(Some(
         frugal_sandbox::Policy::for_job(work.join("job"), work, work)?
-            .crate_workspace_readable(&cfg.crate_dir, work),
+            .crate_workspace_readable(&cfg.crate_dir, work)
+            .require_fs_confinement(cfg.require_confinement),
     ))
 }
 

@@ -61,6 +61,12 @@ impl Capabilities {
         self.landlock_abi.is_some() && self.fs_self_test == Some(true)
     }
 
+    /// What this host lacks to confine files, in the report's words; `None` when
+    /// [`Capabilities::fs_confined`]. What every refusal under `sandbox.require` names.
+    pub fn fs_missing(&self) -> Option<String> {
+        (!self.fs_confined()).then(|| self.fs_line())
+    }
+
     /// True when at least one layer refuses inet sockets.
     pub fn net_confined(&self) -> bool {
         self.seccomp || self.landlock_tcp || self.net_namespace

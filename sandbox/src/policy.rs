@@ -417,16 +417,26 @@ fn default_home_dir(name: &str) -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| Path::new(&h).join(name))
 }
 
-/// `$RUSTUP_HOME`, `$CARGO_HOME` (or their defaults) and the installation prefix of
-/// whatever `cargo` and `rustc` resolve to on `PATH`.
+/// What confined code may read of `$CARGO_HOME`: the tools, the registry's and git's sources
+/// (offline builds read them) and cargo's config. Never the whole dir: `credentials.toml` (and
+/// the old `credentials`) hold the user's registry tokens, which no build needs.
+const CARGO_HOME_READABLE: [&str; 6] = ["bin", "registry", "git", "config.toml", "config", "env"];
+
+/// `$RUSTUP_HOME`, the readable parts of `$CARGO_HOME` (or their defaults), and the
+/// installation prefix of whatever `cargo` and `rustc` resolve to on `PATH`, unless that prefix
+/// holds `$CARGO_HOME` (rustup's proxies live in `$CARGO_HOME/bin`): it would open the
+/// credentials again.
 fn toolchain_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    for (var, default) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
-        match std::env::var_os(var) {
-            Some(v) => dirs.push(PathBuf::from(v)),
-            None => dirs.extend(default_home_dir(default)),
-        }
+    let home_of = |var: &str, default: &str| match std::env::var_os(var) {
+        Some(v) => Some(PathBuf::from(v)),
+        None => default_home_dir(default),
+    };
+    let mut dirs: Vec<PathBuf> = home_of("RUSTUP_HOME", ".rustup").into_iter().collect();
+    let cargo_home = home_of("CARGO_HOME", ".cargo");
+    if let Some(home) = &cargo_home {
+        dirs.extend(CARGO_HOME_READABLE.iter().map(|part| home.join(part)));
     }
+    let real_home = cargo_home.as_ref().and_then(|h| h.canonicalize().ok());
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
         for tool in ["cargo", "rustc"] {
@@ -434,7 +444,14 @@ fn toolchain_dirs() -> Vec<PathBuf> {
                 continue;
             };
             // .../bin/rustc -> the prefix, which holds lib/ and the sysroot.
-            if let Some(prefix) = real.parent().and_then(Path::parent) {
+            let Some(prefix) = real.parent().and_then(Path::parent) else {
+                continue;
+            };
+            let holds_home = [&cargo_home, &real_home]
+                .into_iter()
+                .flatten()
+                .any(|h| h.starts_with(prefix));
+            if !holds_home {
                 dirs.push(prefix.to_path_buf());
             }
         }

@@ -25,4 +25,14 @@ pub enum SchedulerError {
     NotRunning { id: JobId, state: JobState },
     #[error("find repository {0}: not registered")]
     NoSuchRepo(frugal_storage::RepoId),
+    #[error(
+        "queue jobs for {by}: it has {queued} queued and this needs {more} more, beyond the \
+         {limit} one token may have queued (scheduler.max_queued_per_token); retry once some ran"
+    )]
+    QueueFull {
+        by: String,
+        queued: usize,
+        more: usize,
+        limit: usize,
+    },
 }

@@ -53,6 +53,9 @@ pub struct JobSpec {
     pub commit: Option<String>,
     /// Multiplier of the configured search budget (see [`crate::plan_budgets`]).
     pub budget_factor: f64,
+    /// Who asks, when a token does: a new job is refused beyond
+    /// [`SchedulerOptions::max_queued_per_token`] queued jobs of the same `by`.
+    pub by: Option<String>,
 }
 
 impl JobSpec {
@@ -63,6 +66,7 @@ impl JobSpec {
             reason,
             commit: commit.map(str::to_string),
             budget_factor: 1.0,
+            by: None,
         }
     }
 }
@@ -124,6 +128,9 @@ pub struct SchedulerOptions {
     pub lease: Duration,
     /// Claims before a job that keeps dying is marked failed.
     pub max_attempts: u32,
+    /// Queued jobs one token may have at once (merging into a queued job adds none): one
+    /// committer cannot fill the queue ahead of everyone else.
+    pub max_queued_per_token: usize,
 }
 
 impl Default for SchedulerOptions {
@@ -132,6 +139,7 @@ impl Default for SchedulerOptions {
             max_concurrent: 1,
             lease: Duration::from_secs(600),
             max_attempts: 3,
+            max_queued_per_token: 16,
         }
     }
 }
@@ -147,6 +155,13 @@ pub struct Scheduler {
 
 fn same_crate(a: &JobRecord, repo: RepoId, krate: &str) -> bool {
     a.repo == repo && a.krate == krate
+}
+
+/// The queued jobs `by` asked for.
+fn jobs_queued_by<'a>(jobs: &'a [JobRecord], by: &str) -> Vec<&'a JobRecord> {
+    jobs.iter()
+        .filter(|j| j.state == JobState::Queued && j.by.as_deref() == Some(by))
+        .collect()
 }
 
 impl Scheduler {
@@ -199,6 +214,9 @@ impl Scheduler {
             self.store.put_job(&q)?;
             return Ok(EnqueueOutcome::Deduped(q.id));
         }
+        if let Some(by) = &spec.by {
+            self.check_room(&jobs_queued_by(&self.store.active_jobs()?, by), by, 1)?;
+        }
         let job = JobRecord {
             id: self.store.next_job_id()?,
             repo: spec.repo,
@@ -216,9 +234,24 @@ impl Scheduler {
             finished: None,
             outcome: None,
             run: None,
+            by: spec.by,
         };
         self.store.put_job(&job)?;
         Ok(EnqueueOutcome::Enqueued(job.id))
+    }
+
+    /// Refuses `more` new jobs for `by` when it would then have more than its share queued.
+    fn check_room(&self, queued: &[&JobRecord], by: &str, more: usize) -> Result<()> {
+        let limit = self.opts.max_queued_per_token;
+        if queued.len() + more > limit {
+            return Err(SchedulerError::QueueFull {
+                by: by.to_string(),
+                queued: queued.len(),
+                more,
+                limit,
+            });
+        }
+        Ok(())
     }
 
     /// Takes the next job: highest priority, then oldest; never beyond `max_concurrent` running
@@ -397,12 +430,30 @@ impl Scheduler {
         reason: Reason,
         commit: Option<&str>,
         plan: &[CrateBudget],
+        by: Option<&str>,
     ) -> Result<Vec<(String, EnqueueOutcome)>> {
+        if let Some(by) = by {
+            // All or nothing: a trigger beyond the token's share queues none of its crates.
+            let active = self.store.active_jobs()?;
+            let queued = |k: &str| {
+                active
+                    .iter()
+                    .any(|j| j.state == JobState::Queued && same_crate(j, repo, k))
+            };
+            let more = plan
+                .iter()
+                .filter(|c| matches!(c.decision, BudgetDecision::Run { .. }) && !queued(&c.krate))
+                .count();
+            if more > 0 {
+                self.check_room(&jobs_queued_by(&active, by), by, more)?;
+            }
+        }
         let mut jobs = Vec::new();
         for c in plan {
             if let BudgetDecision::Run { budget_factor, .. } = c.decision {
                 let mut spec = JobSpec::new(repo, &c.krate, reason, commit);
                 spec.budget_factor = budget_factor;
+                spec.by = by.map(str::to_string);
                 jobs.push((c.krate.clone(), self.enqueue_spec(spec)?));
             }
         }
@@ -421,6 +472,19 @@ impl Scheduler {
         reason: Reason,
         forced: impl Fn(&str) -> bool,
     ) -> Result<TriggerReport> {
+        self.on_commit_by(repo, commit, reason, forced, None)
+    }
+
+    /// [`Scheduler::on_commit`] asked for by `by` (a token): refused as a whole, with
+    /// [`SchedulerError::QueueFull`], when its new jobs would exceed the token's share.
+    pub fn on_commit_by(
+        &self,
+        repo: RepoId,
+        commit: Option<&str>,
+        reason: Reason,
+        forced: impl Fn(&str) -> bool,
+        by: Option<&str>,
+    ) -> Result<TriggerReport> {
         let mut rec = self
             .store
             .repo(repo)?
@@ -437,7 +501,7 @@ impl Scheduler {
             None => None,
         };
         let plan = plan_budgets(&rec.crates, changed.as_deref(), forced);
-        let jobs = self.enqueue_plan(repo, reason, Some(&commit), &plan)?;
+        let jobs = self.enqueue_plan(repo, reason, Some(&commit), &plan, by)?;
         rec.last_seen_commit = Some(commit.clone());
         self.store.put_repo(&rec)?;
         Ok(TriggerReport {

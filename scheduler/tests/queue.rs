@@ -342,3 +342,50 @@ fn claim_time_beside_finished_jobs() {
         println!("{finished} finished jobs: enqueue + claim + finish in {per:?}");
     }
 }
+
+#[test]
+fn one_token_queues_at_most_its_share_and_merges_cost_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = SchedulerOptions {
+        max_queued_per_token: 2,
+        ..SchedulerOptions::default()
+    };
+    let s = Scheduler::new(Store::open(dir.path()).unwrap(), opts);
+    let by = |krate: &str, who: Option<&str>| {
+        let mut spec = JobSpec::new(R, krate, Reason::Api, Some("c1"));
+        spec.by = who.map(str::to_string);
+        s.enqueue_spec(spec)
+    };
+    assert!(matches!(
+        by("a", Some("token 1")),
+        Ok(EnqueueOutcome::Enqueued(_))
+    ));
+    assert!(matches!(
+        by("b", Some("token 1")),
+        Ok(EnqueueOutcome::Enqueued(_))
+    ));
+    // Into a queued job: nothing new, so within the share.
+    assert!(matches!(
+        by("a", Some("token 1")),
+        Ok(EnqueueOutcome::Deduped(_))
+    ));
+    match by("c", Some("token 1")) {
+        Err(SchedulerError::QueueFull { queued, limit, .. }) => {
+            assert_eq!((queued, limit), (2, 2));
+        }
+        other => panic!("a third crate was queued: {other:?}"),
+    }
+    // Another token, and polls and schedules (no token), are not held back by it.
+    assert!(matches!(
+        by("c", Some("token 2")),
+        Ok(EnqueueOutcome::Enqueued(_))
+    ));
+    assert!(matches!(by("d", None), Ok(EnqueueOutcome::Enqueued(_))));
+    // Once one of its jobs runs, the token has room again.
+    let claimed = s.claim().unwrap().unwrap();
+    assert_eq!(claimed.krate, "a");
+    assert!(matches!(
+        by("e", Some("token 1")),
+        Ok(EnqueueOutcome::Enqueued(_))
+    ));
+}

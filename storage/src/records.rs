@@ -319,4 +319,8 @@ pub struct JobRecord {
     /// Error text of a failed job, or a note on a finished one.
     pub outcome: Option<String>,
     pub run: Option<RunId>,
+    /// Who queued it, when a token did (`token <id>`): the queue is bounded per token. `None`
+    /// for the token file's admin, polls and schedules.
+    #[serde(default)]
+    pub by: Option<String>,
 }

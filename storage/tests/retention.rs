@@ -44,6 +44,7 @@ fn job(store: &Store, repo: RepoId, state: JobState, finished: Option<u64>) -> J
         finished,
         outcome: None,
         run: None,
+        by: None,
     };
     store.put_job(&j).unwrap();
     j

@@ -122,6 +122,7 @@ fn repos_runs_suites_and_jobs_round_trip() {
         finished: None,
         outcome: None,
         run: None,
+        by: None,
     };
     store.put_job(&job).unwrap();
     assert_eq!(store.job(job.id).unwrap().unwrap(), job);

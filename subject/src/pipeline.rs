@@ -167,9 +167,13 @@ pub struct RunSummary {
     /// What the seed model contributed, in a run that had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seeding: Option<Seeding>,
-    /// Goals each emitted test covers, in the suite's order (ids index `goals.json` in the work
-    /// dir): the daemon stores them per test.
+    /// Goals each emitted test covers, in the suite's order (ids index `goal_info`): the daemon
+    /// stores them per test.
     pub tests: Vec<TestGoals>,
+    /// Every goal by id, as `goals.json` has it. In memory because the work dir's `goals.json`
+    /// is writable by the crate's code: the daemon keys goals for the best-suite rule by this.
+    #[serde(skip)]
+    pub goal_info: Vec<criteria::GoalInfo>,
     /// Work-dir dumps that could not be written; the suite is unaffected. Left out of
     /// `summary.json` when empty, so a clean run's summary keeps its shape.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -388,7 +392,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     drop(exec);
     // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
     // manifest goals when every criterion is on).
-    artifacts.dump("goals.json", &labelled(&plan, &found));
+    let goal_info = labelled(&plan, &found);
+    artifacts.dump("goals.json", &goal_info);
     let started = Instant::now();
     let baseline = observe_state(&mut pool, &mut kept);
     let strong_runs = strong::kills(&mut pool, &plan, &mut kept, &baseline);
@@ -422,8 +427,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             strong_seconds,
         )
     });
-    let survivors = (!opts.survivors.is_empty())
-        .then(|| suite.survivors(&opts.survivors, &labelled(&plan, &found)));
+    let survivors =
+        (!opts.survivors.is_empty()).then(|| suite.survivors(&opts.survivors, &goal_info));
     let facts = RunFacts {
         krate: model.crate_name.clone(),
         callables,
@@ -446,6 +451,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
         mutation,
         survivors,
+        goal_info,
     };
     let summary = summarise(opts, facts, &suite);
     artifacts.output_json("summary.json", &summary)?;
@@ -486,8 +492,8 @@ impl Timings {
 /// Outputs in the out dir (`frugal_generated.rs`, `dropped.rs`, `uncovered.txt`,
 /// `summary.json`) are what the user asked for: a failed write is fatal, and the error names the
 /// file. Dumps in the work dir (`model.json`, `unsupported.json`, `manifest.json`, `goals.json`)
-/// are for whoever debugs a run, and the daemon falls back to goal ids when `goals.json` is
-/// missing: the suite is good without them, so a failed dump becomes a warning in the summary
+/// are for whoever debugs a run (the daemon keys goals by [`RunSummary::goal_info`], never by a
+/// dump): the suite is good without them, so a failed dump becomes a warning in the summary
 /// rather than costing the search.
 struct Artifacts {
     work: PathBuf,
@@ -947,6 +953,7 @@ struct RunFacts {
     sandbox_fs_confined: bool,
     mutation: Option<MutationScore>,
     survivors: Option<crate::survivors::SurvivorReport>,
+    goal_info: Vec<criteria::GoalInfo>,
 }
 
 /// Phase 7: everything the run reports, as `summary.json` has it.
@@ -985,6 +992,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         measured_cost: None,
         mutation: facts.mutation,
         survivors: facts.survivors,
+        goal_info: facts.goal_info,
     }
 }
 

@@ -100,13 +100,9 @@ pub fn run(conn: &Conn, args: CheckArgs) -> anyhow::Result<i32> {
         .unwrap_or_else(|| regress::detect_placement(&source));
     opts.reruns = args.reruns;
     opts.test_timeout = Duration::from_millis(args.test_timeout_ms.max(1));
+    super::require_confinement(args.no_sandbox)?;
     if !args.no_sandbox {
         opts.sandbox = Some(pipeline::job_policy(&crate_dir, &work)?);
-        let caps = frugal_sandbox::Capabilities::probe();
-        if !caps.fs_confined() {
-            let missing = caps.report().join("; ");
-            eprintln!("warning: the crate's code runs WITHOUT filesystem confinement ({missing})");
-        }
     }
     let report = regress::check_with_progress(&crate_dir, &source, &opts, &mut progress)
         .with_context(|| format!("frugal check {}", crate_dir.display()))?;

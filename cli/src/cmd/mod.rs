@@ -52,6 +52,23 @@ impl Features {
     }
 }
 
+/// Refuses before any of the crate's code runs (its build scripts, proc macros and tests) where
+/// this host cannot confine its files, unless `--no-sandbox` asked to run it unconfined: a
+/// warning after the run came after the code had already had this user's files.
+pub(crate) fn require_confinement(no_sandbox: bool) -> anyhow::Result<()> {
+    if no_sandbox {
+        return Ok(());
+    }
+    if let Some(missing) = frugal_sandbox::Capabilities::probe().fs_missing() {
+        anyhow::bail!(
+            "refused: this host cannot confine the crate's files ({missing}); frugal runs a \
+             crate's code only where the filesystem is confined (pass --no-sandbox to run it \
+             unconfined, with your rights, on code you trust)"
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())

@@ -100,6 +100,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             args.krate.display()
         );
     }
+    super::require_confinement(args.no_sandbox)?;
     let mut exec = ExecConfig {
         timeout: Duration::from_millis(args.timeout_ms.max(1)),
         ..ExecConfig::default()
@@ -164,7 +165,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     bar.finish();
     if !summary.sandbox_fs_confined {
-        // Honest degradation: the run went on, but the crate's code could touch any file.
+        // Only with --no-sandbox (an unconfinable host is refused up front): say it again.
         let missing = summary.sandbox.first().map_or("unknown", String::as_str);
         eprintln!("warning: the crate's code ran WITHOUT filesystem confinement ({missing})");
     }

@@ -7,7 +7,6 @@ use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
 use maud::html;
 
-use super::commit::api;
 use super::{Ui, UiResult, Viewer};
 use crate::server::{CrateQuery, crate_of, repo_of};
 
@@ -21,9 +20,12 @@ pub async fn badge(
     Query(q): Query<CrateQuery>,
 ) -> UiResult<Response> {
     Viewer::of(&ui, &jar).require_read()?;
-    let repo = api(repo_of(&ui.app, &id)).await?;
-    let krate = api(crate_of(&repo, &q)).await?;
-    let best = ui.app.sched.store().best(repo.id, &krate)?;
+    let best = super::blocking(move || {
+        let repo = repo_of(&ui.app, &id)?;
+        let krate = crate_of(&repo, &q)?;
+        Ok(ui.app.sched.store().best(repo.id, &krate)?)
+    })
+    .await?;
     let share = best
         .filter(|b| b.goals_total > 0)
         .map(|b| 100.0 * b.goals_covered.len() as f64 / f64::from(b.goals_total));

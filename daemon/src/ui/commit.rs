@@ -8,7 +8,7 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum_extra::extract::cookie::CookieJar;
-use frugal_storage::{ReportRecord, RunRecord};
+use frugal_storage::{RepoRecord, ReportRecord, RunRecord};
 use frugal_subject::regress::{Change, Outcome, Report, TestReport};
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -34,29 +34,34 @@ pub async fn page(
 ) -> UiResult<Response> {
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_read()?;
-    let repo = api(repo_of(&ui.app, &id)).await?;
-    let commit = api(crate::commits::full_commit(&repo, &sha).await).await?;
+    let app = ui.app.clone();
+    let repo = super::blocking(move || Ok(repo_of(&app, &id)?)).await?;
+    let commit = crate::commits::full_commit(&repo, &sha).await?;
+    super::blocking(move || render(&ui, &viewer, &repo, &commit)).await
+}
+
+fn render(ui: &Ui, viewer: &Viewer, repo: &RepoRecord, commit: &str) -> UiResult<Response> {
     let store = ui.app.sched.store();
-    let reports = store.reports_of_commit(repo.id, &commit)?;
+    let reports = store.reports_of_commit(repo.id, commit)?;
     let runs: Vec<RunRecord> = store
         .runs(repo.id, None)?
         .into_iter()
-        .filter(|r| r.commit.as_deref() == Some(commit.as_str()))
+        .filter(|r| r.commit.as_deref() == Some(commit))
         .collect();
     let body = html! {
-        h1 { "Commit " code { (short(&commit)) } }
+        h1 { "Commit " code { (short(commit)) } }
         p { "Repository #" (repo.id) " " code { (repo.path) } ". Full id " code.wrap { (commit) } "." }
         h2 { "Regression report" }
         @if reports.is_empty() {
             p { "No job has checked this commit yet." }
         }
-        @for r in &reports { (crate_report(repo.id.0, &commit, r, &viewer)) }
+        @for r in &reports { (crate_report(repo.id.0, commit, r, viewer)) }
         h2 { "Runs" }
         @if runs.is_empty() { p { "No run for this commit." } }
         @for r in &runs { (run_section(r)) }
     };
-    let title = format!("Commit {}", short(&commit));
-    Ok(layout(&title, Some(&viewer), body).into_response())
+    let title = format!("Commit {}", short(commit));
+    Ok(layout(&title, Some(viewer), body).into_response())
 }
 
 fn crate_report(repo: u64, commit: &str, r: &ReportRecord, viewer: &Viewer) -> Markup {

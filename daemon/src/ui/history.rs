@@ -18,7 +18,6 @@ use frugal_storage::{GoalCount, SuitePoint};
 use maud::{Markup, html};
 
 use super::chart::{self, Chart, Series};
-use super::commit::api;
 use super::{Ui, UiError, UiResult, Viewer, cost_text, layout, percent, short};
 use crate::server::repo_of;
 
@@ -33,7 +32,11 @@ pub async fn page(
     let t = Instant::now();
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_read()?;
-    let repo = api(repo_of(&ui.app, &id)).await?;
+    super::blocking(move || render(&ui, &viewer, &id, &krate, t)).await
+}
+
+fn render(ui: &Ui, viewer: &Viewer, id: &str, krate: &str, t: Instant) -> UiResult<Response> {
+    let repo = repo_of(&ui.app, id)?;
     if !repo.crates.iter().any(|c| c.name == krate) {
         return Err(UiError::not_found(format!(
             "repository {} has no crate `{krate}`",
@@ -41,9 +44,9 @@ pub async fn page(
         )));
     }
     let store = ui.app.sched.store();
-    let suites = store.suite_points(repo.id, &krate)?;
-    let best = store.best_id(repo.id, &krate)?;
-    let kinds = kind_coverage(&ui, &suites)?;
+    let suites = store.suite_points(repo.id, krate)?;
+    let best = store.best_id(repo.id, krate)?;
+    let kinds = kind_coverage(ui, &suites)?;
     let body = html! {
         h1 { (krate) " over commits" }
         p { "Repository #" (repo.id) " " code { (repo.path) } ". " (suites.len()) " stored suites, oldest first; "
@@ -55,7 +58,7 @@ pub async fn page(
             (table(&suites, &kinds, best.map(|b| b.0)))
         }
     };
-    let mut r = layout(&format!("{krate} history"), Some(&viewer), body).into_response();
+    let mut r = layout(&format!("{krate} history"), Some(viewer), body).into_response();
     let ms = t.elapsed().as_secs_f64() * 1000.0;
     if let Ok(v) = HeaderValue::from_str(&format!("render;dur={ms:.2}")) {
         r.headers_mut().insert("server-timing", v);

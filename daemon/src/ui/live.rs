@@ -14,7 +14,7 @@ use axum_extra::extract::cookie::CookieJar;
 use futures_util::stream::{self, Stream};
 use maud::{Markup, html};
 
-use super::{Ui, UiError, UiResult, Viewer, figure, layout_with, short};
+use super::{Need, Ui, UiError, UiResult, Viewer, figure, layout_with, short};
 use crate::v1;
 
 /// How often the stream looks at the runs (it sends only changes).
@@ -40,7 +40,11 @@ fn rows(ui: &Ui) -> Vec<v1::Run> {
 pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_read()?;
-    let runs = rows(&ui);
+    super::blocking(move || render(&ui, &viewer)).await
+}
+
+fn render(ui: &Ui, viewer: &Viewer) -> UiResult<Response> {
+    let runs = rows(ui);
     let queued: Vec<_> = ui
         .app
         .sched
@@ -74,7 +78,7 @@ pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
         script src="/ui/static/live.js" defer {}
         noscript { meta http-equiv="refresh" content="5"; }
     };
-    Ok(layout_with("Live", Some(&viewer), body, head).into_response())
+    Ok(layout_with("Live", Some(viewer), body, head).into_response())
 }
 
 /// A table row; `live.js` builds the same cells from the event's JSON.
@@ -97,24 +101,43 @@ fn row(r: &v1::Run) -> Markup {
     }
 }
 
+/// How long one stream lasts: the browser's `EventSource` then reconnects, through the
+/// session check again, so no connection is held for ever.
+const STREAM_LIFETIME: Duration = Duration::from_secs(300);
+
 /// `GET /ui/live/events`: the runs in flight (event `runs`) at once and on every change.
+///
+/// The store is read off the async workers (the watchdog shares them), the viewer is checked
+/// again on every tick (a revoked token's session stops reading), and the stream ends after
+/// [`STREAM_LIFETIME`].
 pub async fn events(
     State(ui): State<Ui>,
     jar: CookieJar,
 ) -> UiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     Viewer::of(&ui, &jar).require_read()?;
+    let ends = tokio::time::Instant::now() + STREAM_LIFETIME;
     // Runs are compared as the JSON sent: `v1::Run` is a wire type without `PartialEq`.
-    let stream = stream::unfold((ui, None::<String>), |(ui, last)| async move {
-        loop {
-            if last.is_some() {
-                tokio::time::sleep(TICK).await;
+    let stream = stream::unfold(
+        (ui, jar, None::<String>),
+        move |(ui, jar, last)| async move {
+            loop {
+                if last.is_some() {
+                    tokio::time::sleep(TICK).await;
+                }
+                if tokio::time::Instant::now() >= ends || !Viewer::of(&ui, &jar).may(Need::Read) {
+                    return None;
+                }
+                let reader = ui.clone();
+                let runs = tokio::task::spawn_blocking(move || rows(&reader))
+                    .await
+                    .unwrap_or_default();
+                let now = serde_json::to_string(&runs).unwrap_or_else(|_| "[]".to_string());
+                if last.as_ref() != Some(&now) {
+                    let event = Event::default().event("runs").data(now.clone());
+                    return Some((Ok(event), (ui, jar, Some(now))));
+                }
             }
-            let now = serde_json::to_string(&rows(&ui)).unwrap_or_else(|_| "[]".to_string());
-            if last.as_ref() != Some(&now) {
-                let event = Event::default().event("runs").data(now.clone());
-                return Some((Ok(event), (ui, Some(now))));
-            }
-        }
-    });
+        },
+    );
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }

@@ -31,7 +31,8 @@ use axum::routing::{get, post};
 use frugal_storage::StoreError;
 use maud::{DOCTYPE, Markup, html};
 
-use crate::server::{AppState, Shared};
+use crate::auth::{Denied, Holder, Scope};
+use crate::server::{AppState, Peer, Shared};
 
 pub(crate) use session::{Need, Viewer};
 
@@ -44,6 +45,15 @@ pub struct Scopes {
 }
 
 impl Scopes {
+    /// What a token of API scope `scope` allows.
+    pub fn of(scope: Scope) -> Scopes {
+        Scopes {
+            read: true,
+            trigger: scope >= Scope::Trigger,
+            admin: scope >= Scope::Admin,
+        }
+    }
+
     /// Everything: what the admin token allows.
     pub const ALL: Scopes = Scopes {
         read: true,
@@ -53,18 +63,22 @@ impl Scopes {
 }
 
 /// The one place the pages ask whether a token is good and what it grants: the API's scoped
-/// check (`auth::Auth::authorize`), so a session holds what its token holds (scopes nest:
-/// admin covers trigger covers read).
-pub fn auth(s: &AppState, given: &str) -> Option<Scopes> {
-    let scope = s
-        .auth
-        .authorize(Some(given), crate::auth::Scope::Read)
-        .ok()?;
-    Some(Scopes {
-        read: true,
-        trigger: scope >= crate::auth::Scope::Trigger,
-        admin: scope >= crate::auth::Scope::Admin,
-    })
+/// check (`auth::Auth::identify`), so a session holds what its token holds (scopes nest:
+/// admin covers trigger covers read). Returns who holds it, which the session keeps to ask
+/// again on each request ([`scopes_now`]).
+/// A login from `peer` counts against the API's limit on wrong tokens.
+pub fn auth(
+    s: &AppState,
+    peer: Option<Peer>,
+    given: &str,
+) -> Result<Option<(Holder, Scopes)>, Denied> {
+    let found = s.auth.identify_from(peer, given)?;
+    Ok(found.map(|(holder, scope)| (holder, Scopes::of(scope))))
+}
+
+/// What `holder`'s token grants now; `None` once it was revoked.
+pub fn scopes_now(s: &AppState, holder: &Holder) -> Option<Scopes> {
+    s.auth.scope_now(holder).map(Scopes::of)
 }
 
 /// Whether read pages need a session, as `daemon.auth_reads` says for the API.
@@ -174,6 +188,23 @@ impl UiError {
         tracing::error!(error = %e, "page failed");
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
     }
+}
+
+impl From<crate::server::ApiError> for UiError {
+    fn from(e: crate::server::ApiError) -> Self {
+        let (status, message) = e.into_parts();
+        UiError::new(status, message)
+    }
+}
+
+/// Runs a page's storage reads and rendering on the blocking pool: sled reads block, and the
+/// async workers they would hold also serve the API and ping the watchdog.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> UiResult<T> + Send + 'static,
+) -> UiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(UiError::internal)?
 }
 
 impl From<StoreError> for UiError {

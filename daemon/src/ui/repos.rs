@@ -18,6 +18,10 @@ use super::{Need, Ui, UiResult, Viewer, cost_text, csrf_field, from_api, layout,
 pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_read()?;
+    super::blocking(move || render(&ui, &viewer)).await
+}
+
+fn render(ui: &Ui, viewer: &Viewer) -> UiResult<Response> {
     let store = ui.app.sched.store();
     let repos = store.repos()?;
     let runs = all_runs(store, &repos)?;
@@ -27,10 +31,10 @@ pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
             p { "No repository is registered yet: " code { "frugal repo add <path>" } "." }
         }
         @for repo in &repos {
-            (repo_section(store, repo, &runs, &viewer)?)
+            (repo_section(store, repo, &runs, viewer)?)
         }
     };
-    Ok(layout("Repositories", Some(&viewer), body).into_response())
+    Ok(layout("Repositories", Some(viewer), body).into_response())
 }
 
 /// Every run, oldest first (one scan of the store for the whole page).
@@ -170,7 +174,8 @@ pub async fn trigger(
     Form(f): Form<TriggerForm>,
 ) -> UiResult<Response> {
     same_origin(&headers)?;
-    Viewer::of(&ui, &jar).require_action(Need::Trigger, &f.csrf)?;
+    let viewer = Viewer::of(&ui, &jar);
+    viewer.require_action(Need::Trigger, &f.csrf)?;
     let commit = f.commit.trim();
     let body = serde_json::json!({
         "commit": (!commit.is_empty()).then_some(commit),
@@ -179,6 +184,8 @@ pub async fn trigger(
     let answer = crate::server::trigger(
         State(ui.app.clone()),
         UrlPath(id),
+        // The session's token takes its share of the queue, as over the API.
+        viewer.holder().cloned().map(axum::Extension),
         Bytes::from(body.to_string()),
     )
     .await;

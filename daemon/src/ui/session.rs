@@ -1,7 +1,9 @@
 //! Browser sessions of the pages: the token is entered once on `/ui/login`, checked through
 //! [`super::auth`], and never stored in the browser. The browser keeps only a random session id
-//! in an HttpOnly, SameSite=Strict cookie scoped to `/ui`; the server keeps the session's scopes
-//! and its CSRF token, which every form sends back in a hidden field.
+//! in an HttpOnly, SameSite=Strict cookie scoped to `/ui`; the server keeps who holds the
+//! session's token (never its secret) and its CSRF token, which every form sends back in a
+//! hidden field. Each request asks the token store what that token grants now: a revoked
+//! token's session ends at its next request, not 12 hours later.
 //!
 //! Decision: sessions live in memory. A restart logs everyone out, which costs one login and
 //! keeps no secret on disk; the map is bounded so a flood of logins cannot grow it.
@@ -20,6 +22,8 @@ use maud::html;
 use serde::Deserialize;
 
 use super::{Scopes, Ui, UiError, UiResult, layout};
+use crate::auth::Holder;
+use crate::server::Peer;
 use crate::token;
 
 /// Name of the session cookie.
@@ -32,7 +36,7 @@ const MAX_SESSIONS: usize = 1024;
 /// One logged-in browser.
 #[derive(Clone, Debug)]
 struct Session {
-    scopes: Scopes,
+    holder: Holder,
     csrf: String,
     created: Instant,
 }
@@ -48,10 +52,10 @@ impl Sessions {
     }
 
     /// Opens a session and returns its id.
-    fn open(&self, scopes: Scopes) -> std::io::Result<String> {
+    fn open(&self, holder: Holder) -> std::io::Result<String> {
         let id = random_hex()?;
         let session = Session {
-            scopes,
+            holder,
             csrf: random_hex()?,
             created: Instant::now(),
         };
@@ -91,8 +95,17 @@ fn random_hex() -> std::io::Result<String> {
 /// What a request may do, and why a page shows a form or a login link.
 #[derive(Clone, Debug, Default)]
 pub struct Viewer {
-    session: Option<(String, Session)>,
+    session: Option<Current>,
     reads_need_token: bool,
+}
+
+/// A live session as one request sees it: its scopes are what its token grants now.
+#[derive(Clone, Debug)]
+struct Current {
+    id: String,
+    csrf: String,
+    scopes: Scopes,
+    holder: Holder,
 }
 
 /// What an action needs, in scopes.
@@ -107,24 +120,42 @@ pub enum Need {
 }
 
 impl Viewer {
-    /// The viewer of a request: its session, if the cookie names a live one.
+    /// The viewer of a request: its session, if the cookie names a live one whose token is
+    /// still valid. A session whose token was revoked is closed here.
     pub fn of(ui: &Ui, jar: &CookieJar) -> Viewer {
-        let session = jar
-            .get(COOKIE)
-            .and_then(|c| Some((c.value().to_string(), ui.sessions.get(c.value())?)));
+        let session = jar.get(COOKIE).and_then(|c| {
+            let id = c.value();
+            let s = ui.sessions.get(id)?;
+            let Some(scopes) = super::scopes_now(&ui.app, &s.holder) else {
+                ui.sessions.close(id);
+                tracing::info!("ui session closed: its token was revoked");
+                return None;
+            };
+            Some(Current {
+                id: id.to_string(),
+                csrf: s.csrf,
+                scopes,
+                holder: s.holder,
+            })
+        });
         Viewer {
             session,
             reads_need_token: super::reads_need_token(&ui.app),
         }
     }
 
+    /// Who holds the session's token, when logged in.
+    pub fn holder(&self) -> Option<&Holder> {
+        self.session.as_ref().map(|s| &s.holder)
+    }
+
     /// The session's CSRF token, when logged in.
     pub fn csrf(&self) -> Option<&str> {
-        self.session.as_ref().map(|(_, s)| s.csrf.as_str())
+        self.session.as_ref().map(|s| s.csrf.as_str())
     }
 
     pub fn may(&self, need: Need) -> bool {
-        let scopes = self.session.as_ref().map(|(_, s)| s.scopes);
+        let scopes = self.session.as_ref().map(|s| s.scopes);
         match (need, scopes) {
             (Need::Read, None) => !self.reads_need_token,
             (Need::Read, Some(s)) => s.read || !self.reads_need_token,
@@ -246,11 +277,26 @@ pub async fn login(
     State(ui): State<Ui>,
     jar: CookieJar,
     headers: HeaderMap,
+    peer: Option<axum::Extension<Peer>>,
     Form(f): Form<LoginForm>,
 ) -> UiResult<Response> {
     same_origin(&headers)?;
     let next = local_next(f.next.as_deref());
-    let Some(scopes) = super::auth(&ui.app, &f.token) else {
+    let identified = match super::auth(&ui.app, peer.map(|p| p.0), &f.token) {
+        Ok(identified) => identified,
+        Err(throttled) => {
+            tracing::info!("ui login refused: too many wrong tokens from this client");
+            let viewer = Viewer::of(&ui, &jar);
+            let why = throttled.to_string();
+            return Ok(login_form(
+                &viewer,
+                &next,
+                Some(&why),
+                StatusCode::TOO_MANY_REQUESTS,
+            ));
+        }
+    };
+    let Some((holder, _)) = identified else {
         tracing::info!("ui login refused: wrong token");
         let viewer = Viewer::of(&ui, &jar);
         return Ok(login_form(
@@ -263,7 +309,7 @@ pub async fn login(
     if let Some(old) = jar.get(COOKIE) {
         ui.sessions.close(old.value());
     }
-    let id = ui.sessions.open(scopes).map_err(UiError::internal)?;
+    let id = ui.sessions.open(holder).map_err(UiError::internal)?;
     let cookie = Cookie::build((COOKIE, id))
         .path("/ui")
         .http_only(true)
@@ -287,8 +333,8 @@ pub async fn logout(
     same_origin(&headers)?;
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_action(Need::Read, &f.csrf)?;
-    if let Some((id, _)) = &viewer.session {
-        ui.sessions.close(id);
+    if let Some(s) = &viewer.session {
+        ui.sessions.close(&s.id);
     }
     let gone = Cookie::build((COOKIE, "")).path("/ui").build();
     Ok((jar.remove(gone), Redirect::to("/ui")).into_response())
@@ -300,15 +346,11 @@ mod tests {
 
     fn viewer(scopes: Option<Scopes>, reads_need_token: bool) -> Viewer {
         Viewer {
-            session: scopes.map(|scopes| {
-                (
-                    "id".to_string(),
-                    Session {
-                        scopes,
-                        csrf: "c".repeat(64),
-                        created: Instant::now(),
-                    },
-                )
+            session: scopes.map(|scopes| Current {
+                id: "id".to_string(),
+                csrf: "c".repeat(64),
+                scopes,
+                holder: Holder::TokenFile,
             }),
             reads_need_token,
         }
@@ -376,12 +418,12 @@ mod tests {
     #[test]
     fn sessions_are_bounded_and_closable() {
         let s = Sessions::default();
-        let id = s.open(Scopes::ALL).unwrap();
+        let id = s.open(Holder::TokenFile).unwrap();
         assert!(s.get(&id).is_some());
         s.close(&id);
         assert!(s.get(&id).is_none());
         for _ in 0..MAX_SESSIONS + 5 {
-            s.open(Scopes::ALL).unwrap();
+            s.open(Holder::TokenFile).unwrap();
         }
         assert!(s.lock().len() <= MAX_SESSIONS);
     }

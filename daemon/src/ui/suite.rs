@@ -35,7 +35,11 @@ pub async fn page(
 ) -> UiResult<Response> {
     let viewer = Viewer::of(&ui, &jar);
     viewer.require_read()?;
-    let suite = suite_of(&ui, &id)?;
+    super::blocking(move || render(&ui, &viewer, &id)).await
+}
+
+fn render(ui: &Ui, viewer: &Viewer, id: &str) -> UiResult<Response> {
+    let suite = suite_of(ui, id)?;
     let store = ui.app.sched.store();
     let tests = store.suite_tests(&suite)?;
     let is_best = store.best_id(suite.repo, &suite.krate)? == Some(suite.id);
@@ -65,7 +69,7 @@ pub async fn page(
         pre.code tabindex="0" aria-label="suite source" { code { (highlight::rust(&suite.source)) } }
     };
     let title = format!("Suite {} of {}", suite.id, suite.krate);
-    Ok(layout(&title, Some(&viewer), body).into_response())
+    Ok(layout(&title, Some(viewer), body).into_response())
 }
 
 fn summary(s: &SuiteRecord) -> Markup {
@@ -162,7 +166,7 @@ pub async fn source(
     UrlPath(id): UrlPath<String>,
 ) -> UiResult<Response> {
     Viewer::of(&ui, &jar).require_read()?;
-    let suite = suite_of(&ui, &id)?;
+    let suite = super::blocking(move || suite_of(&ui, &id)).await?;
     let mut r = suite.source.into_response();
     let h = r.headers_mut();
     h.insert(
