@@ -38,19 +38,25 @@ fn text(out: &Output) -> (String, String) {
     )
 }
 
+/// `frugal run examples/numeric --budget 20000 --json` into `out` and `work`, two workers.
+fn numeric_json(out: &Scratch, work: &Path, extra: &[&str]) -> Output {
+    frugal()
+        .args(["run", "examples/numeric", "--budget", "20000", "--json"])
+        .args(extra)
+        .arg("--out")
+        .arg(&out.0)
+        .arg("--work-dir")
+        .arg(work)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
     let out = Scratch::new("json");
     let work = work_dir("cli-numeric");
-    let result = frugal()
-        .args(["run", "examples/numeric", "--budget", "20000", "--json"])
-        .arg("--out")
-        .arg(&out.0)
-        .arg("--work-dir")
-        .arg(&work.path)
-        .args(["--workers", "2"])
-        .output()
-        .unwrap();
+    let result = numeric_json(&out, &work.path, &[]);
     let (stdout, stderr) = text(&result);
     assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
     // Nothing but the JSON on stdout: the progress bar is hidden with --json.
@@ -283,24 +289,12 @@ fn kill_survivors_gives_each_survivor_a_verdict() {
         ),
     )
     .unwrap();
-    let result = frugal()
-        .args([
-            "run",
-            "examples/numeric",
-            "--budget",
-            "20000",
-            "--json",
-            "--no-measure",
-        ])
-        .arg("--kill-survivors")
-        .arg(&outcomes)
-        .arg("--out")
-        .arg(&out.0)
-        .arg("--work-dir")
-        .arg(&work.path)
-        .args(["--workers", "2"])
-        .output()
-        .unwrap();
+    let survivors = outcomes.to_str().unwrap();
+    let result = numeric_json(
+        &out,
+        &work.path,
+        &["--no-measure", "--kill-survivors", survivors],
+    );
     let (stdout, stderr) = text(&result);
     assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
