@@ -18,6 +18,16 @@ pub enum GoalKind {
     /// A mutant of a comparison or an arithmetic site was weakly killed: its state differed
     /// from the original's at least once (EvoSuite's weak mutation).
     WeakMutation,
+    /// The same mutants, killed: what a test observes (how it ends, the values it returns, the
+    /// state its calls leave) differs with the mutant switched on (EvoSuite's strong mutation).
+    StrongMutation,
+}
+
+impl GoalKind {
+    /// Whether goals of this kind are mutants (weak or strong).
+    pub fn is_mutant(self) -> bool {
+        matches!(self, GoalKind::WeakMutation | GoalKind::StrongMutation)
+    }
 }
 
 /// Which goals the search pursues.

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use frugal_sandbox::{ConfinedChild, Limits, Policy};
 
@@ -101,6 +101,23 @@ pub struct ExecStats {
     pub repeats: u64,
 }
 
+/// What [`ExecutorPool::judge`] ran: the unmutated runs, then per mutant the runs of its
+/// tests, in the order asked.
+pub struct Judged {
+    pub baseline: Vec<ExecResult>,
+    pub mutated: Vec<Vec<ExecResult>>,
+    pub executions: u64,
+}
+
+/// The per-test timeout of mutated runs: twenty times the unmutated runs' mean time plus
+/// 50 ms for scheduling, never more than the search's own timeout. Mutants that make a
+/// loop endless are common (a `+=` turned `-=`), and each would otherwise hold a harness for
+/// the whole timeout and cost a restart.
+pub fn mutated_timeout(unmutated: Duration, tests: usize, cap: Duration) -> Duration {
+    let mean = unmutated / tests.max(1) as u32;
+    (mean * 20 + Duration::from_millis(50)).min(cap)
+}
+
 /// A pool of harness processes implementing the search's [`Executor`].
 pub struct ExecutorPool {
     binary: PathBuf,
@@ -157,6 +174,11 @@ struct Worker {
 /// The sandbox's wall-clock limit of a confined harness (the search's budget ends it first).
 const HARNESS_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
 
+/// How long a harness that stopped answering (it crashed or wrote a broken frame) gets to
+/// end by itself before it is killed: one that crashed closed its pipe while dying and is
+/// gone within a millisecond or two; one that wrote a broken frame never ends by itself.
+const LOST_GRACE: Duration = Duration::from_millis(20);
+
 /// Keep this much of a harness's stderr to explain a crash.
 const STDERR_KEEP: usize = 8 << 10;
 
@@ -207,6 +229,43 @@ impl ExecutorPool {
             self.config.mutant = mutant;
             self.reconfigure();
         }
+    }
+
+    /// Strong mutation without losing the search's state: runs `tests` observing state with
+    /// every mutant off, then for each `(mutant, which)` the tests `which` (indices into
+    /// `tests`) with that mutant on. Mutated runs get a timeout of [`mutated_timeout`]: a
+    /// mutant that makes a loop endless is known after a few times the unmutated run's time,
+    /// not after the search's whole per-test timeout. Afterwards the pool runs as before, with
+    /// its remembered results back. Call it with nothing started.
+    pub fn judge(&mut self, tests: &[TestCase], mutants: &[(u32, Vec<usize>)]) -> Judged {
+        debug_assert!(self.started.is_empty(), "judge with tests in flight");
+        let saved = self.config.clone();
+        let remembered = std::mem::take(&mut self.repeats);
+        self.observe_state(true);
+        self.switch_mutant(None);
+        let began = Instant::now();
+        let baseline = Executor::execute(self, tests);
+        self.config.timeout = mutated_timeout(began.elapsed(), tests.len(), saved.timeout);
+        let mut mutated = Vec::with_capacity(mutants.len());
+        for (m, which) in mutants {
+            self.switch_mutant(Some(*m));
+            let run: Vec<TestCase> = which.iter().map(|&i| tests[i].clone()).collect();
+            mutated.push(Executor::execute(self, &run));
+        }
+        let executions = (tests.len() + mutants.iter().map(|(_, w)| w.len()).sum::<usize>()) as u64;
+        self.config = saved;
+        self.reconfigure();
+        self.repeats = remembered;
+        Judged {
+            baseline,
+            mutated,
+            executions,
+        }
+    }
+
+    /// Sets the per-test timeout, returning the one it replaces.
+    pub fn set_timeout(&mut self, timeout: Duration) -> Duration {
+        std::mem::replace(&mut self.config.timeout, timeout)
     }
 
     /// Sends the changed configuration to every live harness and forgets remembered results.
@@ -555,10 +614,15 @@ impl Proc {
         match self {
             Proc::Plain(child) => {
                 let pid = child.id() as i32;
-                if kill_first {
-                    // SAFETY: plain syscall on the group we created.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                if !kill_first {
+                    // As below: a harness that wrote garbage may live on.
+                    let until = Instant::now() + LOST_GRACE;
+                    while Instant::now() < until && matches!(child.try_wait(), Ok(None)) {
+                        thread::sleep(Duration::from_millis(2));
+                    }
                 }
+                // SAFETY: plain syscall on the group we created.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
                 let status = child.wait();
                 // SAFETY: as above; children the test left behind go too.
                 unsafe { libc::kill(-pid, libc::SIGKILL) };
@@ -568,8 +632,10 @@ impl Proc {
                 let finished = if kill_first {
                     child.kill_tree()
                 } else {
-                    // It crashed or closed its pipe: it is ending; the whole job goes after.
-                    child.wait_timeout(Duration::from_secs(5))
+                    // It crashed, closed its pipe or wrote garbage: a crashing harness ends
+                    // at once, but one whose memory a mutant or unsafe code corrupted may write
+                    // a broken frame and live on; the whole job goes after a short wait.
+                    child.wait_timeout(LOST_GRACE)
                 };
                 finished.map(|f| f.status).map_err(sandbox_error)
             }
@@ -644,6 +710,16 @@ fn signal_name(sig: i32) -> &'static str {
 
 /// Test `at` of a part as its run request, encoded once: the frame goes to the harness, its
 /// statement bytes (and where each statement ends) key the repeats store.
+/// A test's identity for caches outside the pool: the hash of its statements' encoding (what
+/// the harness runs), so two tests that run the same statements share it.
+pub fn test_key(t: &TestCase) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let live = encode(0, t);
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(live.encoded().bytes);
+    h.finish()
+}
+
 fn encode(at: usize, t: &TestCase) -> Live {
     let mut enc = Enc::default();
     let frame = enc.begin_frame();

@@ -367,11 +367,22 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .as_ref()
         .map(|m| m.resolve(&harness.registry, &model));
     let mut search = opts.search.clone();
+    search.budget = search_budget(search.budget, opts.criteria.mutants());
     if let Some(r) = &resolved {
         search.seeds.extend(r.tests.iter().map(|(_, t)| t.clone()));
     }
+    // Strong-mutation goals are judged below the derived goals, on the manifest's ids.
+    let strong_goals = opts.criteria.strong();
+    let mut propagate = strong::Propagate::new(
+        &mut pool,
+        plan.mutants()
+            .filter(|_| strong_goals)
+            .map(|(manifest, _)| manifest),
+        inst.manifest.goals.len(),
+    );
+    let thorough = propagate.thorough_switch();
     // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
-    let mut exec = criteria::Derive::new(&mut pool, &plan);
+    let mut exec = criteria::Derive::new(&mut propagate, &plan);
     let environment = RunEnvironment::new(&artifacts.work);
     let mut watch = Watch::new(&mut exec, &environment, &schema);
     let outcome = clock.time(Phase::Search, |p| {
@@ -384,19 +395,34 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .map(|&op| schema.ops[op as usize].name.as_str())
         .collect();
     artifacts.dump("environment.json", &from_environment);
+    thorough.set(true);
     let mut kept = clock.time(Phase::Minimise, |_| {
         let kept = minimise(opts, &schema, &outcome.archive, &mut exec);
         emit::split::split_conflicts(kept, &harness.registry, &model, &mut exec)
     });
     let found = exec.discovered().clone();
     drop(exec);
+    let search_strong = propagate.stats;
+    let infected_in_search: BTreeSet<u32> = propagate
+        .infected()
+        .iter()
+        .filter_map(|&m| plan.from_manifest.get(m as usize).copied().flatten())
+        .collect();
+    let verdicts = propagate.into_verdicts();
     // Goal ids in `tests` and `uncovered.txt` are these, not the manifest's (they agree on
     // manifest goals when every criterion is on).
     let goal_info = labelled(&plan, &found);
     artifacts.dump("goals.json", &goal_info);
     let started = Instant::now();
     let baseline = observe_state(&mut pool, &mut kept);
-    let strong_runs = strong::kills(&mut pool, &plan, &mut kept, &baseline);
+    let strong_runs = strong::kills(
+        &mut pool,
+        &plan,
+        &mut kept,
+        (&baseline, started.elapsed()),
+        &verdicts,
+        judging_deadline(&opts.search.budget, started),
+    );
     let strong_seconds = started.elapsed().as_secs_f64();
     let stats = pool.stats.clone();
     drop(pool);
@@ -419,12 +445,17 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
     let mutation = plan.mutants().next().is_some().then(|| {
+        let infected: BTreeSet<u32> = covered.union(&infected_in_search).copied().collect();
         MutationScore::new(
             &plan,
             &found,
-            (&suite.killed(), &covered),
-            strong_runs,
-            strong_seconds,
+            (&suite.killed(), &infected),
+            strong::MutationCost {
+                kills: strong_runs,
+                seconds: strong_seconds,
+                search: search_strong,
+                all_executions: stats.executions,
+            },
         )
     });
     let survivors =
@@ -720,6 +751,29 @@ fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) -> Vec<frugal_searc
         }
     }
     results
+}
+
+/// The share of a time budget kept from the search, with mutants on, for judging the emitted
+/// tests against them: the run stays within its budget whatever the mutants do (with an
+/// execution budget the search alone counts executions, and the judging is not cut).
+const JUDGING_SHARE: u32 = 10;
+
+/// The search's budget: a time budget less the judging's share when there are mutants.
+fn search_budget(budget: frugal_search::Budget, mutants: bool) -> frugal_search::Budget {
+    match budget {
+        frugal_search::Budget::Time(t) if mutants => {
+            frugal_search::Budget::Time(t - t / JUDGING_SHARE)
+        }
+        other => other,
+    }
+}
+
+/// When judging the emitted tests against frugal's mutants must stop (see [`JUDGING_SHARE`]).
+fn judging_deadline(budget: &frugal_search::Budget, started: Instant) -> Option<Instant> {
+    match budget {
+        frugal_search::Budget::Time(t) => Some(started + *t / JUDGING_SHARE),
+        frugal_search::Budget::Executions(_) => None,
+    }
 }
 
 /// Phase 5: the archive cut down to a small suite, then the executor frozen.

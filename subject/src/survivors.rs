@@ -20,7 +20,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::criteria::GoalInfo;
-use frugal_search::GoalKind;
 
 /// Verdicts listed in the summary at most; the counts cover them all.
 const LISTED: usize = 100;
@@ -140,7 +139,7 @@ fn parse_outcomes(text: &str) -> Result<Vec<Survivor>, serde_json::Error> {
 pub fn counterparts(s: &Survivor, goals: &[GoalInfo]) -> Vec<u32> {
     let mutants = goals
         .iter()
-        .filter(|g| g.kind == GoalKind::WeakMutation && g.file == s.file);
+        .filter(|g| g.kind.is_mutant() && g.file == s.file);
     match s.genre.as_str() {
         "FnValue" => {
             let from = s.fn_line.unwrap_or(s.line);
@@ -304,6 +303,7 @@ fn verdict(s: &Survivor, goals: &[GoalInfo], tests: &[TestView]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use frugal_search::GoalKind;
 
     fn goal(id: u32, kind: GoalKind, line: usize, label: &str) -> GoalInfo {
         GoalInfo {

@@ -171,15 +171,11 @@ impl Progress for Quiet {
     fn generation(&mut self, _: &Generation) {}
 }
 
-/// `frugal run examples/numeric --criteria branch,weak-mutation`: mutants are counted in the
-/// summary, a good share is killed, and the suite verified.
-#[test]
-fn numeric_kills_mutants_end_to_end() {
-    let work = common::work_dir("mutants-numeric");
-    let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
+/// `frugal run examples/numeric --criteria <criteria>` with 6000 executions, seed 1.
+fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
+    RunOptions {
         crate_dir: common::example("numeric"),
-        out_dir: out.path().to_path_buf(),
+        out_dir: out.to_path_buf(),
         write: false,
         search: SearchParams {
             seed: 1,
@@ -191,16 +187,58 @@ fn numeric_kills_mutants_end_to_end() {
             timeout: Duration::from_secs(2),
             ..ExecConfig::default()
         },
-        work_dir: Some(work.path.clone()),
+        work_dir: Some(work.to_path_buf()),
         analyze: Default::default(),
-        criteria: "branch,weak-mutation".parse::<Criteria>().unwrap(),
+        criteria: criteria.parse::<Criteria>().unwrap(),
         goal_selection: Default::default(),
         placement: Default::default(),
         unconfined: false,
         seed_model: None,
         testability: true,
         survivors: Vec::new(),
-    };
+    }
+}
+
+/// Strong-mutation goals: a mutant goal is covered only by a test that kills it, so every
+/// one the emitted suite covers is killed when the suite is judged at the end; the search
+/// judged mutants as it went; and the suite kills at least as many of the same mutants as
+/// the weak-mutation suite of the same budget, which keeps tests that only infect.
+#[test]
+fn numeric_strong_mutation_goals_are_covered_only_by_kills() {
+    let work = common::work_dir("mutants-numeric-strong");
+    let (weak_out, strong_out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let weak = numeric_options("branch,weak-mutation", &work.path, weak_out.path());
+    let weak = pipeline::run(&weak, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let strong = numeric_options("branch,strong-mutation", &work.path, strong_out.path());
+    let strong = pipeline::run(&strong, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let names: Vec<&str> = strong.goals.keys().map(String::as_str).collect();
+    assert_eq!(names, ["branch", "strong-mutation"]);
+    let (wm, sm) = (
+        weak.mutation.as_ref().expect("weak figures"),
+        strong.mutation.as_ref().expect("strong figures"),
+    );
+    eprintln!("numeric weak: {wm:?}\nnumeric strong: {sm:?}");
+    let goals = &strong.goals["strong-mutation"];
+    assert_eq!(goals.total, sm.mutants);
+    assert!(sm.killed >= goals.covered, "{goals:?} {sm:?}");
+    assert!(sm.search_judged > 0 && sm.search_killed > 0, "{sm:?}");
+    assert!(sm.share_of_executions > 0.0 && sm.executions_per_second > 0.0);
+    assert_eq!(
+        sm.killed + sm.survived + sm.not_infected,
+        sm.mutants,
+        "{sm:?}"
+    );
+    assert_eq!(wm.mutants, sm.mutants);
+    assert!(sm.killed >= wm.killed, "strong {sm:?}\nweak {wm:?}");
+}
+
+/// `frugal run examples/numeric --criteria branch,weak-mutation`: mutants are counted in the
+/// summary, a good share is killed, and the suite verified.
+#[test]
+fn numeric_kills_mutants_end_to_end() {
+    let work = common::work_dir("mutants-numeric");
+    let out = tempfile::tempdir().unwrap();
+    let opts = numeric_options("branch,weak-mutation", &work.path, out.path());
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let names: Vec<&str> = s.goals.keys().map(String::as_str).collect();
     assert_eq!(names, ["branch", "weak-mutation"]);

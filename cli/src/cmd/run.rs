@@ -47,7 +47,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub features: super::Features,
     /// Coverage criteria, comma separated: branch, line, function, function-no-panic, panic,
-    /// output, input (or `all`), and the opt-in weak-mutation (`all,weak-mutation`).
+    /// output, input (or `all`), and the opt-in weak-mutation and strong-mutation
+    /// (`all,strong-mutation`: frugal's mutants are goals until a test kills them).
     #[arg(long, default_value = "all")]
     pub criteria: Criteria,
     /// Which goals to search for: `all`, or `smart` ([smart-goals]: line goals subsumed by their
@@ -78,7 +79,7 @@ pub struct RunArgs {
     pub no_testability: bool,
     /// cargo-mutants' `outcomes.json` of a run on the crate's own suite
     /// (`mutants.out/outcomes.json`): the mutants it missed become targets (their counterparts
-    /// among frugal's own mutants; weak mutation is switched on) and the summary gives each a
+    /// among frugal's own mutants; strong mutation is switched on) and the summary gives each a
     /// verdict: killed by which test, possibly equivalent, not reached, or no counterpart.
     #[arg(long, value_name = "OUTCOMES_JSON")]
     pub kill_survivors: Option<PathBuf>,
@@ -119,7 +120,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let mut criteria = args.criteria.clone();
     if args.kill_survivors.is_some() {
-        criteria.0.insert(frugal_search::GoalKind::WeakMutation);
+        criteria.0.insert(frugal_search::GoalKind::StrongMutation);
     }
     let opts = RunOptions {
         crate_dir: args.krate.clone(),
@@ -288,15 +289,31 @@ fn print_summary(s: &RunSummary) {
     if let Some(m) = &s.mutation {
         println!(
             "mutants (frugal's own, strong): {} of {} killed ({:.1}%), {} infected but survived, \
-             {} not infected ({} executions, {:.1}s)",
+             {} not infected{}",
             m.killed,
             m.mutants,
             100.0 * m.score,
             m.survived,
             m.not_infected,
-            m.executions,
-            m.seconds
+            if m.unjudged > 0 {
+                format!(", {} not judged (out of time)", m.unjudged)
+            } else {
+                String::new()
+            }
         );
+        println!(
+            "  mutation cost: {} executions ({:.1}% of the run's), {:.1}s, {:.0} executions/s",
+            m.executions,
+            100.0 * m.share_of_executions,
+            m.seconds,
+            m.executions_per_second
+        );
+        if m.search_judged > 0 {
+            println!(
+                "  during the search: {} judgements of a mutant on a test, {} killed",
+                m.search_judged, m.search_killed
+            );
+        }
         println!(
             "  state assertions: {} of {} observed kept, each killing a mutant nothing else in \
              its test kills",

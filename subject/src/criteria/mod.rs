@@ -9,6 +9,10 @@
 //! - `weak-mutation` (opt-in, not in `all`): the instrumenter's mutant goals (ROR at
 //!   comparisons, AOR at arithmetic, `instrument/mutants.rs`), killed inside the probes. Only
 //!   instrumented when selected ([`Criteria::mutants`]).
+//! - `strong-mutation` (opt-in): the same mutants, covered only when a test *kills* one: what
+//!   it observes differs with the mutant switched on (`strong::propagate`). A test that only
+//!   infects it is closer than one that does not, so the search is guided by the infection
+//!   distance, then by whether the difference reaches what the test observes.
 //! - `function-no-panic`: per callable, one goal: it returned normally at least once.
 //! - `panic`: per callable, one goal per distinct panic location (`file:line`) reached through
 //!   it, i.e. panicking in the statement calling it. Locations are found at run time; see
@@ -67,7 +71,7 @@ pub const ALL: [GoalKind; 7] = [
 /// Criteria that exist but are not in `all` (the default): named one by one. Weak mutation
 /// adds two or three goals per comparison and arithmetic site and a probe per evaluation,
 /// for little coverage the branch goals do not already steer towards (see README).
-pub const OPT_IN: [GoalKind; 1] = [GoalKind::WeakMutation];
+pub const OPT_IN: [GoalKind; 2] = [GoalKind::WeakMutation, GoalKind::StrongMutation];
 
 /// The name of a criterion on the command line and in `summary.json`.
 pub fn name(kind: GoalKind) -> &'static str {
@@ -80,6 +84,7 @@ pub fn name(kind: GoalKind) -> &'static str {
         GoalKind::Output => "output",
         GoalKind::Input => "input",
         GoalKind::WeakMutation => "weak-mutation",
+        GoalKind::StrongMutation => "strong-mutation",
     }
 }
 
@@ -100,7 +105,21 @@ impl Criteria {
 
     /// Whether the instrumenter must make mutant goals (`instrument::Options::mutants`).
     pub fn mutants(&self) -> bool {
-        self.has(GoalKind::WeakMutation)
+        self.has(GoalKind::WeakMutation) || self.strong()
+    }
+
+    /// Whether mutants are goals only once killed (`strong-mutation`; it wins over
+    /// `weak-mutation` when both are named: a mutant is one goal).
+    pub fn strong(&self) -> bool {
+        self.has(GoalKind::StrongMutation)
+    }
+
+    /// The kind a manifest goal has in a run with these criteria.
+    pub fn kind_of(&self, k: manifest::GoalKind) -> GoalKind {
+        match search_kind(k) {
+            GoalKind::WeakMutation if self.strong() => GoalKind::StrongMutation,
+            kind => kind,
+        }
     }
 }
 
@@ -245,7 +264,8 @@ impl Plan {
     /// Kept manifest goals, each under its nearest kept ancestor.
     fn add_manifest(&mut self, m: &Manifest, criteria: &Criteria) {
         for g in &m.goals {
-            if !criteria.has(search_kind(g.kind)) {
+            let kind = criteria.kind_of(g.kind);
+            if !criteria.has(kind) {
                 continue;
             }
             let mut parent = g.parent;
@@ -256,7 +276,7 @@ impl Plan {
                 }
                 parent = m.goals[p as usize].parent;
             }
-            let id = self.push(search_kind(g.kind), parent, &g.file, g.line, &g.label);
+            let id = self.push(kind, parent, &g.file, g.line, &g.label);
             self.goals[id as usize].manifest = Some(g.id);
             self.from_manifest[g.id as usize] = Some(id);
         }
@@ -393,7 +413,7 @@ impl Plan {
             .iter()
             .enumerate()
             .filter_map(|(manifest, search)| Some((manifest as u32, (*search)?)))
-            .filter(|&(_, search)| self.goals[search as usize].kind == GoalKind::WeakMutation)
+            .filter(|&(_, search)| self.goals[search as usize].kind.is_mutant())
     }
 
     pub fn label(&self, id: u32, found: &Discovered) -> String {

@@ -11,41 +11,63 @@
 //!
 //! It must not know how tests are rendered or verified: the pipeline maps kills to emitted tests.
 
+mod propagate;
+
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use frugal_search::{ExecResult, Executor, Observation, Status};
 use serde::Serialize;
 
 use crate::criteria::{Discovered, Plan};
 use crate::emit::minimise::Kept;
-use crate::executor::ExecutorPool;
+use crate::executor::{ExecutorPool, mutated_timeout};
+pub use propagate::{INFECTED, Propagate, PropagateStats, Verdicts};
 
 /// Survivors listed in the summary at most; the count covers them all.
 const SURVIVORS_LISTED: usize = 50;
 
 /// Runs each mutant some kept test infects with those tests, the mutant switched on, and
-/// compares what they observe with `baseline` (the same tests, every mutant off, observing).
-/// Fills in each test's `kills`; returns the executions that took.
+/// compares what they observe with `baseline` (the same tests, every mutant off, observing;
+/// `baseline_time` is what those runs took, which bounds a mutated run's time, see
+/// [`mutated_timeout`]; `known` what the search's judgements saw crash or hang, which is not
+/// run again). Fills in each test's `kills`; returns the executions that took.
+/// Mutants left when `deadline` passes are not judged (counted in [`Kills::unjudged`]): the
+/// phase stays within the run's budget.
 pub fn kills(
     pool: &mut ExecutorPool,
     plan: &Plan,
     kept: &mut [Kept],
-    baseline: &[ExecResult],
+    (baseline, baseline_time): (&[ExecResult], Duration),
+    known: &Verdicts,
+    deadline: Option<Instant>,
 ) -> Kills {
-    let mut executions = 0;
+    let mut runs = Kills::default();
+    let cap = pool.set_timeout(Duration::ZERO);
+    pool.set_timeout(mutated_timeout(baseline_time, kept.len(), cap));
     // Per test: for each mutant only its state observations see, which of them do.
     let mut by_state: Vec<Vec<Vec<usize>>> = vec![Vec::new(); kept.len()];
     for (manifest, search) in plan.mutants() {
         let infecting: Vec<usize> = (0..kept.len())
-            .filter(|&i| kept[i].result.covers(search))
+            .filter(|&i| infects(plan, &kept[i].result, search))
             .collect();
-        if infecting.is_empty() {
+        // A test the search saw crash or hang with this mutant kills it without running.
+        let (ended, infecting): (Vec<usize>, Vec<usize>) = infecting
+            .into_iter()
+            .partition(|&i| known.ended_run(&kept[i].test, manifest));
+        for &i in &ended {
+            kept[i].kills.insert(search);
+        }
+        if infecting.is_empty() || !ended.is_empty() {
+            continue;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            runs.unjudged += 1;
             continue;
         }
         pool.switch_mutant(Some(manifest));
-        let tests: Vec<_> = infecting.iter().map(|&i| kept[i].test.clone()).collect();
-        let results = pool.execute(&tests);
-        executions += tests.len() as u64;
+        let results = judge_mutant(pool, kept, &infecting, baseline);
+        runs.executions += results.len() as u64;
         for (&i, mutated) in infecting.iter().zip(&results) {
             match seen(&baseline[i], mutated) {
                 Seen::Nothing => continue,
@@ -56,24 +78,56 @@ pub fn kills(
         }
     }
     pool.switch_mutant(None);
+    pool.set_timeout(cap);
     if plan.mutants().next().is_none() {
         // Nothing to judge assertions by: every state observation stays.
-        return Kills::default();
+        return runs;
     }
-    let mut state = (0, 0);
     for (k, (by_state, base)) in kept.iter_mut().zip(by_state.iter().zip(baseline)) {
         let before = k.result.observed.len();
         // A run that went another way than the kept one is not the one rendered.
         if k.result.observed == base.observed {
             k.result.observed = needed(&base.observed, by_state);
         }
-        state.0 += before;
-        state.1 += k.result.observed.len();
+        runs.state_observed += before;
+        runs.state_kept += k.result.observed.len();
     }
-    Kills {
-        executions,
-        state_observed: state.0,
-        state_kept: state.1,
+    runs
+}
+
+/// The runs of the `infecting` tests with the mutant switched on. The first runs alone:
+/// when the mutant makes it crash or hang where it did not, the mutant is killed, and the
+/// others are not run (each crash costs a harness restart; mutants of unsafe code can crash
+/// every test). The rest get nothing, so only the first counts the kill.
+fn judge_mutant(
+    pool: &mut ExecutorPool,
+    kept: &[Kept],
+    infecting: &[usize],
+    baseline: &[ExecResult],
+) -> Vec<ExecResult> {
+    let Some((&first, rest)) = infecting.split_first() else {
+        return Vec::new();
+    };
+    let mut results = pool.execute(std::slice::from_ref(&kept[first].test));
+    let ended = results
+        .first()
+        .is_some_and(|r| propagate::ends_run(r) && !propagate::ends_run(&baseline[first]));
+    if !ended {
+        let tests: Vec<_> = rest.iter().map(|&i| kept[i].test.clone()).collect();
+        results.extend(pool.execute(&tests));
+    }
+    results
+}
+
+/// Whether a test's run infected mutant goal `search`: covered it (weak mutation), or with
+/// strong-mutation goals came within [`INFECTED`] of it (infected, maybe not killed).
+pub fn infects(plan: &Plan, r: &ExecResult, search: u32) -> bool {
+    match r.distance(search) {
+        Some(d) if plan.goals[search as usize].kind == frugal_search::GoalKind::StrongMutation => {
+            d <= INFECTED
+        }
+        Some(d) => d == 0.0,
+        None => false,
     }
 }
 
@@ -81,6 +135,8 @@ pub fn kills(
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Kills {
     pub executions: u64,
+    /// Mutants some kept test infects that were not judged: the phase's deadline came first.
+    pub unjudged: usize,
     /// State observations of the kept tests before minimisation, and kept after.
     pub state_observed: usize,
     pub state_kept: usize,
@@ -175,18 +231,30 @@ pub struct MutationScore {
     pub mutants: usize,
     /// Killed by some emitted test: it would fail on the mutated crate.
     pub killed: usize,
-    /// Infected by some emitted test, killed by none.
+    /// Infected, killed by no emitted test: by some emitted test (weak-mutation goals), or by
+    /// some test the search ran (strong-mutation goals, whose infecting tests are not kept for
+    /// an infection alone).
     pub survived: usize,
-    /// Infected by no emitted test.
+    /// Infected by no such test.
     pub not_infected: usize,
+    /// Infected by an emitted test but not judged: the phase's share of the budget ran out.
+    pub unjudged: usize,
     /// `killed / mutants`.
     pub score: f64,
     /// Survivors, `file:line label` (the first [`SURVIVORS_LISTED`]).
     pub survivors: Vec<String>,
-    /// Executions the strong-mutation runs took.
+    /// Executions the strong-mutation runs took: those judging the search's tests
+    /// (strong-mutation goals) and those judging the emitted ones.
     pub executions: u64,
+    /// Their share of all the run's executions (search included).
+    pub share_of_executions: f64,
     /// Their wall time, with the run that records what the unmutated tests observe.
     pub seconds: f64,
+    pub executions_per_second: f64,
+    /// With strong-mutation goals: one mutant judged on one test during the search, and how
+    /// many of those judgements killed.
+    pub search_judged: u64,
+    pub search_killed: u64,
     /// State observations (what `&mut` calls left behind) of the kept tests, and how many of
     /// them are asserted after minimisation: those that kill a mutant nothing else kept in
     /// their test kills.
@@ -194,35 +262,47 @@ pub struct MutationScore {
     pub state_asserted: usize,
 }
 
+/// What the strong-mutation work of a run took, for [`MutationScore::new`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MutationCost {
+    /// The judgement of the emitted tests, and its wall time.
+    pub kills: Kills,
+    pub seconds: f64,
+    /// The judgements during the search (strong-mutation goals).
+    pub search: PropagateStats,
+    /// Every execution of the run (search, minimiser and judgements).
+    pub all_executions: u64,
+}
+
 impl MutationScore {
-    /// The figures over the emitted tests: `killed` and `covered` are the union of their kills
-    /// and of their covered goals; `runs` what the strong-mutation runs took and left,
-    /// `seconds` their wall time.
+    /// The figures over the emitted tests: `killed` is the union of their kills, `infected`
+    /// the mutants infected (see [`MutationScore::survived`]).
     pub fn new(
         plan: &Plan,
         found: &Discovered,
-        (killed, covered): (&BTreeSet<u32>, &BTreeSet<u32>),
-        runs: Kills,
-        seconds: f64,
+        (killed, infected): (&BTreeSet<u32>, &BTreeSet<u32>),
+        cost: MutationCost,
     ) -> MutationScore {
         let mutants: Vec<u32> = plan.mutants().map(|(_, search)| search).collect();
         let survivors: Vec<u32> = mutants
             .iter()
             .copied()
-            .filter(|g| covered.contains(g) && !killed.contains(g))
+            .filter(|g| infected.contains(g) && !killed.contains(g))
             .collect();
         let killed_n = mutants.iter().filter(|g| killed.contains(g)).count();
-        let infected = mutants.iter().filter(|g| covered.contains(g)).count();
+        let infected_n = mutants
+            .iter()
+            .filter(|g| infected.contains(g) || killed.contains(g))
+            .count();
+        let executions = cost.kills.executions + cost.search.executions;
+        let seconds = cost.seconds + cost.search.seconds;
         MutationScore {
             mutants: mutants.len(),
             killed: killed_n,
             survived: survivors.len(),
-            not_infected: mutants.len() - infected,
-            score: if mutants.is_empty() {
-                0.0
-            } else {
-                killed_n as f64 / mutants.len() as f64
-            },
+            not_infected: mutants.len() - infected_n,
+            unjudged: cost.kills.unjudged,
+            score: ratio(killed_n as f64, mutants.len() as f64),
             survivors: survivors
                 .iter()
                 .take(SURVIVORS_LISTED)
@@ -231,12 +311,21 @@ impl MutationScore {
                     format!("{}:{} {}", info.file, info.line, plan.label(g, found))
                 })
                 .collect(),
-            executions: runs.executions,
+            executions,
+            share_of_executions: ratio(executions as f64, cost.all_executions as f64),
             seconds,
-            state_observed: runs.state_observed,
-            state_asserted: runs.state_kept,
+            executions_per_second: ratio(executions as f64, seconds),
+            search_judged: cost.search.judged,
+            search_killed: cost.search.killed,
+            state_observed: cost.kills.state_observed,
+            state_asserted: cost.kills.state_kept,
         }
     }
+}
+
+/// `a / b`, 0 when `b` is 0.
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
 }
 
 #[cfg(test)]
