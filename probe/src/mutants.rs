@@ -19,6 +19,9 @@
 //!
 //! - FBR (function body replacement): [`body`] at a function's entry covers its mutants (the
 //!   function ran) and, with one of them on, makes the function return that mutant's value.
+//! - AOR also at compound assignments (`+=`, `-=`, ...), through the same [`Arith`] probe.
+//! - NOT deletion: [`negation`] around a `!` expression covers its mutant when evaluated (the
+//!   value always differs) and, with it on, undoes the `!`.
 //!
 //! - Strong mutation: one mutant at a time can be switched on ([`activate`], by goal id); its
 //!   site then computes the mutant's outcome instead of the original's ([`ror_strong`] for a
@@ -117,6 +120,17 @@ pub fn ror_strong(
 pub fn body(goal: u32) -> bool {
     crate::tables::hit(goal);
     active_among(goal, 1).is_some()
+}
+
+/// A `!` expression's NOT-deletion mutant `goal` (cargo-mutants' `delete !`): covers it (the
+/// deleted `!` would always change the value) and, with it on, gives the operand back.
+#[inline(always)]
+pub fn negation<T: core::ops::Not<Output = T>>(goal: u32, negated: T) -> T {
+    crate::tables::hit(goal);
+    match active_among(goal, 1) {
+        Some(_) => !negated,
+        None => negated,
+    }
 }
 
 /// Source text of a comparison operator.

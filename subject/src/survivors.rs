@@ -169,6 +169,12 @@ pub fn counterparts(s: &Survivor, goals: &[GoalInfo]) -> Vec<u32> {
                 .collect();
             if pair.len() == 2 { pair } else { Vec::new() }
         }
+        // `delete !`: the NOT-deletion mutant on that line (the first, when there are more).
+        "UnaryOperator" if s.name.contains(": delete ! ") => mutants
+            .filter(|g| g.line == s.line && g.label == "delete !")
+            .map(|g| g.id)
+            .take(1)
+            .collect(),
         _ => Vec::new(),
     }
 }

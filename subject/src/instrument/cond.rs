@@ -39,6 +39,11 @@ impl FileInstrumenter<'_> {
             Expr::Paren(p) => self.cond_node(&p.expr, goals),
             Expr::Unary(u) if matches!(u.op, UnOp::Not(_)) => {
                 let node = self.range(e);
+                // Its NOT-deletion mutant wraps what `not` returns (created first: outside).
+                if let Some(g) = self.negation_goal(u) {
+                    self.open(node, format!("::frugal_probe::mutants::negation({g}, "));
+                    self.close(node, ")");
+                }
                 self.open(node, "::frugal_probe::not(");
                 self.close(node, ")");
                 // The operand is true exactly when the negated node is false.

@@ -26,8 +26,14 @@
 //!   These are the mutants a test that calls `v.clear()` and never looks at `v` again lets
 //!   survive, so they are what state assertions are judged by.
 //!
+//! - AOR at compound assignments `A op= B` whose place `A` is plain ([`FileInstrumenter::compound_site`]):
+//!   `+=`→`-=`,`*=` and so on, the same subsuming sets as the binary operators.
+//! - NOT deletion (cargo-mutants' `delete !`): every `!` expression (in conditions too) is
+//!   wrapped in `mutants::negation(G, ..)`, which undoes the `!` with the mutant on. Entering
+//!   it infects it (the value always differs); the strong run tells whether a test sees it.
+//!
 //! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=`,
-//! `AOR + -> *` or `FBR body -> 0`, on the site's line, with the innermost enclosing branch goal as parent, so
+//! `AOR + -> *`, `AOR += -> -=`, `delete !` or `FBR body -> 0`, on the site's line, with the innermost enclosing branch goal as parent, so
 //! DynaMOSA (\[dynamosa\]) targets them once their code is reached. Constant replacement (CR) is not done:
 //! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
 
@@ -98,6 +104,7 @@ impl FileInstrumenter<'_> {
             || first != last
             || skipped_operand(&b.left)
             || skipped_operand(&b.right)
+            || (self.untyped_operand(&b.left) && self.untyped_operand(&b.right))
         {
             return false;
         }
@@ -133,6 +140,102 @@ impl FileInstrumenter<'_> {
 }
 
 impl FileInstrumenter<'_> {
+    /// A compound assignment `A op= B` (`+= -= *= /= %=`) whose place `A` is plain (a path,
+    /// fields, a deref, an index by a path or literal): numbers its AOR goals (labelled
+    /// `AOR += -> -=`, as cargo-mutants names them) and rewrites it to
+    /// `arith(match (B) { b => { let p = &mut A; <probe>; *p op= b or the mutant's value } })`.
+    /// `B` is evaluated first, as Rust evaluates a primitive compound assignment, so `x += x`
+    /// still borrows well; `A`'s text is copied, which is why it must be plain (no probes in
+    /// it, no side effects). False when it is not one.
+    pub(super) fn compound_site(&mut self, b: &ExprBinary) -> bool {
+        let Some((aop, name)) = compound_opcode(&b.op) else {
+            return false;
+        };
+        let (first, last) = (b.span().start().line, b.span().end().line);
+        if !self.mutants
+            || !self.active()
+            || !b.attrs.is_empty()
+            || first != last
+            || !plain_place(&b.left)
+            || skipped_operand(&b.right)
+            || (self.untyped_operand(&b.left) && self.untyped_operand(&b.right))
+        {
+            return false;
+        }
+        let sym = aop_symbol(aop);
+        let mut goal = None;
+        for &m in aor_mutants(aop) {
+            let label = format!("AOR {sym}= -> {}=", aop_symbol(m));
+            let g = self.goal(GoalKind::Mutant, first, label);
+            goal.get_or_insert(g);
+        }
+        let goal = goal.unwrap_or_default();
+        let left = self.range(&*b.left);
+        let right = self.range(&*b.right);
+        let op_range = self.range(&b.op);
+        let place = self.source(left).to_string();
+        let op_text = self.source(op_range).to_string();
+        let node = (left.0, right.1);
+        self.replace((left.0, right.0), node, "::frugal_probe::arith(match (");
+        self.close(
+            node,
+            format!(
+                ") {{ __frugal_b => {{ use ::frugal_probe::Arith as _; \
+                 let __frugal_p = &mut {place}; \
+                 let __frugal_m = (&&&::frugal_probe::Probe(&*__frugal_p, &__frugal_b))\
+                 .aor({goal}, ::frugal_probe::mutants::aop::{name}); \
+                 match __frugal_m {{ Some(__frugal_m) => *__frugal_p = __frugal_m.value(), \
+                 None => *__frugal_p {op_text} __frugal_b }} }} }})"
+            ),
+        );
+        self.visit_expr(&b.right);
+        true
+    }
+
+    /// Whether `e`'s type may not be inferred yet where it is used: an unsuffixed number
+    /// literal, or a local of the current fn declared with one (see [`untyped_locals`]). The
+    /// probe's method call needs one operand's type known (E0282 otherwise, which would cost
+    /// the whole fn), so a site whose operands are all such gets no mutants.
+    fn untyped_operand(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p.path.get_ident().is_some_and(|name| {
+                self.untyped_locals
+                    .last()
+                    .is_some_and(|set| set.contains(&name.to_string()))
+            }),
+            e => unsuffixed_number(e),
+        }
+    }
+
+    /// The NOT-deletion goal of a `!` expression (cargo-mutants' `delete !`), or `None` when
+    /// mutants are off or the operand is a borrow (`!&x` negates into another type, which
+    /// the mutant's `T -> T` cannot give back).
+    pub(super) fn negation_goal(&mut self, u: &syn::ExprUnary) -> Option<u32> {
+        if !self.mutants
+            || !self.active()
+            || !u.attrs.is_empty()
+            || !matches!(u.op, syn::UnOp::Not(_))
+            || matches!(&*u.expr, Expr::Reference(_))
+        {
+            return None;
+        }
+        let l = line(u.span());
+        Some(self.goal(GoalKind::Mutant, l, "delete !".to_string()))
+    }
+
+    /// A `!` expression outside a condition: wrapped in `negation(G, ..)` with its goal, then
+    /// its operand visited. False when it gets no mutant.
+    pub(super) fn negation_site(&mut self, u: &syn::ExprUnary) -> bool {
+        let Some(g) = self.negation_goal(u) else {
+            return false;
+        };
+        let node = self.range(u);
+        self.open(node, format!("::frugal_probe::mutants::negation({g}, "));
+        self.close(node, ")");
+        self.visit_expr(&u.expr);
+        true
+    }
+
     /// FBR (cargo-mutants' main operator): the function's body replaced by a value of its
     /// return type. One goal per value ([`replacements`]), infected whenever the function is
     /// entered (whether the value differs from what the body returns is for the strong run to
@@ -196,6 +299,65 @@ fn replacements(output: &syn::ReturnType) -> &'static [&'static str] {
             }
         }
         _ => &[],
+    }
+}
+
+/// The locals of a fn body declared `let mut n = <number literal>;` without a type: their
+/// integer or float type is inferred from later uses, and a probe's method call on them
+/// before those uses fails to compile (E0282), which would cost the whole fn.
+pub(super) fn untyped_locals(body: &syn::Block) -> std::collections::BTreeSet<String> {
+    struct Finder(std::collections::BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (syn::Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
+                && unsuffixed_number(&init.expr)
+            {
+                self.0.insert(id.ident.to_string());
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut f = Finder(Default::default());
+    f.visit_block(body);
+    f.0
+}
+
+/// A number literal without a type suffix (`0`, `-1`, `(2.5)`).
+fn unsuffixed_number(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => unsuffixed_number(&p.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && unsuffixed_number(&u.expr),
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.suffix().is_empty(),
+            syn::Lit::Float(f) => f.suffix().is_empty(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The probe's opcode of a compound assignment's arithmetic operator.
+fn compound_opcode(o: &BinOp) -> Option<(u8, &'static str)> {
+    Some(match o {
+        BinOp::AddAssign(_) => (aop::ADD, "ADD"),
+        BinOp::SubAssign(_) => (aop::SUB, "SUB"),
+        BinOp::MulAssign(_) => (aop::MUL, "MUL"),
+        BinOp::DivAssign(_) => (aop::DIV, "DIV"),
+        BinOp::RemAssign(_) => (aop::REM, "REM"),
+        _ => return None,
+    })
+}
+
+/// A place whose text can be evaluated again without effects and holds nothing the
+/// instrumenter would rewrite: `x`, `self.a.b`, `*n`, `v[i]`, `self.buf[3]`.
+fn plain_place(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => plain_place(&p.expr),
+        Expr::Path(p) => p.qself.is_none() && p.attrs.is_empty(),
+        Expr::Field(f) => f.attrs.is_empty() && plain_place(&f.base),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && plain_place(&u.expr),
+        Expr::Index(i) => plain_place(&i.expr) && matches!(&*i.index, Expr::Lit(_) | Expr::Path(_)),
+        _ => false,
     }
 }
 
@@ -409,6 +571,65 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
             m.goals
                 .iter()
                 .all(|g| g.kind != crate::manifest::GoalKind::Mutant)
+        );
+    }
+
+    /// `x += y` evaluates `y`, then borrows the place and lets the probe see both; its AOR
+    /// goals are named as cargo-mutants names them. Places that are not plain (a call in
+    /// them) get none, nor sites whose operands' types are all still being inferred
+    /// (`let mut n = 0; n += 1`).
+    #[test]
+    fn compound_assignments_get_aor_mutants() {
+        let got = show(
+            "fn f(v: &mut [u32], x: u32) -> Unit {\n    v[0] -= x;\n    next(v).len += 1;\n    let mut n = 0;\n    n += 1;\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains(
+                "::frugal_probe::arith(match (x) { __frugal_b => { use ::frugal_probe::Arith as _; \
+let __frugal_p = &mut v[0]; let __frugal_m = (&&&::frugal_probe::Probe(&*__frugal_p, &__frugal_b))\
+.aor(1, ::frugal_probe::mutants::aop::SUB); match __frugal_m { Some(__frugal_m) => *__frugal_p = \
+__frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("next(v).len += 1;"), "{text}");
+        assert!(text.contains("n += 1;"), "an untyped local: {text}");
+        let aor: Vec<&str> = goals.lines().filter(|l| l.contains("AOR")).collect();
+        assert_eq!(
+            aor,
+            [
+                "1 Mutant parent=0 line=2 AOR -= -> +=",
+                "2 Mutant parent=0 line=2 AOR -= -> /=",
+                "3 Mutant parent=0 line=2 AOR -= -> %=",
+            ]
+        );
+    }
+
+    /// Every `!` gets a NOT-deletion mutant, in a condition (around the probe's `not`) and
+    /// outside one; `!&x` does not.
+    #[test]
+    fn negations_get_deletion_mutants() {
+        let got = show(
+            "fn f(a: bool, b: &bool) -> Unit {\n    if !a {}\n    let c = !a;\n    let d = !&b;\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains("::frugal_probe::mutants::negation(3, ::frugal_probe::not(!::frugal_probe::leaf(a)))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("let c = ::frugal_probe::mutants::negation(4, !a);"),
+            "{text}"
+        );
+        assert!(text.contains("let d = !&b;"), "{text}");
+        let deleted: Vec<&str> = goals.lines().filter(|l| l.contains("delete !")).collect();
+        assert_eq!(
+            deleted,
+            [
+                "3 Mutant parent=0 line=2 delete !",
+                "4 Mutant parent=0 line=3 delete !",
+            ]
         );
     }
 

@@ -80,6 +80,9 @@ pub(crate) struct FileInstrumenter<'a> {
     pending_parent: Option<u32>,
     /// Whether weak-mutation goals are made (`mutants.rs`).
     pub(super) mutants: bool,
+    /// Per fn being instrumented: its locals whose type inference may still be open where
+    /// they are used (`let mut n = 0;`), whose compound assignments get no mutants.
+    pub(super) untyped_locals: Vec<std::collections::BTreeSet<String>>,
     /// Whether known flag calls get observers and goals (`observe.rs`).
     pub(super) observers: bool,
     /// A condition leaf that is an observed call (its byte range) and the leaf's own goals:
@@ -121,6 +124,7 @@ impl<'a> FileInstrumenter<'a> {
             if_false: HashMap::new(),
             pending_parent: None,
             mutants: false,
+            untyped_locals: Vec::new(),
             observers: false,
             cond_leaf: None,
         }
@@ -279,10 +283,13 @@ impl<'a> FileInstrumenter<'a> {
         });
         self.names.push(sig.ident.to_string());
         let enter = format!("let __frugal_guard = ::frugal_probe::enter({fid}, {entry}); ");
+        self.untyped_locals
+            .push(super::mutants::untyped_locals(block));
         self.with_parent(entry, |s| {
             let replaced = s.body_mutants(sig, fn_line);
             s.block(block, Some(enter + &replaced))
         });
+        self.untyped_locals.pop();
         self.names.pop();
         self.fns.pop();
         self.parents = saved_parents;
@@ -731,8 +738,14 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if !self.arith_site(e) {
+        if !self.compound_site(e) && !self.arith_site(e) {
             visit::visit_expr_binary(self, e);
+        }
+    }
+
+    fn visit_expr_unary(&mut self, e: &'ast syn::ExprUnary) {
+        if !self.negation_site(e) {
+            visit::visit_expr_unary(self, e);
         }
     }
 
