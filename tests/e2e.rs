@@ -246,3 +246,52 @@ fn a_commit_hook_yields_a_suite_that_passes_and_a_kill_9_loses_nothing() {
         d.log_text()
     );
 }
+
+/// `search.mutants = "strong"`: the job's search has frugal's own mutants as goals until killed,
+/// and the stored suite carries its mutation score, which the API and the suite's page show.
+#[test]
+fn with_strong_mutants_the_stored_suite_carries_its_mutation_score() {
+    let bins = binaries();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = frugal_testkit::daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"3000\"\nmutants = \"strong\"\n\n[executor]\nworkers = 2\n",
+    );
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let d = Daemon::start(&bins.frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let out = run(frugal(&cfg, tmp.path()).args(["repo", "add"]).arg(&repo)).unwrap();
+    assert!(out.contains("registered repository 1"), "{out}");
+    let commit = commit_change(&repo, "a change");
+    wait_for(
+        "the hook's run to succeed",
+        JOB_LIMIT,
+        Duration::from_millis(500),
+        || run_of(&d, &commit, &["succeeded"]),
+    )
+    .unwrap();
+    let best = d.get("/v1/repos/1/suites/best").unwrap();
+    assert_eq!(best.status, 200, "{}", best.body);
+    let best = best.json();
+    let m = &best["mutation"];
+    let (mutants, killed) = (
+        m["mutants"].as_u64().unwrap(),
+        m["killed"].as_u64().unwrap(),
+    );
+    assert!(mutants > 50 && killed > 0 && killed <= mutants, "{best}");
+    assert_eq!(
+        killed + m["survived"].as_u64().unwrap() + m["not_infected"].as_u64().unwrap(),
+        mutants,
+        "{best}"
+    );
+    let page = d
+        .get(&format!("/ui/suites/{}", best["id"].as_u64().unwrap()))
+        .unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("id=\"mutation\"")
+            && page.body.contains(&format!("{killed} of {mutants}")),
+        "{}",
+        page.body
+    );
+}

@@ -186,6 +186,7 @@ fn seed_history(state: &std::path::Path, suites: u64) -> u64 {
                 run: Some(run.id),
                 model: None,
                 hold: false,
+                mutation: None,
             })
             .unwrap();
         let kinds = serde_json::json!({

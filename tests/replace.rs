@@ -243,6 +243,7 @@ fn frugald_answers_the_replacement_of_the_best_suite() {
                 run: None,
                 model: None,
                 hold: false,
+                mutation: None,
             })
             .unwrap();
     }

@@ -71,6 +71,7 @@ pub fn history(state: &Path, repo_path: &str, runs: u64, suites: u64) -> Seeded 
             tests: tests.clone(),
             run: None,
             model: None,
+            mutation: None,
         }));
     }
     lines.push(ExportLine::Best {

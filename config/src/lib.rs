@@ -248,6 +248,10 @@ pub struct SearchConfig {
     pub tournament_size: usize,
     /// `all`, or `smart` for smart goal selection (\[smart-goals\]).
     pub goal_selection: String,
+    /// frugal's own mutants as goals: `off`, `weak` (covered when infected) or `strong`
+    /// (covered when a test kills them; the stored suite then carries its mutation score, and
+    /// a suite that kills fewer never replaces the best at equal coverage).
+    pub mutants: String,
     /// A search seeded from the previous suite's tests stops after this many generations in a
     /// row without a newly covered goal; `None` (configured as 0): only the budget stops it.
     pub stall_generations: Option<u32>,
@@ -392,6 +396,7 @@ pub const KEYS: &[&str] = &[
     "search.population",
     "search.tournament_size",
     "search.goal_selection",
+    "search.mutants",
     "search.stall_generations",
     "search.testability",
     "executor.timeout_ms",
@@ -620,6 +625,8 @@ mod defaults {
         pub const POPULATION: usize = 50;
         pub const TOURNAMENT_SIZE: usize = 10;
         pub const GOAL_SELECTION: &str = "all";
+        /// Off: strong-mutation goals cost a share of the executions (README).
+        pub const MUTANTS: &str = "off";
         /// Generations without a new goal before a seeded search stops (0 would be never). On
         /// humantime after an API change, 20 stopped 0.7 points of goals short of a from-scratch
         /// run; 50 matched it in under a second of search.
@@ -889,6 +896,9 @@ fn resolve_search(r: &mut Resolver, raw: &RawSearch) -> Result<SearchConfig, Con
     let goal_selection = r
         .string_parsed("search.goal_selection", &raw.goal_selection, goal_selection)?
         .unwrap_or_else(|| d::GOAL_SELECTION.to_string());
+    let mutants = r
+        .string_parsed("search.mutants", &raw.mutants, mutants_mode)?
+        .unwrap_or_else(|| d::MUTANTS.to_string());
     let stall_key = "search.stall_generations";
     let stall = match r.int(stall_key, &raw.stall_generations, 0)? {
         None => d::STALL_GENERATIONS,
@@ -911,6 +921,7 @@ fn resolve_search(r: &mut Resolver, raw: &RawSearch) -> Result<SearchConfig, Con
         population: population as usize,
         tournament_size: tournament_size as usize,
         goal_selection,
+        mutants,
         stall_generations: (stall > 0).then_some(stall),
         testability,
     })
@@ -1189,6 +1200,15 @@ fn algorithm(v: &str) -> Result<String, String> {
             "`{v}` is not an algorithm: use one of {}",
             ALGORITHMS.join(", ")
         ))
+    }
+}
+
+fn mutants_mode(v: &str) -> Result<String, String> {
+    match v.trim() {
+        v @ ("off" | "weak" | "strong") => Ok(v.to_string()),
+        v => Err(format!(
+            "`{v}` is not a mutants mode: use off, weak or strong"
+        )),
     }
 }
 

@@ -79,6 +79,7 @@ pub(crate) struct RawSearch {
     pub population: Option<Spanned<i64>>,
     pub tournament_size: Option<Spanned<i64>>,
     pub goal_selection: Option<Spanned<String>>,
+    pub mutants: Option<Spanned<String>>,
     pub stall_generations: Option<Spanned<i64>>,
     pub testability: Option<Spanned<bool>>,
 }

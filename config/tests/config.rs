@@ -51,6 +51,7 @@ fn an_empty_file_gives_the_defaults() {
     assert_eq!(c.search.population, 50);
     assert_eq!(c.search.tournament_size, 10);
     assert_eq!(c.search.goal_selection, "all");
+    assert_eq!(c.search.mutants, "off");
     assert_eq!(c.search.stall_generations, Some(50));
     assert_eq!(c.executor.timeout, Duration::from_millis(1000));
     assert!(c.executor.workers >= 1);
@@ -279,6 +280,12 @@ fn out_of_range_and_unknown_values_name_file_line_and_key() {
         2,
         "search.goal_selection",
         "smart",
+    );
+    assert_names(
+        "[search]\nmutants = \"sometimes\"\n",
+        2,
+        "search.mutants",
+        "off, weak or strong",
     );
     assert_names(
         "[search]\nbudget = \"18446744073709551615h\"\n",

@@ -31,8 +31,8 @@ use frugal_profiler::report::Report;
 use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
-    Cost, GoalSet, JobRecord, NewSuite, NewTest, RepoRecord, RunId, RunProgress, Store,
-    StoreOutcome, SuiteRecord,
+    Cost, GoalSet, JobRecord, MutationFigures, NewSuite, NewTest, RepoRecord, RunId, RunProgress,
+    Store, StoreOutcome, SuiteRecord,
 };
 use frugal_subject::analyze::AnalyzeOptions;
 use frugal_subject::criteria::GoalInfo;
@@ -53,6 +53,8 @@ pub struct JobEnv {
     pub population: usize,
     pub tournament: usize,
     pub goal_selection: frugal_search::GoalSelection,
+    /// The criteria, with frugal's own mutants as `search.mutants` says.
+    pub criteria: frugal_subject::criteria::Criteria,
     /// `search.testability`: observers on std's flag calls.
     pub testability: bool,
     /// The configured budget of one crate, before the job's factor.
@@ -406,7 +408,7 @@ fn run_options(
         },
         work_dir: Some(dirs.work.clone()),
         analyze: AnalyzeOptions::default(),
-        criteria: Default::default(),
+        criteria: env.criteria.clone(),
         goal_selection: env.goal_selection,
         placement: Default::default(),
         unconfined: false,
@@ -588,6 +590,12 @@ fn new_suite(
         run: Some(run),
         model: None,
         hold: false,
+        mutation: summary.mutation.as_ref().map(|m| MutationFigures {
+            mutants: m.mutants as u32,
+            killed: m.killed as u32,
+            survived: m.survived as u32,
+            not_infected: m.not_infected as u32,
+        }),
     })
 }
 

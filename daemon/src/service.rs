@@ -106,6 +106,7 @@ fn job_env(
             .goal_selection
             .parse()
             .map_err(|e: String| anyhow::anyhow!("{}: {e}", cfg.origin("search.goal_selection")))?,
+        criteria: criteria_of(&cfg.search.mutants),
         testability: cfg.search.testability,
         budget: cfg.search.budget,
         repo_budgets: cfg
@@ -655,4 +656,20 @@ pub fn check(cfg: &Config) -> anyhow::Result<()> {
         bail!("executor.workers resolved to 0");
     }
     Ok(())
+}
+
+/// The criteria of every job: the default ones, with frugal's own mutants as goals when
+/// `search.mutants` (already checked by the config) asks for them.
+fn criteria_of(mutants: &str) -> frugal_subject::criteria::Criteria {
+    let mut c = frugal_subject::criteria::Criteria::default();
+    match mutants {
+        "weak" => {
+            c.0.insert(frugal_search::GoalKind::WeakMutation);
+        }
+        "strong" => {
+            c.0.insert(frugal_search::GoalKind::StrongMutation);
+        }
+        _ => {}
+    }
+    c
 }

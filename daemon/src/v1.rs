@@ -301,6 +301,17 @@ pub struct Cost {
     pub value: f64,
 }
 
+/// What a suite does against frugal's own mutants.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Mutation {
+    pub mutants: u32,
+    /// Some test of the suite fails on the mutated crate.
+    pub killed: u32,
+    /// Infected, killed by no test.
+    pub survived: u32,
+    pub not_infected: u32,
+}
+
 /// A stored suite (its source is a separate download).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Suite {
@@ -317,6 +328,9 @@ pub struct Suite {
     pub test_count: usize,
     pub run: Option<u64>,
     pub is_best: bool,
+    /// frugal's own mutants the suite kills, when its run had mutant goals (`search.mutants`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<Mutation>,
     /// Per-test figures (`show` and `best` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<Vec<Test>>,
@@ -344,6 +358,12 @@ impl Suite {
             test_count: s.test_count,
             run: s.run.map(|r| r.0),
             is_best,
+            mutation: s.mutation.as_ref().map(|m| Mutation {
+                mutants: m.mutants,
+                killed: m.killed,
+                survived: m.survived,
+                not_infected: m.not_infected,
+            }),
             tests: None,
         }
     }

@@ -75,6 +75,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
             run: None,
             model: None,
             hold: false,
+            mutation: None,
         })
         .unwrap();
     store.create_run(repo.id, "numeric", None, None).unwrap();

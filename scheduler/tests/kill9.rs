@@ -30,6 +30,7 @@ fn suite(n: u64) -> NewSuite {
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
 }
 

@@ -4,7 +4,10 @@
 //! 1. the new suite covers a goal the old one missed: replace (more testing wins, even when the
 //!    new suite also misses some of the old one's goals: those were usually deleted code);
 //! 2. the new suite misses a goal the old one covers (and gains none): keep;
-//! 3. same goal set: when both have a measured cost on the same basis, replace only if the new one
+//! 3. same goal set, both judged against the same number of frugal's own mutants: the one that
+//!    kills more wins (a suite that catches fewer changes never replaces a better one, whatever
+//!    it costs);
+//! 4. same goal set and kills: when both have a measured cost on the same basis, replace only if the new one
 //!    is strictly cheaper; otherwise (no profile on either side, or incomparable bases) replace
 //!    only if its proxy cost is strictly lower. Ties keep the old suite, so equal suites do not
 //!    churn the pointer.
@@ -35,6 +38,10 @@ pub enum BestReason {
     NotCheaperMeasured { basis: String, old: f64, new: f64 },
     /// Kept: same goals, not cheaper by proxy cost.
     NotCheaperProxy { old: f64, new: f64 },
+    /// Replaced: same goals, kills more of frugal's own mutants.
+    MoreKills { old: u32, new: u32 },
+    /// Kept: same goals, kills fewer of frugal's own mutants.
+    FewerKills { old: u32, new: u32 },
     /// Nothing stored: the job had stored this suite already (it ran again after a crash).
     AlreadyStored,
     /// Kept: the new suite records behaviour changes that await review (`frugal accept`).
@@ -49,6 +56,7 @@ impl BestReason {
             BestReason::First
                 | BestReason::Forced
                 | BestReason::GainsGoals { .. }
+                | BestReason::MoreKills { .. }
                 | BestReason::CheaperMeasured { .. }
                 | BestReason::CheaperProxy { .. }
         )
@@ -72,6 +80,14 @@ impl fmt::Display for BestReason {
                 }
                 Ok(())
             }
+            BestReason::MoreKills { old, new } => write!(
+                f,
+                "same goals, kills more of frugal's mutants ({new} > {old})"
+            ),
+            BestReason::FewerKills { old, new } => write!(
+                f,
+                "kept old best: same goals, kills fewer of frugal's mutants ({new} < {old})"
+            ),
             BestReason::CheaperMeasured { basis, old, new } => {
                 write!(
                     f,
@@ -113,6 +129,17 @@ pub fn judge(old: &SuiteRecord, new: &SuiteRecord) -> BestReason {
     }
     if lost > 0 {
         return BestReason::MissesGoals { lost };
+    }
+    if let (Some(o), Some(n)) = (&old.mutation, &new.mutation)
+        && o.mutants == n.mutants
+        && o.killed != n.killed
+    {
+        let (old, new) = (o.killed, n.killed);
+        return if new > old {
+            BestReason::MoreKills { old, new }
+        } else {
+            BestReason::FewerKills { old, new }
+        };
     }
     match (&old.total_cost, &new.total_cost) {
         (Some(o), Some(n)) if o.basis == n.basis => {

@@ -139,6 +139,7 @@ mod tests {
                 run: Some(run.id),
                 model: None,
                 hold: false,
+                mutation: None,
             })
             .unwrap();
         let summary = serde_json::json!({"pipeline": {"goals": {"branch": {"covered": 3, "total": 4}},

@@ -35,6 +35,9 @@ pub struct SuiteSummary {
     pub proxy_cost: f64,
     pub test_count: usize,
     pub run: Option<RunId>,
+    /// See [`SuiteRecord::mutation`].
+    #[serde(default)]
+    pub mutation: Option<crate::records::MutationFigures>,
 }
 
 impl SuiteSummary {
@@ -51,6 +54,7 @@ impl SuiteSummary {
             proxy_cost: s.proxy_cost,
             test_count: s.tests.len(),
             run: s.run,
+            mutation: s.mutation.clone(),
         }
     }
 }
@@ -291,6 +295,7 @@ mod tests {
             run: None,
             model: None,
             hold: false,
+            mutation: None,
         }
     }
 

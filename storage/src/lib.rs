@@ -41,8 +41,9 @@ pub use history::{GoalCount, SuitePoint};
 pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 pub use records::{
-    Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, NewSuite, NewTest, RepoId, RepoRecord,
-    RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord, TestRecordId,
+    Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, MutationFigures, NewSuite, NewTest,
+    RepoId, RepoRecord, RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord,
+    TestRecordId,
 };
 pub use replacements::ReplacementRecord;
 pub use reports::ReportRecord;
@@ -575,6 +576,7 @@ impl Store {
             tests: test_ids.clone(),
             run: new.run,
             model: new.model,
+            mutation: new.mutation,
         };
         let hold = new.hold;
         self.index_suite(&suite)?;

@@ -228,6 +228,21 @@ pub struct SuiteRecord {
     /// from them without parsing Rust (incremental regeneration).
     #[serde(default)]
     pub model: Option<String>,
+    /// frugal's own mutants killed by the suite, when the run had mutant goals
+    /// (`search.mutants`); older records have none.
+    #[serde(default)]
+    pub mutation: Option<MutationFigures>,
+}
+
+/// What a suite does against frugal's own mutants (the run summary's `mutation`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MutationFigures {
+    pub mutants: u32,
+    /// Killed: some test of the suite fails on the mutated crate.
+    pub killed: u32,
+    /// Infected but killed by no test.
+    pub survived: u32,
+    pub not_infected: u32,
 }
 
 /// One test of a stored suite.
@@ -271,6 +286,8 @@ pub struct NewSuite {
     /// Never make this suite the best one by the rule: the behaviour it records awaits review
     /// (`regressions.policy = "hold"`); `frugal accept` makes it best.
     pub hold: bool,
+    /// See [`SuiteRecord::mutation`].
+    pub mutation: Option<MutationFigures>,
 }
 
 /// State of a queued job.

@@ -23,7 +23,40 @@ fn suite(repo: RepoId, n: &str, goals: &[u32]) -> NewSuite {
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
+}
+
+/// At equal coverage, frugal's own mutants decide before cost: a suite that kills fewer never
+/// replaces the best, however cheap; one that kills more does, however dear.
+#[test]
+fn kills_decide_before_cost_at_equal_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let repo = RepoId(3);
+    let with = |n: &str, killed: u32, proxy_cost: f64| NewSuite {
+        proxy_cost,
+        mutation: Some(MutationFigures {
+            mutants: 10,
+            killed,
+            survived: 10 - killed,
+            not_infected: 0,
+        }),
+        ..suite(repo, n, &[1, 2])
+    };
+    let first = store.store_suite(with("a", 6, 5.0)).unwrap();
+    let cheaper = store.store_suite(with("b", 5, 1.0)).unwrap();
+    assert_eq!(cheaper.reason, BestReason::FewerKills { old: 6, new: 5 });
+    assert_eq!(store.best_id(repo, "k").unwrap(), Some(first.suite));
+    let dearer = store.store_suite(with("c", 7, 9.0)).unwrap();
+    assert_eq!(dearer.reason, BestReason::MoreKills { old: 6, new: 7 });
+    assert_eq!(store.best_id(repo, "k").unwrap(), Some(dearer.suite));
+    // Without figures on one side, cost decides as before.
+    let plain = store.store_suite(suite(repo, "d", &[1, 2])).unwrap();
+    assert_eq!(
+        plain.reason,
+        BestReason::CheaperProxy { old: 9.0, new: 1.0 }
+    );
 }
 
 #[test]

@@ -27,6 +27,7 @@ fn suite(repo: RepoId) -> NewSuite {
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
 }
 

@@ -32,6 +32,7 @@ fn new_suite(n: u64) -> NewSuite {
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
 }
 

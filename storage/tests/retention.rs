@@ -23,6 +23,7 @@ fn suite(repo: RepoId, krate: &str, n: u32) -> NewSuite {
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
 }
 

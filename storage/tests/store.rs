@@ -35,6 +35,7 @@ fn suite(repo: RepoId, goals: &[u32], cost: Option<f64>, proxy: f64) -> NewSuite
         run: None,
         model: None,
         hold: false,
+        mutation: None,
     }
 }
 

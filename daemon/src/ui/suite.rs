@@ -90,6 +90,26 @@ fn summary(s: &SuiteRecord) -> Markup {
             } }
             dt { "Proxy estimate" } dd { (figure(s.proxy_cost)) }
         }
+        (mutation_panel(s))
+    }
+}
+
+/// The mutation panel beside coverage: frugal's own mutants the suite kills, when its run had
+/// mutant goals (`search.mutants`).
+fn mutation_panel(s: &SuiteRecord) -> Markup {
+    let Some(m) = &s.mutation else {
+        return html! {};
+    };
+    html! {
+        section #mutation {
+            h2 { "Mutants" }
+            dl.facts {
+                dt { "Killed" } dd { (percent(m.killed as usize, m.mutants)) " ("
+                    (m.killed) " of " (m.mutants) " of frugal's own mutants)" }
+                dt { "Survived" } dd { (m.survived) " infected, killed by no test" }
+                dt { "Not infected" } dd { (m.not_infected) }
+            }
+        }
     }
 }
 
