@@ -30,8 +30,9 @@ const SURVIVORS_LISTED: usize = 50;
 /// Runs each mutant some kept test infects with those tests, the mutant switched on, and
 /// compares what they observe with `baseline` (the same tests, every mutant off, observing;
 /// `baseline_time` is what those runs took, which bounds a mutated run's time, see
-/// [`mutated_timeout`]; `known` what the search's judgements saw crash or hang, which is not
-/// run again). Fills in each test's `kills`; returns the executions that took.
+/// [`mutated_timeout`]; `known` the search's verdicts, whose kills are not run again). Fills in
+/// each test's `kills` (see [`judge_mutant`] for which tests are judged); returns the
+/// executions that took.
 /// Mutants left when `deadline` passes are not judged (counted in [`Kills::unjudged`]): the
 /// phase stays within the run's budget.
 pub fn kills(
@@ -51,14 +52,28 @@ pub fn kills(
         let infecting: Vec<usize> = (0..kept.len())
             .filter(|&i| infects(plan, &kept[i].result, search))
             .collect();
-        // A test the search saw crash or hang with this mutant kills it without running.
-        let (ended, infecting): (Vec<usize>, Vec<usize>) = infecting
-            .into_iter()
-            .partition(|&i| known.ended_run(&kept[i].test, manifest));
-        for &i in &ended {
+        // A test the search judged a killer of this mutant (the same statements) kills it
+        // without running again: a crash or hang always, a difference in what it observes
+        // unless the test has state observations, which are minimised by what they kill.
+        let stateful: Vec<bool> = kept.iter().map(|k| !k.result.observed.is_empty()).collect();
+        let stateful = |i: usize| stateful[i];
+        let (known_killers, infecting): (Vec<usize>, Vec<usize>) =
+            infecting.into_iter().partition(|&i| {
+                known.ended_run(&kept[i].test, manifest)
+                    || (!stateful(i) && known.killed(&kept[i].test, manifest))
+            });
+        for &i in &known_killers {
             kept[i].kills.insert(search);
         }
-        if infecting.is_empty() || !ended.is_empty() {
+        let ended = known_killers
+            .iter()
+            .any(|&i| known.ended_run(&kept[i].test, manifest));
+        let infecting: Vec<usize> = if known_killers.is_empty() {
+            infecting
+        } else {
+            infecting.into_iter().filter(|&i| stateful(i)).collect()
+        };
+        if infecting.is_empty() || ended {
             continue;
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -68,7 +83,8 @@ pub fn kills(
         pool.switch_mutant(Some(manifest));
         let results = judge_mutant(pool, kept, &infecting, baseline);
         runs.executions += results.len() as u64;
-        for (&i, mutated) in infecting.iter().zip(&results) {
+        for (i, mutated) in &results {
+            let i = *i;
             match seen(&baseline[i], mutated) {
                 Seen::Nothing => continue,
                 Seen::Always => {}
@@ -95,29 +111,65 @@ pub fn kills(
     runs
 }
 
-/// The runs of the `infecting` tests with the mutant switched on. The first runs alone:
-/// when the mutant makes it crash or hang where it did not, the mutant is killed, and the
-/// others are not run (each crash costs a harness restart; mutants of unsafe code can crash
-/// every test). The rest get nothing, so only the first counts the kill.
+/// The runs of the `infecting` tests with the mutant switched on, as `(test, run)`. Tests with
+/// state observations all run (their observations are minimised by what each kills); the
+/// others only until one kills the mutant: one killer is what the score and the survivors'
+/// verdicts need. Runs go a few at a time and stop after the first the mutant makes crash or
+/// hang where the unmutated one did not: each further crash would cost a harness restart
+/// (mutants of unsafe code can crash every test).
 fn judge_mutant(
     pool: &mut ExecutorPool,
     kept: &[Kept],
     infecting: &[usize],
     baseline: &[ExecResult],
-) -> Vec<ExecResult> {
-    let Some((&first, rest)) = infecting.split_first() else {
-        return Vec::new();
-    };
-    let mut results = pool.execute(std::slice::from_ref(&kept[first].test));
-    let ended = results
-        .first()
-        .is_some_and(|r| propagate::ends_run(r) && !propagate::ends_run(&baseline[first]));
-    if !ended {
-        let tests: Vec<_> = rest.iter().map(|&i| kept[i].test.clone()).collect();
-        results.extend(pool.execute(&tests));
+) -> Vec<(usize, ExecResult)> {
+    let (stateful, plain): (Vec<usize>, Vec<usize>) = infecting
+        .iter()
+        .partition(|&&i| !kept[i].result.observed.is_empty());
+    let mut out = Vec::new();
+    if run_chunks(pool, kept, &stateful, baseline, false, &mut out) {
+        return out;
     }
-    results
+    if !out
+        .iter()
+        .any(|(i, r)| seen(&baseline[*i], r) != Seen::Nothing)
+    {
+        run_chunks(pool, kept, &plain, baseline, true, &mut out);
+    }
+    out
 }
+
+/// Runs `tests` (the mutant on) [`JUDGED_AT_ONCE`] at a time into `out`, stopping after a
+/// run that ended differently (then true) or, with `until_killed`, after a chunk that killed.
+fn run_chunks(
+    pool: &mut ExecutorPool,
+    kept: &[Kept],
+    tests: &[usize],
+    baseline: &[ExecResult],
+    until_killed: bool,
+    out: &mut Vec<(usize, ExecResult)>,
+) -> bool {
+    for chunk in tests.chunks(JUDGED_AT_ONCE) {
+        let run: Vec<_> = chunk.iter().map(|&i| kept[i].test.clone()).collect();
+        let mut killed = false;
+        for (&i, r) in chunk.iter().zip(pool.execute(&run)) {
+            let ended = propagate::ends_run(&r) && !propagate::ends_run(&baseline[i]);
+            killed |= seen(&baseline[i], &r) != Seen::Nothing;
+            out.push((i, r));
+            if ended {
+                return true;
+            }
+        }
+        if until_killed && killed {
+            break;
+        }
+    }
+    false
+}
+
+/// Tests of one mutant run at once when judging the emitted tests: few, so that a mutant that
+/// crashes every test costs few harness restarts, and more than one, so both workers run.
+const JUDGED_AT_ONCE: usize = 4;
 
 /// Whether a test's run infected mutant goal `search`: covered it (weak mutation), or with
 /// strong-mutation goals came within [`INFECTED`] of it (infected, maybe not killed).

@@ -241,6 +241,13 @@ impl Verdict {
 pub struct Verdicts(HashMap<u64, Vec<(u32, Verdict)>>);
 
 impl Verdicts {
+    /// Whether mutant `manifest` was judged killed by `test` (the same statements).
+    pub fn killed(&self, test: &TestCase, manifest: u32) -> bool {
+        self.0
+            .get(&test_key(test))
+            .is_some_and(|v| v.iter().any(|&(m, k)| m == manifest && k.kills()))
+    }
+
     /// Whether mutant `manifest` was seen to crash or hang `test`: judging it again would
     /// only cost a harness restart or a timeout.
     pub fn ended_run(&self, test: &TestCase, manifest: u32) -> bool {
