@@ -106,17 +106,7 @@ impl<'a> Renderer<'a> {
             if u.iter().any(|p| p.is_mut()) {
                 r.mutable.insert(i);
             }
-            let pure = matches!(
-                op.code,
-                OpCode::Literal(_)
-                    | OpCode::VecOf(_)
-                    | OpCode::Some(_)
-                    | OpCode::None(_)
-                    | OpCode::StructLit { .. }
-                    | OpCode::Variant { .. }
-                    | OpCode::StdValue { .. }
-                    | OpCode::CrateValue { .. }
-            );
+            let pure = pure(op);
             let receiver = test
                 .stmts
                 .iter()
@@ -156,6 +146,11 @@ impl<'a> Renderer<'a> {
         let used_later = self.test.stmts[i + 1..]
             .iter()
             .any(|t| t.args.contains(&(i as u32)));
+        // A value the test built and never used does nothing: `let _ = 18446744073709551615;`
+        // would not even compile (an unsuffixed literal without a use is an `i32`).
+        if pure(op) && !used_later {
+            return;
+        }
         // A result without `Debug` whose inspectors answered is kept to ask them.
         let inspected = result
             .observed
@@ -522,6 +517,22 @@ fn trait_imports(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeSet<
         // Imported by name, without the arguments calls leave to inference.
         .map(|t| t.split('<').next().unwrap_or(t).to_string())
         .collect()
+}
+
+/// A value the test builds itself, with no effect of its own: a literal, a collection or
+/// variant of other values, a struct literal, a std or crate value.
+fn pure(op: &Op) -> bool {
+    matches!(
+        op.code,
+        OpCode::Literal(_)
+            | OpCode::VecOf(_)
+            | OpCode::Some(_)
+            | OpCode::None(_)
+            | OpCode::StructLit { .. }
+            | OpCode::Variant { .. }
+            | OpCode::StdValue { .. }
+            | OpCode::CrateValue { .. }
+    )
 }
 
 fn is_call(op: &Op) -> bool {
