@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use crate::Policy;
-use crate::cgroup::JobCgroup;
+use crate::cgroup::{JobCgroup, JobLimits, JobScope};
 use crate::landlock_rules;
 
 /// The confinement features available here. Fill with [`Capabilities::probe`].
@@ -27,6 +27,8 @@ pub struct Capabilities {
     pub cgroup_kill: bool,
     /// The job cgroup has `pids.max` (bounds fork bombs, also for root).
     pub pids_limit: bool,
+    /// A whole job's memory can be bounded (`memory.max`, or v1 `memory.limit_in_bytes`).
+    pub job_memory_limit: bool,
     /// We run as root (children keep uid 0 but lose all capabilities).
     pub root: bool,
 }
@@ -36,7 +38,11 @@ impl Capabilities {
     /// namespace test, once per process; filesystem self-test).
     pub fn probe() -> Capabilities {
         let abi = landlock_rules::kernel_abi();
-        let test_cgroup = JobCgroup::create(Some(1 << 16));
+        let test_scope = JobScope::new(JobLimits {
+            memory_max: Some(1 << 40),
+            pids_max: Some(1 << 16),
+        });
+        let test_cgroup = JobCgroup::create(Some(1 << 16), None);
         let mut caps = Capabilities {
             landlock_abi: abi,
             landlock_tcp: abi.is_some_and(|a| a >= 4),
@@ -47,9 +53,11 @@ impl Capabilities {
             cgroup: test_cgroup.is_some(),
             cgroup_kill: test_cgroup.as_ref().is_some_and(JobCgroup::has_kill),
             pids_limit: test_cgroup.as_ref().is_some_and(JobCgroup::pids_limited),
+            job_memory_limit: test_scope.memory_limited(),
             root: crate::policy::is_root(),
         };
         drop(test_cgroup);
+        drop(test_scope);
         caps.fs_self_test = fs_self_test();
         caps
     }
@@ -78,10 +86,14 @@ impl Capabilities {
         lines.push(self.net_line());
         lines.push(self.tree_line());
         lines.push(self.fork_line());
-        if self.root && !self.landlock_scopes {
+        lines.push(self.memory_line());
+        if !self.landlock_scopes {
+            // Without scopes only the uid separates a job from the daemon, and jobs run as
+            // the daemon's uid (no uid per job yet).
             lines.push(
-                "no Landlock scopes: kernel < 6.12; a confined uid-0 process can signal \
-                 other uid-0 processes outside the job"
+                "no Landlock scopes: kernel < 6.12; confined code runs as frugald's uid and \
+                 can signal frugald, other jobs and every process of that uid, and reach \
+                 their abstract unix sockets"
                     .into(),
             );
         }
@@ -146,6 +158,17 @@ impl Capabilities {
                            (needs cgroup v2 at /sys/fs/cgroup, writable: root, or frugald's \
                            systemd unit with Delegate=yes)"
                 .into(),
+        }
+    }
+
+    fn memory_line(&self) -> String {
+        if self.job_memory_limit {
+            "a job's memory bounded as a whole by its cgroup (memory.max)".into()
+        } else {
+            "no memory cgroup: a job's memory bounded only per process by RLIMIT_AS (needs \
+             the memory controller delegated: cgroup v2 with Delegate=yes, or cgroup v1's \
+             memory hierarchy writable)"
+                .into()
         }
     }
 

@@ -8,6 +8,8 @@
 //! [`Policy::apply`] turn it into a `std::process::Command` that enters the confinement
 //! between `fork` and `exec` (Landlock, seccomp, rlimits, a new session, a job cgroup),
 //! and [`ConfinedChild`] makes sure the whole process tree ends with the job.
+//! A [`JobScope`] is one job's cgroup, with its memory and process limits: every confined
+//! command whose policy was made while it was entered runs in it, and it is killed whole.
 //! [`Capabilities::probe`] says honestly which kernel features are there and what is
 //! used instead when one is missing.
 //! Commands that run no code under test (git, tar, `cargo fetch`) get the same deadline
@@ -30,6 +32,7 @@ mod reap;
 mod seccomp;
 
 pub use caps::Capabilities;
+pub use cgroup::{Entered, JobLimits, JobScope};
 pub use child::{ConfinedChild, ConfinedOutput, Finished};
 pub use error::Error;
 pub use group::output_in_group;

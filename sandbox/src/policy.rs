@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cgroup::JobCgroup;
+use crate::cgroup::{JobCgroup, JobScope};
 use crate::child::ConfinedChild;
 use crate::enter::Plan;
 use crate::seccomp::Program;
@@ -97,6 +97,9 @@ pub struct Policy {
     timeout: Duration,
     net_namespace: bool,
     require_fs_confinement: bool,
+    /// The job whose cgroup holds every command of this policy: the scope entered on the
+    /// thread that made it.
+    scope: Option<JobScope>,
 }
 
 impl Default for Policy {
@@ -107,7 +110,9 @@ impl Default for Policy {
 
 impl Policy {
     /// Nothing writable but the null devices; the system and toolchain read-only;
-    /// default limits; 10 minutes; an empty network namespace when possible.
+    /// default limits; 10 minutes; an empty network namespace when possible. Its commands
+    /// run in the [`JobScope`] entered on this thread, if any: a job's policies are made on
+    /// its thread (and cloned to workers), so every command of the job lands in its cgroup.
     pub fn new() -> Policy {
         let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         readable.extend(toolchain_dirs());
@@ -121,6 +126,7 @@ impl Policy {
             timeout: Duration::from_secs(600),
             net_namespace: true,
             require_fs_confinement: false,
+            scope: JobScope::current(),
         }
     }
 
@@ -218,6 +224,12 @@ impl Policy {
         self
     }
 
+    /// Puts the commands in `scope` (or in no job's cgroup), whatever thread made the policy.
+    pub fn job_scope(mut self, scope: Option<JobScope>) -> Policy {
+        self.scope = scope;
+        self
+    }
+
     /// The configured wall-clock timeout.
     pub fn timeout_duration(&self) -> Duration {
         self.timeout
@@ -288,7 +300,7 @@ impl Policy {
         } else {
             None
         };
-        let cgroup = JobCgroup::create(self.limits.nproc);
+        let cgroup = JobCgroup::create(self.limits.nproc, self.scope.as_ref());
         let pids_limited = cgroup.as_ref().is_some_and(JobCgroup::pids_limited);
         let root = is_root();
         let plan = Plan {
