@@ -18,6 +18,7 @@ pub mod job;
 pub mod live;
 pub mod metrics;
 pub mod procs;
+pub mod quota;
 pub mod regression;
 pub mod replacement;
 pub mod runner;

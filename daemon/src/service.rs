@@ -305,6 +305,14 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         default_schedule,
         stopping: stopping.clone(),
         max_job_time: cfg.jobs.max_time,
+        job_limits: frugal_sandbox::JobLimits {
+            memory_max: cfg.jobs.max_memory,
+            pids_max: cfg.jobs.max_processes,
+        },
+        disk_limits: crate::quota::DiskLimits {
+            max_bytes: cfg.jobs.max_disk,
+            max_files: cfg.jobs.max_files,
+        },
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
     });
