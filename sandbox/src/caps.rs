@@ -123,7 +123,7 @@ impl Capabilities {
             used.push("Landlock TCP rules");
         }
         if self.seccomp {
-            used.push("seccomp refuses inet/netlink/packet sockets");
+            used.push("seccomp refuses every socket family but unix, and x32 system calls");
         }
         if self.net_namespace {
             used.push("empty network namespace");
