@@ -1508,3 +1508,64 @@ fn h3_a_job_cannot_poison_the_next_jobs_build() {
     );
     assert!(source.contains("\"honest\""), "mark() untested:\n{source}");
 }
+
+/// M3: frugald listens on a unix socket in its state dir; a build script that knows the path
+/// connects to it and asks for the repositories. Landlock does not govern `connect()`; the
+/// socket's dir is covered in the build's mount namespace, so the connection is refused and the
+/// build script gets no answer (the test itself, unconfined, gets one: the control).
+#[test]
+fn m3_a_build_script_cannot_reach_frugalds_unix_socket() {
+    let Some(tmp) = common::hostile_scratch("daemon_socket") else {
+        return;
+    };
+    let state = tmp.path().join("state");
+    let socket = state.join("frugald.sock");
+    let repo = tmp.path().join("dialer");
+    let build_rs = format!(
+        "use std::io::{{Read, Write}};\n\
+         fn main() {{\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+         let said = match std::os::unix::net::UnixStream::connect({:?}) {{\n        \
+         Ok(mut s) => {{\n            \
+         let _ = s.write_all(b\"GET /v1/repos HTTP/1.0\\r\\n\\r\\n\");\n            \
+         let mut answer = String::new();\n            \
+         let _ = s.read_to_string(&mut answer);\n            \
+         format!(\"connected: {{answer}}\")\n        }}\n        \
+         Err(e) => format!(\"refused: {{e}}\"),\n    }};\n    \
+         let _ = std::fs::write(format!(\"{{out}}/dialed\"), said);\n}}\n",
+        socket.display().to_string()
+    );
+    crate_with_build_script(&repo, "dialer", &build_rs);
+    first_commit(&repo, "dialer");
+    // daemon.unix_socket in the [daemon] section the test config starts with.
+    let cfg = small_jobs_config(tmp.path());
+    let line = format!(
+        "[daemon]\nunix_socket = {:?}\n",
+        socket.display().to_string()
+    );
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replacen("[daemon]\n", &line, 1);
+    std::fs::write(&cfg, text).unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    if !d.log_text().contains("unix socket files hidden") {
+        eprintln!("SKIPPED daemon_socket: no mount namespace for confined code here");
+        return;
+    }
+    let mut control = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    std::io::Write::write_all(&mut control, b"GET /healthz HTTP/1.0\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut control, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1."), "{answer}");
+    let id = common::register(&d, &repo, "dialer");
+    let record = triggered_run(&d, id);
+    let dialed: Vec<String> = find_named(&state, "dialed")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(!dialed.is_empty(), "the build script never ran: {record}");
+    assert!(
+        dialed.iter().all(|d| d.starts_with("refused")),
+        "the build script reached frugald's socket: {dialed:?}"
+    );
+}

@@ -127,6 +127,11 @@ fn job_env(
 /// so processes a job leaves behind (a double fork on a host without cgroups) are adopted here
 /// rather than by init, and reaped by a thread.
 fn sandbox_startup(cfg: &Config) -> frugal_sandbox::Capabilities {
+    // Landlock does not govern connect(): confined code must not find the API's socket at all,
+    // wherever it lies (the job's own paths under its dir stay).
+    if let Some(dir) = cfg.daemon.unix_socket.as_ref().and_then(|s| s.parent()) {
+        frugal_sandbox::hide_from_confined(dir);
+    }
     let caps = frugal_sandbox::Capabilities::probe();
     for line in caps.report() {
         tracing::info!(sandbox = %line, "sandbox");

@@ -21,6 +21,8 @@ pub struct Capabilities {
     pub seccomp: bool,
     /// The child can get an empty network namespace.
     pub net_namespace: bool,
+    /// The child can get a private mount namespace: socket dirs (`/run`, `/tmp`, ...) hidden.
+    pub mount_namespace: bool,
     /// Job cgroups can be created (whole-tree tracking and kill).
     pub cgroup: bool,
     /// The job cgroup has `cgroup.kill` (atomic kill of the tree).
@@ -50,6 +52,7 @@ impl Capabilities {
             fs_self_test: None,
             seccomp: crate::seccomp::available(),
             net_namespace: net_namespace_possible(),
+            mount_namespace: mount_namespace_possible(),
             cgroup: test_cgroup.is_some(),
             cgroup_kill: test_cgroup.as_ref().is_some_and(JobCgroup::has_kill),
             pids_limit: test_cgroup.as_ref().is_some_and(JobCgroup::pids_limited),
@@ -84,6 +87,7 @@ impl Capabilities {
     pub fn report(&self) -> Vec<String> {
         let mut lines = vec![self.fs_line()];
         lines.push(self.net_line());
+        lines.push(self.socket_line());
         lines.push(self.tree_line());
         lines.push(self.fork_line());
         lines.push(self.memory_line());
@@ -149,6 +153,19 @@ impl Capabilities {
         }
     }
 
+    fn socket_line(&self) -> String {
+        if self.mount_namespace {
+            "unix socket files hidden: /run, /tmp, /var/tmp, /dev/shm and the daemon's socket dir \
+             covered in a private mount namespace, the job's own paths bound back"
+                .into()
+        } else {
+            "no mount namespace (needs CAP_SYS_ADMIN): confined code can connect() to unix \
+             socket files it can name (the daemon's socket, /run/*, docker.sock); Landlock does \
+             not govern connect()"
+                .into()
+        }
+    }
+
     fn tree_line(&self) -> String {
         match (self.cgroup, self.cgroup_kill) {
             (true, true) => "job cgroup with cgroup.kill: whole tree killed atomically".into(),
@@ -195,6 +212,42 @@ pub(crate) fn net_namespace_possible() -> bool {
         unsafe {
             cmd.pre_exec(|| {
                 if libc::unshare(libc::CLONE_NEWNET) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        };
+        cmd.status().is_ok_and(|s| s.success())
+    })
+}
+
+/// Whether a child can `unshare(CLONE_NEWNS)` and mount a tmpfs in it; probed once per process.
+pub(crate) fn mount_namespace_possible() -> bool {
+    static POSSIBLE: OnceLock<bool> = OnceLock::new();
+    *POSSIBLE.get_or_init(|| {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new("/bin/true");
+        // SAFETY: unshare and mount are async-signal-safe system calls on static strings.
+        unsafe {
+            cmd.pre_exec(|| {
+                let none = std::ptr::null();
+                let ok = libc::unshare(libc::CLONE_NEWNS) == 0
+                    && libc::mount(
+                        none,
+                        c"/".as_ptr(),
+                        none,
+                        libc::MS_REC | libc::MS_PRIVATE,
+                        std::ptr::null(),
+                    ) == 0
+                    && libc::mount(
+                        c"tmpfs".as_ptr(),
+                        c"/dev".as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        0,
+                        c"size=64k".as_ptr().cast(),
+                    ) == 0;
+                if ok {
                     Ok(())
                 } else {
                     Err(std::io::Error::last_os_error())

@@ -86,6 +86,7 @@ fn detect() -> Vec<Hierarchy> {
             if kind == Kind::V2 {
                 enable_v2_controllers(&base);
             }
+            sweep_stale(&base);
             found.push(Hierarchy { base, kind });
         }
     }
@@ -144,6 +145,30 @@ fn enable_v2_controllers(base: &Path) {
         && std::fs::write(leaf.join("cgroup.procs"), &me).is_ok()
     {
         let _ = std::fs::write(&control, missing.join(" "));
+    }
+}
+
+/// Removes the empty cgroups that processes of ours which are gone left behind (a cgroup dir
+/// cannot be removed while a survivor is in it, and a killed process removes nothing): every
+/// `frugal-*-<pid>-<n>` whose `<pid>` no longer exists. `rmdir` refuses a cgroup that still
+/// has members, so nothing alive is touched.
+fn sweep_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.starts_with("frugal-"))
+            .and_then(|n| n.rsplit('-').nth(1))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            remove_tree(&e.path());
+        }
     }
 }
 

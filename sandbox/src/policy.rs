@@ -96,6 +96,8 @@ pub struct Policy {
     limits: Limits,
     timeout: Duration,
     net_namespace: bool,
+    /// Whether to hide socket dirs in a private mount namespace (`hide.rs`).
+    hide_sockets: bool,
     require_fs_confinement: bool,
     /// The job whose cgroup holds every command of this policy: the scope entered on the
     /// thread that made it.
@@ -125,6 +127,7 @@ impl Policy {
             limits: Limits::default(),
             timeout: Duration::from_secs(600),
             net_namespace: true,
+            hide_sockets: true,
             require_fs_confinement: false,
             scope: JobScope::current(),
         }
@@ -215,6 +218,15 @@ impl Policy {
     /// lets us (needs `CAP_SYS_ADMIN`). Seccomp and Landlock refuse inet sockets anyway.
     pub fn network_namespace(mut self, on: bool) -> Policy {
         self.net_namespace = on;
+        self
+    }
+
+    /// Whether to hide the dirs that hold unix socket files (`/run`, `/tmp`, `/var/tmp`,
+    /// `/dev/shm`, and those given to [`crate::hide_from_confined`]) behind an empty tmpfs in a
+    /// private mount namespace, the policy's own paths under them bound back, when the kernel
+    /// lets us (needs `CAP_SYS_ADMIN`). Landlock does not govern `connect()` to a socket file.
+    pub fn hide_sockets(mut self, on: bool) -> Policy {
+        self.hide_sockets = on;
         self
     }
 
@@ -310,6 +322,15 @@ impl Policy {
                 .unwrap_or_default(),
             rlimits: rlimits(&self.limits, root, pids_limited),
             new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
+            hide: (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
+                let keep: Vec<PathBuf> = self
+                    .readable
+                    .iter()
+                    .chain(&self.writable)
+                    .cloned()
+                    .collect();
+                crate::hide::HidePlan::new(&keep)
+            }),
             drop_caps_upto: if root { last_capability() } else { None },
             landlock,
             seccomp,
