@@ -170,10 +170,12 @@ impl Capabilities {
         match (self.cgroup, self.cgroup_kill) {
             (true, true) => "job cgroup with cgroup.kill: whole tree killed atomically".into(),
             (true, false) => "job cgroup (no cgroup.kill): whole tree killed by a kill loop".into(),
-            (false, _) => "no writable cgroup: tree killed by process group and parentage; \
-                           a process that left the session and was orphaned survives the job \
-                           (needs cgroup v2 at /sys/fs/cgroup, writable: root, or frugald's \
-                           systemd unit with Delegate=yes)"
+            (false, _) => "no writable cgroup: a job is neither bounded (memory, processes) \
+                           nor killed as a whole; its trees are killed by process group and \
+                           parentage, and a process that left the session and was orphaned \
+                           survives its command; no uid per job is used instead (needs cgroup \
+                           v2 at /sys/fs/cgroup, writable: root, or frugald's systemd unit with \
+                           Delegate=yes)"
                 .into(),
         }
     }
