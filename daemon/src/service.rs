@@ -335,6 +335,10 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         stopping: stopping.clone(),
         sandbox: caps.report(),
         sandbox_required: cfg.sandbox.require,
+        job_limits: frugal_sandbox::JobLimits {
+            memory_max: cfg.jobs.max_memory,
+            pids_max: cfg.jobs.max_processes,
+        },
         refusal,
         gc,
     });
