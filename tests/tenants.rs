@@ -1537,7 +1537,7 @@ fn m3_a_build_script_cannot_reach_frugalds_unix_socket() {
     );
     crate_with_build_script(&repo, "dialer", &build_rs);
     first_commit(&repo, "dialer");
-    // daemon.unix_socket in the [daemon] section the test config starts with.
+    // daemon.unix_socket, in the daemon section the test config starts with.
     let cfg = small_jobs_config(tmp.path());
     let line = format!(
         "[daemon]\nunix_socket = {:?}\n",
