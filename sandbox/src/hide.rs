@@ -10,10 +10,9 @@
 //! [`crate::Capabilities`] says so.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Directories hidden from every confined process, when they exist as directories.
@@ -33,20 +32,18 @@ pub fn hide_from_confined(dir: impl AsRef<Path>) {
 
 /// A path of the policy under a hidden dir, to bind back after the tmpfs covers it.
 pub(crate) struct Hole {
-    /// A descriptor number reserved in the parent (a close-on-exec `/dev/null`): the child opens
-    /// the original onto it after `unshare`, since a bind mount's source must be a mount of the
-    /// caller's own namespace, which a descriptor opened before it is not.
-    reserved: OwnedFd,
-    /// `/proc/self/fd/<reserved>`: the bind mount's source.
-    source: CString,
     /// Every directory from the hidden dir down to the path (the last one is the path itself
     /// when it is a directory), created on the tmpfs first.
     dirs: Vec<CString>,
     /// The path itself when it is not a directory: an empty file is made to mount over.
     file: Option<CString>,
     target: CString,
-    /// Set in the child when the path vanished before it could be opened: nothing to bind back.
-    gone: AtomicBool,
+    /// In the child: the original, opened after `unshare` (a bind mount's source must be a mount
+    /// of the caller's own namespace, which a descriptor opened in the parent is not) and before
+    /// the tmpfs covers it; -1 when it vanished in between (nothing to bind back). Opened there,
+    /// it takes a free number: one chosen in the parent could be a descriptor an earlier
+    /// `pre_exec` hook of the caller put in place.
+    fd: AtomicI32,
 }
 
 /// One hidden directory and the holes in it.
@@ -141,15 +138,11 @@ impl HidePlan {
                     unsafe { libc::open(hole.target.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
                 if fd < 0 {
                     let e = std::io::Error::last_os_error();
-                    if e.raw_os_error() == Some(libc::ENOENT) {
-                        hole.gone.store(true, Ordering::Relaxed);
-                        continue;
+                    if e.raw_os_error() != Some(libc::ENOENT) {
+                        return Err(e);
                     }
-                    return Err(e);
                 }
-                let moved = unsafe { libc::dup3(fd, hole.reserved.as_raw_fd(), libc::O_CLOEXEC) };
-                unsafe { libc::close(fd) };
-                check(moved)?;
+                hole.fd.store(fd, Ordering::Relaxed);
             }
             let rc = unsafe {
                 libc::mount(
@@ -168,11 +161,11 @@ impl HidePlan {
                 }
                 return Err(e);
             }
-            for hole in cover
-                .holes
-                .iter()
-                .filter(|h| !h.gone.load(Ordering::Relaxed))
-            {
+            for hole in &cover.holes {
+                let fd = hole.fd.load(Ordering::Relaxed);
+                if fd < 0 {
+                    continue;
+                }
                 for d in &hole.dirs {
                     let rc = unsafe { libc::mkdir(d.as_ptr(), 0o755) };
                     if rc < 0
@@ -192,19 +185,48 @@ impl HidePlan {
                     check(fd)?;
                     unsafe { libc::close(fd) };
                 }
-                check(unsafe {
+                let mut source = [0u8; 32];
+                fd_path(fd, &mut source);
+                let rc = unsafe {
                     libc::mount(
-                        hole.source.as_ptr(),
+                        source.as_ptr().cast(),
                         hole.target.as_ptr(),
                         none,
                         libc::MS_BIND | libc::MS_REC,
                         std::ptr::null(),
                     )
-                })?;
+                };
+                let err = std::io::Error::last_os_error();
+                unsafe { libc::close(fd) };
+                if rc < 0 {
+                    return Err(err);
+                }
             }
         }
         Ok(())
     }
+}
+
+/// `/proc/self/fd/<fd>` with its NUL, written into `buf` without allocating (between fork and
+/// exec).
+fn fd_path(fd: libc::c_int, buf: &mut [u8; 32]) {
+    const PREFIX: &[u8] = b"/proc/self/fd/";
+    buf[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut digits = [0u8; 10];
+    let mut n = fd.unsigned_abs();
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..len {
+        buf[PREFIX.len() + i] = digits[len - 1 - i];
+    }
+    buf[PREFIX.len() + len] = 0;
 }
 
 fn check(rc: libc::c_int) -> std::io::Result<()> {
@@ -218,7 +240,6 @@ fn check(rc: libc::c_int) -> std::io::Result<()> {
 /// The hole for `kept` (a canonical path below `dir`).
 fn hole(dir: &Path, kept: &Path) -> Option<Hole> {
     let path = CString::new(kept.as_os_str().as_bytes()).ok()?;
-    let reserved: OwnedFd = std::fs::File::open("/dev/null").ok()?.into();
     let is_dir = std::fs::metadata(kept).ok()?.is_dir();
     let rel = kept.strip_prefix(dir).ok()?;
     let mut dirs = Vec::new();
@@ -230,13 +251,27 @@ fn hole(dir: &Path, kept: &Path) -> Option<Hole> {
             dirs.push(cstring(&at)?);
         }
     }
-    let source = CString::new(format!("/proc/self/fd/{}", reserved.as_raw_fd())).ok()?;
     Some(Hole {
-        reserved,
-        source,
         dirs,
         file: (!is_dir).then(|| path.clone()),
         target: path,
-        gone: AtomicBool::new(false),
+        fd: AtomicI32::new(-1),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fd_paths_are_written_without_allocating() {
+        for (fd, want) in [
+            (0, "/proc/self/fd/0"),
+            (7, "/proc/self/fd/7"),
+            (1234567, "/proc/self/fd/1234567"),
+        ] {
+            let mut buf = [0u8; 32];
+            super::fd_path(fd, &mut buf);
+            let end = buf.iter().position(|b| *b == 0).unwrap();
+            assert_eq!(std::str::from_utf8(&buf[..end]).unwrap(), want);
+        }
+    }
 }
