@@ -1441,7 +1441,8 @@ fn main() {
 /// H3 (poisoning): commit 1's build script leaves a `setsid` double-fork survivor that keeps
 /// rewriting every `gen.rs` that build scripts generate under the crate's kept build dirs, so
 /// `mark()` says "poisoned". Commit 2 is honest (its build script writes `gen.rs` only); its job
-/// must build and test its own code: the survivor died with job 1, and job 2's suite records
+/// must build and test its own code: the survivor died with job 1 (whose run reports it), and
+/// job 2's suite records
 /// `mark()` as "honest" (before, where no job cgroup existed, the survivor lived on and wrote
 /// into the next job's build).
 #[test]
@@ -1488,6 +1489,8 @@ fn h3_a_job_cannot_poison_the_next_jobs_build() {
         "the hostile build script never ran: {first}"
     );
     let alive = frugal_testkit::processes(|argv| argv.iter().any(|a| contains(a, &marker)));
+    let reported = first["summary"]["survivors"].as_u64().unwrap_or(0) > 0
+        || first["error"].as_str().unwrap_or("").contains("outlived");
     write(&repo.join("build.rs"), &honest);
     run(git(&repo).args(["commit", "-q", "-am", "honest"])).unwrap();
     let second = triggered_run(&d, id);
@@ -1497,6 +1500,7 @@ fn h3_a_job_cannot_poison_the_next_jobs_build() {
         unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
     }
     assert_eq!(alive, Vec::<u32>::new(), "the survivor outlived job 1");
+    assert!(reported, "job 1 does not report its survivor: {first}");
     assert_eq!(second["status"], "succeeded", "{second}");
     let suite = second["suite"]
         .as_u64()

@@ -421,6 +421,9 @@ fn execute(
     // write into the crate's build dirs while the next job uses them. Killed here, counted and
     // reported with the run.
     let survivors = kill_job(scope, &dirs);
+    // Those its commands' own cgroups killed when each command ended count too: they would
+    // have outlived the job as well.
+    let survivors = survivors + scope.escaped();
     let oom_kills = scope.oom_kills();
     let result = match over_disk {
         Some(reason) => {

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -273,6 +273,8 @@ struct ScopeInner {
     dirs: Vec<Hierarchy>,
     memory_limited: bool,
     pids_limited: bool,
+    /// Processes found alive in a command's cgroup after the command's root had exited.
+    escaped: AtomicUsize,
 }
 
 thread_local! {
@@ -334,6 +336,7 @@ impl JobScope {
                 dirs,
                 memory_limited,
                 pids_limited,
+                escaped: AtomicUsize::new(0),
             }),
         }
     }
@@ -379,6 +382,12 @@ impl JobScope {
         let before = self.members().len();
         kill_members(&self.inner.dirs, Duration::from_millis(500));
         before
+    }
+
+    /// How many processes outlived their command (alive in its cgroup once its root had exited:
+    /// a `setsid` and a double fork, a daemon a build script started) and were killed with it.
+    pub fn escaped(&self) -> usize {
+        self.inner.escaped.load(Ordering::Relaxed)
     }
 
     /// How many times the kernel's OOM killer killed a process of the job for its memory limit.
@@ -505,6 +514,18 @@ impl JobCgroup {
     /// many are still alive afterwards.
     pub(crate) fn kill_all(&self, grace: Duration) -> usize {
         kill_members(&self.dirs, grace)
+    }
+
+    /// Counts, for the scope, the members other than `root` still alive: called once the root
+    /// has exited, they outlived their command.
+    pub(crate) fn note_escapees(&self, root: i32) {
+        let n = live_in(&self.dirs)
+            .into_iter()
+            .filter(|p| *p != root)
+            .count();
+        if let (Some(scope), true) = (&self._scope, n > 0) {
+            scope.inner.escaped.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     /// Whether some hierarchy offers `cgroup.kill`.

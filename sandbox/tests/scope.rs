@@ -112,3 +112,27 @@ fn the_scope_bounds_the_jobs_memory_as_a_whole() {
     );
     assert!(scope.oom_kills() >= 1, "no OOM kill counted");
 }
+
+/// A command whose root exits while a `setsid` child lives on: the command's own cgroup kills
+/// the child, and the scope counts it as an escapee; a command that leaves nothing adds nothing.
+#[test]
+fn the_scope_counts_what_outlived_its_command() {
+    let Some(scope) = scope_or_skip("scope_escaped", JobLimits::default()) else {
+        return;
+    };
+    let entered = scope.enter();
+    let job = common::Job::new();
+    drop(entered);
+    let out = job.sh("echo plain", &[]);
+    assert!(out.finished.status.success());
+    assert_eq!(scope.escaped(), 0, "a plain command counted an escapee");
+    let marker = "987703";
+    let out = job.sh(
+        &format!("setsid sleep {marker} >/dev/null 2>&1 & echo started"),
+        &[],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n");
+    assert_eq!(out.finished.survivors, 0);
+    assert_eq!(common::processes_with(marker), 0);
+    assert_eq!(scope.escaped(), 1);
+}
