@@ -125,7 +125,9 @@ fn hanging_git(dir: &Path) -> PathBuf {
     .unwrap();
     let script = format!(
         "#!/bin/sh\ncase \"$*\" in *\"rev-parse --verify HEAD\"*) [ -e {flag} ] && sleep 600;; esac\nexec {real} \"$@\"\n",
-        flag = dir.join("hang").display(),
+        // In the wrapper's own dir: git runs confined, and a file elsewhere under /tmp is not
+        // there for it (the sandbox hides /tmp but for the paths its policy names).
+        flag = dir.join("bin/hang").display(),
         real = real.trim()
     );
     let git = bin.join("git");
@@ -184,7 +186,7 @@ fn a_stuck_runner_stops_the_watchdog_pings() {
         "pings while healthy"
     );
     // From now on the runner's next poll hangs in git.
-    std::fs::write(tmp.path().join("hang"), "").unwrap();
+    std::fs::write(tmp.path().join("bin/hang"), "").unwrap();
     std::thread::sleep(Duration::from_secs(4));
     let stuck = pings(&sock, Duration::from_secs(4));
     assert_eq!(

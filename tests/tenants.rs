@@ -1239,3 +1239,337 @@ fn h1_a_file_git_dependency_on_another_repository_is_refused() {
         "{error}"
     );
 }
+
+/// Whether frugald's startup report says a job's memory is bounded by its cgroup; the tests
+/// that need a job cgroup say SKIPPED where it is not.
+fn job_cgroup_here(d: &Daemon, test: &str) -> bool {
+    let here = d.log_text().contains("a job's memory bounded as a whole");
+    if !here {
+        eprintln!("SKIPPED {test}: no job cgroup with a memory limit on this host");
+    }
+    here
+}
+
+/// H3/M6: a build script first writes down the cgroups it runs in, then takes 1 GiB in a job
+/// allowed 384 MiB as a whole. It ran in the job's cgroup (`frugal-job-...`), the kernel killed
+/// it, the job fails naming `jobs.max_memory`, and frugald lives on (before, no job cgroup
+/// existed: the only bound was the 16 GiB address space per process).
+#[test]
+fn h3_a_jobs_code_runs_in_its_cgroup_and_its_memory_is_bounded_as_a_whole() {
+    let Some(tmp) = common::hostile_scratch("job_memory") else {
+        return;
+    };
+    let repo = tmp.path().join("hog");
+    let build_rs = "fn main() {\n    \
+        let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+        let seen = std::fs::read_to_string(\"/proc/self/cgroup\").unwrap_or_default();\n    \
+        let _ = std::fs::write(format!(\"{dir}/cgroup-seen\"), seen);\n    \
+        let hog = vec![1u8; 1 << 30];\n    \
+        println!(\"cargo:warning=held {}\", hog.iter().map(|b| *b as u64).sum::<u64>());\n}\n";
+    crate_with_build_script(&repo, "hog", build_rs);
+    first_commit(&repo, "hog");
+    let cfg = daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n\n[jobs]\nmax_memory = \"384M\"\n",
+    );
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    if !job_cgroup_here(&d, "job_memory") {
+        return;
+    }
+    let id = common::register(&d, &repo, "hog");
+    let record = triggered_run(&d, id);
+    let seen: Vec<String> = find_named(&state, "cgroup-seen")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(!seen.is_empty(), "the build script never ran: {record}");
+    assert!(
+        seen.iter().all(|s| s.contains("frugal-job-")),
+        "the build script ran outside the job's cgroup: {seen:?}"
+    );
+    assert_eq!(record["status"], "failed", "{record}");
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(error.contains("jobs.max_memory"), "{record}");
+    assert_eq!(d.get("/healthz").unwrap().status, 200);
+}
+
+/// M6: a build script creates up to 1 million empty files in its `OUT_DIR` (the crate's kept
+/// build dir). The job's dirs are checked while it runs: the job is stopped once they hold more
+/// than `jobs.max_files` (50 000 here), fails saying so, and the files are deleted; requests
+/// answer while the flood goes on (the walk is on a watcher thread of the job, never the
+/// runner's or the server's). Before, nothing counted a job's files.
+#[test]
+fn m6_a_million_empty_files_stop_the_job_and_are_deleted() {
+    let Some(tmp) = common::hostile_scratch("million_files") else {
+        return;
+    };
+    let repo = tmp.path().join("flood");
+    let build_rs = "fn main() {\n    \
+        let dir = std::path::PathBuf::from(std::env::var(\"OUT_DIR\").unwrap_or_default());\n    \
+        for d in 0..100 {\n        \
+            let sub = dir.join(format!(\"flood-{d}\"));\n        \
+            let _ = std::fs::create_dir_all(&sub);\n        \
+            for f in 0..10_000 {\n            \
+                let _ = std::fs::File::create(sub.join(f.to_string()));\n        \
+            }\n    \
+        }\n}\n";
+    crate_with_build_script(&repo, "flood", build_rs);
+    first_commit(&repo, "flood");
+    let cfg = daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n\n[jobs]\nmax_files = 50000\n",
+    );
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "flood");
+    let r = d
+        .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+        .unwrap();
+    assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    let job = r.json()["jobs"][0]["job"].clone();
+    // Requests while the job runs: each must answer, and quickly.
+    let started = std::time::Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut asked = 0;
+    let run = loop {
+        assert!(started.elapsed() < JOB_LIMIT, "the job did not end");
+        let t = std::time::Instant::now();
+        let runs = d.get(&format!("/v1/runs?repo={id}")).unwrap();
+        slowest = slowest.max(t.elapsed());
+        asked += 1;
+        assert_eq!(runs.status, 200, "{}", runs.body);
+        let ended = runs.json().as_array().into_iter().flatten().find_map(|r| {
+            let done = matches!(r["status"].as_str(), Some("succeeded" | "failed"));
+            (done && r["job"] == job).then(|| r["id"].clone())
+        });
+        if let Some(run) = ended {
+            break d.get(&format!("/v1/runs/{run}")).unwrap().json();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    eprintln!("{asked} requests during the job, the slowest {slowest:?}");
+    assert!(
+        slowest < Duration::from_secs(5),
+        "a request took {slowest:?}"
+    );
+    assert_eq!(run["status"], "failed", "{run}");
+    let error = run["error"].as_str().unwrap_or("");
+    assert!(error.contains("jobs.max_files"), "{run}");
+    let left = entries_under(&state.join("work"));
+    assert!(left < 1000, "{left} entries left under the work dir");
+    assert_eq!(d.get("/healthz").unwrap().status, 200);
+}
+
+/// How many files and dirs are under `dir`.
+fn entries_under(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            n += 1;
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            }
+        }
+    }
+    n
+}
+
+/// H2: a build script walks up its parents to frugald (by `/proc/<pid>/comm`) and sends it
+/// SIGTERM, then SIGKILL. Both are refused; frugald serves on and the job goes on. The build
+/// script writes down the pid it found and what `kill` said, so the test knows the attack was
+/// made at frugald (before Landlock's signal scope, the same uid made it succeed).
+#[test]
+fn h2_a_build_script_cannot_kill_frugald() {
+    let Some(tmp) = common::hostile_scratch("kill_daemon") else {
+        return;
+    };
+    let repo = tmp.path().join("regicide");
+    let build_rs = r#"fn parent(pid: &str) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(1).map(str::to_string)
+}
+
+fn main() {
+    let out = std::env::var("OUT_DIR").unwrap_or_default();
+    let mut pid = parent("self").unwrap_or_default();
+    let mut log = String::new();
+    while !pid.is_empty() && pid != "0" && pid != "1" {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim() == "frugald" {
+            for sig in ["-TERM", "-KILL"] {
+                let ok = std::process::Command::new("kill").args([sig, &pid]).status()
+                    .map(|s| s.success()).unwrap_or(false);
+                log.push_str(&format!("{pid} {sig} {ok}\n"));
+            }
+            break;
+        }
+        pid = parent(&pid).unwrap_or_default();
+    }
+    let _ = std::fs::write(format!("{out}/regicide"), log);
+}
+"#;
+    crate_with_build_script(&repo, "regicide", build_rs);
+    first_commit(&repo, "regicide");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let mut d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "regicide");
+    let record = triggered_run(&d, id);
+    let logs: Vec<String> = find_named(&state, "regicide")
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    let daemon_pid = d.child.id().to_string();
+    assert!(
+        logs.iter()
+            .any(|l| l.starts_with(&format!("{daemon_pid} -TERM"))),
+        "the build script did not find frugald ({daemon_pid}): {logs:?}\n{record}"
+    );
+    assert!(
+        logs.iter().all(|l| !l.contains(" true")),
+        "a signal reached frugald: {logs:?}"
+    );
+    assert_eq!(d.child.try_wait().unwrap(), None, "frugald died");
+    assert_eq!(d.get("/healthz").unwrap().status, 200);
+    assert_eq!(record["status"], "succeeded", "{record}");
+}
+
+/// H3 (poisoning): commit 1's build script leaves a `setsid` double-fork survivor that keeps
+/// rewriting every `gen.rs` that build scripts generate under the crate's kept build dirs, so
+/// `mark()` says "poisoned". Commit 2 is honest (its build script writes `gen.rs` only); its job
+/// must build and test its own code: the survivor died with job 1 (whose run reports it), and
+/// job 2's suite records
+/// `mark()` as "honest" (before, where no job cgroup existed, the survivor lived on and wrote
+/// into the next job's build).
+#[test]
+fn h3_a_job_cannot_poison_the_next_jobs_build() {
+    let Some(tmp) = common::hostile_scratch("poison") else {
+        return;
+    };
+    let marker = format!("frugal-poison-{}", secret_text());
+    let repo = tmp.path().join("poison");
+    let gen_honest = "    let dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+        let _ = std::fs::write(format!(\"{dir}/gen.rs\"), \
+        \"const MARK: &str = \\\"honest\\\";\\n\");\n";
+    let honest = format!("fn main() {{\n{gen_honest}}}\n");
+    let hostile = format!(
+        "fn main() {{\n{gen_honest}    \
+         let _ = std::fs::write(format!(\"{{dir}}/survivor-started\"), \"yes\");\n    \
+         let script = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/poison.sh\");\n    \
+         let _ = std::process::Command::new(\"sh\").arg(\"-c\")\n        \
+         .arg(\"setsid sh \\\"$0\\\" \\\"$1\\\" {marker} >/dev/null 2>&1 </dev/null &\")\n        \
+         .arg(script).arg(&dir).status();\n}}\n"
+    );
+    crate_with_build_script(&repo, "poison", &hostile);
+    // From OUT_DIR (`<work>/target/debug/build/poison-*/out`) up to the work dir, then for ever.
+    write(
+        &repo.join("poison.sh"),
+        "cd \"$1/../../../../..\" || exit 0\nwhile :; do\n  \
+         for f in $(find . -name gen.rs); do\n    \
+         printf 'const MARK: &str = \"poisoned\";\\n' > \"$f\"\n  done\n  sleep 0.05\ndone\n",
+    );
+    write(
+        &repo.join("src/lib.rs"),
+        "include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\n\
+         pub fn mark() -> &'static str {\n    MARK\n}\n\
+         pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
+    );
+    first_commit(&repo, "hostile");
+    let cfg = small_jobs_config(tmp.path());
+    let state = tmp.path().join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    let id = common::register(&d, &repo, "poison");
+    let first = triggered_run(&d, id);
+    assert!(
+        !find_named(&state, "survivor-started").is_empty(),
+        "the hostile build script never ran: {first}"
+    );
+    let alive = frugal_testkit::processes(|argv| argv.iter().any(|a| contains(a, &marker)));
+    let reported = first["summary"]["survivors"].as_u64().unwrap_or(0) > 0
+        || first["error"].as_str().unwrap_or("").contains("outlived");
+    write(&repo.join("build.rs"), &honest);
+    run(git(&repo).args(["commit", "-q", "-am", "honest"])).unwrap();
+    let second = triggered_run(&d, id);
+    let late = frugal_testkit::processes(|argv| argv.iter().any(|a| contains(a, &marker)));
+    for pid in alive.iter().chain(&late) {
+        // SAFETY: kill(2) on the survivor this test's crate started; the test cleans up.
+        unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
+    }
+    assert_eq!(alive, Vec::<u32>::new(), "the survivor outlived job 1");
+    assert!(reported, "job 1 does not report its survivor: {first}");
+    assert_eq!(second["status"], "succeeded", "{second}");
+    let suite = second["suite"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{second}"));
+    let source = d.get(&format!("/v1/suites/{suite}/source")).unwrap().body;
+    assert!(
+        !source.contains("poisoned"),
+        "job 2 tested code planted by job 1:\n{source}"
+    );
+    assert!(source.contains("\"honest\""), "mark() untested:\n{source}");
+}
+
+/// M3: frugald listens on a unix socket in its state dir; a build script that knows the path
+/// connects to it and asks for the repositories. Landlock does not govern `connect()`; the
+/// socket's dir is covered in the build's mount namespace, so the connection is refused and the
+/// build script gets no answer (the test itself, unconfined, gets one: the control).
+#[test]
+fn m3_a_build_script_cannot_reach_frugalds_unix_socket() {
+    let Some(tmp) = common::hostile_scratch("daemon_socket") else {
+        return;
+    };
+    let state = tmp.path().join("state");
+    let socket = state.join("frugald.sock");
+    let repo = tmp.path().join("dialer");
+    let build_rs = format!(
+        "use std::io::{{Read, Write}};\n\
+         fn main() {{\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
+         let said = match std::os::unix::net::UnixStream::connect({:?}) {{\n        \
+         Ok(mut s) => {{\n            \
+         let _ = s.write_all(b\"GET /v1/repos HTTP/1.0\\r\\n\\r\\n\");\n            \
+         let mut answer = String::new();\n            \
+         let _ = s.read_to_string(&mut answer);\n            \
+         format!(\"connected: {{answer}}\")\n        }}\n        \
+         Err(e) => format!(\"refused: {{e}}\"),\n    }};\n    \
+         let _ = std::fs::write(format!(\"{{out}}/dialed\"), said);\n}}\n",
+        socket.display().to_string()
+    );
+    crate_with_build_script(&repo, "dialer", &build_rs);
+    first_commit(&repo, "dialer");
+    // daemon.unix_socket, in the daemon section the test config starts with.
+    let cfg = small_jobs_config(tmp.path());
+    let line = format!(
+        "[daemon]\nunix_socket = {:?}\n",
+        socket.display().to_string()
+    );
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replacen("[daemon]\n", &line, 1);
+    std::fs::write(&cfg, text).unwrap();
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap();
+    if !d.log_text().contains("unix socket files hidden") {
+        eprintln!("SKIPPED daemon_socket: no mount namespace for confined code here");
+        return;
+    }
+    let mut control = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    std::io::Write::write_all(&mut control, b"GET /healthz HTTP/1.0\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut control, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1."), "{answer}");
+    let id = common::register(&d, &repo, "dialer");
+    let record = triggered_run(&d, id);
+    let dialed: Vec<String> = find_named(&state, "dialed")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(!dialed.is_empty(), "the build script never ran: {record}");
+    assert!(
+        dialed.iter().all(|d| d.starts_with("refused")),
+        "the build script reached frugald's socket: {dialed:?}"
+    );
+}

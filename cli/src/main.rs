@@ -65,13 +65,24 @@ fn main() {
     // without `frugal-launch` can still measure suites.
     frugal_profiler::launcher::serve_if_asked();
     let cli = Cli::parse();
+    // One cgroup for all the crate code this invocation runs (entered on this thread, where the
+    // commands make their sandbox policies); killed whole when it drops, before any exit.
+    let runs_code = matches!(
+        cli.command,
+        Command::Run(_) | Command::Check(_) | Command::Profile(_) | Command::Replace(_)
+    );
+    let scope = match runs_code.then(cmd::invocation_scope).transpose() {
+        Ok(scope) => scope,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(2);
+        }
+    };
+    let entered = scope.as_ref().map(frugal_sandbox::JobScope::enter);
+    let mut exit_code = 0;
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
-        Command::Check(args) => cmd::check::run(&cli.conn, args).map(|code| {
-            if code != 0 {
-                std::process::exit(code);
-            }
-        }),
+        Command::Check(args) => cmd::check::run(&cli.conn, args).map(|code| exit_code = code),
         Command::Profile(args) => cmd::profile::run(args),
         Command::Replace(args) => cmd::replace::run(&cli.conn, args),
         Command::Repo(cmd) => cmd::repo::run(&cli.conn, cmd),
@@ -83,8 +94,13 @@ fn main() {
         Command::Token(cmd) => cmd::token::run(&cli.conn, cmd),
         Command::Gc(args) => cmd::gc::run(&cli.conn, args),
     };
+    drop(entered);
+    drop(scope);
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(2);
+    }
+    if exit_code != 0 {
+        std::process::exit(exit_code);
     }
 }

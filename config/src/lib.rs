@@ -320,6 +320,16 @@ pub struct RegressionsConfig {
 pub struct JobsConfig {
     /// Wall-clock cap of one job, from its claim; `None` (configured as 0): no cap.
     pub max_time: Option<Duration>,
+    /// Memory of all of a job's processes together, bytes (its cgroup's `memory.max`);
+    /// `None` (0): unbounded.
+    pub max_memory: Option<u64>,
+    /// Processes and threads of a job together (its cgroup's `pids.max`); `None` (0): unbounded.
+    pub max_processes: Option<u64>,
+    /// Bytes on disk under a job's dirs (its crate's work dir, kept builds included, and its
+    /// run's output dir); `None` (0): unbounded.
+    pub max_disk: Option<u64>,
+    /// Files and directories under a job's dirs; `None` (0): unbounded.
+    pub max_files: Option<u64>,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.
@@ -414,6 +424,10 @@ pub const KEYS: &[&str] = &[
     "http.max_connections",
     "http.max_connections_per_client",
     "jobs.max_seconds",
+    "jobs.max_memory",
+    "jobs.max_processes",
+    "jobs.max_disk",
+    "jobs.max_files",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -670,6 +684,17 @@ mod defaults {
         /// Two hours: a default 5-minute search plus builds, verification and profiling of a
         /// large crate fit many times over; a job still running then is stuck.
         pub const MAX_SECONDS: u64 = 7200;
+        /// 8 GiB: cargo building a large crate with two jobs and a test harness fit; a third of
+        /// a 24 GiB host, so two jobs at once leave the daemon its share.
+        pub const MAX_MEMORY: u64 = 8 << 30;
+        /// cargo, rustc's threads, build scripts, the harness's workers and the tests' own
+        /// threads, with room; a fork bomb stops here.
+        pub const MAX_PROCESSES: u64 = 2048;
+        /// 16 GiB: a large crate's kept target dirs (build, instrumented copy, profile) fit.
+        pub const MAX_DISK: u64 = 16 << 30;
+        /// 500 000: a large crate's kept target dirs hold tens of thousands; millions of files
+        /// would make every walk of the state dir slow.
+        pub const MAX_FILES: u64 = 500_000;
     }
 
     pub mod retention {
@@ -999,8 +1024,28 @@ fn resolve_regressions(
 fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigError> {
     use defaults::jobs as d;
     let secs = r.count("jobs.max_seconds", &raw.max_seconds, 0, d::MAX_SECONDS)?;
+    let s = r.pick("jobs.max_memory", &raw.max_memory, StrOrInt::text);
+    let memory = r
+        .parsed("jobs.max_memory", s, parse_size)?
+        .unwrap_or(d::MAX_MEMORY);
+    let processes = r.count(
+        "jobs.max_processes",
+        &raw.max_processes,
+        0,
+        d::MAX_PROCESSES,
+    )?;
+    let s = r.pick("jobs.max_disk", &raw.max_disk, StrOrInt::text);
+    let disk = r
+        .parsed("jobs.max_disk", s, parse_size)?
+        .unwrap_or(d::MAX_DISK);
+    let files = r.count("jobs.max_files", &raw.max_files, 0, d::MAX_FILES)?;
+    let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
+        max_memory: positive(memory),
+        max_processes: positive(processes),
+        max_disk: positive(disk),
+        max_files: positive(files),
     })
 }
 

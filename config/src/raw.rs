@@ -117,6 +117,10 @@ pub(crate) struct RawRegressions {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawJobs {
     pub max_seconds: Option<Spanned<i64>>,
+    pub max_memory: Option<Spanned<StrOrInt>>,
+    pub max_processes: Option<Spanned<i64>>,
+    pub max_disk: Option<Spanned<StrOrInt>>,
+    pub max_files: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -450,3 +450,33 @@ fn allowed_hosts_and_http_limits_read_from_file_and_environment() {
         "is zero",
     );
 }
+
+#[test]
+fn job_bounds_take_sizes_counts_environment_and_zero_for_none() {
+    let d = Config::default().jobs;
+    assert_eq!(
+        (d.max_memory, d.max_processes, d.max_disk, d.max_files),
+        (Some(8 << 30), Some(2048), Some(16 << 30), Some(500_000))
+    );
+    let (_dir, _path, r) = load(
+        "[jobs]\nmax_memory = \"384M\"\nmax_processes = 0\nmax_disk = 1048576\nmax_files = 50000\n",
+    );
+    let j = r.unwrap().jobs;
+    assert_eq!(
+        (j.max_memory, j.max_processes, j.max_disk, j.max_files),
+        (Some(384 << 20), None, Some(1 << 20), Some(50_000))
+    );
+    let env = vec![
+        ("FRUGAL_JOBS_MAX_FILES".to_string(), "0".to_string()),
+        ("FRUGAL_JOBS_MAX_MEMORY".to_string(), "2G".to_string()),
+    ];
+    let j = Config::from_env(env).unwrap().jobs;
+    assert_eq!((j.max_files, j.max_memory), (None, Some(2 << 30)));
+    assert_names(
+        "[jobs]\nmax_memory = \"lots\"\n",
+        2,
+        "jobs.max_memory",
+        "lots",
+    );
+    assert_names("[jobs]\nmax_files = -1\n", 2, "jobs.max_files", "");
+}

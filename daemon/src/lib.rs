@@ -1,6 +1,7 @@
 //! `frugald`, the frugal service: its HTTP API (`server`, wire types in `v1`, commits'
 //! regression reports in `commits`), the job runner (`runner`, one job in `job`, its first
-//! phase, the regression check, in `regression`), live progress of runs in flight (`live`), the
+//! phase, the regression check, in `regression`; a job's disk bounds in `quota`, its processes
+//! where it has no cgroup in `procs`), live progress of runs in flight (`live`), the
 //! replacement suites it serves (`replacement`), the web pages (`ui`), metrics, who may do
 //! what (`auth`: scoped tokens and the `Host` check; `token`: the token file), and its lifecycle
 //! (`service`: configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
@@ -18,6 +19,7 @@ pub mod job;
 pub mod live;
 pub mod metrics;
 pub mod procs;
+pub mod quota;
 pub mod regression;
 pub mod replacement;
 pub mod runner;

@@ -1,4 +1,5 @@
-//! Finding and killing the processes of one job, for the job wall-clock cap.
+//! Finding and killing the processes of one job where it has no cgroup of its own (with one,
+//! the runner kills the job's cgroup whole, and this finds nothing left).
 //!
 //! Only frugald's own descendants are ever signalled: every process a job starts is one, and
 //! so is every orphan it leaves (frugald is a subreaper, so they are adopted by it, not by
@@ -8,14 +9,13 @@
 //!
 //! Several jobs may run at once, so among the descendants a job's are told apart by where they
 //! work: every process a job starts (git on its snapshot, cargo, rustc, build scripts, the
-//! harness, tests) has its working directory or an argument under the job's directories. Each
+//! harness, tests) has its working directory or an open file under the job's directories. Each
 //! such process takes its session (sandboxed trees lead their own) or process group (git,
 //! plain cargo lead theirs) and its descendants along; frugald's own session and group are
 //! never signalled as a whole. A descendant's session or group holds only descendants: a
 //! session is made by the process that leads it, and a group joined only within its session.
 
 use std::collections::HashSet;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// One entry of `/proc`.
@@ -54,32 +54,17 @@ fn all_procs() -> Vec<Proc> {
         .collect()
 }
 
-/// Whether the process works under one of `dirs`: its working directory, a file it holds
-/// open (a survivor that moved its working directory away may still write through one), or an
-/// argument that names a path below one.
+/// Whether the process works under one of `dirs`: its working directory, or a file it holds
+/// open (a survivor that moved its working directory away may still write through one). Never
+/// its arguments: anyone can name a dir in them.
 fn works_under(pid: i32, dirs: &[PathBuf]) -> bool {
     let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
     if std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| under(&cwd)) {
         return true;
     }
-    let holds_one = std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
         fds.flatten()
             .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|p| under(&p)))
-    });
-    if holds_one {
-        return true;
-    }
-    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-        return false;
-    };
-    cmdline.split(|b| *b == 0).any(|arg| {
-        let text = std::ffi::OsStr::from_bytes(arg);
-        // `--target-dir=/x/y` and `-o/x/y` name paths after a prefix.
-        let bytes = text.as_bytes();
-        dirs.iter().any(|d| {
-            let d = d.as_os_str().as_bytes();
-            bytes.windows(d.len()).any(|w| w == d)
-        }) || under(Path::new(text))
     })
 }
 

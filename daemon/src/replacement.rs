@@ -280,6 +280,7 @@ fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
         metric: t.metric,
         cover: t.cover,
         require_confinement: s.sandbox_required,
+        limits: s.job_limits,
     };
     match s.replacer.submit(t.key(), move || job.run()) {
         Ok(_) => Ok(reply(StatusCode::ACCEPTED, t.answer("computing"))),
@@ -319,11 +320,23 @@ struct Computation {
     cover: CoverTarget,
     /// `sandbox.require`: the sandbox refuses to spawn where it cannot confine files.
     require_confinement: bool,
+    /// The computation's cgroup: it runs the crate's tests, as a job does.
+    limits: frugal_sandbox::JobLimits,
 }
 
 impl Computation {
     fn run(self) {
+        // Every policy made on this thread puts its commands in the computation's cgroup,
+        // bounded and killed whole like a job's.
+        let scope = frugal_sandbox::JobScope::new(self.limits);
+        let entered = scope.enter();
         let result = self.compute();
+        drop(entered);
+        let survivors = scope.kill();
+        if survivors > 0 {
+            tracing::warn!(repo = %self.repo.id, krate = %self.krate, survivors,
+                "killed processes of a replacement computation that outlived it");
+        }
         let (replacement, error) = match result {
             Ok(v) => (Some(v), None),
             Err(e) => {

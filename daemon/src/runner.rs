@@ -9,6 +9,13 @@
 //! its processes are killed (`procs`), again every tick until the thread has ended; meanwhile no
 //! other job of the same crate starts, since it would share the crate's directories.
 //!
+//! Containment: each job runs in a cgroup of its own (`frugal_sandbox::JobScope`, entered on its
+//! thread, so every confined command of the job lands in it) with `jobs.max_memory` and
+//! `jobs.max_processes`; the cgroup is killed whole when the job ends, when it hits the time cap
+//! and when its disk use crosses `jobs.max_disk` or `jobs.max_files` (`quota`, checked by a
+//! watcher thread while it runs). Where no cgroup can be had, the job's processes are found by
+//! the dirs they work in (`procs`). Processes are never picked by their arguments.
+//!
 //! Garbage collection (`gc`) runs on this loop every `retention.gc_interval`.
 //!
 //! Shutdown (SIGTERM): no job is claimed any more; jobs in flight get the grace period to end;
@@ -24,6 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use frugal_sandbox::{JobLimits, JobScope};
 use frugal_scheduler::{CronSchedule, JobOutcome, Scheduler};
 use frugal_storage::{JobId, JobRecord, RepoId, RunId, RunStatus, Store, now_ms};
 
@@ -32,11 +40,14 @@ use crate::job::{self, JobEnv};
 use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::procs;
+use crate::quota::{DiskLimits, DiskWatch};
 
 /// How often the loop wakes without being asked.
 const TICK: Duration = Duration::from_secs(1);
 /// How often expired leases are looked for.
 const EXPIRY_CHECK: Duration = Duration::from_secs(30);
+/// How often a job's disk use is checked while it runs.
+const DISK_CHECK: Duration = Duration::from_secs(1);
 
 /// What the runner needs.
 pub struct RunnerCtx {
@@ -50,6 +61,10 @@ pub struct RunnerCtx {
     pub stopping: Arc<AtomicBool>,
     /// `jobs.max_seconds`: a job still running after this is stopped.
     pub max_job_time: Option<Duration>,
+    /// `jobs.max_memory`, `jobs.max_processes`: each job's cgroup.
+    pub job_limits: JobLimits,
+    /// `jobs.max_disk`, `jobs.max_files`: each job's dirs while it runs.
+    pub disk_limits: DiskLimits,
     /// Beaten every tick; the watchdog reads it.
     pub heartbeat: Heartbeat,
     /// Garbage collection, run every `retention.gc_interval`.
@@ -99,7 +114,15 @@ struct InFlight {
     abandoned: Arc<Mutex<bool>>,
     /// Set by the time cap: the job thread stops at its next progress report.
     cancel: Arc<AtomicBool>,
+    /// The job's cgroup: killed whole at the time cap.
+    scope: JobScope,
     handle: JoinHandle<()>,
+}
+
+/// Kills what a job still runs: its cgroup whole, and without one the processes working in its
+/// dirs. Returns how many processes were killed.
+fn kill_job(scope: &JobScope, dirs: &[PathBuf]) -> usize {
+    scope.kill() + procs::kill_under(dirs)
 }
 
 /// Runs the loop until `stopping` is set, then drains: waits up to `grace` for jobs in flight
@@ -143,7 +166,7 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
         }
     }
     for f in &stopped {
-        procs::kill_under(&f.dirs);
+        kill_job(&f.scope, &f.dirs);
     }
     drain(&ctx, flights, grace())
 }
@@ -181,7 +204,7 @@ fn time_out(ctx: &RunnerCtx, f: &InFlight, cap: Duration) {
         "stopped: the job ran longer than jobs.max_seconds ({} s) and was in phase `{phase}`;          its processes were killed",
         cap.as_secs()
     );
-    let killed = procs::kill_under(&f.dirs);
+    let killed = kill_job(&f.scope, &f.dirs);
     tracing::error!(job = %f.job, run = %f.run, killed, "{error}");
     finish(ctx, f.job, f.run, Err(anyhow::anyhow!(error)), "timed-out");
 }
@@ -190,7 +213,7 @@ fn time_out(ctx: &RunnerCtx, f: &InFlight, cap: Duration) {
 /// the stop) and forgets those whose thread has ended.
 fn tear_down(stopped: &mut Vec<InFlight>) {
     for f in stopped.iter() {
-        procs::kill_under(&f.dirs);
+        kill_job(&f.scope, &f.dirs);
     }
     reap(stopped);
 }
@@ -327,10 +350,12 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
     let cancel = Arc::new(AtomicBool::new(false));
     let dirs = job::job_dirs(&ctx.env, &job, run);
     let (repo, krate) = (job.repo, job.krate.clone());
+    let scope = JobScope::new(ctx.job_limits);
     let (c, a, stop, id) = (ctx.clone(), abandoned.clone(), cancel.clone(), job.id);
+    let s = scope.clone();
     let spawned = std::thread::Builder::new()
         .name(format!("job-{}", job.id))
-        .spawn(move || execute(&c, &job, run, &a, &stop));
+        .spawn(move || execute(&c, &job, run, &a, &stop, &s));
     match spawned {
         Ok(handle) => Some(InFlight {
             job: id,
@@ -341,6 +366,7 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
             dirs,
             abandoned,
             cancel,
+            scope,
             handle,
         }),
         Err(e) => {
@@ -363,9 +389,20 @@ fn execute(
     job: &JobRecord,
     run: RunId,
     abandoned: &Mutex<bool>,
-    cancel: &AtomicBool,
+    cancel: &Arc<AtomicBool>,
+    scope: &JobScope,
 ) {
     let t = Instant::now();
+    // Every policy the job makes on this thread puts its commands in the job's cgroup.
+    let _entered = scope.enter();
+    let dirs = job::job_dirs(&ctx.env, job, run);
+    let watch = {
+        let (scope, cancel, dirs) = (scope.clone(), cancel.clone(), dirs.clone());
+        DiskWatch::start(dirs.clone(), ctx.disk_limits, DISK_CHECK, move || {
+            cancel.store(true, Ordering::SeqCst);
+            kill_job(&scope, &dirs);
+        })
+    };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         job::run(
             &ctx.env,
@@ -378,10 +415,32 @@ fn execute(
         )
     }))
     .unwrap_or_else(|p| Err(anyhow::anyhow!("the job panicked: {}", panic_text(&p))));
+    let over_disk = watch.finish();
     // Whatever of the job still runs now escaped its sandbox's kill (a `setsid` and a double
-    // fork, where there is no job cgroup): it could write into the crate's build dirs while the
-    // next job uses them. Killed here, counted and reported with the run.
-    let survivors = procs::kill_under(&job::job_dirs(&ctx.env, job, run));
+    // fork, where there is no job cgroup; a command its thread never waited for): it could
+    // write into the crate's build dirs while the next job uses them. Killed here, counted and
+    // reported with the run.
+    let survivors = kill_job(scope, &dirs);
+    // Those its commands' own cgroups killed when each command ended count too: they would
+    // have outlived the job as well.
+    let survivors = survivors + scope.escaped();
+    let oom_kills = scope.oom_kills();
+    let result = match over_disk {
+        Some(reason) => {
+            // The next job must not start on millions of files, and gc must not walk them.
+            let deleted = remove_crate_dirs(&dirs);
+            Err(anyhow::anyhow!(
+                "stopped: {reason}; its processes were killed{deleted}"
+            ))
+        }
+        None => result,
+    };
+    let result = match result {
+        Err(e) if oom_kills > 0 => Err(e.context(format!(
+            "the kernel killed {oom_kills} process(es) of the job for going over              jobs.max_memory"
+        ))),
+        r => r,
+    };
     if survivors > 0 {
         tracing::warn!(job = %job.id, run = %run, survivors,
             "killed processes of the job that outlived it");
@@ -427,6 +486,25 @@ fn execute(
         }
     }
     drop(guard);
+}
+
+/// Deletes a job's dirs (its crate's work dir, kept builds included, and its run's output dir)
+/// after it went over its disk bounds; says so for the run's error.
+fn remove_crate_dirs(dirs: &[PathBuf]) -> String {
+    let mut failed = Vec::new();
+    for d in dirs {
+        if let Err(e) = std::fs::remove_dir_all(d)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::error!(dir = %d.display(), error = %e, "could not delete a job's dir");
+            failed.push(format!("{}: {e}", d.display()));
+        }
+    }
+    if failed.is_empty() {
+        " and its crate's work dir and run dir deleted".into()
+    } else {
+        format!("; deleting its dirs failed ({})", failed.join("; "))
+    }
 }
 
 fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {

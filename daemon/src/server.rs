@@ -64,6 +64,9 @@ pub struct AppState {
     pub sandbox: Vec<String>,
     /// `sandbox.require`: crate code runs only where the filesystem is confined.
     pub sandbox_required: bool,
+    /// `jobs.max_memory`, `jobs.max_processes`: the cgroup of each replacement computation, as
+    /// of each job.
+    pub job_limits: frugal_sandbox::JobLimits,
     /// Why no crate code may run on this host (`JobEnv::refusal`); `None` when it may.
     pub refusal: Option<String>,
     /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).

@@ -128,6 +128,11 @@ fn job_env(
 /// so processes a job leaves behind (a double fork on a host without cgroups) are adopted here
 /// rather than by init, and reaped by a thread.
 fn sandbox_startup(cfg: &Config) -> frugal_sandbox::Capabilities {
+    // Landlock does not govern connect(): confined code must not find the API's socket at all,
+    // wherever it lies (the job's own paths under its dir stay).
+    if let Some(dir) = cfg.daemon.unix_socket.as_ref().and_then(|s| s.parent()) {
+        frugal_sandbox::hide_from_confined(dir);
+    }
     let caps = frugal_sandbox::Capabilities::probe();
     for line in caps.report() {
         tracing::info!(sandbox = %line, "sandbox");
@@ -306,6 +311,14 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         default_schedule,
         stopping: stopping.clone(),
         max_job_time: cfg.jobs.max_time,
+        job_limits: frugal_sandbox::JobLimits {
+            memory_max: cfg.jobs.max_memory,
+            pids_max: cfg.jobs.max_processes,
+        },
+        disk_limits: crate::quota::DiskLimits {
+            max_bytes: cfg.jobs.max_disk,
+            max_files: cfg.jobs.max_files,
+        },
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
     });
@@ -323,6 +336,10 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         stopping: stopping.clone(),
         sandbox: caps.report(),
         sandbox_required: cfg.sandbox.require,
+        job_limits: frugal_sandbox::JobLimits {
+            memory_max: cfg.jobs.max_memory,
+            pids_max: cfg.jobs.max_processes,
+        },
         refusal,
         gc,
     });

@@ -103,6 +103,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         stopping: Arc::new(AtomicBool::new(false)),
         sandbox: Vec::new(),
         sandbox_required: true,
+        job_limits: Default::default(),
         refusal: None,
         gc: Arc::new(frugald::gc::Gc::new(
             frugal_config::Config::from_toml("", None, Vec::new())

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use crate::Policy;
-use crate::cgroup::JobCgroup;
+use crate::cgroup::{JobCgroup, JobLimits, JobScope};
 use crate::landlock_rules;
 
 /// The confinement features available here. Fill with [`Capabilities::probe`].
@@ -21,12 +21,16 @@ pub struct Capabilities {
     pub seccomp: bool,
     /// The child can get an empty network namespace.
     pub net_namespace: bool,
+    /// The child can get a private mount namespace: socket dirs (`/run`, `/tmp`, ...) hidden.
+    pub mount_namespace: bool,
     /// Job cgroups can be created (whole-tree tracking and kill).
     pub cgroup: bool,
     /// The job cgroup has `cgroup.kill` (atomic kill of the tree).
     pub cgroup_kill: bool,
     /// The job cgroup has `pids.max` (bounds fork bombs, also for root).
     pub pids_limit: bool,
+    /// A whole job's memory can be bounded (`memory.max`, or v1 `memory.limit_in_bytes`).
+    pub job_memory_limit: bool,
     /// We run as root (children keep uid 0 but lose all capabilities).
     pub root: bool,
 }
@@ -36,7 +40,11 @@ impl Capabilities {
     /// namespace test, once per process; filesystem self-test).
     pub fn probe() -> Capabilities {
         let abi = landlock_rules::kernel_abi();
-        let test_cgroup = JobCgroup::create(Some(1 << 16));
+        let test_scope = JobScope::new(JobLimits {
+            memory_max: Some(1 << 40),
+            pids_max: Some(1 << 16),
+        });
+        let test_cgroup = JobCgroup::create(Some(1 << 16), None);
         let mut caps = Capabilities {
             landlock_abi: abi,
             landlock_tcp: abi.is_some_and(|a| a >= 4),
@@ -44,12 +52,15 @@ impl Capabilities {
             fs_self_test: None,
             seccomp: crate::seccomp::available(),
             net_namespace: net_namespace_possible(),
+            mount_namespace: mount_namespace_possible(),
             cgroup: test_cgroup.is_some(),
             cgroup_kill: test_cgroup.as_ref().is_some_and(JobCgroup::has_kill),
             pids_limit: test_cgroup.as_ref().is_some_and(JobCgroup::pids_limited),
+            job_memory_limit: test_scope.memory_limited(),
             root: crate::policy::is_root(),
         };
         drop(test_cgroup);
+        drop(test_scope);
         caps.fs_self_test = fs_self_test();
         caps
     }
@@ -76,12 +87,17 @@ impl Capabilities {
     pub fn report(&self) -> Vec<String> {
         let mut lines = vec![self.fs_line()];
         lines.push(self.net_line());
+        lines.push(self.socket_line());
         lines.push(self.tree_line());
         lines.push(self.fork_line());
-        if self.root && !self.landlock_scopes {
+        lines.push(self.memory_line());
+        if !self.landlock_scopes {
+            // Without scopes only the uid separates a job from the daemon, and jobs run as
+            // the daemon's uid (no uid per job yet).
             lines.push(
-                "no Landlock scopes: kernel < 6.12; a confined uid-0 process can signal \
-                 other uid-0 processes outside the job"
+                "no Landlock scopes: kernel < 6.12; confined code runs as frugald's uid and \
+                 can signal frugald, other jobs and every process of that uid, and reach \
+                 their abstract unix sockets"
                     .into(),
             );
         }
@@ -111,7 +127,7 @@ impl Capabilities {
             used.push("Landlock TCP rules");
         }
         if self.seccomp {
-            used.push("seccomp refuses inet/netlink/packet sockets");
+            used.push("seccomp refuses every socket family but unix, and x32 system calls");
         }
         if self.net_namespace {
             used.push("empty network namespace");
@@ -137,15 +153,41 @@ impl Capabilities {
         }
     }
 
+    fn socket_line(&self) -> String {
+        if self.mount_namespace {
+            "unix socket files hidden: /run, /tmp, /var/tmp, /dev/shm and the daemon's socket dir \
+             covered in a private mount namespace, the job's own paths bound back"
+                .into()
+        } else {
+            "no mount namespace (needs CAP_SYS_ADMIN): confined code can connect() to unix \
+             socket files it can name (the daemon's socket, /run/*, docker.sock); Landlock does \
+             not govern connect()"
+                .into()
+        }
+    }
+
     fn tree_line(&self) -> String {
         match (self.cgroup, self.cgroup_kill) {
             (true, true) => "job cgroup with cgroup.kill: whole tree killed atomically".into(),
             (true, false) => "job cgroup (no cgroup.kill): whole tree killed by a kill loop".into(),
-            (false, _) => "no writable cgroup: tree killed by process group and parentage; \
-                           a process that left the session and was orphaned survives the job \
-                           (needs cgroup v2 at /sys/fs/cgroup, writable: root, or frugald's \
-                           systemd unit with Delegate=yes)"
+            (false, _) => "no writable cgroup: a job is neither bounded (memory, processes) \
+                           nor killed as a whole; its trees are killed by process group and \
+                           parentage, and a process that left the session and was orphaned \
+                           survives its command; no uid per job is used instead (needs cgroup \
+                           v2 at /sys/fs/cgroup, writable: root, or frugald's systemd unit with \
+                           Delegate=yes)"
                 .into(),
+        }
+    }
+
+    fn memory_line(&self) -> String {
+        if self.job_memory_limit {
+            "a job's memory bounded as a whole by its cgroup (memory.max)".into()
+        } else {
+            "no memory cgroup: a job's memory bounded only per process by RLIMIT_AS (needs \
+             the memory controller delegated: cgroup v2 with Delegate=yes, or cgroup v1's \
+             memory hierarchy writable)"
+                .into()
         }
     }
 
@@ -172,6 +214,42 @@ pub(crate) fn net_namespace_possible() -> bool {
         unsafe {
             cmd.pre_exec(|| {
                 if libc::unshare(libc::CLONE_NEWNET) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        };
+        cmd.status().is_ok_and(|s| s.success())
+    })
+}
+
+/// Whether a child can `unshare(CLONE_NEWNS)` and mount a tmpfs in it; probed once per process.
+pub(crate) fn mount_namespace_possible() -> bool {
+    static POSSIBLE: OnceLock<bool> = OnceLock::new();
+    *POSSIBLE.get_or_init(|| {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new("/bin/true");
+        // SAFETY: unshare and mount are async-signal-safe system calls on static strings.
+        unsafe {
+            cmd.pre_exec(|| {
+                let none = std::ptr::null();
+                let ok = libc::unshare(libc::CLONE_NEWNS) == 0
+                    && libc::mount(
+                        none,
+                        c"/".as_ptr(),
+                        none,
+                        libc::MS_REC | libc::MS_PRIVATE,
+                        std::ptr::null(),
+                    ) == 0
+                    && libc::mount(
+                        c"tmpfs".as_ptr(),
+                        c"/dev".as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        0,
+                        c"size=64k".as_ptr().cast(),
+                    ) == 0;
+                if ok {
                     Ok(())
                 } else {
                     Err(std::io::Error::last_os_error())

@@ -118,6 +118,10 @@ impl ConfinedChild {
         let root = self.id() as i32;
         let survivors = match &self.job.cgroup {
             Some(cg) => {
+                // The root exited by itself: whatever is left of the tree outlived it.
+                if !timed_out {
+                    cg.note_escapees(root);
+                }
                 kill_group(root);
                 cg.kill_all(KILL_GRACE)
             }

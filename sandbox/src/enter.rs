@@ -8,6 +8,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::OwnedFd;
 
+use crate::hide::HidePlan;
 use crate::landlock_rules;
 use crate::seccomp::Program;
 
@@ -16,6 +17,8 @@ pub(crate) struct Plan {
     pub cgroup_procs: Vec<CString>,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
     pub new_netns: bool,
+    /// A private mount namespace hiding socket dirs, where the parent found one possible.
+    pub hide: Option<HidePlan>,
     pub drop_caps_upto: Option<libc::c_ulong>,
     pub landlock: Option<OwnedFd>,
     pub seccomp: Option<Program>,
@@ -30,8 +33,8 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 }
 
 impl Plan {
-    /// Enters the confinement. Order matters: joining cgroups and a network namespace
-    /// still needs privileges, dropping capabilities must come after both, and
+    /// Enters the confinement. Order matters: joining cgroups, a network namespace and the
+    /// mounts that hide socket dirs still need privileges, dropping capabilities must come after both, and
     /// Landlock and seccomp need `no_new_privs` first.
     pub(crate) fn enter(&self) -> io::Result<()> {
         self.join_cgroups()?;
@@ -41,6 +44,11 @@ impl Plan {
             // Best effort: without it the seccomp and Landlock layers still refuse
             // inet sockets; Capabilities reports whether it works here.
             unsafe { libc::unshare(libc::CLONE_NEWNET) };
+        }
+        if let Some(hide) = &self.hide {
+            // The parent probed that it works here: failing now is an error, not a fallback.
+            check(unsafe { libc::unshare(libc::CLONE_NEWNS) })?;
+            hide.apply()?;
         }
         for (resource, limit) in &self.rlimits {
             check(unsafe { libc::setrlimit(*resource, limit) })?;

@@ -6,8 +6,11 @@
 //! which directories may be written or read, which environment variables survive, which
 //! resource limits apply and how long the job may run; [`Policy::command`] or
 //! [`Policy::apply`] turn it into a `std::process::Command` that enters the confinement
-//! between `fork` and `exec` (Landlock, seccomp, rlimits, a new session, a job cgroup),
+//! between `fork` and `exec` (Landlock, seccomp, rlimits, a new session, a job cgroup, a
+//! private mount namespace hiding socket files),
 //! and [`ConfinedChild`] makes sure the whole process tree ends with the job.
+//! A [`JobScope`] is one job's cgroup, with its memory and process limits: every confined
+//! command whose policy was made while it was entered runs in it, and it is killed whole.
 //! [`Capabilities::probe`] says honestly which kernel features are there and what is
 //! used instead when one is missing.
 //! Commands that run no code under test (git, tar, `cargo fetch`) get the same deadline
@@ -24,14 +27,17 @@ mod child;
 mod enter;
 mod error;
 mod group;
+mod hide;
 mod landlock_rules;
 mod policy;
 mod reap;
 mod seccomp;
 
 pub use caps::Capabilities;
+pub use cgroup::{Entered, JobLimits, JobScope};
 pub use child::{ConfinedChild, ConfinedOutput, Finished};
 pub use error::Error;
 pub use group::output_in_group;
+pub use hide::hide_from_confined;
 pub use policy::{Job, Limits, Policy, Sandboxed, crate_workspace};
 pub use reap::{become_subreaper, reap_orphans};

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cgroup::JobCgroup;
+use crate::cgroup::{JobCgroup, JobScope};
 use crate::child::ConfinedChild;
 use crate::enter::Plan;
 use crate::seccomp::Program;
@@ -96,7 +96,12 @@ pub struct Policy {
     limits: Limits,
     timeout: Duration,
     net_namespace: bool,
+    /// Whether to hide socket dirs in a private mount namespace (`hide.rs`).
+    hide_sockets: bool,
     require_fs_confinement: bool,
+    /// The job whose cgroup holds every command of this policy: the scope entered on the
+    /// thread that made it.
+    scope: Option<JobScope>,
 }
 
 impl Default for Policy {
@@ -107,7 +112,9 @@ impl Default for Policy {
 
 impl Policy {
     /// Nothing writable but the null devices; the system and toolchain read-only;
-    /// default limits; 10 minutes; an empty network namespace when possible.
+    /// default limits; 10 minutes; an empty network namespace when possible. Its commands
+    /// run in the [`JobScope`] entered on this thread, if any: a job's policies are made on
+    /// its thread (and cloned to workers), so every command of the job lands in its cgroup.
     pub fn new() -> Policy {
         let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         readable.extend(toolchain_dirs());
@@ -120,7 +127,9 @@ impl Policy {
             limits: Limits::default(),
             timeout: Duration::from_secs(600),
             net_namespace: true,
+            hide_sockets: true,
             require_fs_confinement: false,
+            scope: JobScope::current(),
         }
     }
 
@@ -212,9 +221,24 @@ impl Policy {
         self
     }
 
+    /// Whether to hide the dirs that hold unix socket files (`/run`, `/tmp`, `/var/tmp`,
+    /// `/dev/shm`, and those given to [`crate::hide_from_confined`]) behind an empty tmpfs in a
+    /// private mount namespace, the policy's own paths under them bound back, when the kernel
+    /// lets us (needs `CAP_SYS_ADMIN`). Landlock does not govern `connect()` to a socket file.
+    pub fn hide_sockets(mut self, on: bool) -> Policy {
+        self.hide_sockets = on;
+        self
+    }
+
     /// Refuse to spawn (with [`Error::Unconfinable`]) when Landlock is unavailable.
     pub fn require_fs_confinement(mut self, on: bool) -> Policy {
         self.require_fs_confinement = on;
+        self
+    }
+
+    /// Puts the commands in `scope` (or in no job's cgroup), whatever thread made the policy.
+    pub fn job_scope(mut self, scope: Option<JobScope>) -> Policy {
+        self.scope = scope;
         self
     }
 
@@ -288,7 +312,7 @@ impl Policy {
         } else {
             None
         };
-        let cgroup = JobCgroup::create(self.limits.nproc);
+        let cgroup = JobCgroup::create(self.limits.nproc, self.scope.as_ref());
         let pids_limited = cgroup.as_ref().is_some_and(JobCgroup::pids_limited);
         let root = is_root();
         let plan = Plan {
@@ -298,6 +322,15 @@ impl Policy {
                 .unwrap_or_default(),
             rlimits: rlimits(&self.limits, root, pids_limited),
             new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
+            hide: (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
+                let keep: Vec<PathBuf> = self
+                    .readable
+                    .iter()
+                    .chain(&self.writable)
+                    .cloned()
+                    .collect();
+                crate::hide::HidePlan::new(&keep)
+            }),
             drop_caps_upto: if root { last_capability() } else { None },
             landlock,
             seccomp,

@@ -7,14 +7,18 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// Socket families a confined process may not create. AF_UNIX stays allowed: cargo,
-/// rustc and test harnesses use it locally.
-const DENIED_FAMILIES: [libc::c_int; 4] = [
-    libc::AF_INET,
-    libc::AF_INET6,
-    libc::AF_NETLINK,
-    libc::AF_PACKET,
-];
+/// The one socket family a confined process may create: cargo, rustc and test harnesses use
+/// unix sockets locally. Every other is refused: inet, netlink and packet reach the network or
+/// the kernel's configuration, and the rest (`AF_SMC`, which falls back to TCP, `AF_VSOCK`, which
+/// reaches the hypervisor, `AF_BLUETOOTH`, `AF_CAN`, `AF_XDP`, `AF_ALG`, ...) nothing a build or
+/// a test needs; an allow-list also covers families a newer kernel adds.
+const ALLOWED_FAMILY: libc::c_int = libc::AF_UNIX;
+
+/// `__X32_SYSCALL_BIT`: on x86_64, system call numbers with it set are the x32 ABI's. They pass
+/// the architecture check (x32 shares `AUDIT_ARCH_X86_64`) under other numbers than the rules
+/// name, so a rule on `socket` would not see x32's `socket`.
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 /// A compiled filter in the kernel's own instruction layout, ready for `seccomp(2)`.
 pub(crate) struct Program {
@@ -22,20 +26,21 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// Refuses `socket()` for the network families with `EACCES`, and `io_uring_setup`
-    /// with `EPERM`-like `EACCES` too, since io_uring can create sockets without the
-    /// `socket` system call. Other architectures than the filter's are killed by the
-    /// filter's own architecture check (so no 32-bit `socketcall` detour).
+    /// Refuses `socket()` and `socketpair()` for every family but `AF_UNIX` with `EACCES`,
+    /// `io_uring_setup` with `EACCES` too, since io_uring can create sockets without the `socket`
+    /// system call, and on x86_64 every x32 system call number with `EACCES`. Other
+    /// architectures than the filter's are killed by the filter's own architecture check (so no
+    /// 32-bit `socketcall` detour).
     pub(crate) fn deny_network() -> Result<Program, seccompiler::BackendError> {
         let arch = TargetArch::try_from(std::env::consts::ARCH)?;
         let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-        let mut socket_rules = Vec::new();
-        for family in DENIED_FAMILIES {
-            let family = u64::try_from(family).unwrap_or_default();
-            let cond = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family)?;
-            socket_rules.push(SeccompRule::new(vec![cond])?);
-        }
-        rules.insert(libc::SYS_socket, socket_rules);
+        let family = u64::try_from(ALLOWED_FAMILY).unwrap_or_default();
+        let other_family = || -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+            let cond = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)?;
+            Ok(vec![SeccompRule::new(vec![cond])?])
+        };
+        rules.insert(libc::SYS_socket, other_family()?);
+        rules.insert(libc::SYS_socketpair, other_family()?);
         // An empty rule list matches the system call whatever its arguments.
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
         let filter = SeccompFilter::new(
@@ -45,15 +50,13 @@ impl Program {
             arch,
         )?;
         let bpf: BpfProgram = filter.try_into()?;
-        let filter = bpf
-            .into_iter()
-            .map(|i| libc::sock_filter {
-                code: i.code,
-                jt: i.jt,
-                jf: i.jf,
-                k: i.k,
-            })
-            .collect();
+        let mut filter: Vec<libc::sock_filter> = deny_x32();
+        filter.extend(bpf.into_iter().map(|i| libc::sock_filter {
+            code: i.code,
+            jt: i.jt,
+            jf: i.jf,
+            k: i.k,
+        }));
         Ok(Program { filter })
     }
 
@@ -79,6 +82,38 @@ impl Program {
             Err(std::io::Error::last_os_error())
         }
     }
+}
+
+/// Instructions put before the compiled filter (its jumps are relative, so they still land):
+/// an x32 system call number gets `EACCES` before any rule is looked at.
+#[cfg(target_arch = "x86_64")]
+fn deny_x32() -> Vec<libc::sock_filter> {
+    let stmt = |code: u32, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    vec![
+        // A = seccomp_data.nr (offset 0).
+        stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0),
+        // nr >= the x32 bit: fall through to the refusal; else skip it.
+        libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 1,
+            k: X32_SYSCALL_BIT,
+        },
+        stmt(
+            libc::BPF_RET | libc::BPF_K,
+            libc::SECCOMP_RET_ERRNO | libc::EACCES as u32,
+        ),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn deny_x32() -> Vec<libc::sock_filter> {
+    Vec::new()
 }
 
 /// Whether this kernel has seccomp filters at all (`PR_GET_SECCOMP` answers).

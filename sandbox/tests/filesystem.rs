@@ -15,8 +15,9 @@ fn canary_outside_cannot_be_deleted_or_truncated() {
     );
     assert!(out.finished.status.success());
     assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary-content");
-    let out = job.sh("rm -rf \"$1\"", &[job.outside()]);
-    assert!(!out.finished.status.success());
+    // Refused by Landlock, or (where the child gets a private mount namespace) not there at
+    // all, the outside dir lying under the hidden /tmp: either way the canary stays.
+    job.sh("rm -rf \"$1\"", &[job.outside()]);
     assert!(canary.exists());
 }
 

@@ -19,10 +19,13 @@ fn spawn_overhead() {
     let confined = time(|| run_true(&job.policy));
     let no_netns_policy = job.policy.clone().network_namespace(false);
     let no_netns = time(|| run_true(&no_netns_policy));
+    let no_namespaces_policy = no_netns_policy.clone().hide_sockets(false);
+    let no_namespaces = time(|| run_true(&no_namespaces_policy));
     let per = |d: Duration| d / RUNS;
     eprintln!(
         "{RUNS} x /bin/true: plain {:?} ({:?}/run), confined {:?} ({:?}/run, ratio {:.1}), \
-         confined without netns {:?} ({:?}/run, ratio {:.1})",
+         confined without netns {:?} ({:?}/run, ratio {:.1}), without netns and the mount \
+         namespace that hides socket dirs {:?} ({:?}/run, ratio {:.1})",
         plain,
         per(plain),
         confined,
@@ -31,6 +34,9 @@ fn spawn_overhead() {
         no_netns,
         per(no_netns),
         no_netns.as_secs_f64() / plain.as_secs_f64(),
+        no_namespaces,
+        per(no_namespaces),
+        no_namespaces.as_secs_f64() / plain.as_secs_f64(),
     );
 }
 

@@ -89,6 +89,21 @@ pub(crate) fn cost_text(s: &v1::Suite) -> String {
     }
 }
 
+/// The cgroup of this invocation, for the commands that run a crate's code: every confined
+/// command they start lands in it, bounded as a whole by `jobs.max_memory` and
+/// `jobs.max_processes` (their defaults, or `FRUGAL_JOBS_MAX_MEMORY`,
+/// `FRUGAL_JOBS_MAX_PROCESSES`), and whatever of it is left when the command ends is killed.
+/// Where no cgroup may be created (a user's shell), it holds nothing and each confined command
+/// is killed by its own session, as before.
+pub(crate) fn invocation_scope() -> anyhow::Result<frugal_sandbox::JobScope> {
+    let env = std::env::vars().filter(|(k, _)| k.starts_with("FRUGAL_JOBS_"));
+    let jobs = frugal_config::Config::from_env(env)?.jobs;
+    Ok(frugal_sandbox::JobScope::new(frugal_sandbox::JobLimits {
+        memory_max: jobs.max_memory,
+        pids_max: jobs.max_processes,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
