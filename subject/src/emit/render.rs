@@ -922,6 +922,62 @@ mod tests {
         assert!(!exact_float("968661.4714749535") && !exact_float("0.30000000000000004"));
     }
 
+    /// A value the test built and never used is not written: an unsuffixed literal without a
+    /// use is an `i32`, and `let _ = 18446744073709551615;` would not compile.
+    #[test]
+    fn values_built_and_never_used_are_left_out() {
+        use crate::model::{Callable, CallableKind, Param};
+        let u64_ty = Ty::Prim("u64".into());
+        let model = ApiModel {
+            crate_name: "k".into(),
+            callables: vec![Callable {
+                path: "k::id".into(),
+                name: "id".into(),
+                kind: CallableKind::Free,
+                params: vec![Param {
+                    name: "n".into(),
+                    ty: u64_ty.clone(),
+                    inferred: false,
+                    static_ref: false,
+                    closure: None,
+                }],
+                ret: Some(u64_ty.clone()),
+                file: "src/lib.rs".into(),
+                line: 1,
+                instantiation: Vec::new(),
+                lent: Vec::new(),
+                via_trait: None,
+                operator: None,
+                consume: None,
+                turbofish: Vec::new(),
+            }],
+            ..ApiModel::default()
+        };
+        let reg = Registry::build(&model);
+        let op = |code: &OpCode| reg.ops.iter().position(|o| &o.code == code).expect("op") as u32;
+        let (lit, call) = (op(&OpCode::Literal(u64_ty)), op(&OpCode::Call(0)));
+        let stmt =
+            |op: u32, args: Vec<u32>, value: Option<Value>| frugal_search::Stmt { op, args, value };
+        let test = TestCase {
+            stmts: vec![
+                stmt(lit, vec![], Some(Value::Int(u64::MAX as i128))),
+                stmt(lit, vec![], Some(Value::Int(3))),
+                stmt(call, vec![1], None),
+            ],
+        };
+        let result = ExecResult {
+            status: Status::Completed,
+            completed: 3,
+            goals: Vec::new(),
+            summaries: vec![None, None, Some("3".into())],
+            observed: Vec::new(),
+            counters: Default::default(),
+        };
+        let text = render_test(&test, &result, &reg, &model, &mut BTreeSet::new()).text;
+        assert!(!text.contains("18446744073709551615"), "{text}");
+        assert!(text.contains("k::id(") && text.contains("3"), "{text}");
+    }
+
     #[test]
     fn a_negative_inexact_float_gets_a_positive_tolerance() {
         let model = ApiModel::default();
