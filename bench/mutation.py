@@ -23,6 +23,10 @@ Usage (from the repository root):
                               [--criteria all,weak-mutation] [--baseline-criteria all]
                               [--kill-survivors]
 Writes bench/mutation.json and bench/MUTATION.md (--json-out, --md-out to change).
+
+Coverage with and without the mutation phase, at the same budget:
+    python3 bench/mutation.py --coverage-only --criteria all --json-out bench/mutation-coverage.json
+    python3 bench/mutation.py ... --coverage-baseline bench/mutation-coverage.json
 """
 
 import argparse
@@ -112,6 +116,46 @@ def one_crate(spec, args, frugals):
     return row
 
 
+def coverage_only(spec, args, frugal):
+    """The line goals a suite reaches without the mutation phase (no cargo-mutants): the
+    baseline of issue 39's "coverage does not drop" at the same budget."""
+    name, version = spec.split("@")
+    src = fetch(name, version)
+    root = os.path.join(cache_root(), "mutation", f"{name}-{version}")
+    os.makedirs(root, exist_ok=True)
+    pristine = standalone(src, os.path.join(root, "pristine"))
+    suite, summary = generate(frugal, "coverage", pristine, root, args.budget, args.seed,
+                              args.criteria)
+    return {"crate": name, "version": version, "criteria": args.criteria or "all",
+            "tests": summary["tests_emitted"], "line_goals": summary["goals"].get("line"),
+            "assertions_per_test": assertions_per_test(suite),
+            "frugal_wall_seconds": summary["bench_wall_seconds"]}
+
+
+def line_share(goals):
+    return goals["covered"] / goals["total"] if goals and goals.get("total") else None
+
+
+def coverage_lines(result, baseline):
+    """The line goals with the mutation phase against a run without it, per crate."""
+    base = {(r["crate"], r["version"]): r for r in baseline["rows"]}
+    lines = ["", f"Line goals with the mutation phase against a run without it (criteria "
+             f"{baseline['rows'][0]['criteria'] if baseline['rows'] else 'all'}, same budget and "
+             f"seed; `{baseline['command']}`, frugal {baseline['commit']}):", "",
+             "| crate | line goals, without | line goals, with | difference (points) |",
+             "|---|---|---|---|"]
+    for r in result["rows"]:
+        b = base.get((r["crate"], r["version"]))
+        s = r["suites"].get("new", {})
+        if not b or not s.get("line_goals"):
+            continue
+        without, with_ = line_share(b["line_goals"]), line_share(s["line_goals"])
+        lines.append(f"| {r['crate']} {r['version']} | {b['line_goals']['covered']}/"
+                     f"{b['line_goals']['total']} | {s['line_goals']['covered']}/"
+                     f"{s['line_goals']['total']} | {100 * (with_ - without):+.1f} |")
+    return lines
+
+
 def pct(s):
     return "n/a" if s is None or s.get("score") is None else f"{100 * s['score']:.1f}%"
 
@@ -163,6 +207,9 @@ def markdown(result):
         if scores:
             lines.append(f"Median generated score ({label}): {100 * statistics.median(scores):.1f}%.")
     lines.append("")
+    if result.get("coverage_baseline"):
+        lines += coverage_lines(result, result["coverage_baseline"])
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -184,7 +231,26 @@ def main():
     ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutation.json"))
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTATION.md"))
     ap.add_argument("--render", metavar="JSON", help="only write the markdown of an earlier run")
+    ap.add_argument("--coverage-only", action="store_true",
+                    help="only run frugal (with --criteria) and record its line goals; no "
+                         "cargo-mutants (the baseline of the coverage comparison)")
+    ap.add_argument("--coverage-baseline", metavar="JSON",
+                    help="a --coverage-only run to compare line goals with")
     args = ap.parse_args()
+    if args.coverage_only:
+        result = {"command": "python3 " + " ".join(sys.argv), "commit": frugal_commit(),
+                  "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                  "machine": machine(), "budget": args.budget, "seed": args.seed, "rows": []}
+        for spec in args.crates.split(","):
+            try:
+                result["rows"].append(coverage_only(spec.strip(), args, frugal_bin(args.frugal)))
+            except (RuntimeError, SystemExit) as e:
+                log(f"{spec}: {e}")
+                result.setdefault("failed", []).append({"crate": spec, "error": str(e)[-2000:]})
+            with open(args.json_out, "w") as f:
+                json.dump(result, f, indent=1)
+        print(json.dumps(result["rows"], indent=1))
+        return
     if args.render:
         with open(args.render) as f:
             result = json.load(f)
@@ -199,6 +265,9 @@ def main():
                   "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
                   "cargo_mutants": cm, "budget": args.budget, "seed": args.seed,
                   "frugals": frugals, "rows": []}
+        if args.coverage_baseline:
+            with open(args.coverage_baseline) as f:
+                result["coverage_baseline"] = json.load(f)
         for spec in args.crates.split(","):
             try:
                 result["rows"].append(one_crate(spec.strip(), args, frugals))

@@ -22,6 +22,9 @@
 //! - AOR also at compound assignments (`+=`, `-=`, ...), through the same [`Arith`] probe.
 //! - NOT deletion: [`negation`] around a `!` expression covers its mutant when evaluated (the
 //!   value always differs) and, with it on, undoes the `!`.
+//! - LOR: [`logical`] and [`logical_rhs`] evaluate a lazy `&&`/`||` (the other operator with
+//!   the mutant on); match arms: [`arm_kept`] as an arm's added guard, [`guard`] around a
+//!   guard.
 //!
 //! - Strong mutation: one mutant at a time can be switched on ([`activate`], by goal id); its
 //!   site then computes the mutant's outcome instead of the original's ([`ror_strong`] for a
@@ -130,6 +133,56 @@ pub fn negation<T: core::ops::Not<Output = T>>(goal: u32, negated: T) -> T {
     match active_among(goal, 1) {
         Some(_) => !negated,
         None => negated,
+    }
+}
+
+/// A lazy `&&` (`and`) or `||` node's LOR mutant `goal` (cargo-mutants' `replace && with ||`),
+/// told the left operand: `Some(value)` when the operator in force (the other one with the
+/// mutant on) decides without the right operand, `None` when the right operand must be
+/// evaluated ([`logical_rhs`] then). Deciding without it is where the other operator would
+/// have evaluated it, and may differ: covered.
+#[inline(always)]
+pub fn logical(goal: u32, and: bool, left: bool) -> Option<bool> {
+    let and = and != active_among(goal, 1).is_some();
+    if and == left {
+        None
+    } else {
+        crate::tables::hit(goal);
+        Some(left)
+    }
+}
+
+/// The right operand of a lazy node whose left operand did not decide ([`logical`]): the other
+/// operator would have decided `!and` (true for `&&` swapped to `||` after a true left
+/// operand, false for `||` swapped after a false one), so the mutant is covered when the right
+/// operand says otherwise.
+#[inline(always)]
+pub fn logical_rhs(goal: u32, and: bool, right: bool) -> bool {
+    if right != and {
+        crate::tables::hit(goal);
+    }
+    right
+}
+
+/// A match arm's deletion mutant `goal` (cargo-mutants' `delete match arm`, for matches with a
+/// `_` arm to fall back on), called as the arm's added guard: covers it (the arm was chosen)
+/// and says whether the arm stays, false with the mutant on.
+#[inline(always)]
+pub fn arm_kept(goal: u32) -> bool {
+    crate::tables::hit(goal);
+    active_among(goal, 1).is_none()
+}
+
+/// A match guard's mutants (cargo-mutants' `replace match guard with true` and `with false`,
+/// goals `goal` and `goal + 1`), told the guard's value: each is covered where it would
+/// change the value, and with one on, its value is the guard's.
+#[inline(always)]
+pub fn guard(goal: u32, value: bool) -> bool {
+    crate::tables::hit(if value { goal + 1 } else { goal });
+    match active_among(goal, 2) {
+        Some(0) => true,
+        Some(_) => false,
+        None => value,
     }
 }
 
@@ -487,6 +540,38 @@ pub fn arith<T>(v: T) -> T {
 mod tests {
     use super::*;
     use Ordering::{Equal, Greater, Less};
+
+    /// `a && b` and `a || b` as the LOR rewrite evaluates them.
+    fn lazy(goal: u32, and: bool, a: bool, b: bool) -> bool {
+        match logical(goal, and, a) {
+            Some(v) => v,
+            None => logical_rhs(goal, and, b),
+        }
+    }
+
+    /// With its mutant off, a LOR site is the original operator; on, the other one. A guard's
+    /// mutants give true and false; an arm is kept unless its mutant is on. (The only test that
+    /// switches mutants on: `ACTIVE` is global.)
+    #[test]
+    fn lor_guard_and_arm_mutants_take_the_other_value_only_when_on() {
+        let g = 7_000_000;
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            assert_eq!(lazy(g, true, a, b), a && b);
+            assert_eq!(lazy(g, false, a, b), a || b);
+            assert_eq!(guard(g, a), a);
+        }
+        assert!(arm_kept(g));
+        activate(g);
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            assert_eq!(lazy(g, true, a, b), a || b);
+            assert_eq!(lazy(g, false, a, b), a && b);
+            assert!(guard(g, a));
+        }
+        assert!(!arm_kept(g));
+        activate(g + 1);
+        assert!(!guard(g, true));
+        activate(NO_MUTANT);
+    }
 
     #[test]
     fn subsuming_ror_sets_follow_seed_002() {

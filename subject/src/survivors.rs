@@ -9,8 +9,12 @@
 //! - `BinaryOperator` on arithmetic: the AOR mutant on the same line with the same operator pair;
 //!   on a comparison: both ROR mutants of that comparison, the subsuming pair, since a test
 //!   killing both kills every other replacement of the operator ([smart-goals]);
-//! - anything else (`!` or `-` deleted, a match arm deleted, `&&` swapped): no counterpart; the
-//!   verdict says whether some test reaches its line.
+//!   `&&`/`||` swapped: the LOR mutant on that line;
+//! - `UnaryOperator` `delete !`: the NOT-deletion mutant on that line;
+//! - `MatchArm` (an arm deleted): the arm's deletion mutant, or for a guarded arm its guard
+//!   made false; `MatchArmGuard`: the guard mutant with the same value;
+//! - anything else (`-` deleted, a struct field deleted, values of crate types): no
+//!   counterpart; the verdict says whether some test reaches its line.
 //!
 //! It must not know how cargo-mutants is run: it reads the file cargo-mutants writes.
 
@@ -156,7 +160,8 @@ pub fn counterparts(s: &Survivor, goals: &[GoalInfo]) -> Vec<u32> {
             };
             let on_line: Vec<&GoalInfo> = mutants.filter(|g| g.line == s.line).collect();
             let aor = format!("AOR {original} -> {}", s.replacement);
-            if let Some(g) = on_line.iter().find(|g| g.label == aor) {
+            let lor = format!("LOR {original} -> {}", s.replacement);
+            if let Some(g) = on_line.iter().find(|g| g.label == aor || g.label == lor) {
                 return vec![g.id];
             }
             // The subsuming pair of the comparison: the first two ROR goals with its operator.
@@ -175,6 +180,24 @@ pub fn counterparts(s: &Survivor, goals: &[GoalInfo]) -> Vec<u32> {
             .map(|g| g.id)
             .take(1)
             .collect(),
+        // A deleted arm: its deletion mutant, or for a guarded arm its guard made false (the
+        // same mutant); a guard replaced: the guard mutant with that value.
+        "MatchArm" => mutants
+            .filter(|g| {
+                g.line == s.line
+                    && (g.label == "delete match arm" || g.label == "match guard -> false")
+            })
+            .map(|g| g.id)
+            .take(1)
+            .collect(),
+        "MatchArmGuard" => {
+            let wanted = format!("match guard -> {}", s.replacement);
+            mutants
+                .filter(|g| g.line == s.line && g.label == wanted)
+                .map(|g| g.id)
+                .take(1)
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -375,6 +398,10 @@ mod tests {
             goal(4, M, 12, "ROR < -> <="),
             goal(5, M, 12, "ROR < -> !="),
             goal(6, Line, 14, "line"),
+            goal(7, M, 16, "LOR && -> ||"),
+            goal(8, M, 18, "delete match arm"),
+            goal(9, M, 19, "match guard -> true"),
+            goal(10, M, 19, "match guard -> false"),
         ];
         let fbr = survivor(
             "src/lib.rs:6:9: replace f -> u8 with 1",
@@ -410,6 +437,26 @@ mod tests {
         assert_eq!(counterparts(&ror, &goals), [4, 5]);
         let arm = survivor("src/lib.rs:14:5: delete match arm", 14, 4, "MatchArm", "");
         assert_eq!(counterparts(&arm, &goals), [] as [u32; 0]);
+        let lor = survivor(
+            "src/lib.rs:16:9: replace && with || in f",
+            16,
+            4,
+            "BinaryOperator",
+            "||",
+        );
+        assert_eq!(counterparts(&lor, &goals), [7]);
+        let deleted = survivor("src/lib.rs:18:9: delete match arm", 18, 4, "MatchArm", "");
+        assert_eq!(counterparts(&deleted, &goals), [8]);
+        let guarded = survivor("src/lib.rs:19:9: delete match arm", 19, 4, "MatchArm", "");
+        assert_eq!(counterparts(&guarded, &goals), [10]);
+        let guard = survivor(
+            "src/lib.rs:19:18: replace match guard x > 1 with true in f",
+            19,
+            4,
+            "MatchArmGuard",
+            "true",
+        );
+        assert_eq!(counterparts(&guard, &goals), [9]);
 
         let (none, covers_a, kills_a) = (
             BTreeSet::new(),

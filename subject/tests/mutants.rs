@@ -68,9 +68,18 @@ fn assert_mutant_goals_are_placed(dir: &Path, m: &Manifest) {
         let line = text.lines().nth(g.line - 1).unwrap_or("");
         assert!(!line.trim().is_empty(), "{g:?} on a blank line");
         assert!(
-            ["ROR ", "AOR ", "FBR ", "delete !"]
-                .iter()
-                .any(|k| g.label.starts_with(k))
+            [
+                "ROR ",
+                "AOR ",
+                "LOR ",
+                "FBR ",
+                "delete !",
+                "delete match arm",
+                "match guard -> "
+            ]
+            .iter()
+            .any(|k| g.label.starts_with(k)),
+            "{g:?}"
         );
     }
 }

@@ -136,6 +136,10 @@ impl FileInstrumenter<'_> {
                 );
                 self.close(range, "))");
             }
+            // Its LOR mutant goes inside the fold, around the operands' rewrites.
+            if let Some((g, is_and)) = self.logical_goal(node) {
+                self.logical_wrap(node, g, is_and);
+            }
         }
         let operands = std::iter::once(leftmost).chain(spine.iter().rev().map(|n| &*n.right));
         let sym = if and { "&&" } else { "||" };

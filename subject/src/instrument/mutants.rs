@@ -32,8 +32,19 @@
 //!   wrapped in `mutants::negation(G, ..)`, which undoes the `!` with the mutant on. Entering
 //!   it infects it (the value always differs); the strong run tells whether a test sees it.
 //!
+//! - LOR (cargo-mutants' `replace && with ||` and back): every lazy `&&`/`||` node without a
+//!   `let` operand, in conditions too, is rewritten so that `mutants::logical` decides from the
+//!   left operand whether the right one is evaluated; covered where the other operator could
+//!   give another value ([`FileInstrumenter::logical_wrap`]).
+//! - Match arms (cargo-mutants' `delete match arm` and `replace match guard with true/false`):
+//!   in a match with a `_` arm, every other unguarded arm gets the guard `if arm_kept(G)`
+//!   (false with the mutant on, so the value falls through to a later arm); every guard gets
+//!   two mutants, true and false, through `mutants::guard`. A guarded arm's deletion is its
+//!   guard made false.
+//!
 //! Goals: one `Mutant` goal per mutant, consecutive per site, labelled `ROR < -> <=`,
-//! `AOR + -> *`, `AOR += -> -=`, `delete !` or `FBR body -> 0`, on the site's line, with the innermost enclosing branch goal as parent, so
+//! `AOR + -> *`, `AOR += -> -=`, `delete !`, `LOR && -> ||`, `delete match arm`,
+//! `match guard -> true` or `FBR body -> 0`, on the site's line, with the innermost enclosing branch goal as parent, so
 //! DynaMOSA (\[dynamosa\]) targets them once their code is reached. Constant replacement (CR) is not done:
 //! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
 
@@ -43,7 +54,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprBinary};
 
-use super::visit::{FileInstrumenter, line};
+use super::visit::{FileInstrumenter, contains_let, line};
 use crate::manifest::GoalKind;
 
 /// The probe's opcode of a comparison operator.
@@ -234,6 +245,103 @@ impl FileInstrumenter<'_> {
         self.close(node, ")");
         self.visit_expr(&u.expr);
         true
+    }
+
+    /// The LOR goal of a lazy `&&`/`||` node (cargo-mutants' `replace && with ||`), labelled
+    /// `LOR && -> ||` on the operator's line, and whether it is `&&`; `None` when mutants are
+    /// off or an operand is a `let` (a let chain's bindings reach the right operand).
+    pub(super) fn logical_goal(&mut self, b: &ExprBinary) -> Option<(u32, bool)> {
+        let and = match b.op {
+            BinOp::And(_) => true,
+            BinOp::Or(_) => false,
+            _ => return None,
+        };
+        if !self.mutants
+            || !self.active()
+            || !b.attrs.is_empty()
+            || contains_let(&b.left)
+            || contains_let(&b.right)
+        {
+            return None;
+        }
+        let (from, to) = if and { ("&&", "||") } else { ("||", "&&") };
+        let g = self.goal(
+            GoalKind::Mutant,
+            line(b.op.span()),
+            format!("LOR {from} -> {to}"),
+        );
+        Some((g, and))
+    }
+
+    /// Rewrites `A && B` to `(match (A) { l => match logical(G, true, l) { Some(v) => v, None
+    /// => logical_rhs(G, true, B) } })`: `A` once, `B` only where the operator in force needs
+    /// it, so short-circuiting (and a condition's distance entries) stay the original's with
+    /// the mutant off. The operands' own rewrites go inside.
+    pub(super) fn logical_wrap(&mut self, b: &ExprBinary, goal: u32, and: bool) {
+        let left = self.range(&*b.left);
+        let right = self.range(&*b.right);
+        let op_range = self.range(&b.op);
+        let node = (left.0, right.1);
+        self.open(node, "(match (");
+        self.replace(
+            op_range,
+            node,
+            &format!(
+                ") {{ __frugal_l => match ::frugal_probe::mutants::logical({goal}, {and}, \
+                 __frugal_l) {{ Some(__frugal_v) => __frugal_v, None => \
+                 ::frugal_probe::mutants::logical_rhs({goal}, {and}, "
+            ),
+        );
+        self.close(node, ") } })");
+    }
+
+    /// A lazy `&&`/`||` outside a condition: its LOR mutant, then its operands visited. False
+    /// when it gets none (the caller visits it as usual).
+    pub(super) fn logical_site(&mut self, b: &ExprBinary) -> bool {
+        let Some((goal, and)) = self.logical_goal(b) else {
+            return false;
+        };
+        self.logical_wrap(b, goal, and);
+        self.visit_expr(&b.left);
+        self.visit_expr(&b.right);
+        true
+    }
+
+    /// The deletion mutant of a match arm (cargo-mutants' `delete match arm`), for an arm
+    /// without a guard, other than `_`, in a match with a `_` arm to fall back on: the arm
+    /// gets the guard `if arm_kept(G)`, false with the mutant on. `parent` is the arm's goal.
+    pub(super) fn arm_deletion(&mut self, m: &syn::ExprMatch, pat: &syn::Pat, parent: u32) {
+        let wild = |p: &syn::Pat| matches!(p, syn::Pat::Wild(_));
+        if !self.mutants
+            || !self.active()
+            || wild(pat)
+            || matches!(pat, syn::Pat::Guard(_))
+            // A `_` under an attribute (`#[cfg(..)]`) may not be there to fall back on.
+            || !m.arms.iter().any(|a| wild(&a.pat) && a.attrs.is_empty())
+        {
+            return;
+        }
+        let l = line(pat.span());
+        let g = self.with_parent(parent, |s| {
+            s.goal(GoalKind::Mutant, l, "delete match arm".to_string())
+        });
+        let range = self.range(pat);
+        self.close(range, format!(" if ::frugal_probe::mutants::arm_kept({g})"));
+    }
+
+    /// A match guard's mutants (cargo-mutants' `replace match guard with true` and `with
+    /// false`), labelled `match guard -> true` and `-> false` on the guard's line: wraps the
+    /// guard in `guard(G, ..)`. Call before the guard's own rewrite, which goes inside.
+    pub(super) fn guard_mutants(&mut self, guard: &Expr) {
+        if !self.mutants || !self.active() {
+            return;
+        }
+        let l = line(guard.span());
+        let g = self.goal(GoalKind::Mutant, l, "match guard -> true".to_string());
+        self.goal(GoalKind::Mutant, l, "match guard -> false".to_string());
+        let node = self.range(guard);
+        self.open(node, format!("::frugal_probe::mutants::guard({g}, "));
+        self.close(node, ")");
     }
 
     /// FBR (cargo-mutants' main operator): the function's body replaced by a value of its
@@ -532,35 +640,43 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
         assert_eq!(
             goals,
             "0 Function parent=- line=1 fn entry
-1 Mutant parent=0 line=2 AOR - -> +
-2 Mutant parent=0 line=2 AOR - -> /
-3 Mutant parent=0 line=2 AOR - -> %
-4 Function parent=- line=4 fn entry
-5 Branch parent=4 line=5 if true
-6 Branch parent=4 line=5 if false
-7 Branch parent=4 line=5 && operand true
-8 Branch parent=4 line=5 && operand false
-9 Mutant parent=4 line=5 ROR > -> >=
-10 Mutant parent=4 line=5 ROR > -> !=
-11 Branch parent=7 line=5 && operand true
-12 Branch parent=7 line=5 && operand false
-13 Mutant parent=7 line=5 ROR >= -> >
-14 Mutant parent=7 line=5 ROR >= -> ==
-15 Mutant parent=7 line=5 AOR - -> +
-16 Mutant parent=7 line=5 AOR - -> /
-17 Mutant parent=7 line=5 AOR - -> %
+1 Mutant parent=0 line=2 LOR && -> ||
+2 Mutant parent=0 line=2 AOR - -> +
+3 Mutant parent=0 line=2 AOR - -> /
+4 Mutant parent=0 line=2 AOR - -> %
+5 Function parent=- line=4 fn entry
+6 Branch parent=5 line=5 if true
+7 Branch parent=5 line=5 if false
+8 Mutant parent=5 line=5 LOR && -> ||
+9 Branch parent=5 line=5 && operand true
+10 Branch parent=5 line=5 && operand false
+11 Mutant parent=5 line=5 ROR > -> >=
+12 Mutant parent=5 line=5 ROR > -> !=
+13 Branch parent=9 line=5 && operand true
+14 Branch parent=9 line=5 && operand false
+15 Mutant parent=9 line=5 ROR >= -> >
+16 Mutant parent=9 line=5 ROR >= -> ==
+17 Mutant parent=9 line=5 AOR - -> +
+18 Mutant parent=9 line=5 AOR - -> /
+19 Mutant parent=9 line=5 AOR - -> %
 "
         );
     }
 
-    /// No mutants: with the option off; for `==` on enum variants, structs and tuples; for
+    /// No mutants but LOR: with the option off; for `==` on enum variants, structs and tuples; for
     /// arithmetic over several lines, on strings, in macros and in const contexts.
     #[test]
     fn sites_without_mutants() {
         let src = "fn f(s: String, k: Kind, n: usize) -> Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
         let got = show(src);
         let goals = got.split("----\n").nth(1).unwrap();
-        assert!(!goals.contains("Mutant"), "{goals}");
+        // The `||` has its LOR mutant; its operands have none.
+        let mutants: Vec<&str> = goals.lines().filter(|l| l.contains("Mutant")).collect();
+        assert_eq!(
+            mutants,
+            ["3 Mutant parent=0 line=2 LOR || -> &&"],
+            "{goals}"
+        );
         let (text, m) = instrument_source(
             "fn f(a: u32) -> u32 {\n    if a < 1 { a + 1 } else { 0 }\n}\n",
             "src/lib.rs",
@@ -631,6 +747,58 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
                 "4 Mutant parent=0 line=3 delete !",
             ]
         );
+    }
+
+    /// Every lazy `&&`/`||` gets a LOR mutant, in a condition (inside the fold of its distance
+    /// entries) and outside one; a `let` chain does not.
+    #[test]
+    fn lazy_operators_get_lor_mutants() {
+        let got = show(
+            "fn f(a: bool, b: bool, o: Option<u8>) -> Unit {\n    if a && b {}\n    let c = a || b;\n    if let Some(x) = o && a {}\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains("::frugal_probe::close_and(::frugal_probe::open() && (match (::frugal_probe::leaf_goal("),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "let c = (match (a ) { __frugal_l => match ::frugal_probe::mutants::logical("
+            ),
+            "{text}"
+        );
+        assert!(text.contains("if let Some(x) = o && a"), "{text}");
+        let lor: Vec<&str> = goals.lines().filter(|l| l.contains("LOR")).collect();
+        assert_eq!(lor.len(), 2, "{goals}");
+        assert!(lor[0].ends_with("line=2 LOR && -> ||"), "{lor:?}");
+        assert!(lor[1].ends_with("line=3 LOR || -> &&"), "{lor:?}");
+    }
+
+    /// In a match with a `_` arm, every other unguarded arm gets a deletion mutant as a guard,
+    /// and every guard its two mutants; a match without `_` (or with a `_` under `#[cfg]`) gets
+    /// no deletions.
+    #[test]
+    fn match_arms_get_deletion_and_guard_mutants() {
+        let got = show(
+            "fn f(n: u8) -> Unit {\n    match n {\n        0 => {}\n        k if k > 3 => {}\n        _ => {}\n    }\n    match n {\n        0 => {}\n        1..=255 => {}\n        #[cfg(old)]\n        _ => {}\n    }\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains("0 if ::frugal_probe::mutants::arm_kept("),
+            "{text}"
+        );
+        assert!(
+            text.contains("k if ::frugal_probe::mutants::guard("),
+            "{text}"
+        );
+        let arms: Vec<&str> = goals
+            .lines()
+            .filter(|l| l.contains("delete match arm") || l.contains("match guard"))
+            .collect();
+        assert_eq!(arms.len(), 3, "{goals}");
+        assert!(arms[0].ends_with("line=3 delete match arm"), "{arms:?}");
+        assert!(arms[1].ends_with("line=4 match guard -> true"), "{arms:?}");
+        assert!(arms[2].ends_with("line=4 match guard -> false"), "{arms:?}");
     }
 
     /// A body gets one mutant per value of its return type, under its entry goal, on the `fn`

@@ -709,6 +709,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
                 if contains_let(guard) {
                     self.visit_expr(guard);
                 } else {
+                    self.guard_mutants(guard);
                     let t = self.branch_goal(arm_line, "guard true");
                     let f = self.branch_goal(arm_line, "guard false");
                     self.condition(guard, t, f);
@@ -730,6 +731,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             {
                 pairs.extend(entries.iter().map(|e| format!("({g}, {e})")));
             }
+            self.arm_deletion(m, &arm.pat, g);
             self.with_parent(g, |s| s.arm_body(&arm.body, g));
         }
         if let (Some(at), Some((probe, _))) = (wrapper, &literals) {
@@ -738,7 +740,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if !self.compound_site(e) && !self.arith_site(e) {
+        if !self.logical_site(e) && !self.compound_site(e) && !self.arith_site(e) {
             visit::visit_expr_binary(self, e);
         }
     }
