@@ -295,3 +295,71 @@ fn with_strong_mutants_the_stored_suite_carries_its_mutation_score() {
         page.body
     );
 }
+
+/// `mutation.survivors = true`: the job runs cargo-mutants on the crate's own suite (confined),
+/// and the mutant that suite misses (`x * 2` as `x + 2` agrees at 2) becomes a target of the
+/// search; the run's summary says how many there were and that the new suite kills it.
+#[test]
+fn the_own_suites_survivors_become_the_jobs_targets() {
+    assert!(
+        cargo_mutants_installed(),
+        "cargo-mutants is not installed: `cargo install --locked cargo-mutants` (./test does)"
+    );
+    let bins = binaries();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = frugal_testkit::daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"3000\"\n\n[mutation]\nsurvivors = true\n",
+    );
+    let repo = tmp.path().join("doubler");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"doubler\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "pub fn double(x: u32) -> u32 {\n    x * 2\n}\n\n#[cfg(test)]\nmod tests {\n    \
+         #[test]\n    fn two() {\n        assert_eq!(super::double(2), 4);\n    }\n}\n",
+    )
+    .unwrap();
+    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
+    run(git(&repo).args(["add", "-A"])).unwrap();
+    run(git(&repo).args(["commit", "-q", "-m", "initial"])).unwrap();
+    let d = Daemon::start(&bins.frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let out = run(frugal(&cfg, tmp.path()).args(["repo", "add"]).arg(&repo)).unwrap();
+    assert!(out.contains("registered repository 1"), "{out}");
+    let commit = commit_change(&repo, "a change");
+    let listed = wait_for(
+        "the hook's run to succeed",
+        JOB_LIMIT,
+        Duration::from_millis(500),
+        || run_of(&d, &commit, &["succeeded"]),
+    )
+    .unwrap();
+    let record = d
+        .get(&format!("/v1/runs/{}", listed["id"].as_u64().unwrap()))
+        .unwrap()
+        .json();
+    let summary = &record["summary"];
+    assert_eq!(summary["own_mutants"]["survivors"], 1, "{summary:#}");
+    let verdicts = &summary["pipeline"]["survivors"];
+    assert_eq!(verdicts["survivors"], 1, "{verdicts:#}");
+    assert_eq!(verdicts["killed"], 1, "{verdicts:#}");
+    let first = &verdicts["verdicts"][0];
+    assert!(
+        first["name"]
+            .as_str()
+            .unwrap_or("")
+            .contains("replace * with + in double"),
+        "{first:#}"
+    );
+}
+
+fn cargo_mutants_installed() -> bool {
+    Command::new("cargo")
+        .args(["mutants", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}

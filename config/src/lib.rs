@@ -23,8 +23,8 @@ use std::time::Duration;
 
 pub use cron_expr::CronExpr;
 use raw::{
-    RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawJobs, RawRegressions, RawRepo,
-    RawRetention, RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
+    RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawJobs, RawMutation, RawRegressions,
+    RawRepo, RawRetention, RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
 };
 use toml::Spanned;
 
@@ -315,6 +315,17 @@ pub struct RegressionsConfig {
     pub policy: RegressionPolicy,
 }
 
+/// `[mutation]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MutationConfig {
+    /// Before each job, run cargo-mutants on the crate's own suite (confined, like every run
+    /// of the crate's code) and make the mutants it misses the search's targets, as
+    /// `frugal run --kill-survivors` does; strong-mutation goals are switched on.
+    pub survivors: bool,
+    /// The longest that cargo-mutants run may take; the job then goes on without survivors.
+    pub survivors_max_seconds: u64,
+}
+
 /// `[jobs]`
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobsConfig {
@@ -381,6 +392,7 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
     pub sandbox: SandboxConfig,
     pub regressions: RegressionsConfig,
+    pub mutation: MutationConfig,
     pub http: HttpConfig,
     pub jobs: JobsConfig,
     pub retention: RetentionConfig,
@@ -418,6 +430,8 @@ pub const KEYS: &[&str] = &[
     "sandbox.require",
     "regressions.check",
     "regressions.policy",
+    "mutation.survivors",
+    "mutation.survivors_max_seconds",
     "http.header_timeout",
     "http.idle_timeout",
     "http.request_timeout",
@@ -448,6 +462,7 @@ const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_SCHEDULER_",
     "FRUGAL_SANDBOX_",
     "FRUGAL_REGRESSIONS_",
+    "FRUGAL_MUTATION_",
     "FRUGAL_HTTP_",
     "FRUGAL_JOBS_",
     "FRUGAL_RETENTION_",
@@ -678,6 +693,13 @@ mod defaults {
         pub const CHECK: bool = true;
         /// Suites follow the code; the report says what changed.
         pub const POLICY: RegressionPolicy = RegressionPolicy::Record;
+    }
+
+    pub mod mutation {
+        /// cargo-mutants on the own suite costs a build and a test run per mutant: opt-in.
+        pub const SURVIVORS: bool = false;
+        /// Half an hour: a crate of a few hundred mutants at a few seconds each.
+        pub const SURVIVORS_MAX_SECONDS: u64 = 1800;
     }
 
     pub mod jobs {
@@ -1020,6 +1042,25 @@ fn resolve_regressions(
     Ok(RegressionsConfig { check, policy })
 }
 
+/// `[mutation]`
+fn resolve_mutation(r: &mut Resolver, raw: &RawMutation) -> Result<MutationConfig, ConfigError> {
+    use defaults::mutation as d;
+    let s = r.pick("mutation.survivors", &raw.survivors, bool::to_string);
+    let survivors = r
+        .parsed("mutation.survivors", s, boolean)?
+        .unwrap_or(d::SURVIVORS);
+    let survivors_max_seconds = r.count(
+        "mutation.survivors_max_seconds",
+        &raw.survivors_max_seconds,
+        1,
+        d::SURVIVORS_MAX_SECONDS,
+    )?;
+    Ok(MutationConfig {
+        survivors,
+        survivors_max_seconds,
+    })
+}
+
 /// `[jobs]`
 fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigError> {
     use defaults::jobs as d;
@@ -1333,6 +1374,7 @@ impl Config {
         let scheduler = resolve_scheduler(&mut r, &raw.scheduler)?;
         let sandbox = resolve_sandbox(&mut r, &raw.sandbox)?;
         let regressions = resolve_regressions(&mut r, &raw.regressions)?;
+        let mutation = resolve_mutation(&mut r, &raw.mutation)?;
         let http = resolve_http(&mut r, &raw.http)?;
         let jobs = resolve_jobs(&mut r, &raw.jobs)?;
         let retention = resolve_retention(&mut r, &raw.retention)?;
@@ -1345,6 +1387,7 @@ impl Config {
             scheduler,
             sandbox,
             regressions,
+            mutation,
             http,
             jobs,
             retention,

@@ -37,6 +37,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub regressions: RawRegressions,
     #[serde(default)]
+    pub mutation: RawMutation,
+    #[serde(default)]
     pub http: RawHttp,
     #[serde(default)]
     pub jobs: RawJobs,
@@ -104,6 +106,13 @@ pub(crate) struct RawScheduler {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSandbox {
     pub require: Option<Spanned<bool>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMutation {
+    pub survivors: Option<Spanned<bool>>,
+    pub survivors_max_seconds: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -75,6 +75,9 @@ pub struct JobEnv {
     /// `search.stall_generations`: a search seeded from the previous suite stops after this
     /// many generations without a new goal.
     pub stall_generations: Option<u32>,
+    /// `mutation.survivors`: cargo-mutants runs on the crate's own suite before the search, at
+    /// most this long, and the mutants it misses become targets; `None` when off.
+    pub own_survivors: Option<Duration>,
 }
 
 impl JobEnv {
@@ -318,6 +321,13 @@ pub fn run(
     let hold = policy == RegressionPolicy::Hold && check.as_ref().is_some_and(|r| r.changed > 0);
     let mut opts = run_options(env, &repo, job, &crate_dir, &dirs);
     seed_from(&mut opts, previous.as_ref(), env.stall_generations);
+    let own_mutants = env.own_survivors.map(|limit| {
+        set_phase(store, live, run, "survivors");
+        aim_at_own_survivors(&mut opts, env, &dirs, &base_dir(env, job), limit)
+    });
+    if cancel.load(Ordering::SeqCst) {
+        return Ok(None);
+    }
     let mut progress = JobProgress::new(store, live, run, cancel);
     let summary = pipeline::run(&opts, &mut progress)
         .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
@@ -363,6 +373,7 @@ pub fn run(
                   "previous": outcome.previous_best.map(|s| s.0) },
         "outputs": dirs.out,
         "regressions": regressions,
+        "own_mutants": own_mutants,
     });
     if let Ok(r) = &profile {
         let _ = std::fs::write(
@@ -431,6 +442,55 @@ fn seed_from(opts: &mut RunOptions, previous: Option<&SuiteRecord>, stall: Optio
             opts.search.stall_generations = stall;
         }
         Err(e) => tracing::warn!(suite = %suite.id, error = %e, "searching from scratch"),
+    }
+}
+
+/// `mutation.survivors`: runs cargo-mutants on the crate's own suite in the snapshot (confined
+/// like the pipeline's processes, in a scratch dir of its own) and makes the mutants it misses
+/// the search's targets, with strong-mutation goals. Where that fails (cargo-mutants missing,
+/// its time bound, a crate whose own tests fail) the job goes on without them; the returned
+/// digest, stored in the run's summary, says which.
+fn aim_at_own_survivors(
+    opts: &mut RunOptions,
+    env: &JobEnv,
+    dirs: &Dirs,
+    base: &Path,
+    limit: Duration,
+) -> serde_json::Value {
+    let started = Instant::now();
+    let scratch = base.join("own-mutants");
+    // A fresh scratch per job: cargo-mutants' copy and output are the job's own.
+    let _ = std::fs::remove_dir_all(&scratch);
+    let found = frugal_sandbox::Policy::for_job(
+        scratch.join("job"),
+        base.join("own-mutants-target"),
+        &dirs.snapshot,
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|policy| {
+        let run = frugal_subject::own_mutants::OwnMutantsRun {
+            crate_dir: &opts.crate_dir,
+            scratch: &scratch,
+            target_dir: &base.join("own-mutants-target"),
+            policy: policy.require_fs_confinement(env.sandbox_required),
+            timeout: limit,
+        };
+        frugal_subject::own_mutants::own_survivors(&run).map_err(|e| e.to_string())
+    });
+    let seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    match found {
+        Ok(survivors) => {
+            let n = survivors.len();
+            opts.survivors = survivors;
+            opts.criteria
+                .0
+                .insert(frugal_search::GoalKind::StrongMutation);
+            json!({ "survivors": n, "seconds": seconds })
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "searching without the own suite's survivors");
+            json!({ "error": e, "seconds": seconds })
+        }
     }
 }
 

@@ -107,6 +107,10 @@ fn job_env(
             .parse()
             .map_err(|e: String| anyhow::anyhow!("{}: {e}", cfg.origin("search.goal_selection")))?,
         criteria: criteria_of(&cfg.search.mutants),
+        own_survivors: cfg
+            .mutation
+            .survivors
+            .then(|| Duration::from_secs(cfg.mutation.survivors_max_seconds)),
         testability: cfg.search.testability,
         budget: cfg.search.budget,
         repo_budgets: cfg

@@ -19,6 +19,7 @@ mod libtest;
 pub mod manifest;
 pub mod model;
 mod modtree;
+pub mod own_mutants;
 pub mod pipeline;
 pub mod probe_src;
 pub mod regress;
