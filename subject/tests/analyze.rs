@@ -457,6 +457,16 @@ fn std_value_types_lower_to_std_paths() {
     let m = model("analyze_unsupported");
     let wait = callable(&m, "analyze_unsupported::wait");
     assert_eq!(wait.params[0].ty, adt("std::time::Duration"));
+    // Addresses, by full path or imported.
+    let peer = callable(&m, "analyze_unsupported::peer");
+    assert_eq!(peer.params[0].ty, adt("std::net::SocketAddr"));
+    assert_eq!(
+        peer.params[1].ty,
+        Ty::Ref {
+            mutable: false,
+            inner: Box::new(adt("std::net::Ipv6Addr"))
+        }
+    );
 }
 
 #[test]

@@ -390,6 +390,10 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         // `&Path` is passed as a `&PathBuf`.
         ("Duration", 0) if is_std => Ok(std_adt("std::time::Duration")),
         ("SystemTime", 0) if is_std => Ok(std_adt("std::time::SystemTime")),
+        (
+            "Ipv4Addr" | "Ipv6Addr" | "IpAddr" | "SocketAddr" | "SocketAddrV4" | "SocketAddrV6",
+            0,
+        ) if is_std => Ok(std_adt(&format!("std::net::{last}"))),
         ("PathBuf" | "Path", 0) if is_std => Ok(std_adt("std::path::PathBuf")),
         // `OsStr` stays itself: traits are implemented for it (clap_lex's `OsStrExt`); the
         // pool holds an `OsString` and lends it (`harness::registry`).

@@ -97,6 +97,44 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             .map(|&t| (t, vec![Ty::String]))
             .collect(),
         STD_OS_STRING => vec![("std::ffi::OsString::from({0})", vec![Ty::String])],
+        // Addresses from their integer forms (every address is one), or v4 from its octets:
+        // the parts the search mutates are the address's own.
+        STD_IPV4_ADDR => vec![
+            ("std::net::Ipv4Addr::from({0})", vec![prim("u32")]),
+            (
+                "std::net::Ipv4Addr::new({0}, {1}, {2}, {3})",
+                vec![prim("u8"), prim("u8"), prim("u8"), prim("u8")],
+            ),
+        ],
+        STD_IPV6_ADDR => vec![("std::net::Ipv6Addr::from({0})", vec![prim("u128")])],
+        STD_IP_ADDR => vec![
+            (
+                "std::net::IpAddr::V4(std::net::Ipv4Addr::from({0}))",
+                vec![prim("u32")],
+            ),
+            (
+                "std::net::IpAddr::V6(std::net::Ipv6Addr::from({0}))",
+                vec![prim("u128")],
+            ),
+        ],
+        STD_SOCKET_ADDR_V4 => vec![(
+            "std::net::SocketAddrV4::new(std::net::Ipv4Addr::from({0}), {1})",
+            vec![prim("u32"), prim("u16")],
+        )],
+        STD_SOCKET_ADDR_V6 => vec![(
+            "std::net::SocketAddrV6::new(std::net::Ipv6Addr::from({0}), {1}, 0, 0)",
+            vec![prim("u128"), prim("u16")],
+        )],
+        STD_SOCKET_ADDR => vec![
+            (
+                "std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::from({0})), {1})",
+                vec![prim("u32"), prim("u16")],
+            ),
+            (
+                "std::net::SocketAddr::new(std::net::IpAddr::V6(std::net::Ipv6Addr::from({0})), {1})",
+                vec![prim("u128"), prim("u16")],
+            ),
+        ],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
             "rand::rngs::mock::StepRng::new({0}, {1})",
@@ -175,6 +213,12 @@ pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
+pub const STD_IPV4_ADDR: &str = "std::net::Ipv4Addr";
+pub const STD_IPV6_ADDR: &str = "std::net::Ipv6Addr";
+pub const STD_IP_ADDR: &str = "std::net::IpAddr";
+pub const STD_SOCKET_ADDR: &str = "std::net::SocketAddr";
+pub const STD_SOCKET_ADDR_V4: &str = "std::net::SocketAddrV4";
+pub const STD_SOCKET_ADDR_V6: &str = "std::net::SocketAddrV6";
 /// Unsized: a parameter or receiver of this type is an `OsString` of the pool, lent.
 pub const STD_OS_STR: &str = "std::ffi::OsStr";
 pub const STD_HASH_MAP: &str = "std::collections::HashMap";
