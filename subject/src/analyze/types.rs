@@ -408,6 +408,20 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
                 args: args.collect(),
             })
         }
+        // From an integer the search picks (`harness::registry`).
+        (
+            "NonZeroU8" | "NonZeroU16" | "NonZeroU32" | "NonZeroU64" | "NonZeroU128"
+            | "NonZeroUsize" | "NonZeroI8" | "NonZeroI16" | "NonZeroI32" | "NonZeroI64"
+            | "NonZeroI128" | "NonZeroIsize",
+            0,
+        ) if is_std => Ok(std_adt(&format!("std::num::{last}"))),
+        ("Ordering", 0) if is_std && segs.iter().any(|s| s == "cmp") => {
+            Ok(std_adt("std::cmp::Ordering"))
+        }
+        ("Wrapping", 1) if is_std => Ok(Ty::Adt {
+            path: "std::num::Wrapping".to_string(),
+            args: args.collect(),
+        }),
         // Built from two bounds the search picks (`harness::registry`).
         ("Range" | "RangeInclusive", 1) if is_std => Ok(Ty::Adt {
             path: format!("std::ops::{last}"),
@@ -600,6 +614,29 @@ mod tests {
     fn std_containers_lower_and_others_are_problems() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(lower_external(&s(&["String"]), vec![]), Ok(Ty::String));
+        let std = |p: &str| Ty::Adt {
+            path: p.to_string(),
+            args: Vec::new(),
+        };
+        assert_eq!(
+            lower_external(&s(&["core", "num", "NonZeroU32"]), vec![]),
+            Ok(std("std::num::NonZeroU32"))
+        );
+        assert_eq!(
+            lower_external(&s(&["std", "cmp", "Ordering"]), vec![]),
+            Ok(std("std::cmp::Ordering"))
+        );
+        assert_eq!(
+            lower_external(&s(&["std", "sync", "atomic", "Ordering"]), vec![]),
+            Err(reason::STD)
+        );
+        assert_eq!(
+            lower_external(&s(&["std", "num", "Wrapping"]), vec![Ty::Prim("u8".into())]),
+            Ok(Ty::Adt {
+                path: "std::num::Wrapping".into(),
+                args: vec![Ty::Prim("u8".into())]
+            })
+        );
         assert_eq!(
             lower_external(&s(&["std", "result", "Result"]), vec![Ty::Unit, Ty::String]),
             Ok(Ty::Result(Box::new(Ty::Unit), Box::new(Ty::String)))

@@ -107,6 +107,8 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             ),
         ],
         STD_IPV6_ADDR => vec![("std::net::Ipv6Addr::from({0})", vec![prim("u128")])],
+        // The sign of a small integer: every variant is one draw away.
+        STD_CMP_ORDERING => vec![("i8::cmp(&{0}, &0)", vec![prim("i8")])],
         STD_IP_ADDR => vec![
             (
                 "std::net::IpAddr::V4(std::net::Ipv4Addr::from({0}))",
@@ -142,6 +144,15 @@ fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
         )],
         _ => Vec::new(),
     }
+}
+
+/// The integer type under `std::num::NonZero*`.
+fn nonzero_int(path: &str) -> Option<&'static str> {
+    const INTS: [&str; 12] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ];
+    let name = path.strip_prefix("std::num::NonZero")?.to_lowercase();
+    INTS.into_iter().find(|i| *i == name)
 }
 
 /// A `PathBuf` from a string, relative and inside `frugal-scratch` whatever the string:
@@ -189,6 +200,12 @@ fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
         (STD_RANGE_INCLUSIVE, [t]) => {
             vec![("({0}..={1})".to_string(), vec![t.clone(), t.clone()])]
         }
+        (STD_WRAPPING, [t]) => vec![("std::num::Wrapping({0})".to_string(), vec![t.clone()])],
+        // The integer, or the type's least value where the search drew 0.
+        (p, []) if nonzero_int(p).is_some() => vec![(
+            format!("{p}::new({{0}}).unwrap_or({p}::MIN)"),
+            vec![Ty::Prim(nonzero_int(p).unwrap_or("u8").to_string())],
+        )],
         // The stand-in for iterator bounds (`analyze::bounds`).
         (STD_VEC_INTO_ITER, [t]) => vec![("{0}.into_iter()".to_string(), vec![vec(t)])],
         _ => Vec::new(),
@@ -213,6 +230,8 @@ pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
+pub const STD_CMP_ORDERING: &str = "std::cmp::Ordering";
+pub const STD_WRAPPING: &str = "std::num::Wrapping";
 pub const STD_IPV4_ADDR: &str = "std::net::Ipv4Addr";
 pub const STD_IPV6_ADDR: &str = "std::net::Ipv6Addr";
 pub const STD_IP_ADDR: &str = "std::net::IpAddr";
