@@ -58,9 +58,16 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         timeout,
         algorithm,
     } = how;
-    let work = common::work_dir(&format!("pipeline-{krate}"));
+    let work = common::work_dir(&format!("pipeline-{}", krate.replace(':', "-")));
+    // `fixture:NAME` is `subject/tests/fixtures/NAME`; anything else an example.
+    let crate_dir = match krate.strip_prefix("fixture:") {
+        Some(name) => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+        None => common::example(krate),
+    };
     let opts = RunOptions {
-        crate_dir: common::example(krate),
+        crate_dir,
         out_dir: out.to_path_buf(),
         write: false,
         search: SearchParams {
@@ -189,6 +196,33 @@ fn numeric_reaches_ninety_percent_branch_coverage_with_a_verified_suite() {
     assert_eq!(s.goals["function"].covered, s.goals["function"].total);
     assert!(s.tests_dropped.len() <= 2, "{:?}", s.tests_dropped);
     assert_eq!(s.crashes, 0);
+}
+
+/// Std value shapes (issue 37): every callable of `std_shapes` is supported, every function
+/// is covered, and the emitted suite builds the values from primitives, as a reviewer would
+/// write them.
+#[test]
+fn std_value_shapes_are_built_from_primitives() {
+    let out = temp_out();
+    let s = run("fixture:std_shapes", 3000, 1, out.path());
+    assert!(
+        s.callables.left_out.is_empty(),
+        "{:?}",
+        s.callables.left_out
+    );
+    assert_eq!(s.goals["function"].covered, s.goals["function"].total);
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    for shape in [
+        "std::net::Ipv4Addr::",
+        "std::net::IpAddr::V",
+        "std::net::SocketAddr::new(",
+        "std::num::NonZeroU32::new(",
+        "std::num::Wrapping(",
+        "i8::cmp(&",
+        "total_len(&[",
+    ] {
+        assert!(suite.contains(shape), "no `{shape}` in:\n{suite}");
+    }
 }
 
 #[test]

@@ -367,6 +367,7 @@ impl<'a> Renderer<'a> {
             Pass::Ref if crate::harness::registry::slice_reader(&source).is_some() => {
                 format!("&mut &{value}[..]")
             }
+            Pass::Ref if crate::harness::registry::str_slice(&source) => str_slice_arg(&value),
             Pass::Ref | Pass::Lend
                 if let Some(view) = crate::harness::registry::option_view(&source) =>
             {
@@ -847,8 +848,49 @@ fn unique(base: String, names: &mut BTreeSet<String>) -> String {
     name
 }
 
+/// A `&[&str]` argument from the rendered `Vec<String>`: `&["a", "b"]` when it is a literal
+/// `vec![String::from("a"), ...]`, else views of its strings.
+fn str_slice_arg(value: &str) -> String {
+    match str_literals(value) {
+        Some(items) => format!("&[{}]", items.join(", ")),
+        None => format!("&{value}.iter().map(String::as_str).collect::<Vec<_>>()"),
+    }
+}
+
+/// The string literals of `vec![String::from("a"), String::from("b")]`, as written.
+fn str_literals(value: &str) -> Option<Vec<&str>> {
+    let mut rest = value.strip_prefix("vec![")?.strip_suffix(']')?;
+    let mut items = Vec::new();
+    while !rest.is_empty() {
+        let after = rest.strip_prefix("String::from(\"")?;
+        // The literal's closing quote: the first `"` not escaped.
+        let mut escaped = false;
+        let end = after.char_indices().find_map(|(i, c)| {
+            let close = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            close.then_some(i)
+        })?;
+        items.push(&rest["String::from(".len()..="String::from(\"".len() + end]);
+        rest = after[end + 1..].strip_prefix(')')?;
+        rest = rest.strip_prefix(", ").unwrap_or(rest);
+    }
+    Some(items)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn str_slices_from_literal_vecs_are_written_as_arrays() {
+        assert_eq!(
+            super::str_slice_arg(r#"vec![String::from("a\"b"), String::from("")]"#),
+            r#"&["a\"b", ""]"#
+        );
+        assert_eq!(super::str_slice_arg("vec![]"), "&[]");
+        assert_eq!(
+            super::str_slice_arg("v"),
+            "&v.iter().map(String::as_str).collect::<Vec<_>>()"
+        );
+    }
     use super::*;
 
     #[test]

@@ -355,6 +355,8 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             let elem = slice_reader(ty)?;
             storable(elem).then(|| (Ty::Vec(Box::new(elem.clone())), Pass::Ref))
         }
+        // `&[&str]`: the pool holds a `Vec<String>`, viewed at the call as a `Vec<&str>`.
+        Ty::Ref { .. } if str_slice(ty) => Some((Ty::Vec(Box::new(Ty::String)), Pass::Ref)),
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match (inner.as_ref(), owned_of_unsized(inner)) {
@@ -379,6 +381,13 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
         }
         other => storable(other).then(|| (other.clone(), Pass::Move)),
     }
+}
+
+/// Whether a parameter is `&[&str]`, which a pooled `Vec<String>` is passed to through a
+/// `Vec<&str>` of views made at the call.
+pub(crate) fn str_slice(source: &Ty) -> bool {
+    matches!(source, Ty::Ref { mutable: false, inner }
+        if matches!(&**inner, Ty::Slice(e) if double_str(e)))
 }
 
 /// `&str`: the referent of a `&&str` parameter.
@@ -777,6 +786,11 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
 fn params_after(c: &Callable, mut out: Vec<(Ty, Pass, Ty)>) -> Result<Vec<(Ty, Pass, Ty)>, String> {
     for p in &c.params {
         let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
+        // The views of a `&[&str]` live in the call's frame: a result borrowing them
+        // cannot be kept.
+        if str_slice(&p.ty) && c.lent.contains(&out.len()) {
+            return Err(format!("{}: a result that borrows a `&[&str]`", p.name));
+        }
         out.push((owned, pass, p.ty.clone()));
     }
     Ok(out)

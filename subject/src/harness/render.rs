@@ -267,6 +267,16 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                     continue;
                 }
             }
+            Pass::Ref if super::registry::str_slice(source) => {
+                let _ = writeln!(b, "    let b{i} = p.take(a[{i}])?;");
+                let _ = writeln!(b, "    let x{i}: &{t} = h::as_ref::<{t}>(&*b{i}, a[{i}])?;");
+                let _ = writeln!(
+                    b,
+                    "    let x{i}: Vec<&str> = x{i}.iter().map(String::as_str).collect();"
+                );
+                exprs.push(format!("&x{i}[..]"));
+                continue;
+            }
             Pass::Ref | Pass::Mut => {
                 let (get, r) = if *pass == Pass::Ref {
                     ("as_ref", "&")
