@@ -226,8 +226,8 @@ pub struct TypeDef {
     /// Derived or implemented traits that matter: `Clone`, `Copy`, `Debug`, `Default`,
     /// `PartialEq`, `Display`, `FromStr`, ...
     pub traits: Vec<String>,
-    /// Whether the type has generic or lifetime parameters (then only its instantiations
-    /// through `params` are constructible).
+    /// Whether the type has type or const parameters (then only its instantiations through
+    /// `params` are constructible); lifetime parameters alone do not count.
     pub generic: bool,
     /// The type parameters, in order, when they are the only generics (no lifetime or const
     /// parameter): an instantiation `Either<i32, i32>` is built by putting its arguments in

@@ -109,7 +109,14 @@ pub(crate) fn type_defs(
                     .get(&t)
                     .map(|k| k.iter().cloned().collect())
                     .unwrap_or_default(),
-                generic: decl.is_generic(),
+                // Lifetimes alone do not make a type generic here: a value the harness builds
+                // from storable fields is `'static` (an enum's unit variants, say, beside one
+                // that borrows, `Token<'a>`), and one that borrows is only ever lent.
+                generic: decl
+                    .generics()
+                    .params
+                    .iter()
+                    .any(|p| !matches!(p, syn::GenericParam::Lifetime(_))),
                 params: substitutable_params(decl.generics()),
             }
         })
