@@ -168,7 +168,15 @@ impl Lowering<'_> {
             syn::Type::Paren(p) => lower(&p.elem, inst),
             syn::Type::Group(g) => lower(&g.elem, inst),
             syn::Type::Path(p) => self.lower_path(scope, p, pos, inst, depth),
-            syn::Type::Array(_) => Err(Problem::new(reason::STD, source_text(ty))),
+            syn::Type::Array(a) => match array_len(&a.len) {
+                // `[T; N]` with a literal length: built element by element
+                // (`harness::registry`), a pseudo-path with the element and the length.
+                Some(n) => Ok(Ty::Adt {
+                    path: crate::harness::registry::ARRAY.to_string(),
+                    args: vec![lower(&a.elem, inst)?, Ty::Other(n.to_string())],
+                }),
+                None => Err(Problem::new(reason::STD, source_text(ty))),
+            },
             syn::Type::Ptr(_) => Err(Problem::new(reason::RAW_POINTER, source_text(ty))),
             syn::Type::FnPtr(_) => Err(Problem::new(reason::FN_POINTER, source_text(ty))),
             syn::Type::TraitObject(t) if t.bounds.iter().any(is_fn_bound) => {
@@ -516,8 +524,25 @@ pub fn ty_display(ty: &Ty) -> String {
         Ty::Tuple(ts) if ts.len() == 1 => format!("({},)", list(ts)),
         Ty::Tuple(ts) => format!("({})", list(ts)),
         Ty::Adt { path, args } if args.is_empty() => path.clone(),
+        Ty::Adt { path, args } if path == crate::harness::registry::ARRAY && args.len() == 2 => {
+            format!("[{}; {}]", ty_display(&args[0]), ty_display(&args[1]))
+        }
         Ty::Adt { path, args } => format!("{path}<{}>", list(args)),
         Ty::Other(text) => text.clone(),
+    }
+}
+
+/// The length of an array type written as an integer literal of at most 4096 (a `const`'s
+/// name or a const generic is not known here).
+fn array_len(len: &syn::Expr) -> Option<u64> {
+    match len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok().filter(|n| *n <= 4096),
+        syn::Expr::Group(g) => array_len(&g.expr),
+        syn::Expr::Paren(p) => array_len(&p.expr),
+        _ => None,
     }
 }
 

@@ -201,6 +201,14 @@ fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
             vec![("({0}..={1})".to_string(), vec![t.clone(), t.clone()])]
         }
         (STD_WRAPPING, [t]) => vec![("std::num::Wrapping({0})".to_string(), vec![t.clone()])],
+        (ARRAY, [t, Ty::Other(n)]) => match n.parse::<usize>() {
+            Ok(n) if n <= ARRAY_ELEMENTS => {
+                let slots: Vec<String> = (0..n).map(|i| format!("{{{i}}}")).collect();
+                vec![(format!("[{}]", slots.join(", ")), vec![t.clone(); n])]
+            }
+            Ok(n) if matches!(t, Ty::Prim(_)) => vec![(format!("[{{0}}; {n}]"), vec![t.clone()])],
+            _ => Vec::new(),
+        },
         // The integer, or the type's least value where the search drew 0.
         (p, []) if nonzero_int(p).is_some() => vec![(
             format!("{p}::new({{0}}).unwrap_or({p}::MIN)"),
@@ -230,6 +238,12 @@ pub const STD_DURATION: &str = "std::time::Duration";
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
+/// The pseudo-path of `[T; N]`: `Ty::Adt { path: ARRAY, args: [T, Ty::Other("N")] }`, rendered
+/// as the array type.
+pub const ARRAY: &str = "[array]";
+/// Arrays up to this length get one search value per element (`[{0}, {1}, ...]`); longer ones
+/// of a primitive repeat one (`[{0}; 58]`).
+const ARRAY_ELEMENTS: usize = 8;
 pub const STD_CMP_ORDERING: &str = "std::cmp::Ordering";
 pub const STD_WRAPPING: &str = "std::num::Wrapping";
 pub const STD_IPV4_ADDR: &str = "std::net::Ipv4Addr";

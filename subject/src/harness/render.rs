@@ -39,6 +39,9 @@ pub fn ty(t: &Ty, krate: &str) -> String {
             }
         }
         Ty::Adt { path, args } if args.is_empty() => path.clone(),
+        Ty::Adt { path, args } if path == super::registry::ARRAY && args.len() == 2 => {
+            format!("[{}; {}]", ty(&args[0], krate), ty(&args[1], krate))
+        }
         Ty::Adt { path, args } => {
             let parts: Vec<String> = args.iter().map(|t| ty(t, krate)).collect();
             format!("{path}<{}>", parts.join(", "))
