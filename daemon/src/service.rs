@@ -416,7 +416,7 @@ async fn serve(
         })?;
         let app = app.layer(axum::Extension(server::UnixPeer));
         servers.spawn(serve_listener(
-            uds,
+            NoJobsOnTheSocket(uds),
             |_: &tokio::net::unix::SocketAddr| server::Peer::Local,
             app,
             cfg.http.clone(),
@@ -451,6 +451,50 @@ async fn serve(
         servers.abort_all();
     }
     Ok(())
+}
+
+/// The unix socket's listener, which serves no process of frugald's own jobs. Landlock does
+/// not govern `connect()` to a socket file, and where there is no mount namespace to hide it
+/// (the shipped unit has no `CAP_SYS_ADMIN`) a job's code could name the socket and use the API
+/// with the access of a local client. The kernel says which process connected (`SO_PEERCRED`):
+/// one of frugald's uid that descends from frugald (every process of a job, and every orphan of
+/// one, which frugald adopts as a subreaper), or that is gone before it could be told, gets 403
+/// and the connection is closed.
+struct NoJobsOnTheSocket(tokio::net::UnixListener);
+
+impl axum::serve::Listener for NoJobsOnTheSocket {
+    type Io = tokio::net::UnixStream;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
+            let cred = io.peer_cred().ok();
+            let pid = cred.and_then(|c| c.pid());
+            // SAFETY: geteuid cannot fail.
+            let our_uid = cred.is_some_and(|c| c.uid() == unsafe { libc::geteuid() });
+            // Jobs run as frugald's uid: another user's process is a client (whose /proc entry
+            // may be hidden from frugald, as `ProtectProc=invisible` does under the unit).
+            let job = our_uid
+                && match pid {
+                    Some(pid) => crate::procs::descends_from_frugald(pid) != Some(false),
+                    None => true,
+                };
+            if !job {
+                return (io, addr);
+            }
+            tracing::warn!(pid = ?pid, "refused a connection to the unix socket from a job's process");
+            tokio::spawn(answer_and_close(
+                io,
+                "403 Forbidden",
+                "frugald does not serve its own jobs' processes on its unix socket",
+            ));
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
 }
 
 /// Accepts connections while fewer than `http.max_connections` are open, and serves each with
@@ -544,14 +588,28 @@ impl Drop for ClientSlot {
 }
 
 /// Answers a connection beyond its client's limit with a 503 (within a second) and closes it.
-async fn refuse_connection<I>(mut io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+async fn refuse_connection<I>(io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+where
+    I: tokio::io::AsyncWrite + Unpin,
+{
+    answer_and_close(
+        io,
+        "503 Service Unavailable",
+        "too many connections from this client (http.max_connections_per_client): close some \
+         and retry",
+    )
+    .await;
+}
+
+/// Answers `status` with `{"error": error}` (within a second) and closes the connection.
+async fn answer_and_close<I>(mut io: I, status: &str, error: &str)
 where
     I: tokio::io::AsyncWrite + Unpin,
 {
     use tokio::io::AsyncWriteExt;
-    let body = r#"{"error":"too many connections from this client (http.max_connections_per_client): close some and retry"}"#;
+    let body = serde_json::json!({ "error": error }).to_string();
     let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
