@@ -330,6 +330,11 @@ pub struct JobsConfig {
     pub max_disk: Option<u64>,
     /// Files and directories under a job's dirs; `None` (0): unbounded.
     pub max_files: Option<u64>,
+    /// Whether a crate's build dirs are kept from one job to the next (faster: its
+    /// dependencies are not compiled again). Off by default: the crate's code of one job can
+    /// write there (artifacts, fingerprints), and the next job of another commit would build
+    /// and test with what it planted.
+    pub keep_builds: bool,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.
@@ -428,6 +433,7 @@ pub const KEYS: &[&str] = &[
     "jobs.max_processes",
     "jobs.max_disk",
     "jobs.max_files",
+    "jobs.keep_builds",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -695,6 +701,9 @@ mod defaults {
         /// 500 000: a large crate's kept target dirs hold tens of thousands; millions of files
         /// would make every walk of the state dir slow.
         pub const MAX_FILES: u64 = 500_000;
+        /// Each job builds from empty dirs: nothing one commit's code wrote is built or run
+        /// by the next.
+        pub const KEEP_BUILDS: bool = false;
     }
 
     pub mod retention {
@@ -1039,6 +1048,10 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
         .parsed("jobs.max_disk", s, parse_size)?
         .unwrap_or(d::MAX_DISK);
     let files = r.count("jobs.max_files", &raw.max_files, 0, d::MAX_FILES)?;
+    let s = r.pick("jobs.keep_builds", &raw.keep_builds, bool::to_string);
+    let keep_builds = r
+        .parsed("jobs.keep_builds", s, boolean)?
+        .unwrap_or(d::KEEP_BUILDS);
     let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -1046,6 +1059,7 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
         max_processes: positive(processes),
         max_disk: positive(disk),
         max_files: positive(files),
+        keep_builds,
     })
 }
 

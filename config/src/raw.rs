@@ -121,6 +121,7 @@ pub(crate) struct RawJobs {
     pub max_processes: Option<Spanned<i64>>,
     pub max_disk: Option<Spanned<StrOrInt>>,
     pub max_files: Option<Spanned<i64>>,
+    pub keep_builds: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -480,3 +480,13 @@ fn job_bounds_take_sizes_counts_environment_and_zero_for_none() {
     );
     assert_names("[jobs]\nmax_files = -1\n", 2, "jobs.max_files", "");
 }
+
+#[test]
+fn kept_builds_are_off_unless_the_admin_turns_them_on() {
+    assert!(!Config::default().jobs.keep_builds);
+    let (_dir, _path, r) = load("[jobs]\nkeep_builds = true\n");
+    assert!(r.unwrap().jobs.keep_builds);
+    let env = vec![("FRUGAL_JOBS_KEEP_BUILDS".to_string(), "true".to_string())];
+    assert!(Config::from_env(env).unwrap().jobs.keep_builds);
+    assert_names("[jobs]\nkeep_builds = \"yes\"\n", 2, "jobs.keep_builds", "");
+}

@@ -121,6 +121,7 @@ fn job_env(
         sandbox_missing,
         regressions: cfg.regressions.clone(),
         stall_generations: cfg.search.stall_generations,
+        keep_builds: cfg.jobs.keep_builds,
     })
 }
 
