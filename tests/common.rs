@@ -193,35 +193,37 @@ pub fn frugald(dir: &std::path::Path, cgroups: bool) -> std::path::PathBuf {
     } else {
         "umount -l /sys/fs/cgroup\n"
     };
-    let script = match daemon_user() {
-        DaemonUser::Invoker if cgroups => return frugal_testkit::binaries().frugald.clone(),
-        DaemonUser::Invoker => format!("set -e\n{hide_cgroups}exec '{bin}' \"$@\"\n"),
-        DaemonUser::Unprivileged { uid, gid } => {
-            // $HOME (root's is 0700) is covered by a tmpfs the daemon's user may traverse,
-            // with the toolchain's dirs (.rustup, .cargo) bound back: the unit's user has a
-            // toolchain of its own (RUSTUP_HOME, CARGO_HOME under /var/lib/frugal).
-            let hold = dir.join("frugald-home-hold");
-            std::fs::create_dir_all(&hold).expect("a mount point");
-            format!(
-                "set -e\n\
-                 home=\"${{HOME:-/root}}\"\n\
-                 hold='{hold}'\n\
-                 mount --bind \"$home\" \"$hold\"\n\
-                 mount -t tmpfs -o mode=0755,size=1m frugald-home \"$home\"\n\
-                 for d in .rustup .cargo; do\n  \
-                   if [ -d \"$hold/$d\" ]; then\n    \
-                     mkdir \"$home/$d\"\n    \
-                     mount --bind \"$hold/$d\" \"$home/$d\"\n  \
-                   fi\n\
-                 done\n\
-                 umount -l \"$hold\"\n\
-                 {hide_cgroups}\
-                 exec setpriv --reuid={uid} --regid={gid} --clear-groups --inh-caps=-all \
-                 --bounding-set=-all --no-new-privs -- '{bin}' \"$@\"\n",
-                hold = hold.display(),
-            )
-        }
+    if cgroups && daemon_user() == DaemonUser::Invoker {
+        return frugal_testkit::binaries().frugald.clone();
+    }
+    // $HOME (root's is 0700) is covered by a tmpfs that other uids may traverse, with the
+    // toolchain's dirs (.rustup, .cargo) bound back: the unit's user has a toolchain of its own
+    // (RUSTUP_HOME, CARGO_HOME under /var/lib/frugal), and jobs running as uids of their own
+    // (`jobs.uid_range`) read it.
+    let hold = dir.join("frugald-home-hold");
+    std::fs::create_dir_all(&hold).expect("a mount point");
+    let open_home = format!(
+        "home=\"${{HOME:-/root}}\"\n\
+         hold='{hold}'\n\
+         mount --bind \"$home\" \"$hold\"\n\
+         mount -t tmpfs -o mode=0755,size=1m frugald-home \"$home\"\n\
+         for d in .rustup .cargo; do\n  \
+           if [ -d \"$hold/$d\" ]; then\n    \
+             mkdir \"$home/$d\"\n    \
+             mount --bind \"$hold/$d\" \"$home/$d\"\n  \
+           fi\n\
+         done\n\
+         umount -l \"$hold\"\n",
+        hold = hold.display(),
+    );
+    let exec = match daemon_user() {
+        DaemonUser::Invoker => format!("exec '{bin}' \"$@\""),
+        DaemonUser::Unprivileged { uid, gid } => format!(
+            "exec setpriv --reuid={uid} --regid={gid} --clear-groups --inh-caps=-all \
+             --bounding-set=-all --no-new-privs -- '{bin}' \"$@\""
+        ),
     };
+    let script = format!("set -e\n{open_home}{hide_cgroups}{exec}\n");
     let name = if cgroups {
         "frugald-as-unit"
     } else {

@@ -1364,17 +1364,7 @@ fn entries_under(dir: &Path) -> usize {
     n
 }
 
-/// H2: a build script walks up its parents to frugald (by `/proc/<pid>/comm`) and sends it
-/// SIGTERM, then SIGKILL. Both are refused; frugald serves on and the job goes on. The build
-/// script writes down the pid it found and what `kill` said, so the test knows the attack was
-/// made at frugald (before Landlock's signal scope, the same uid made it succeed).
-#[test]
-fn h2_a_build_script_cannot_kill_frugald() {
-    let Some(tmp) = common::hostile_scratch("kill_daemon").map(common::daemon_dir) else {
-        return;
-    };
-    let repo = tmp.path().join("regicide");
-    let build_rs = r#"fn parent(pid: &str) -> Option<String> {
+const REGICIDE: &str = r#"fn parent(pid: &str) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 2..];
     rest.split(' ').nth(1).map(str::to_string)
@@ -1382,6 +1372,9 @@ fn h2_a_build_script_cannot_kill_frugald() {
 
 fn main() {
     let out = std::env::var("OUT_DIR").unwrap_or_default();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let uid = status.lines().find(|l| l.starts_with("Uid:")).unwrap_or("").to_string();
+    let _ = std::fs::write(format!("{out}/regicide-uid"), uid);
     let mut pid = parent("self").unwrap_or_default();
     let mut log = String::new();
     while !pid.is_empty() && pid != "0" && pid != "1" {
@@ -1399,14 +1392,31 @@ fn main() {
     let _ = std::fs::write(format!("{out}/regicide"), log);
 }
 "#;
-    crate_with_build_script(&repo, "regicide", build_rs);
+
+/// H2: a build script walks up its parents to frugald (by `/proc/<pid>/comm`) and sends it
+/// SIGTERM, then SIGKILL. Both are refused; frugald serves on and the job goes on. The build
+/// script writes down the pid it found and what `kill` said, so the test knows the attack was
+/// made at frugald (before Landlock's signal scope, the same uid made it succeed).
+#[test]
+fn h2_a_build_script_cannot_kill_frugald() {
+    let Some(tmp) = common::hostile_scratch("kill_daemon").map(common::daemon_dir) else {
+        return;
+    };
+    let repo = tmp.path().join("regicide");
+    crate_with_build_script(&repo, "regicide", REGICIDE);
     first_commit(&repo, "regicide");
     let cfg = small_jobs_config(tmp.path());
     let state = tmp.path().join("state");
     let mut d = common::start_daemon(tmp.path(), &cfg, &state, true, &[]);
     let id = common::register(&d, &repo, "regicide");
     let record = triggered_run(&d, id);
-    let logs: Vec<String> = find_named(&state, "regicide")
+    assert_regicide_failed(&mut d, &state, &record);
+}
+
+/// The H2 attack's end, written down by `REGICIDE` in its `OUT_DIR`s under `state`: it found
+/// frugald's pid, both kills failed, frugald serves on and the job succeeded.
+fn assert_regicide_failed(d: &mut Daemon, state: &Path, record: &Value) {
+    let logs: Vec<String> = find_named(state, "regicide")
         .iter()
         .filter(|p| p.is_file())
         .map(|p| std::fs::read_to_string(p).unwrap_or_default())
@@ -1423,7 +1433,7 @@ fn main() {
     );
     assert_eq!(d.child.try_wait().unwrap(), None, "frugald died");
     assert_eq!(d.get("/healthz").unwrap().status, 200);
-    assert_eq!(record["status"], "succeeded", "{record}");
+    assert_eq!(record["status"], "succeeded", "{record}\n{}", d.log_text());
 }
 
 /// H3 (poisoning): commit 1's build script leaves a `setsid` double-fork survivor that keeps
@@ -1708,4 +1718,65 @@ fn h3_second_commit_job_time_with_and_without_kept_builds() {
             t[t.len() / 2]
         );
     }
+}
+
+/// H2 where no cgroup holds a job (issue 35's fallback): frugald as root in a mount namespace
+/// without `/sys/fs/cgroup`, with `jobs.uid_range`. Its report says each job runs as a uid of
+/// its own; the build script of the H2 attack runs as a uid of the range (its
+/// `/proc/self/status` says so, before: 0, frugald's), both its kills of frugald fail, frugald
+/// serves on and the job succeeds. Where frugald cannot set uids (unprivileged), the report
+/// says the range is not used, and the kills fail all the same (Landlock's signal scope).
+#[test]
+fn h2_without_a_job_cgroup_each_job_runs_as_a_uid_of_its_own() {
+    let Some(tmp) = common::hostile_scratch("job_uid").map(common::daemon_dir) else {
+        return;
+    };
+    // The job's uid reads the repository and reaches the state dir, as other users' repositories
+    // and frugald's state dir are open to it on a shared host.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let repo = tmp.path().join("regicide");
+    crate_with_build_script(&repo, "regicide", REGICIDE);
+    first_commit(&repo, "regicide");
+    let cfg = daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"300\"\n\n[executor]\nworkers = 2\n\n\
+         [jobs]\nuid_range = \"200000-200009\"\n",
+    );
+    let state = tmp.path().join("state");
+    let mut d = common::start_daemon(tmp.path(), &cfg, &state, false, &[]);
+    let log = d.log_text();
+    let in_force = common::daemon_user() == common::DaemonUser::Invoker;
+    if in_force {
+        assert!(
+            log.contains("uid per job: no writable cgroup"),
+            "the report does not say jobs run as uids of their own:\n{log}"
+        );
+    } else {
+        assert!(
+            log.contains("not used: frugald cannot set uids"),
+            "the report does not say why the range is not used:\n{log}"
+        );
+    }
+    let id = common::register(&d, &repo, "regicide");
+    let record = triggered_run(&d, id);
+    let uids: Vec<String> = find_named(&state, "regicide-uid")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(!uids.is_empty(), "the build script never ran: {record}");
+    if in_force {
+        for uid in &uids {
+            let real: u32 = uid
+                .split_whitespace()
+                .nth(1)
+                .and_then(|u| u.parse().ok())
+                .unwrap_or_else(|| panic!("no uid in {uid:?}"));
+            assert!(
+                (200_000..=200_009).contains(&real),
+                "the build script ran as uid {real}, not one of the range: {uids:?}"
+            );
+        }
+    }
+    assert_regicide_failed(&mut d, &state, &record);
 }

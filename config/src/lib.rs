@@ -335,6 +335,11 @@ pub struct JobsConfig {
     /// write there (artifacts, fingerprints), and the next job of another commit would build
     /// and test with what it planted.
     pub keep_builds: bool,
+    /// The uids (first and last, inclusive) jobs run as where no job cgroup can be had, one of
+    /// its own each, so a job cannot signal frugald or another job; its gid is the same
+    /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.
+    /// `None`: jobs run as frugald's uid.
+    pub uid_range: Option<(u32, u32)>,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.
@@ -434,6 +439,7 @@ pub const KEYS: &[&str] = &[
     "jobs.max_disk",
     "jobs.max_files",
     "jobs.keep_builds",
+    "jobs.uid_range",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -1052,6 +1058,7 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
     let keep_builds = r
         .parsed("jobs.keep_builds", s, boolean)?
         .unwrap_or(d::KEEP_BUILDS);
+    let uid_range = r.string_parsed("jobs.uid_range", &raw.uid_range, uid_range)?;
     let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -1060,6 +1067,7 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
         max_disk: positive(disk),
         max_files: positive(files),
         keep_builds,
+        uid_range,
     })
 }
 
@@ -1117,6 +1125,24 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(1u64 << shift)
         .ok_or_else(|| format!("`{t}` is too large"))
+}
+
+/// `"FIRST-LAST"`: uids above 0 (root is never a job's), first at most last, last below the
+/// kernel's `(uid_t) -1`.
+fn uid_range(s: &str) -> Result<(u32, u32), String> {
+    let form = || format!("`{s}` is not a uid range: use \"FIRST-LAST\", as \"200000-200999\"");
+    let (first, last) = s.trim().split_once('-').ok_or_else(form)?;
+    let (first, last) = match (first.trim().parse::<u32>(), last.trim().parse::<u32>()) {
+        (Ok(f), Ok(l)) => (f, l),
+        _ => return Err(form()),
+    };
+    if first == 0 || first > last || last == u32::MAX {
+        return Err(format!(
+            "`{s}`: the uids must lie between 1 and {}, the first not above the last",
+            u32::MAX - 1
+        ));
+    }
+    Ok((first, last))
 }
 
 fn regression_policy(s: &str) -> Result<RegressionPolicy, String> {

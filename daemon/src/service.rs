@@ -125,6 +125,44 @@ fn job_env(
     })
 }
 
+/// The uids jobs run as, one of its own each (`jobs.uid_range`): only where frugald can set
+/// uids (root) and no cgroup holds its jobs; and the capability report's line on it, when the
+/// range is set or would be needed.
+fn job_uids(
+    cfg: &Config,
+    caps: &frugal_sandbox::Capabilities,
+) -> (Option<(u32, u32)>, Option<String>) {
+    let Some((first, last)) = cfg.jobs.uid_range else {
+        return (None, None);
+    };
+    let range = format!("jobs.uid_range ({first}-{last})");
+    if caps.cgroup {
+        (
+            None,
+            Some(format!(
+                "{range} not used: each job's cgroup holds it, and its processes run as \
+                 frugald's uid"
+            )),
+        )
+    } else if !caps.root {
+        (
+            None,
+            Some(format!(
+                "{range} not used: frugald cannot set uids (it is not root); without a job \
+                 cgroup, confined code runs as frugald's uid"
+            )),
+        )
+    } else {
+        (
+            Some((first, last)),
+            Some(format!(
+                "uid per job: no writable cgroup, so each job runs as a uid of its own from \
+                 {range}, and cannot signal frugald or another job"
+            )),
+        )
+    }
+}
+
 /// Probes what the host can confine and logs it, one line per layer; makes frugald a subreaper
 /// so processes a job leaves behind (a double fork on a host without cgroups) are adopted here
 /// rather than by init, and reaped by a thread.
@@ -269,6 +307,11 @@ fn recover(sched: &Scheduler) -> anyhow::Result<()> {
 pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
     let caps = sandbox_startup(&cfg);
+    let (job_uids, uid_line) = job_uids(&cfg, &caps);
+    if let Some(line) = &uid_line {
+        tracing::info!(sandbox = %line, "sandbox");
+    }
+    let report: Vec<String> = caps.report().into_iter().chain(uid_line).collect();
     let env = job_env(&cfg, opts.profile_repeat, caps.fs_missing())?;
     let refusal = env.refusal();
     let default_schedule = match &cfg.scheduler.default_schedule {
@@ -322,6 +365,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         },
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
+        job_uids,
     });
     let state = Arc::new(AppState {
         auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
@@ -335,7 +379,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         metrics,
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
-        sandbox: caps.report(),
+        sandbox: report,
         sandbox_required: cfg.sandbox.require,
         job_limits: frugal_sandbox::JobLimits {
             memory_max: cfg.jobs.max_memory,
