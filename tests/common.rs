@@ -182,6 +182,71 @@ pub fn give_to_daemon(path: &std::path::Path) {
     );
 }
 
+/// Shell lines that, in the launcher's private mount namespace, open to every uid the dirs
+/// that close a path frugald or its jobs' uids need (the binaries, the toolchain, the test's
+/// dir): each dir on the way that others may not traverse (root's `$HOME` is 0700; a CI
+/// checkout may lie in a private dir) is covered by a tmpfs they may traverse, with its entries
+/// bound back, each keeping its own modes. The unit's user has a toolchain of its own
+/// (`RUSTUP_HOME`, `CARGO_HOME` under /var/lib/frugal); nothing outside the namespace changes.
+fn open_closed_dirs(dir: &std::path::Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let from_env = |var: &str, default: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(default)))
+    };
+    let mut needed: Vec<PathBuf> = vec![
+        dir.to_path_buf(),
+        frugal_testkit::binaries().frugald.clone(),
+    ];
+    needed.extend(from_env("RUSTUP_HOME", ".rustup"));
+    needed.extend(from_env("CARGO_HOME", ".cargo"));
+    needed.extend(std::env::var_os("CARGO").map(PathBuf::from));
+    let mut closed: Vec<PathBuf> = Vec::new();
+    for path in needed {
+        let path = path.canonicalize().unwrap_or(path);
+        let mut on_the_way: Vec<&std::path::Path> = path.ancestors().collect();
+        on_the_way.reverse();
+        for a in on_the_way {
+            let shut = std::fs::metadata(a)
+                .is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o001 == 0);
+            if shut && a.parent().is_some() && !closed.iter().any(|c| c == a) {
+                closed.push(a.to_path_buf());
+            }
+        }
+    }
+    // Outer dirs first: an inner one is reached again through its outer one's binding.
+    closed.sort_by_key(|c| c.components().count());
+    let mut lines = String::new();
+    for a in &closed {
+        // Outside every dir it covers: /tmp is open to all. Removed once unmounted.
+        let hold = tempfile::Builder::new()
+            .prefix("frugald-hold-")
+            .tempdir_in("/tmp")
+            .expect("a mount point")
+            .keep();
+        lines.push_str(&format!(
+            "a='{a}'\nhold='{hold}'\n\
+             mount --bind \"$a\" \"$hold\"\n\
+             mount -t tmpfs -o mode=0755,size=1m frugald-open \"$a\"\n\
+             for e in \"$hold\"/* \"$hold\"/.[!.]* \"$hold\"/..?*; do\n  \
+               n=\"${{e##*/}}\"\n  \
+               if [ -L \"$e\" ]; then cp -P \"$e\" \"$a/$n\"\n  \
+               elif [ -d \"$e\" ]; then mkdir \"$a/$n\"; mount --bind \"$e\" \"$a/$n\"\n  \
+               elif [ -e \"$e\" ]; then : > \"$a/$n\"; mount --bind \"$e\" \"$a/$n\"\n  \
+               fi\n\
+             done\n\
+             umount -l \"$hold\"\n\
+             rmdir \"$hold\"\n",
+            a = a.display(),
+            hold = hold.display(),
+        ));
+    }
+    lines
+}
+
 /// What frugald to start for the corpus, as `daemon_user` says: the binary itself, or a
 /// script in `dir` that starts it as the unit would. `cgroups: false` hides `/sys/fs/cgroup`
 /// from it (a private mount namespace without it), the unit's case where no cgroup is
@@ -196,26 +261,11 @@ pub fn frugald(dir: &std::path::Path, cgroups: bool) -> std::path::PathBuf {
     if cgroups && daemon_user() == DaemonUser::Invoker {
         return frugal_testkit::binaries().frugald.clone();
     }
-    // $HOME (root's is 0700) is covered by a tmpfs that other uids may traverse, with the
-    // toolchain's dirs (.rustup, .cargo) bound back: the unit's user has a toolchain of its own
-    // (RUSTUP_HOME, CARGO_HOME under /var/lib/frugal), and jobs running as uids of their own
-    // (`jobs.uid_range`) read it.
-    let hold = dir.join("frugald-home-hold");
-    std::fs::create_dir_all(&hold).expect("a mount point");
-    let open_home = format!(
-        "home=\"${{HOME:-/root}}\"\n\
-         hold='{hold}'\n\
-         mount --bind \"$home\" \"$hold\"\n\
-         mount -t tmpfs -o mode=0755,size=1m frugald-home \"$home\"\n\
-         for d in .rustup .cargo; do\n  \
-           if [ -d \"$hold/$d\" ]; then\n    \
-             mkdir \"$home/$d\"\n    \
-             mount --bind \"$hold/$d\" \"$home/$d\"\n  \
-           fi\n\
-         done\n\
-         umount -l \"$hold\"\n",
-        hold = hold.display(),
-    );
+    // The test's dir is the daemon's to reach (its state dir, the repositories).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+        .expect("open the test dir");
+    let open = open_closed_dirs(dir);
     let exec = match daemon_user() {
         DaemonUser::Invoker => format!("exec '{bin}' \"$@\""),
         DaemonUser::Unprivileged { uid, gid } => format!(
@@ -223,7 +273,7 @@ pub fn frugald(dir: &std::path::Path, cgroups: bool) -> std::path::PathBuf {
              --bounding-set=-all --no-new-privs -- '{bin}' \"$@\""
         ),
     };
-    let script = format!("set -e\n{open_home}{hide_cgroups}{exec}\n");
+    let script = format!("set -e\n{open}{hide_cgroups}{exec}\n");
     let name = if cgroups {
         "frugald-as-unit"
     } else {
@@ -241,7 +291,6 @@ pub fn frugald(dir: &std::path::Path, cgroups: bool) -> std::path::PathBuf {
         ),
     )
     .expect("write the daemon's launcher");
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&outer, std::fs::Permissions::from_mode(0o755))
         .expect("make the launcher executable");
     outer
