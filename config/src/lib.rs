@@ -341,6 +341,16 @@ pub struct JobsConfig {
     pub max_disk: Option<u64>,
     /// Files and directories under a job's dirs; `None` (0): unbounded.
     pub max_files: Option<u64>,
+    /// Whether a crate's build dirs are kept from one job to the next (faster: its
+    /// dependencies are not compiled again). Off by default: the crate's code of one job can
+    /// write there (artifacts, fingerprints), and the next job of another commit would build
+    /// and test with what it planted.
+    pub keep_builds: bool,
+    /// The uids (first and last, inclusive) jobs run as where no job cgroup can be had, one of
+    /// its own each, so a job cannot signal frugald or another job; its gid is the same
+    /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.
+    /// `None`: jobs run as frugald's uid.
+    pub uid_range: Option<(u32, u32)>,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.
@@ -442,6 +452,8 @@ pub const KEYS: &[&str] = &[
     "jobs.max_processes",
     "jobs.max_disk",
     "jobs.max_files",
+    "jobs.keep_builds",
+    "jobs.uid_range",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -717,6 +729,9 @@ mod defaults {
         /// 500 000: a large crate's kept target dirs hold tens of thousands; millions of files
         /// would make every walk of the state dir slow.
         pub const MAX_FILES: u64 = 500_000;
+        /// Each job builds from empty dirs: nothing one commit's code wrote is built or run
+        /// by the next.
+        pub const KEEP_BUILDS: bool = false;
     }
 
     pub mod retention {
@@ -1080,6 +1095,11 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
         .parsed("jobs.max_disk", s, parse_size)?
         .unwrap_or(d::MAX_DISK);
     let files = r.count("jobs.max_files", &raw.max_files, 0, d::MAX_FILES)?;
+    let s = r.pick("jobs.keep_builds", &raw.keep_builds, bool::to_string);
+    let keep_builds = r
+        .parsed("jobs.keep_builds", s, boolean)?
+        .unwrap_or(d::KEEP_BUILDS);
+    let uid_range = r.string_parsed("jobs.uid_range", &raw.uid_range, uid_range)?;
     let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -1087,6 +1107,8 @@ fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig, ConfigErr
         max_processes: positive(processes),
         max_disk: positive(disk),
         max_files: positive(files),
+        keep_builds,
+        uid_range,
     })
 }
 
@@ -1144,6 +1166,24 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     n.checked_mul(1u64 << shift)
         .ok_or_else(|| format!("`{t}` is too large"))
+}
+
+/// `"FIRST-LAST"`: uids above 0 (root is never a job's), first at most last, last below the
+/// kernel's `(uid_t) -1`.
+fn uid_range(s: &str) -> Result<(u32, u32), String> {
+    let form = || format!("`{s}` is not a uid range: use \"FIRST-LAST\", as \"200000-200999\"");
+    let (first, last) = s.trim().split_once('-').ok_or_else(form)?;
+    let (first, last) = match (first.trim().parse::<u32>(), last.trim().parse::<u32>()) {
+        (Ok(f), Ok(l)) => (f, l),
+        _ => return Err(form()),
+    };
+    if first == 0 || first > last || last == u32::MAX {
+        return Err(format!(
+            "`{s}`: the uids must lie between 1 and {}, the first not above the last",
+            u32::MAX - 1
+        ));
+    }
+    Ok((first, last))
 }
 
 fn regression_policy(s: &str) -> Result<RegressionPolicy, String> {

@@ -130,6 +130,8 @@ pub(crate) struct RawJobs {
     pub max_processes: Option<Spanned<i64>>,
     pub max_disk: Option<Spanned<StrOrInt>>,
     pub max_files: Option<Spanned<i64>>,
+    pub keep_builds: Option<Spanned<bool>>,
+    pub uid_range: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

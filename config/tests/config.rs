@@ -480,3 +480,43 @@ fn job_bounds_take_sizes_counts_environment_and_zero_for_none() {
     );
     assert_names("[jobs]\nmax_files = -1\n", 2, "jobs.max_files", "");
 }
+
+#[test]
+fn a_uid_range_for_jobs_is_two_uids_above_root() {
+    assert_eq!(Config::default().jobs.uid_range, None);
+    let (_dir, _path, r) = load("[jobs]\nuid_range = \"200000-200999\"\n");
+    assert_eq!(r.unwrap().jobs.uid_range, Some((200_000, 200_999)));
+    let env = vec![("FRUGAL_JOBS_UID_RANGE".to_string(), "5000-5000".to_string())];
+    assert_eq!(
+        Config::from_env(env).unwrap().jobs.uid_range,
+        Some((5000, 5000))
+    );
+    assert_names(
+        "[jobs]\nuid_range = \"0-10\"\n",
+        2,
+        "jobs.uid_range",
+        "between 1",
+    );
+    assert_names(
+        "[jobs]\nuid_range = \"20-10\"\n",
+        2,
+        "jobs.uid_range",
+        "not above",
+    );
+    assert_names(
+        "[jobs]\nuid_range = \"200000\"\n",
+        2,
+        "jobs.uid_range",
+        "FIRST-LAST",
+    );
+}
+
+#[test]
+fn kept_builds_are_off_unless_the_admin_turns_them_on() {
+    assert!(!Config::default().jobs.keep_builds);
+    let (_dir, _path, r) = load("[jobs]\nkeep_builds = true\n");
+    assert!(r.unwrap().jobs.keep_builds);
+    let env = vec![("FRUGAL_JOBS_KEEP_BUILDS".to_string(), "true".to_string())];
+    assert!(Config::from_env(env).unwrap().jobs.keep_builds);
+    assert_names("[jobs]\nkeep_builds = \"yes\"\n", 2, "jobs.keep_builds", "");
+}

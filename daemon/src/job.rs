@@ -78,6 +78,9 @@ pub struct JobEnv {
     /// `mutation.survivors`: cargo-mutants runs on the crate's own suite before the search, at
     /// most this long, and the mutants it misses become targets; `None` when off.
     pub own_survivors: Option<Duration>,
+    /// `jobs.keep_builds`: a crate's build dirs are kept from one job to the next; otherwise
+    /// each job starts from an empty work dir ([`fresh_work_dir`]).
+    pub keep_builds: bool,
 }
 
 impl JobEnv {
@@ -246,6 +249,22 @@ pub(crate) fn safe_name(s: &str) -> String {
     out
 }
 
+/// Empties a crate's work dir before its job: the build dirs of the pipeline, the check and
+/// the profile, and everything else the last job left. The crate's code of that job (build
+/// scripts, proc macros, the harness, tests) could write anywhere in them: an artifact or a
+/// fingerprint dated in the future makes cargo take a unit for fresh, so this commit would be
+/// built and tested with what the last one planted. Which of their files cargo wrote and which
+/// the crate's code did cannot be told apart afterwards, so none is reused
+/// (`jobs.keep_builds = true` keeps them where every committer is trusted).
+pub fn fresh_work_dir(base: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_dir_all(base) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("empty the crate's work dir {}", base.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Extracts `commit` of the repository at `repo` into `dest` (emptied first), through
 /// `frugal_scheduler::export_commit`: git's plumbing, confined, no filter or other command the
 /// repository's config names, no link leading out of the snapshot. Files carry the extraction
@@ -294,6 +313,9 @@ pub fn run(
         })?
         .clone();
     let dirs = Dirs::new(env, job, run);
+    if !env.keep_builds {
+        fresh_work_dir(&base_dir(env, job))?;
+    }
     set_phase(store, live, run, "snapshot");
     snapshot(Path::new(&repo.path), &commit, &dirs.snapshot)?;
     // Before any cargo command: cargo fetches and reads what the manifests name unconfined.

@@ -45,6 +45,26 @@ fn stat(pid: i32) -> Option<Proc> {
     })
 }
 
+/// Whether `pid` is frugald's own descendant (a job's process, or an orphan of one that
+/// frugald adopted as a subreaper); `None` when it, or a process between it and frugald, is
+/// gone or a zombie, so its line cannot be told.
+pub fn descends_from_frugald(pid: i32) -> Option<bool> {
+    let me = std::process::id() as i32;
+    let mut at = pid;
+    // A parent's pid is never larger than the pids a chain may hold; the bound only guards
+    // against a loop of recycled pids.
+    for _ in 0..4096 {
+        if at == me {
+            return Some(true);
+        }
+        if at <= 1 {
+            return Some(false);
+        }
+        at = stat(at)?.ppid;
+    }
+    None
+}
+
 fn all_procs() -> Vec<Proc> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -172,6 +192,30 @@ mod tests {
     use std::os::unix::process::CommandExt;
     use std::process::Command;
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_grandchild_descends_from_us_and_init_and_the_gone_do_not() {
+        // sh's child `sleep` is our grandchild.
+        let mut sh = Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(sh.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let grandchild: i32 = line.trim().parse().unwrap();
+        assert_eq!(descends_from_frugald(grandchild), Some(true));
+        assert_eq!(descends_from_frugald(1), Some(false));
+        // SAFETY: kill(2) on the grandchild this test started.
+        unsafe { libc::kill(grandchild, libc::SIGKILL) };
+        sh.wait().unwrap();
+        let gone = grandchild;
+        assert_ne!(descends_from_frugald(gone), Some(true));
+    }
 
     #[test]
     fn a_tree_working_under_the_dirs_is_killed_and_others_are_not() {

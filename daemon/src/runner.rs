@@ -69,6 +69,9 @@ pub struct RunnerCtx {
     pub heartbeat: Heartbeat,
     /// Garbage collection, run every `retention.gc_interval`.
     pub gc: SharedGc,
+    /// `jobs.uid_range` where it is in force (no job cgroup, frugald root): each job runs as a
+    /// uid of the range that no other job in flight has.
+    pub job_uids: Option<(u32, u32)>,
 }
 
 /// When the runner loop last went round: the systemd watchdog pings only while this is fresh.
@@ -311,6 +314,12 @@ fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>, stopped: &[InFlight]
             .any(|s| s.repo == j.repo && s.krate == j.krate)
     };
     loop {
+        let taken = flights.iter().chain(stopped).filter_map(|f| f.scope.ids());
+        let uid = match free_uid(ctx.job_uids, taken.map(|(uid, _)| uid)) {
+            Ok(uid) => uid,
+            // Every uid of the range has a job in flight: the next waits for one to end.
+            Err(()) => return,
+        };
         let job = match ctx.sched.claim_where(free) {
             Ok(Some(j)) => j,
             Ok(None) => return,
@@ -319,15 +328,32 @@ fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>, stopped: &[InFlight]
                 return;
             }
         };
-        match start(ctx, job) {
+        match start(ctx, job, uid) {
             Some(f) => flights.push(f),
             None => return,
         }
     }
 }
 
-/// Creates the run and starts the job's thread.
-fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
+/// The lowest uid of `range` that no job in flight runs as (`taken`); `Ok(None)` without a
+/// range, `Err` when every uid of it is taken.
+fn free_uid(
+    range: Option<(u32, u32)>,
+    taken: impl Iterator<Item = u32>,
+) -> Result<Option<u32>, ()> {
+    let Some((first, last)) = range else {
+        return Ok(None);
+    };
+    let taken: std::collections::HashSet<u32> = taken.collect();
+    (first..=last)
+        .find(|u| !taken.contains(u))
+        .map(Some)
+        .ok_or(())
+}
+
+/// Creates the run and starts the job's thread; with `uid`, every confined command of the job
+/// runs as it (and as the gid of the same number).
+fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<u32>) -> Option<InFlight> {
     let store = ctx.sched.store();
     let run = match store.create_run(job.repo, &job.krate, job.commit.as_deref(), Some(job.id)) {
         Ok(r) => r.id,
@@ -351,6 +377,10 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord) -> Option<InFlight> {
     let dirs = job::job_dirs(&ctx.env, &job, run);
     let (repo, krate) = (job.repo, job.krate.clone());
     let scope = JobScope::new(ctx.job_limits);
+    let scope = match uid {
+        Some(uid) => scope.run_as(uid, uid),
+        None => scope,
+    };
     let (c, a, stop, id) = (ctx.clone(), abandoned.clone(), cancel.clone(), job.id);
     let s = scope.clone();
     let spawned = std::thread::Builder::new()
@@ -629,4 +659,24 @@ pub fn job_counts(store: &Store) -> frugal_storage::Result<BTreeMap<&'static str
         *m.entry(k).or_default() += 1;
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::free_uid;
+
+    #[test]
+    fn each_job_in_flight_gets_a_uid_no_other_has() {
+        assert_eq!(free_uid(None, [7].into_iter()), Ok(None));
+        let range = Some((200_000, 200_002));
+        assert_eq!(free_uid(range, [].into_iter()), Ok(Some(200_000)));
+        assert_eq!(
+            free_uid(range, [200_000, 200_002].into_iter()),
+            Ok(Some(200_001))
+        );
+        assert_eq!(
+            free_uid(range, [200_001, 200_000, 200_002].into_iter()),
+            Err(())
+        );
+    }
 }

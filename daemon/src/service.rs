@@ -125,7 +125,46 @@ fn job_env(
         sandbox_missing,
         regressions: cfg.regressions.clone(),
         stall_generations: cfg.search.stall_generations,
+        keep_builds: cfg.jobs.keep_builds,
     })
+}
+
+/// The uids jobs run as, one of its own each (`jobs.uid_range`): only where frugald can set
+/// uids (root) and no cgroup holds its jobs; and the capability report's line on it, when the
+/// range is set or would be needed.
+fn job_uids(
+    cfg: &Config,
+    caps: &frugal_sandbox::Capabilities,
+) -> (Option<(u32, u32)>, Option<String>) {
+    let Some((first, last)) = cfg.jobs.uid_range else {
+        return (None, None);
+    };
+    let range = format!("jobs.uid_range ({first}-{last})");
+    if caps.cgroup {
+        (
+            None,
+            Some(format!(
+                "{range} not used: each job's cgroup holds it, and its processes run as \
+                 frugald's uid"
+            )),
+        )
+    } else if !caps.root {
+        (
+            None,
+            Some(format!(
+                "{range} not used: frugald cannot set uids (it is not root); without a job \
+                 cgroup, confined code runs as frugald's uid"
+            )),
+        )
+    } else {
+        (
+            Some((first, last)),
+            Some(format!(
+                "uid per job: no writable cgroup, so each job runs as a uid of its own from \
+                 {range}, and cannot signal frugald or another job"
+            )),
+        )
+    }
 }
 
 /// Probes what the host can confine and logs it, one line per layer; makes frugald a subreaper
@@ -272,6 +311,11 @@ fn recover(sched: &Scheduler) -> anyhow::Result<()> {
 pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
     let caps = sandbox_startup(&cfg);
+    let (job_uids, uid_line) = job_uids(&cfg, &caps);
+    if let Some(line) = &uid_line {
+        tracing::info!(sandbox = %line, "sandbox");
+    }
+    let report: Vec<String> = caps.report().into_iter().chain(uid_line).collect();
     let env = job_env(&cfg, opts.profile_repeat, caps.fs_missing())?;
     let refusal = env.refusal();
     let default_schedule = match &cfg.scheduler.default_schedule {
@@ -325,6 +369,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         },
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
+        job_uids,
     });
     let state = Arc::new(AppState {
         auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
@@ -338,7 +383,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         metrics,
         wake: wake_tx.clone(),
         stopping: stopping.clone(),
-        sandbox: caps.report(),
+        sandbox: report,
         sandbox_required: cfg.sandbox.require,
         job_limits: frugal_sandbox::JobLimits {
             memory_max: cfg.jobs.max_memory,
@@ -420,7 +465,7 @@ async fn serve(
         })?;
         let app = app.layer(axum::Extension(server::UnixPeer));
         servers.spawn(serve_listener(
-            uds,
+            NoJobsOnTheSocket(uds),
             |_: &tokio::net::unix::SocketAddr| server::Peer::Local,
             app,
             cfg.http.clone(),
@@ -455,6 +500,50 @@ async fn serve(
         servers.abort_all();
     }
     Ok(())
+}
+
+/// The unix socket's listener, which serves no process of frugald's own jobs. Landlock does
+/// not govern `connect()` to a socket file, and where there is no mount namespace to hide it
+/// (the shipped unit has no `CAP_SYS_ADMIN`) a job's code could name the socket and use the API
+/// with the access of a local client. The kernel says which process connected (`SO_PEERCRED`):
+/// one of frugald's uid that descends from frugald (every process of a job, and every orphan of
+/// one, which frugald adopts as a subreaper), or that is gone before it could be told, gets 403
+/// and the connection is closed.
+struct NoJobsOnTheSocket(tokio::net::UnixListener);
+
+impl axum::serve::Listener for NoJobsOnTheSocket {
+    type Io = tokio::net::UnixStream;
+    type Addr = tokio::net::unix::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
+            let cred = io.peer_cred().ok();
+            let pid = cred.and_then(|c| c.pid());
+            // SAFETY: geteuid cannot fail.
+            let our_uid = cred.is_some_and(|c| c.uid() == unsafe { libc::geteuid() });
+            // Jobs run as frugald's uid: another user's process is a client (whose /proc entry
+            // may be hidden from frugald, as `ProtectProc=invisible` does under the unit).
+            let job = our_uid
+                && match pid {
+                    Some(pid) => crate::procs::descends_from_frugald(pid) != Some(false),
+                    None => true,
+                };
+            if !job {
+                return (io, addr);
+            }
+            tracing::warn!(pid = ?pid, "refused a connection to the unix socket from a job's process");
+            tokio::spawn(answer_and_close(
+                io,
+                "403 Forbidden",
+                "frugald does not serve its own jobs' processes on its unix socket",
+            ));
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
 }
 
 /// Accepts connections while fewer than `http.max_connections` are open, and serves each with
@@ -548,14 +637,28 @@ impl Drop for ClientSlot {
 }
 
 /// Answers a connection beyond its client's limit with a 503 (within a second) and closes it.
-async fn refuse_connection<I>(mut io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+async fn refuse_connection<I>(io: I, _slot: tokio::sync::OwnedSemaphorePermit)
+where
+    I: tokio::io::AsyncWrite + Unpin,
+{
+    answer_and_close(
+        io,
+        "503 Service Unavailable",
+        "too many connections from this client (http.max_connections_per_client): close some \
+         and retry",
+    )
+    .await;
+}
+
+/// Answers `status` with `{"error": error}` (within a second) and closes the connection.
+async fn answer_and_close<I>(mut io: I, status: &str, error: &str)
 where
     I: tokio::io::AsyncWrite + Unpin,
 {
     use tokio::io::AsyncWriteExt;
-    let body = r#"{"error":"too many connections from this client (http.max_connections_per_client): close some and retry"}"#;
+    let body = serde_json::json!({ "error": error }).to_string();
     let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );

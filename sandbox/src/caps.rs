@@ -92,10 +92,10 @@ impl Capabilities {
         lines.push(self.fork_line());
         lines.push(self.memory_line());
         if !self.landlock_scopes {
-            // Without scopes only the uid separates a job from the daemon, and jobs run as
-            // the daemon's uid (no uid per job yet).
+            // Without scopes only the uid separates a job from the daemon: frugald's, unless a
+            // uid per job is in force (the daemon's report says so).
             lines.push(
-                "no Landlock scopes: kernel < 6.12; confined code runs as frugald's uid and \
+                "no Landlock scopes: kernel < 6.12; confined code running as frugald's uid \
                  can signal frugald, other jobs and every process of that uid, and reach \
                  their abstract unix sockets"
                     .into(),
@@ -173,7 +173,8 @@ impl Capabilities {
             (false, _) => "no writable cgroup: a job is neither bounded (memory, processes) \
                            nor killed as a whole; its trees are killed by process group and \
                            parentage, and a process that left the session and was orphaned \
-                           survives its command; no uid per job is used instead (needs cgroup \
+                           survives its command; a job runs as frugald's uid unless frugald, \
+                           as root, gives each a uid of its own (jobs.uid_range) (needs cgroup \
                            v2 at /sys/fs/cgroup, writable: root, or frugald's systemd unit with \
                            Delegate=yes)"
                 .into(),

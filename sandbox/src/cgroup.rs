@@ -275,6 +275,8 @@ struct ScopeInner {
     pids_limited: bool,
     /// Processes found alive in a command's cgroup after the command's root had exited.
     escaped: AtomicUsize,
+    /// The uid and gid every confined command of the job runs as ([`JobScope::run_as`]).
+    ids: Option<(u32, u32)>,
 }
 
 thread_local! {
@@ -337,8 +339,26 @@ impl JobScope {
                 memory_limited,
                 pids_limited,
                 escaped: AtomicUsize::new(0),
+                ids: None,
             }),
         }
+    }
+
+    /// Runs every confined command of the job as `uid` and `gid` (no supplementary groups),
+    /// given to this job alone: where no cgroup holds the job, its processes then cannot signal
+    /// frugald or another job's (a uid may signal only its own processes), and `RLIMIT_NPROC`
+    /// counts the job's processes only. Needs root (the commands' writable dirs are handed to
+    /// the uid before each spawn); a scope already shared is left as it is.
+    pub fn run_as(mut self, uid: u32, gid: u32) -> JobScope {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.ids = Some((uid, gid));
+        }
+        self
+    }
+
+    /// The uid and gid the job's commands run as, if it has its own ([`JobScope::run_as`]).
+    pub fn ids(&self) -> Option<(u32, u32)> {
+        self.inner.ids
     }
 
     /// Policies made on this thread until the guard drops put their commands in this scope.

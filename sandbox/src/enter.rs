@@ -20,6 +20,8 @@ pub(crate) struct Plan {
     /// A private mount namespace hiding socket dirs, where the parent found one possible.
     pub hide: Option<HidePlan>,
     pub drop_caps_upto: Option<libc::c_ulong>,
+    /// The job's own uid and gid, taken once capabilities are dropped (the job's scope's).
+    pub run_as: Option<(libc::uid_t, libc::gid_t)>,
     pub landlock: Option<OwnedFd>,
     pub seccomp: Option<Program>,
 }
@@ -54,6 +56,12 @@ impl Plan {
             check(unsafe { libc::setrlimit(*resource, limit) })?;
         }
         self.drop_capabilities()?;
+        if let Some((uid, gid)) = self.run_as {
+            // Groups first: once the uid is not 0, no capability is left to change them.
+            check(unsafe { libc::setgroups(0, std::ptr::null()) })?;
+            check(unsafe { libc::setresgid(gid, gid, gid) })?;
+            check(unsafe { libc::setresuid(uid, uid, uid) })?;
+        }
         check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
         if let Some(fd) = &self.landlock {
             landlock_rules::restrict_self(fd)?;
@@ -80,8 +88,9 @@ impl Plan {
         Ok(())
     }
 
-    /// Running as root, the child keeps uid 0 (it must own the job's files) but loses
-    /// every capability: no bounding set, no ambient set, so nothing comes back at exec.
+    /// Running as root, the child keeps uid 0 (it must own the job's files; unless the job has
+    /// a uid of its own, taken right after this) but loses every capability: no bounding set,
+    /// no ambient set, so nothing comes back at exec.
     fn drop_capabilities(&self) -> io::Result<()> {
         let Some(last) = self.drop_caps_upto else {
             return Ok(());

@@ -9,6 +9,12 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A writable directory could not be handed to the job's own uid.
+    #[error("cannot hand {path} to the job's uid: {source}")]
+    HandOver {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The Landlock ruleset could not be built (the kernel refused a rule).
     #[error("Landlock ruleset: {0}")]
     Landlock(#[from] landlock::RulesetError),

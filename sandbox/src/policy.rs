@@ -315,12 +315,27 @@ impl Policy {
         let cgroup = JobCgroup::create(self.limits.nproc, self.scope.as_ref());
         let pids_limited = cgroup.as_ref().is_some_and(JobCgroup::pids_limited);
         let root = is_root();
+        // A uid of the job's own needs root, to take it and to hand it the writable dirs.
+        let run_as = self.scope.as_ref().and_then(JobScope::ids).filter(|_| root);
+        if let Some((uid, gid)) = run_as {
+            for dir in self
+                .writable
+                .iter()
+                .filter(|w| !SYSTEM_WRITE.iter().any(|s| w == s))
+            {
+                hand_over(dir, uid, gid).map_err(|source| Error::HandOver {
+                    path: dir.clone(),
+                    source,
+                })?;
+            }
+        }
         let plan = Plan {
             cgroup_procs: cgroup
                 .as_ref()
                 .map(JobCgroup::procs_files)
                 .unwrap_or_default(),
-            rlimits: rlimits(&self.limits, root, pids_limited),
+            // RLIMIT_NPROC counts the processes of the job's own uid.
+            rlimits: rlimits(&self.limits, root && run_as.is_none(), pids_limited),
             new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
             hide: (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
                 let keep: Vec<PathBuf> = self
@@ -332,6 +347,7 @@ impl Policy {
                 crate::hide::HidePlan::new(&keep)
             }),
             drop_caps_upto: if root { last_capability() } else { None },
+            run_as,
             landlock,
             seccomp,
         };
@@ -439,6 +455,98 @@ impl Sandboxed {
     pub fn into_parts(self) -> (Command, Job) {
         (self.cmd, self.job)
     }
+}
+
+/// Makes `path` and everything under it belong to `uid` and `gid`, so a job running as that
+/// uid can write where its policy lets it: the files frugald made there as root, and those an
+/// earlier job left. The job's own processes may be running meanwhile and rename or replace
+/// what is walked, so nothing is looked up by a path twice: each dir is opened without
+/// following links and its entries taken relative to it; each entry is changed through a
+/// descriptor opened on it without following a link, and only after checking that descriptor
+/// (a link is never followed nor changed, a file with other names, which a job could have
+/// linked from elsewhere, is left alone). Entries owned already are not opened.
+fn hand_over(path: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    match open_at(libc::AT_FDCWD, &c) {
+        Ok(fd) => hand_over_fd(fd, uid, gid),
+        // Not made yet (the command makes it), or a link: left as it is.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ELOOP)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens `name` under `dir` for reading, never following a link and never blocking.
+fn open_at(dir: libc::c_int, name: &std::ffi::CStr) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let flags =
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    // SAFETY: openat on a NUL-terminated name; the descriptor is owned from here on.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and is owned by nobody else.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+fn stat_fd(fd: libc::c_int) -> std::io::Result<libc::stat> {
+    // SAFETY: fstat writes into the zeroed struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+fn hand_over_fd(fd: std::os::fd::OwnedFd, uid: u32, gid: u32) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let st = stat_fd(fd.as_raw_fd())?;
+    let is_dir = st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+    let owned = st.st_uid == uid && st.st_gid == gid;
+    if !owned && (is_dir || st.st_nlink == 1) {
+        // SAFETY: fchown on the descriptor just checked.
+        if unsafe { libc::fchown(fd.as_raw_fd(), uid, gid) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    if !is_dir {
+        return Ok(());
+    }
+    // The open dir itself, whatever its path has become.
+    let entries = std::fs::read_dir(format!("/proc/self/fd/{}", fd.as_raw_fd()))?;
+    for e in entries {
+        let e = e?;
+        let Ok(name) = std::ffi::CString::new(e.file_name().as_bytes()) else {
+            continue;
+        };
+        // SAFETY: fstatat relative to the open dir, not following a link.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let listed = unsafe {
+            libc::fstatat(
+                fd.as_raw_fd(),
+                name.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        let kind = st.st_mode & libc::S_IFMT;
+        if listed < 0
+            || kind == libc::S_IFLNK
+            || (kind != libc::S_IFDIR && st.st_uid == uid && st.st_gid == gid)
+        {
+            continue;
+        }
+        match open_at(fd.as_raw_fd(), &name) {
+            Ok(child) => hand_over_fd(child, uid, gid)?,
+            // Gone, turned into a link, or a socket: nothing to hand over.
+            Err(_) => continue,
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn is_root() -> bool {

@@ -136,3 +136,50 @@ fn the_scope_counts_what_outlived_its_command() {
     assert_eq!(common::processes_with(marker), 0);
     assert_eq!(scope.escaped(), 1);
 }
+
+/// A scope run as a uid of its own (`JobScope::run_as`, frugald's fallback where no cgroup
+/// holds a job): its commands run as that uid and gid with no other group, and can still write
+/// what their policy makes writable, files root made there included (handed to the uid before
+/// the spawn). Needs root.
+#[test]
+fn a_scope_run_as_a_uid_runs_its_commands_as_it_and_hands_it_their_dirs() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        common::skip("scope_uid", "not root: no uid can be set");
+        return;
+    }
+    let scope = JobScope::new(JobLimits::default()).run_as(200_123, 200_124);
+    let entered = scope.enter();
+    let job = common::Job::new();
+    drop(entered);
+    let made = job.scratch().join("made-by-root");
+    std::fs::write(&made, "root\n").unwrap();
+    // What a job could leave to make root hand it someone else's file: a link to a file
+    // outside, and a second name of one.
+    let elsewhere = job.outside().join("root-only");
+    std::fs::write(&elsewhere, "root's\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, job.scratch().join("link")).unwrap();
+    std::fs::hard_link(&elsewhere, job.scratch().join("second-name")).unwrap();
+    let mut cmd = job.policy.command("/bin/sh").unwrap();
+    cmd.args([
+        "-c",
+        "id -u; id -g; id -G; echo job >> \"$1\" && echo wrote",
+        "sh",
+    ])
+    .arg(&made);
+    let out = cmd.output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        said.lines().collect::<Vec<_>>(),
+        ["200123", "200124", "200124", "wrote"],
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&made).unwrap(), "root\njob\n");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(
+        std::fs::metadata(&elsewhere).unwrap().uid(),
+        0,
+        "a file outside was handed over"
+    );
+}
