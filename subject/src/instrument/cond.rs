@@ -161,7 +161,7 @@ impl FileInstrumenter<'_> {
 }
 
 /// The `frugal_probe::op` constant of a comparison operator.
-fn cmp_op(op: &BinOp) -> Option<&'static str> {
+pub(super) fn cmp_op(op: &BinOp) -> Option<&'static str> {
     Some(match op {
         BinOp::Eq(_) => "EQ",
         BinOp::Ne(_) => "NE",

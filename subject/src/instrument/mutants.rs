@@ -247,6 +247,46 @@ impl FileInstrumenter<'_> {
         true
     }
 
+    /// A comparison outside a condition (`return a > b;`, `let ok = x == y;`): its ROR mutants,
+    /// as a condition's comparison gets them (weak infection through `ror`, the mutated outcome
+    /// through `ror_strong`), without branch goals. Its operands are visited; false when it
+    /// gets none (not a comparison, mutants off, operands that have no order or whose types
+    /// are all still being inferred).
+    pub(super) fn value_comparison_site(&mut self, b: &ExprBinary) -> bool {
+        let Some(op) = super::cond::cmp_op(&b.op) else {
+            return false;
+        };
+        if !self.active()
+            || !b.attrs.is_empty()
+            || (self.untyped_operand(&b.left) && self.untyped_operand(&b.right))
+        {
+            return false;
+        }
+        let Some(goal) = self.ror_goals(b) else {
+            return false;
+        };
+        let (uses, weak) = ror_call(Some(goal), op);
+        let left = self.range(&*b.left);
+        let right = self.range(&*b.right);
+        let op_range = self.range(&b.op);
+        let op_text = self.source(op_range).to_string();
+        let strong = ror_outcome(
+            Some(goal),
+            op,
+            &format!("*__frugal_l {op_text} *__frugal_r"),
+        );
+        let node = (left.0, right.1);
+        self.open(node, format!("{{ {uses} match (&("));
+        self.replace(op_range, node, "), &(");
+        self.close(
+            node,
+            format!(")) {{ (__frugal_l, __frugal_r) => {{ let _ = {weak}; {strong} }} }} }}"),
+        );
+        self.visit_expr(&b.left);
+        self.visit_expr(&b.right);
+        true
+    }
+
     /// The LOR goal of a lazy `&&`/`||` node (cargo-mutants' `replace && with ||`), labelled
     /// `LOR && -> ||` on the operator's line, and whether it is `&&`; `None` when mutants are
     /// off or an operand is a `let` (a let chain's bindings reach the right operand).
@@ -630,7 +670,8 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     }
 
     /// Operands of `&&` depend on the previous operand's goal, and so do their mutants. A
-    /// comparison outside a condition is not rewritten (no ROR), its arithmetic is (AOR).
+    /// comparison outside a condition gets its ROR mutants (no branch goals), its arithmetic
+    /// its AOR ones.
     #[test]
     fn mutants_in_a_chain_hang_under_the_previous_operand() {
         let got = show(
@@ -641,24 +682,28 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
             goals,
             "0 Function parent=- line=1 fn entry
 1 Mutant parent=0 line=2 LOR && -> ||
-2 Mutant parent=0 line=2 AOR - -> +
-3 Mutant parent=0 line=2 AOR - -> /
-4 Mutant parent=0 line=2 AOR - -> %
-5 Function parent=- line=4 fn entry
-6 Branch parent=5 line=5 if true
-7 Branch parent=5 line=5 if false
-8 Mutant parent=5 line=5 LOR && -> ||
-9 Branch parent=5 line=5 && operand true
-10 Branch parent=5 line=5 && operand false
-11 Mutant parent=5 line=5 ROR > -> >=
-12 Mutant parent=5 line=5 ROR > -> !=
+2 Mutant parent=0 line=2 ROR > -> >=
+3 Mutant parent=0 line=2 ROR > -> !=
+4 Mutant parent=0 line=2 ROR >= -> >
+5 Mutant parent=0 line=2 ROR >= -> ==
+6 Mutant parent=0 line=2 AOR - -> +
+7 Mutant parent=0 line=2 AOR - -> /
+8 Mutant parent=0 line=2 AOR - -> %
+9 Function parent=- line=4 fn entry
+10 Branch parent=9 line=5 if true
+11 Branch parent=9 line=5 if false
+12 Mutant parent=9 line=5 LOR && -> ||
 13 Branch parent=9 line=5 && operand true
 14 Branch parent=9 line=5 && operand false
-15 Mutant parent=9 line=5 ROR >= -> >
-16 Mutant parent=9 line=5 ROR >= -> ==
-17 Mutant parent=9 line=5 AOR - -> +
-18 Mutant parent=9 line=5 AOR - -> /
-19 Mutant parent=9 line=5 AOR - -> %
+15 Mutant parent=9 line=5 ROR > -> >=
+16 Mutant parent=9 line=5 ROR > -> !=
+17 Branch parent=13 line=5 && operand true
+18 Branch parent=13 line=5 && operand false
+19 Mutant parent=13 line=5 ROR >= -> >
+20 Mutant parent=13 line=5 ROR >= -> ==
+21 Mutant parent=13 line=5 AOR - -> +
+22 Mutant parent=13 line=5 AOR - -> /
+23 Mutant parent=13 line=5 AOR - -> %
 "
         );
     }
@@ -749,6 +794,33 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
         );
     }
 
+    /// A comparison whose value is used (`return a > b;`) gets the ROR mutants a condition's
+    /// would; one whose operands are all still being inferred does not.
+    #[test]
+    fn value_comparisons_get_ror_mutants() {
+        let got = show(
+            "fn f(a: u32, b: u32) -> Flag {\n    let mut n = 0;\n    let z = n == 0;\n    return a > b;\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(text.contains("let z = n == 0;"), "{text}");
+        assert!(
+            text.contains("return { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) { (__frugal_l, __frugal_r) => { let _ = ::frugal_probe::ror(1, ::frugal_probe::op::GT, "),
+            "{text}"
+        );
+        assert!(
+            text.contains("::frugal_probe::mutants::ror_strong(1, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, "),
+            "{text}"
+        );
+        let ror: Vec<&str> = goals.lines().filter(|l| l.contains("ROR")).collect();
+        assert_eq!(
+            ror,
+            [
+                "1 Mutant parent=0 line=4 ROR > -> >=",
+                "2 Mutant parent=0 line=4 ROR > -> !="
+            ]
+        );
+    }
+
     /// Every lazy `&&`/`||` gets a LOR mutant, in a condition (inside the fold of its distance
     /// entries) and outside one; a `let` chain does not.
     #[test]
@@ -806,7 +878,7 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     #[test]
     fn bodies_get_fbr_mutants() {
         let got = show(
-            "fn f(a: u8) -> bool {\n    a > 1\n}\nfn g(v: &mut Vec<u8>) {\n    v.clear()\n}\nfn h(s: &str) -> &str {\n    s\n}\nfn k(n: u8) -> Option<u8> {\n    Some(n)\n}\nfn m() -> Self {\n    todo!()\n}\nfn n() -> alloc::vec::Vec<u8> {\n    todo!()\n}\nfn p() -> i8 {\n    -3\n}\n",
+            "fn f(a: u8) -> bool {\n    a.is_power_of_two()\n}\nfn g(v: &mut Vec<u8>) {\n    v.clear()\n}\nfn h(s: &str) -> &str {\n    s\n}\nfn k(n: u8) -> Option<u8> {\n    Some(n)\n}\nfn m() -> Self {\n    todo!()\n}\nfn n() -> alloc::vec::Vec<u8> {\n    todo!()\n}\nfn p() -> i8 {\n    -3\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(

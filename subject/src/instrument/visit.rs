@@ -740,7 +740,11 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
     }
 
     fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
-        if !self.logical_site(e) && !self.compound_site(e) && !self.arith_site(e) {
+        if !self.logical_site(e)
+            && !self.value_comparison_site(e)
+            && !self.compound_site(e)
+            && !self.arith_site(e)
+        {
             visit::visit_expr_binary(self, e);
         }
     }
