@@ -1753,18 +1753,7 @@ fn h3_second_commit_job_time_with_and_without_kept_builds() {
         eprintln!("keep_builds = {keep}: second commit's job {ms} ms");
         times.push((keep, ms));
     }
-    for keep in [true, false] {
-        let mut t: Vec<u64> = times
-            .iter()
-            .filter(|(k, _)| *k == keep)
-            .map(|(_, t)| *t)
-            .collect();
-        t.sort_unstable();
-        eprintln!(
-            "keep_builds = {keep}: {t:?} ms, median {} ms",
-            t[t.len() / 2]
-        );
-    }
+    print_medians("keep_builds =", &times);
 }
 
 /// H2 where no cgroup holds a job (issue 35's fallback): frugald as root in a mount namespace
@@ -1826,4 +1815,50 @@ fn h2_without_a_job_cgroup_each_job_runs_as_a_uid_of_its_own() {
         }
     }
     assert_regicide_failed(&mut d, &state, &record);
+}
+
+/// What a uid per job costs (its writable dirs handed to it before each spawn): a job on
+/// `examples/numeric` by frugald as root without cgroups, with `jobs.uid_range` and without,
+/// alternated, three of each, timed by its run. A measurement, printed; run with
+/// `cargo test -p frugal-e2e --test tenants -- --ignored --nocapture uid_per_job_time`.
+#[test]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+fn h2_uid_per_job_time() {
+    let mut times: Vec<(bool, u64)> = Vec::new();
+    for uids in [true, false, true, false, true, false] {
+        let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+        let repo = tmp.path().join("numeric");
+        frugal_testkit::example_repo("numeric", &repo).unwrap();
+        let range = if uids {
+            "uid_range = \"200000-200009\"\n"
+        } else {
+            ""
+        };
+        let cfg = daemon_config(
+            tmp.path(),
+            &format!("[search]\nbudget = \"2000\"\n\n[executor]\nworkers = 2\n\n[jobs]\n{range}"),
+        );
+        let state = tmp.path().join("state");
+        let d = common::start_daemon(tmp.path(), &cfg, &state, false, &[]);
+        let id = common::register(&d, &repo, "numeric");
+        let run = triggered_run(&d, id);
+        assert_eq!(run["status"], "succeeded", "{run}\n{}", d.log_text());
+        let ms = run["finished_ms"].as_u64().unwrap() - run["started_ms"].as_u64().unwrap();
+        eprintln!("uid per job {uids}: job {ms} ms");
+        times.push((uids, ms));
+    }
+    print_medians("uid per job", &times);
+}
+
+/// Prints the times of a measurement by side (`true`, then `false`), sorted, with the median.
+fn print_medians(label: &str, times: &[(bool, u64)]) {
+    for side in [true, false] {
+        let mut t: Vec<u64> = times
+            .iter()
+            .filter(|(s, _)| *s == side)
+            .map(|(_, t)| *t)
+            .collect();
+        t.sort_unstable();
+        eprintln!("{label} {side}: {t:?} ms, median {} ms", t[t.len() / 2]);
+    }
 }
