@@ -185,9 +185,9 @@ impl Capabilities {
         if self.job_memory_limit {
             "a job's memory bounded as a whole by its cgroup (memory.max)".into()
         } else {
-            "no memory cgroup: a job's memory bounded only per process by RLIMIT_AS (needs \
-             the memory controller delegated: cgroup v2 with Delegate=yes, or cgroup v1's \
-             memory hierarchy writable)"
+            "no memory cgroup: a job's memory bounded only per process, by RLIMIT_AS at the \
+             job's bound (jobs.max_memory), not as a whole (needs the memory controller \
+             delegated: cgroup v2 with Delegate=yes, or cgroup v1's memory hierarchy writable)"
                 .into()
         }
     }

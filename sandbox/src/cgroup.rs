@@ -277,6 +277,8 @@ struct ScopeInner {
     escaped: AtomicUsize,
     /// The uid and gid every confined command of the job runs as ([`JobScope::run_as`]).
     ids: Option<(u32, u32)>,
+    /// The job's memory bound as asked for, held by its cgroup or, without one, per process.
+    memory_max: Option<u64>,
 }
 
 thread_local! {
@@ -340,6 +342,7 @@ impl JobScope {
                 pids_limited,
                 escaped: AtomicUsize::new(0),
                 ids: None,
+                memory_max: limits.memory_max,
             }),
         }
     }
@@ -384,6 +387,13 @@ impl JobScope {
     /// Whether the job's memory is bounded as a whole.
     pub fn memory_limited(&self) -> bool {
         self.inner.memory_limited
+    }
+
+    /// The bound on each of the job's processes' address space where its memory is not bounded
+    /// as a whole (no memory cgroup): the job's memory bound, so no one process of it goes past
+    /// what the whole job was allowed. `None` where the cgroup bounds the job, or nothing does.
+    pub fn memory_per_process(&self) -> Option<u64> {
+        self.inner.memory_max.filter(|_| !self.inner.memory_limited)
     }
 
     /// Whether the job's processes are bounded as a whole.

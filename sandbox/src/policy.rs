@@ -300,6 +300,16 @@ impl Policy {
         }
     }
 
+    /// The policy's limits, with the address space of each process held to the job's memory
+    /// bound where no cgroup holds the job's memory ([`JobScope::memory_per_process`]).
+    fn job_limits(&self) -> Limits {
+        let mut limits = self.limits.clone();
+        if let Some(max) = self.scope.as_ref().and_then(JobScope::memory_per_process) {
+            limits.address_space = Some(limits.address_space.map_or(max, |a| a.min(max)));
+        }
+        limits
+    }
+
     fn prepare(&self) -> Result<(Plan, Job), Error> {
         let landlock = landlock_rules::build(&self.readable, &self.writable)?;
         if landlock.is_none() && self.require_fs_confinement {
@@ -335,7 +345,7 @@ impl Policy {
                 .map(JobCgroup::procs_files)
                 .unwrap_or_default(),
             // RLIMIT_NPROC counts the processes of the job's own uid.
-            rlimits: rlimits(&self.limits, root && run_as.is_none(), pids_limited),
+            rlimits: rlimits(&self.job_limits(), root && run_as.is_none(), pids_limited),
             new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
             hide: (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
                 let keep: Vec<PathBuf> = self
