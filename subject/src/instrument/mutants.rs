@@ -410,8 +410,8 @@ impl FileInstrumenter<'_> {
 }
 
 /// The values a body is replaced by, for a return type written as one of the types whose
-/// values need no knowledge of the crate: `()`, `bool`, numbers, `String`, `&str`, `Option`
-/// and `Vec` (cargo-mutants' defaults for them). Any other type (`Self`, generics, crate
+/// values need no knowledge of the crate: `()`, `bool`, numbers, `String`, `&str`, `Option`,
+/// `Vec` and `fmt::Result` (cargo-mutants' defaults for them). Any other type (`Self`, generics, crate
 /// types, `Result`, aliases) gets none: a value that does not compile would break the build.
 fn replacements(output: &syn::ReturnType) -> &'static [&'static str] {
     let ty = match output {
@@ -435,6 +435,14 @@ fn replacements(output: &syn::ReturnType) -> &'static [&'static str] {
             // prelude.
             let one = p.path.segments.len() == 1;
             let bare = matches!(last.arguments, syn::PathArguments::None);
+            // `fmt::Result` (a `Display` or `Debug` impl): `Ok(())` whatever it wrote.
+            let fmt_result = last.ident == "Result"
+                && bare
+                && p.path.segments.len() >= 2
+                && p.path.segments[p.path.segments.len() - 2].ident == "fmt";
+            if fmt_result {
+                return &["Ok(Default::default())"];
+            }
             match (last.ident.to_string().as_str(), bare && one) {
                 ("bool", true) => &["true", "false"],
                 ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", true) => &["0", "1"],
@@ -791,6 +799,24 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
                 "3 Mutant parent=0 line=2 delete !",
                 "4 Mutant parent=0 line=3 delete !",
             ]
+        );
+    }
+
+    /// A `Display` or `Debug` impl's `fmt` can return `Ok(())` without writing, as
+    /// cargo-mutants' `Ok(Default::default())` does.
+    #[test]
+    fn formatting_bodies_get_an_fbr_mutant() {
+        let got = show(
+            "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n    f.write_str(\"x\")\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        assert!(
+            text.contains("if ::frugal_probe::mutants::body(1) { return Ok(Default::default()); }"),
+            "{text}"
+        );
+        assert!(
+            goals.contains("1 Mutant parent=0 line=1 FBR body -> Ok(Default::default())"),
+            "{goals}"
         );
     }
 
