@@ -445,7 +445,6 @@ async fn serve(
         .await
         .with_context(|| format!("listen on {} (daemon.listen)", cfg.daemon.listen))?;
     let addr: SocketAddr = tcp.local_addr().context("read the bound address")?;
-    write_addr_file(&cfg.daemon.state_dir, addr)?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(serve_listener(
@@ -472,6 +471,9 @@ async fn serve(
             stop_rx.clone(),
         ));
     }
+    // Announced once every listener is bound: a client that reads the address file (the CLI,
+    // the tests) may go to the unix socket next.
+    write_addr_file(&cfg.daemon.state_dir, addr)?;
     tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
         "frugald listening");
     let _ = sd_notify::notify(&[
