@@ -257,11 +257,23 @@ pub(crate) fn safe_name(s: &str) -> String {
 /// the crate's code did cannot be told apart afterwards, so none is reused
 /// (`jobs.keep_builds = true` keeps them where every committer is trusted).
 pub fn fresh_work_dir(base: &Path) -> anyhow::Result<()> {
-    match std::fs::remove_dir_all(base) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("empty the crate's work dir {}", base.display()))
+    // A few tries: the processes of a job stopped a moment ago (a daemon killed and restarted)
+    // may still be writing there while they die, and a removal then meets a new entry.
+    let mut tries = 0;
+    loop {
+        match std::fs::remove_dir_all(base) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if tries < 20 => {
+                tries += 1;
+                tracing::debug!(dir = %base.display(), error = %e, "emptying the work dir again");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("empty the crate's work dir {}", base.display()));
+            }
+            Ok(()) => return Ok(()),
         }
-        _ => Ok(()),
     }
 }
 
