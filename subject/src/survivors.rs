@@ -402,7 +402,17 @@ mod tests {
             goal(8, M, 18, "delete match arm"),
             goal(9, M, 19, "match guard -> true"),
             goal(10, M, 19, "match guard -> false"),
+            goal(11, M, 21, "FBR body -> (0, Some(1))"),
         ];
+        // A tuple's value is named as cargo-mutants writes it.
+        let size_hint = survivor(
+            "src/lib.rs:22:9: replace <impl Iterator for Iter<'a, T>>::size_hint -> (usize, Option<usize>) with (0, Some(1))",
+            22,
+            21,
+            "FnValue",
+            "(0, Some(1))",
+        );
+        assert_eq!(counterparts(&size_hint, &goals), [11]);
         let fbr = survivor(
             "src/lib.rs:6:9: replace f -> u8 with 1",
             6,

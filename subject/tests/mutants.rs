@@ -169,8 +169,35 @@ fn fixtures_with_mutants_build_and_pass_their_tests() {
         ("member", fixture("ws/member")),
         ("legacy", fixture("legacy")),
     ] {
-        check(name, &dir);
+        let m = check(name, &dir);
+        if name == "constructs" {
+            assert_body_mutants_that_do_not_compile_cost_only_themselves(&m);
+        }
     }
+}
+
+/// `shadowed::wrapped` returns a `Result` that is not `std`'s, so its `Ok(..)` body mutants do
+/// not compile: the fn is still instrumented, without them; `shadowed::bounds` keeps its six.
+fn assert_body_mutants_that_do_not_compile_cost_only_themselves(m: &Manifest) {
+    let fbr_of = |fn_name: &str| -> Vec<String> {
+        let f = m
+            .functions
+            .iter()
+            .position(|f| f.name.ends_with(fn_name))
+            .unwrap_or_else(|| panic!("{fn_name} not instrumented: {:?}", m.skipped));
+        m.goals
+            .iter()
+            .filter(|g| g.function == Some(f as u32) && g.label.starts_with("FBR "))
+            .map(|g| g.label.clone())
+            .collect()
+    };
+    assert_eq!(fbr_of("shadowed::wrapped"), Vec::<String>::new());
+    assert_eq!(
+        fbr_of("shadowed::bounds").len(),
+        6,
+        "{:?}",
+        fbr_of("shadowed::bounds")
+    );
 }
 
 struct Quiet;

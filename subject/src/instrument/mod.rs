@@ -15,6 +15,7 @@
 mod cargo;
 mod cargo_toml;
 mod cond;
+mod consts;
 mod copy;
 mod edits;
 mod macro_body;
@@ -40,6 +41,9 @@ pub use visit::Region;
 
 /// Reason recorded for items excluded by [`instrument_and_build`].
 pub const COMPILE_ERROR: &str = "compile error after instrumentation";
+/// Exclusion reason that drops only a fn's body mutants (a value of its return type that does
+/// not compile, such as `Ok(0)` for an alias named `Result` of another shape), not its probes.
+pub const BODY_MUTANT_ERROR: &str = "compile error in a body mutant";
 
 /// What to instrument and how.
 #[derive(Debug, Clone)]
@@ -62,6 +66,9 @@ pub struct Options {
     /// Whether private items become `pub(crate)` (`reach.rs`): in-module placement's harness
     /// calls them from the crate root.
     pub open_private: bool,
+    /// Whether `const fn`s no const context calls lose their `const` and get probes
+    /// (`consts.rs`); [`instrument_and_build`] turns it off when the build still needs one.
+    pub strip_const: bool,
 }
 
 impl Default for Options {
@@ -75,6 +82,7 @@ impl Default for Options {
             max_builds: 8,
             sandbox: None,
             open_private: false,
+            strip_const: true,
         }
     }
 }
@@ -219,6 +227,12 @@ pub fn instrument_and_build(
             cargo::Build::Ok => return Ok(inst),
             cargo::Build::Failed { errors, stderr } => (errors, stderr),
         };
+        // A const context still calls a fn that lost its `const` (a name the scan could not
+        // see, such as one made by a macro): keep every `const fn` as written and try again.
+        if opts.strip_const && errors.iter().any(|e| e.rendered.contains("error[E0015]")) {
+            opts.strip_const = false;
+            continue;
+        }
         let new = exclusions_for(&errors, &inst, &opts.exclude);
         last_messages = if errors.is_empty() {
             stderr
@@ -256,11 +270,23 @@ fn exclusions_for(
                 .min_by_key(|r| r.end - r.start)
         });
         let ex = match in_region {
-            Some(r) => Exclusion {
-                file: r.file.clone(),
-                line: Some(r.fn_line),
-                reason: COMPILE_ERROR.into(),
-            },
+            Some(r) => {
+                // First drop the fn's body mutants alone; a fn failing without them is excluded.
+                let body_only = Exclusion {
+                    file: r.file.clone(),
+                    line: Some(r.fn_line),
+                    reason: BODY_MUTANT_ERROR.into(),
+                };
+                let tried = existing.contains(&body_only) || out.contains(&body_only);
+                if r.body_mutants && !tried {
+                    body_only
+                } else {
+                    Exclusion {
+                        reason: COMPILE_ERROR.into(),
+                        ..body_only
+                    }
+                }
+            }
             None => {
                 let Some((file, _)) = err
                     .locations
@@ -291,7 +317,19 @@ pub fn instrument_source(text: &str, file: &str, opts: &Options) -> (Option<Stri
     // One file, no manifest: only the flags say which features are on.
     let requested = crate::analyze::AnalyzeOptions::from_cargo_args(&opts.cargo_args);
     let cfg = CfgEval::new(EnabledFeatures::resolve(&requested, &Default::default()));
-    let out = walk::instrument_text(text, file, Vec::new(), opts, &cfg, &mut manifest);
+    // One file: its own const contexts decide which `const fn`s keep `const`.
+    let keep_const = opts.strip_const.then(|| {
+        let parsed: Vec<syn::File> = syn::parse_file(text).into_iter().collect();
+        std::sync::Arc::new(consts::needed_in(&parsed))
+    });
+    let out = walk::instrument_text(
+        text,
+        file,
+        Vec::new(),
+        opts,
+        (&cfg, keep_const),
+        &mut manifest,
+    );
     let text = out.map(|o| o.text.unwrap_or_else(|| text.to_string()));
     (text, manifest)
 }

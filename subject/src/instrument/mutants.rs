@@ -19,9 +19,11 @@
 //!   concatenation, mostly), for the same reason as unordered comparisons.
 //!
 //! - FBR (function body replacement, cargo-mutants' main operator): every instrumented fn
-//!   whose return type is written as `()`, `bool`, a number, `String`, `&str`, `Option<_>` or
-//!   `Vec<_>` gets one mutant per value cargo-mutants would try (`0`, `1`, `-1`, `true`,
-//!   `None`, `""`, ...): right after the entry probe, `if mutants::body(G) { return V; }`.
+//!   whose return type is written as `()`, `bool`, a number, `String`, `&str`, or `Option`,
+//!   `Result`, `Vec`, `Box`, `Cow<str>` or a tuple of these gets one mutant per value
+//!   cargo-mutants would try (`0`, `1`, `-1`, `true`, `None`, `Some(0)`, `Ok(())`, `""`,
+//!   `(0, None)`, ...): right after the entry probe, `if mutants::body(G) { return V; }`. A fn
+//!   whose values do not compile (a `Result` that is not `std`'s) loses them, not its probes.
 //!   Entering the fn infects it; only the strong run tells whether a test sees the value.
 //!   These are the mutants a test that calls `v.clear()` and never looks at `v` again lets
 //!   survive, so they are what state assertions are judged by.
@@ -93,7 +95,9 @@ impl FileInstrumenter<'_> {
         if matches!(opcode, op::EQ | op::NE) && (unordered(&b.left) || unordered(&b.right)) {
             return None;
         }
-        let l = line(b.span());
+        // On the operator's line, where cargo-mutants places the mutant: a comparison whose
+        // left operand spans lines would otherwise name another line than its survivors.
+        let l = line(b.op.span());
         let sym = cmp_symbol(opcode);
         let ids = ror_mutants(opcode).map(|m| {
             let label = format!("ROR {sym} -> {}", cmp_symbol(m));
@@ -388,74 +392,242 @@ impl FileInstrumenter<'_> {
     /// return type. One goal per value ([`replacements`]), infected whenever the function is
     /// entered (whether the value differs from what the body returns is for the strong run to
     /// see); the returned code goes after the entry probe: with a mutant on, the function
-    /// returns its value at once.
-    pub(super) fn body_mutants(&mut self, sig: &syn::Signature, fn_line: usize) -> String {
+    /// returns its value at once. `None` when the fn gets no body mutants; otherwise its code.
+    pub(super) fn body_mutants(&mut self, sig: &syn::Signature, fn_line: usize) -> Option<String> {
         if !self.mutants {
-            return String::new();
+            return None;
+        }
+        let values = replacements(&sig.output, self.in_macro == 0);
+        if values.is_empty() {
+            return None;
         }
         let mut code = String::new();
-        for value in replacements(&sig.output) {
-            let g = self.goal(GoalKind::Mutant, fn_line, format!("FBR body -> {value}"));
-            let ret = if *value == "()" {
+        for value in values {
+            let g = self.goal(
+                GoalKind::Mutant,
+                fn_line,
+                format!("FBR body -> {}", value.label),
+            );
+            let ret = if value.code == "()" {
                 "return;".to_string()
             } else {
-                format!("return {value};")
+                format!("return {};", value.code)
             };
             code.push_str(&format!(
                 "if ::frugal_probe::mutants::body({g}) {{ {ret} }} "
             ));
         }
-        code
+        Some(code)
     }
 }
 
-/// The values a body is replaced by, for a return type written as one of the types whose
-/// values need no knowledge of the crate: `()`, `bool`, numbers, `String`, `&str`, `Option`,
-/// `Vec` and `fmt::Result` (cargo-mutants' defaults for them). Any other type (`Self`, generics, crate
-/// types, `Result`, aliases) gets none: a value that does not compile would break the build.
-fn replacements(output: &syn::ReturnType) -> &'static [&'static str] {
-    let ty = match output {
-        syn::ReturnType::Default => return &["()"],
-        syn::ReturnType::Type(_, ty) => &**ty,
-    };
-    match ty {
-        syn::Type::Tuple(t) if t.elems.is_empty() => &["()"],
-        syn::Type::Reference(r)
-            if r.mutability.is_none()
-                && matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")) =>
-        {
-            &["\"\"", "\"xyzzy\""]
+/// One value a body is replaced by: the label names it as cargo-mutants does (so survivors
+/// find their counterparts), the code is what the instrumented body returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Value {
+    label: String,
+    code: String,
+}
+
+impl Value {
+    fn same(text: &str) -> Value {
+        Value {
+            label: text.to_string(),
+            code: text.to_string(),
         }
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return &[];
-            };
-            // `String` and `Vec` are named as the signature names them, so only where it
-            // names them bare (`alloc::vec::Vec` need not be in scope); `None` is in every
-            // prelude.
-            let one = p.path.segments.len() == 1;
-            let bare = matches!(last.arguments, syn::PathArguments::None);
-            // `fmt::Result` (a `Display` or `Debug` impl): `Ok(())` whatever it wrote.
-            let fmt_result = last.ident == "Result"
-                && bare
-                && p.path.segments.len() >= 2
-                && p.path.segments[p.path.segments.len() - 2].ident == "fmt";
-            if fmt_result {
-                return &["Ok(Default::default())"];
-            }
-            match (last.ident.to_string().as_str(), bare && one) {
-                ("bool", true) => &["true", "false"],
-                ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", true) => &["0", "1"],
-                ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", true) => &["0", "1", "-1"],
-                ("f32" | "f64", true) => &["0.0", "1.0"],
-                ("String", true) => &["String::new()", "\"xyzzy\".into()"],
-                ("Option", false) => &["None"],
-                ("Vec", false) if one => &["Vec::new()"],
-                _ => &[],
-            }
-        }
-        _ => &[],
     }
+
+    fn wrapped(&self, label: &str, code: &str) -> Value {
+        Value {
+            label: format!("{label}({})", self.label),
+            code: format!("{code}({})", self.code),
+        }
+    }
+}
+
+/// Values tried per body at most: a tuple's values are the product of its parts' (as
+/// cargo-mutants makes them), which grows fast.
+const MAX_VALUES: usize = 12;
+
+/// The values a body is replaced by, for a return type written as one of the types whose
+/// values need no knowledge of the crate (cargo-mutants' defaults for them): `()`, `bool`,
+/// numbers, `String`, `&str`, `Option<T>`, `Result<T, _>` (`Ok` of `T`'s values; `fmt::Result`
+/// too), `Vec<T>`, `Box<T>`, `Cow<str>` and tuples of these. Any other named type (`Self`, a
+/// crate type) gets `Default::default()`, as in cargo-mutants, when `guess` allows: a value
+/// that does not compile costs a build (`instrument_and_build` then drops the fn's body mutants
+/// and keeps its probes). In a `macro_rules!` body a failed build costs the whole macro, so
+/// there (`guess` false) only values that always compile are tried.
+fn replacements(output: &syn::ReturnType, guess: bool) -> Vec<Value> {
+    match output {
+        syn::ReturnType::Default => vec![Value::same("()")],
+        syn::ReturnType::Type(_, ty) => {
+            let mut v = values_of(ty, 0);
+            let named = matches!(&**ty, syn::Type::Path(p) if p.qself.is_none());
+            if v.is_empty() && named && guess {
+                v.push(Value::same("Default::default()"));
+            }
+            if !guess && !always_compiles(ty) {
+                v.clear();
+            }
+            v.truncate(MAX_VALUES);
+            v
+        }
+    }
+}
+
+/// Whether the values of [`values_of`] for `ty` compile whatever the crate defines: not so for
+/// a one-argument `Result<T>`, which may be an alias of another shape.
+fn always_compiles(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_none_or(|last| {
+            let one_arg = matches!(&last.arguments, syn::PathArguments::AngleBracketed(a) if a.args.len() == 1);
+            !(last.ident == "Result" && one_arg)
+        }),
+        _ => true,
+    }
+}
+
+fn values_of(ty: &syn::Type, depth: usize) -> Vec<Value> {
+    if depth > 2 {
+        return Vec::new();
+    }
+    match ty {
+        syn::Type::Paren(p) => values_of(&p.elem, depth),
+        syn::Type::Tuple(t) if t.elems.is_empty() => vec![Value::same("()")],
+        syn::Type::Tuple(t) => tuple_values(t, depth),
+        syn::Type::Reference(r) if r.mutability.is_none() && is_ident(&r.elem, "str") => {
+            vec![Value::same("\"\""), Value::same("\"xyzzy\"")]
+        }
+        syn::Type::Path(p) if p.qself.is_none() => path_values(&p.path, depth),
+        _ => Vec::new(),
+    }
+}
+
+/// Every combination of the parts' values, in cargo-mutants' order (the first part varies
+/// slowest): `(usize, Option<usize>)` gives `(0, None)`, `(0, Some(0))`, ... `(1, Some(1))`.
+fn tuple_values(t: &syn::TypeTuple, depth: usize) -> Vec<Value> {
+    let mut out: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new())];
+    for elem in &t.elems {
+        let vals = values_of(elem, depth + 1);
+        if vals.is_empty() {
+            return Vec::new();
+        }
+        out = out
+            .iter()
+            .flat_map(|(labels, codes)| {
+                vals.iter().map(move |v| {
+                    let mut l = labels.clone();
+                    let mut c = codes.clone();
+                    l.push(v.label.clone());
+                    c.push(v.code.clone());
+                    (l, c)
+                })
+            })
+            .take(MAX_VALUES)
+            .collect();
+    }
+    let one = t.elems.len() == 1;
+    out.into_iter()
+        .map(|(l, c)| {
+            let comma = if one { "," } else { "" };
+            Value {
+                label: format!("({}{comma})", l.join(", ")),
+                code: format!("({}{comma})", c.join(", ")),
+            }
+        })
+        .collect()
+}
+
+fn path_values(path: &syn::Path, depth: usize) -> Vec<Value> {
+    let Some(last) = path.segments.last() else {
+        return Vec::new();
+    };
+    let n = path.segments.len();
+    let one = n == 1;
+    let type_args: Vec<&syn::Type> = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        syn::PathArguments::None => Vec::new(),
+        syn::PathArguments::Parenthesized(_) => return Vec::new(),
+    };
+    let name = last.ident.to_string();
+    // `fmt::Result` (a `Display` or `Debug` impl): `Ok(())` whatever it wrote.
+    if name == "Result" && type_args.is_empty() && n >= 2 && path.segments[n - 2].ident == "fmt" {
+        return vec![Value {
+            label: "Ok(Default::default())".into(),
+            code: "Ok(Default::default())".into(),
+        }];
+    }
+    let strs = |xs: &[&str]| xs.iter().map(|x| Value::same(x)).collect::<Vec<_>>();
+    // Names of std types count only where the signature names them bare (`alloc::vec::Vec`
+    // need not be in scope); `None`, `Some` and `Ok` are in every prelude.
+    match (name.as_str(), type_args.as_slice()) {
+        ("bool", []) if one => strs(&["true", "false"]),
+        ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", []) if one => strs(&["0", "1"]),
+        ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", []) if one => strs(&["0", "1", "-1"]),
+        ("f32" | "f64", []) if one => strs(&["0.0", "1.0"]),
+        ("String", []) if one => strs(&["String::new()", "\"xyzzy\".into()"]),
+        ("Option", [t]) => {
+            let mut v = vec![Value::same("None")];
+            v.extend(
+                values_of(t, depth + 1)
+                    .iter()
+                    .map(|x| x.wrapped("Some", "Some")),
+            );
+            v
+        }
+        // `Result<T, E>`, or an alias `Result<T>` of the crate or of `io`: `Ok` of `T`'s values.
+        ("Result", [t] | [t, _]) => values_of(t, depth + 1)
+            .iter()
+            .map(|x| x.wrapped("Ok", "Ok"))
+            .collect(),
+        ("Vec", [t]) if one => {
+            let mut v = vec![Value::same("Vec::new()")];
+            v.extend(values_of(t, depth + 1).iter().map(|x| Value {
+                label: format!("vec![{}]", x.label),
+                code: format!(
+                    "{{ let mut __frugal_v = Vec::new(); __frugal_v.push({}); __frugal_v }}",
+                    x.code
+                ),
+            }));
+            v
+        }
+        ("Box", [t]) if one => values_of(t, depth + 1)
+            .iter()
+            .map(|x| x.wrapped("Box::new", "Box::new"))
+            .collect(),
+        // `Cow<'_, str>`, named as the signature names it (`Cow`, `borrow::Cow`).
+        ("Cow", [t]) if is_ident(t, "str") => {
+            let cow: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let cow = cow.join("::");
+            ["\"\"", "\"xyzzy\""]
+                .iter()
+                .flat_map(|s| {
+                    [
+                        Value {
+                            label: format!("Cow::Borrowed({s})"),
+                            code: format!("{cow}::Borrowed({s})"),
+                        },
+                        Value {
+                            label: format!("Cow::Owned({s}.to_owned())"),
+                            code: format!("{cow}::Owned({s}.into())"),
+                        },
+                    ]
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn is_ident(ty: &syn::Type, name: &str) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
 
 /// The locals of a fn body declared `let mut n = <number literal>;` without a type: their
@@ -614,16 +786,16 @@ mod tests {
         assert!(got == expected, "rewritten:\n{got}\nexpected:\n{expected}");
     }
 
-    // The snippets of the ROR and AOR tests return types FBR has no value for (`Flag`, `N`,
-    // `Unit`, `Len`), so their text shows those sites alone; `bodies_get_fbr_mutants` is FBR's.
+    // The snippets of the ROR and AOR tests return types FBR has no value for (`impl Flag`,
+    // `impl N`, ...), so their text shows those sites alone; `bodies_get_fbr_mutants` is FBR's.
 
     /// A comparison passes its order and magnitude through `ror`; its two subsuming mutants are
     /// goals under the enclosing goal, since the comparison runs whenever the `if` is reached.
     #[test]
     fn comparison_gets_ror_mutants() {
         check(
-            "fn f(a: u32, b: u32) -> Flag {\n    if a < b { true } else { false }\n}\n",
-            "fn f(a: u32, b: u32) -> Flag {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+            "fn f(a: u32, b: u32) -> impl Flag {\n    if a < b { true } else { false }\n}\n",
+            "fn f(a: u32, b: u32) -> impl Flag {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
 { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::LT, \
 ::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::LT, *__frugal_l < *__frugal_r, \
@@ -644,8 +816,8 @@ if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) \
     #[test]
     fn arithmetic_gets_aor_mutants() {
         check(
-            "fn f(a: u32, b: u32) -> N {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
-            "fn f(a: u32, b: u32) -> N {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
+            "fn f(a: u32, b: u32) -> impl N {\n    if a == 0 {\n        return a * 2 + b;\n    }\n    a % b\n}\n",
+            "fn f(a: u32, b: u32) -> impl N {\n    let __frugal_guard = ::frugal_probe::enter(0, 0); \
 if { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( 0)) \
 { (__frugal_l, __frugal_r) => ::frugal_probe::branch_cmp(1, 2, ::frugal_probe::op::EQ, \
 ::frugal_probe::mutants::ror_strong(3, ::frugal_probe::op::EQ, *__frugal_l == *__frugal_r, \
@@ -683,7 +855,7 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     #[test]
     fn mutants_in_a_chain_hang_under_the_previous_operand() {
         let got = show(
-            "fn f(a: i64, b: i64) -> Flag {\n    a > 0 && b - a >= 3\n}\nfn g(a: i64) -> Unit {\n    if a > 0 && a - 1 >= 3 {}\n}\n",
+            "fn f(a: i64, b: i64) -> impl Flag {\n    a > 0 && b - a >= 3\n}\nfn g(a: i64) -> impl Unit {\n    if a > 0 && a - 1 >= 3 {}\n}\n",
         );
         let goals = got.split("----\n").nth(1).unwrap();
         assert_eq!(
@@ -720,7 +892,7 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     /// arithmetic over several lines, on strings, in macros and in const contexts.
     #[test]
     fn sites_without_mutants() {
-        let src = "fn f(s: String, k: Kind, n: usize) -> Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
+        let src = "fn f(s: String, k: Kind, n: usize) -> impl Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
         let got = show(src);
         let goals = got.split("----\n").nth(1).unwrap();
         // The `||` has its LOR mutant; its operands have none.
@@ -750,7 +922,7 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     #[test]
     fn compound_assignments_get_aor_mutants() {
         let got = show(
-            "fn f(v: &mut [u32], x: u32) -> Unit {\n    v[0] -= x;\n    next(v).len += 1;\n    let mut n = 0;\n    n += 1;\n}\n",
+            "fn f(v: &mut [u32], x: u32) -> impl Unit {\n    v[0] -= x;\n    next(v).len += 1;\n    let mut n = 0;\n    n += 1;\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
@@ -780,7 +952,7 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     #[test]
     fn negations_get_deletion_mutants() {
         let got = show(
-            "fn f(a: bool, b: &bool) -> Unit {\n    if !a {}\n    let c = !a;\n    let d = !&b;\n}\n",
+            "fn f(a: bool, b: &bool) -> impl Unit {\n    if !a {}\n    let c = !a;\n    let d = !&b;\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
@@ -825,7 +997,7 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     #[test]
     fn value_comparisons_get_ror_mutants() {
         let got = show(
-            "fn f(a: u32, b: u32) -> Flag {\n    let mut n = 0;\n    let z = n == 0;\n    return a > b;\n}\n",
+            "fn f(a: u32, b: u32) -> impl Flag {\n    let mut n = 0;\n    let z = n == 0;\n    return a > b;\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(text.contains("let z = n == 0;"), "{text}");
@@ -852,7 +1024,7 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     #[test]
     fn lazy_operators_get_lor_mutants() {
         let got = show(
-            "fn f(a: bool, b: bool, o: Option<u8>) -> Unit {\n    if a && b {}\n    let c = a || b;\n    if let Some(x) = o && a {}\n}\n",
+            "fn f(a: bool, b: bool, o: Option<u8>) -> impl Unit {\n    if a && b {}\n    let c = a || b;\n    if let Some(x) = o && a {}\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
@@ -878,7 +1050,7 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     #[test]
     fn match_arms_get_deletion_and_guard_mutants() {
         let got = show(
-            "fn f(n: u8) -> Unit {\n    match n {\n        0 => {}\n        k if k > 3 => {}\n        _ => {}\n    }\n    match n {\n        0 => {}\n        1..=255 => {}\n        #[cfg(old)]\n        _ => {}\n    }\n}\n",
+            "fn f(n: u8) -> impl Unit {\n    match n {\n        0 => {}\n        k if k > 3 => {}\n        _ => {}\n    }\n    match n {\n        0 => {}\n        1..=255 => {}\n        #[cfg(old)]\n        _ => {}\n    }\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
@@ -900,11 +1072,11 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
     }
 
     /// A body gets one mutant per value of its return type, under its entry goal, on the `fn`
-    /// line; types whose values need the crate's knowledge get none.
+    /// line; other named types (`Self`, a path FBR does not know) get `Default::default()`.
     #[test]
     fn bodies_get_fbr_mutants() {
         let got = show(
-            "fn f(a: u8) -> bool {\n    a.is_power_of_two()\n}\nfn g(v: &mut Vec<u8>) {\n    v.clear()\n}\nfn h(s: &str) -> &str {\n    s\n}\nfn k(n: u8) -> Option<u8> {\n    Some(n)\n}\nfn m() -> Self {\n    todo!()\n}\nfn n() -> alloc::vec::Vec<u8> {\n    todo!()\n}\nfn p() -> i8 {\n    -3\n}\n",
+            "fn f(a: u8) -> bool {\n    a.is_power_of_two()\n}\nfn g(v: &mut Vec<u8>) {\n    v.clear()\n}\nfn h(s: &str) -> &str {\n    s\n}\nfn k(n: u8) -> Option<u8> {\n    Some(n)\n}\nfn m() -> Self {\n    todo!()\n}\nfn n() -> alloc::vec::Vec<u8> {\n    todo!()\n}\nfn p() -> i8 {\n    -3\n}\nfn q(&self) -> (usize, Option<usize>) {\n    (0, None)\n}\nfn r(&self) -> Result<(), fmt::Error> {\n    Ok(())\n}\nfn c(&self) -> borrow::Cow<'_, str> {\n    todo!()\n}\n",
         );
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
@@ -925,10 +1097,30 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
                 "6 Mutant parent=5 line=7 FBR body -> \"\"",
                 "7 Mutant parent=5 line=7 FBR body -> \"xyzzy\"",
                 "9 Mutant parent=8 line=10 FBR body -> None",
-                "13 Mutant parent=12 line=19 FBR body -> 0",
-                "14 Mutant parent=12 line=19 FBR body -> 1",
-                "15 Mutant parent=12 line=19 FBR body -> -1",
+                "10 Mutant parent=8 line=10 FBR body -> Some(0)",
+                "11 Mutant parent=8 line=10 FBR body -> Some(1)",
+                "13 Mutant parent=12 line=13 FBR body -> Default::default()",
+                "15 Mutant parent=14 line=16 FBR body -> Default::default()",
+                "17 Mutant parent=16 line=19 FBR body -> 0",
+                "18 Mutant parent=16 line=19 FBR body -> 1",
+                "19 Mutant parent=16 line=19 FBR body -> -1",
+                "21 Mutant parent=20 line=22 FBR body -> (0, None)",
+                "22 Mutant parent=20 line=22 FBR body -> (0, Some(0))",
+                "23 Mutant parent=20 line=22 FBR body -> (0, Some(1))",
+                "24 Mutant parent=20 line=22 FBR body -> (1, None)",
+                "25 Mutant parent=20 line=22 FBR body -> (1, Some(0))",
+                "26 Mutant parent=20 line=22 FBR body -> (1, Some(1))",
+                "28 Mutant parent=27 line=25 FBR body -> Ok(())",
+                "30 Mutant parent=29 line=28 FBR body -> Cow::Borrowed(\"\")",
+                "31 Mutant parent=29 line=28 FBR body -> Cow::Owned(\"\".to_owned())",
+                "32 Mutant parent=29 line=28 FBR body -> Cow::Borrowed(\"xyzzy\")",
+                "33 Mutant parent=29 line=28 FBR body -> Cow::Owned(\"xyzzy\".to_owned())",
             ]
+        );
+        // The code names `Cow` as the signature does and builds the owned string with `into`.
+        assert!(
+            text.contains("return borrow::Cow::Owned(\"xyzzy\".into());"),
+            "{text}"
         );
     }
 }

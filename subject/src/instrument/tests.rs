@@ -387,6 +387,21 @@ fn closures() {
     );
 }
 
+/// A `const fn` no const context calls loses its `const` (same columns) and gets probes; one
+/// a constant calls keeps it and stays as written.
+#[test]
+fn const_fns_called_only_at_run_time_are_instrumented() {
+    check(
+        "const K: u8 = c();\nconst fn c() -> u8 { 1 }\npub const fn d(n: u8) -> u8 { n }\n",
+        "const K: u8 = c();\nconst fn c() -> u8 { 1 }\npub       fn d(n: u8) -> u8 { let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); n }\n\
+----
+0 Function parent=- line=3 fn entry
+1 Line parent=0 line=3 line
+skipped src/lib.rs:2 const fn
+",
+    );
+}
+
 /// Test code, const contexts, async, `#[frugal::skip]` and macro bodies stay as written.
 #[test]
 fn skips() {
@@ -397,7 +412,7 @@ mod tests { fn t() { if true {} } }
 fn t() {}
 const fn c() -> u8 { 1 }
 async fn a() {}
-const K: u8 = if true { 1 } else { 2 };
+const K: u8 = if true { c() } else { 2 };
 #[frugal::skip]
 fn s() { if true {} }
 fn m() { println!("{}", 1); let a = [0u8; 3 + 1]; drop(a); }
@@ -408,7 +423,7 @@ mod tests { fn t() { if true {} } }
 fn t() {}
 const fn c() -> u8 { 1 }
 async fn a() {}
-const K: u8 = if true { 1 } else { 2 };
+const K: u8 = if true { c() } else { 2 };
 #[frugal::skip]
 fn s() { if true {} }
 fn m() { let __frugal_guard = ::frugal_probe::enter(0, 0); ::frugal_probe::line(1); println!("{}", 1); let a = [0u8; 3 + 1]; drop(a); }

@@ -32,6 +32,8 @@ pub struct Region {
     /// Line of the `fn` keyword, or of a `macro_rules!` whose body is instrumented: what an
     /// [`Exclusion`] names.
     pub fn_line: usize,
+    /// Whether the fn's body was given FBR mutants: a compile error in it may be theirs.
+    pub body_mutants: bool,
 }
 
 /// An out-of-line `mod foo;` found in the file, for the module walker.
@@ -88,6 +90,11 @@ pub(crate) struct FileInstrumenter<'a> {
     /// A condition leaf that is an observed call (its byte range) and the leaf's own goals:
     /// the observer pushes the condition's distance instead of a `leaf` wrapper.
     pub(super) cond_leaf: Option<CondLeaf>,
+    /// Names of `const fn`s that keep their `const` (`consts.rs`); `None` keeps them all.
+    pub(super) keep_const: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
+    /// Depth of `macro_rules!` bodies being instrumented: a failed build there costs the
+    /// whole macro, so only body mutants that always compile are made.
+    pub(super) in_macro: usize,
 }
 
 impl<'a> FileInstrumenter<'a> {
@@ -127,6 +134,8 @@ impl<'a> FileInstrumenter<'a> {
             untyped_locals: Vec::new(),
             observers: false,
             cond_leaf: None,
+            keep_const: None,
+            in_macro: 0,
         }
     }
 
@@ -255,13 +264,32 @@ impl<'a> FileInstrumenter<'a> {
 
     fn instrument_fn(&mut self, attrs: &[Attribute], sig: &Signature, block: &Block, item: Span) {
         let fn_line = line(sig.fn_token.span);
-        if let Some(reason) = skip::attrs_reason(attrs).or_else(|| skip::sig_reason(sig)) {
+        let strip_const = sig.constness.is_some()
+            && self
+                .keep_const
+                .as_ref()
+                .is_some_and(|keep| !keep.contains(&sig.ident.to_string()));
+        if let Some(reason) =
+            skip::attrs_reason(attrs).or_else(|| skip::sig_reason(sig, strip_const))
+        {
             self.skipped(fn_line, reason);
             return;
         }
-        if let Some(reason) = self.exclude.get(&fn_line).cloned() {
-            self.skipped(fn_line, reason);
-            return;
+        // A fn whose body mutants did not compile keeps its probes and loses only those.
+        let body_mutants = match self.exclude.get(&fn_line).cloned() {
+            Some(reason) if reason == super::BODY_MUTANT_ERROR => false,
+            Some(reason) => {
+                self.skipped(fn_line, reason);
+                return;
+            }
+            None => true,
+        };
+        if let Some(c) = &sig.constness
+            && strip_const
+        {
+            let range = self.range(c);
+            // `const fn` becomes `      fn`: same lines, same columns after it.
+            self.replace(range, range, "     ");
         }
         let fid = self.manifest.functions.len() as u32;
         let saved_parents = std::mem::take(&mut self.parents);
@@ -275,19 +303,26 @@ impl<'a> FileInstrumenter<'a> {
             line: fn_line,
             entry_goal: entry,
         });
+        let region = self.regions.len();
         self.regions.push(Region {
             file: self.file.to_string(),
             start: item.start().line,
             end: item.end().line,
             fn_line,
+            body_mutants: false,
         });
         self.names.push(sig.ident.to_string());
         let enter = format!("let __frugal_guard = ::frugal_probe::enter({fid}, {entry}); ");
         self.untyped_locals
             .push(super::mutants::untyped_locals(block));
         self.with_parent(entry, |s| {
-            let replaced = s.body_mutants(sig, fn_line);
-            s.block(block, Some(enter + &replaced))
+            let replaced = if body_mutants {
+                s.body_mutants(sig, fn_line)
+            } else {
+                None
+            };
+            s.regions[region].body_mutants = replaced.is_some();
+            s.block(block, Some(enter + &replaced.unwrap_or_default()))
         });
         self.untyped_locals.pop();
         self.names.pop();
@@ -531,14 +566,18 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             start: macro_line,
             end: i.span().end().line,
             fn_line: macro_line,
+            body_mutants: false,
         });
+        self.in_macro += 1;
         for item in &items {
             self.visit_item(item);
         }
+        self.in_macro -= 1;
         // A compile error anywhere in the body, which may show in one expansion only, leaves
         // the whole macro uninstrumented: one retry of the build, not one per fn.
         for r in &mut self.regions[first..] {
             r.fn_line = macro_line;
+            r.body_mutants = false;
         }
     }
 

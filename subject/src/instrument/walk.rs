@@ -49,6 +49,9 @@ fn build_cfg(crate_dir: &Path, opts: &Options) -> CfgEval {
 /// Instruments every file of the module tree rooted at `root_rel` (relative to `crate_dir`).
 pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked {
     let cfg = build_cfg(crate_dir, opts);
+    let keep_const = opts
+        .strip_const
+        .then(|| std::sync::Arc::new(super::consts::needed_const(crate_dir)));
     let tree = ModTree::new(crate_dir, &cfg);
     let mut walked = Walked::default();
     let root = match tree.root(root_rel) {
@@ -85,7 +88,7 @@ pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked 
             &rel_str,
             q.namespace.clone(),
             opts,
-            &cfg,
+            (&cfg, keep_const.clone()),
             &mut walked.manifest,
         ) else {
             continue;
@@ -115,13 +118,17 @@ pub(crate) struct FileOutput {
 /// Instruments one file's text. `None` when the file cannot be parsed or is test-only (it is
 /// recorded in `manifest.skipped` and its child modules are not walked), or when its inner
 /// `cfg` compiles it out (it contributes nothing, as in analysis). Modules `cfg` compiles out
-/// are left alone the same way.
+/// are left alone the same way. `keep_const`: the `const fn`s that stay `const` (`consts.rs`),
+/// `None` to keep them all.
 pub(crate) fn instrument_text(
     original: &str,
     file: &str,
     namespace: Vec<String>,
     opts: &Options,
-    cfg: &CfgEval,
+    (cfg, keep_const): (
+        &CfgEval,
+        Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
+    ),
     manifest: &mut Manifest,
 ) -> Option<FileOutput> {
     let text = normalise(original);
@@ -161,6 +168,7 @@ pub(crate) fn instrument_text(
     );
     v.mutants = opts.mutants;
     v.observers = opts.testability;
+    v.keep_const = keep_const;
     for item in &ast.items {
         v.visit_item(item);
     }
