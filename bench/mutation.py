@@ -98,12 +98,20 @@ def one_crate(spec, args, frugals):
         both = cargo_mutants(copy, picked, root, f"both-{label}", [])
         killed_survivors = [n for n in own_missed if caught(gen["verdicts"].get(n, {}))]
         both_survivors = [n for n in own_missed if caught(both["verdicts"].get(n, {}))]
+        # Survivors in code the default features compile out (frugal's verdict `not_compiled`:
+        # `#[cfg(feature = "serde")]` impls and the like): no suite of this build reaches them.
+        verdicts = (summary.get("survivors") or {}).get("verdicts", [])
+        gated = {v["name"] for v in verdicts if v.get("verdict") == "not_compiled"}
+        compiled = [n for n in own_missed if n not in gated]
         row["suites"][label] = {
             "generated": score(gen["verdicts"], names),
             "both": score(both["verdicts"], names),
             "own_survivors": len(own_missed),
             "own_survivors_killed_by_generated": len(killed_survivors),
             "own_survivors_killed_by_both": len(both_survivors),
+            "own_survivors_compiled": len(compiled),
+            "own_survivors_compiled_killed_by_both": len([n for n in both_survivors
+                                                          if n not in gated]),
             "tests": summary["tests_emitted"],
             "assertions_per_test": assertions_per_test(suite),
             "line_goals": summary["goals"].get("line"),
@@ -160,6 +168,22 @@ def pct(s):
     return "n/a" if s is None or s.get("score") is None else f"{100 * s['score']:.1f}%"
 
 
+def survivor_share(s, compiled):
+    """Share of the own suite's survivors that own + generated kill; `compiled`: only those in
+    code the default features compile (rows without frugal's verdicts count every survivor)."""
+    if compiled and "own_survivors_compiled" in s:
+        n, k = s["own_survivors_compiled"], s["own_survivors_compiled_killed_by_both"]
+    else:
+        n, k = s["own_survivors"], s["own_survivors_killed_by_both"]
+    return k / n if n else None
+
+
+def compiled_share(s):
+    if "own_survivors_compiled" not in s:
+        return "n/a"
+    return f"{s['own_survivors_compiled_killed_by_both']}/{s['own_survivors_compiled']}"
+
+
 def markdown(result):
     labels = [f[0] for f in result["frugals"]]
     lines = ["# Mutation score: generated suites against the crates' own suites", "",
@@ -172,8 +196,9 @@ def markdown(result):
     head = "| crate | mutants judged | own |"
     sep = "|---|---|---|"
     for label in labels:
-        head += f" generated ({label}) | own + generated ({label}) | own survivors killed ({label}) | assertions/test ({label}) |"
-        sep += "---|---|---|---|"
+        head += (f" generated ({label}) | own + generated ({label}) | own survivors killed "
+                 f"({label}) | of those in compiled code ({label}) | assertions/test ({label}) |")
+        sep += "---|---|---|---|---|"
     lines += [head, sep]
     for r in result["rows"]:
         line = f"| {r['crate']} {r['version']} | {r['mutants_judged']} of {r['mutants_listed']} | {pct(r['suites']['own'])} |"
@@ -181,7 +206,7 @@ def markdown(result):
             s = r["suites"][label]
             line += (f" {pct(s['generated'])} | {pct(s['both'])} | "
                      f"{s['own_survivors_killed_by_both']}/{s['own_survivors']} | "
-                     f"{s['assertions_per_test']} |")
+                     f"{compiled_share(s)} | {s['assertions_per_test']} |")
         lines.append(line)
     lines.append("")
     for r in result["rows"]:
@@ -196,7 +221,8 @@ def markdown(result):
             if v:
                 line += (f"; frugal's verdicts on the own suite's {v['survivors']} survivors: "
                          f"{v['killed']} killed, {v['possibly_equivalent']} possibly equivalent, "
-                         f"{v['not_reached']} not reached, {v['no_counterpart']} without counterpart")
+                         f"{v['not_reached']} not reached, {v['no_counterpart']} without counterpart, "
+                         f"{v.get('not_compiled', 0)} in code the default features compile out")
             lines.append(line)
     for f in result.get("failed", []):
         lines.append(f"- {f['crate']}: failed: {f['error'].splitlines()[0] if f['error'] else ''}")
@@ -206,6 +232,14 @@ def markdown(result):
                   if r["suites"][label]["generated"]["score"] is not None]
         if scores:
             lines.append(f"Median generated score ({label}): {100 * statistics.median(scores):.1f}%.")
+        shares = [survivor_share(r["suites"][label], compiled=False) for r in result["rows"]]
+        compiled = [survivor_share(r["suites"][label], compiled=True) for r in result["rows"]]
+        shares = [x for x in shares if x is not None]
+        compiled = [x for x in compiled if x is not None]
+        if shares:
+            lines.append(f"Median share of own survivors killed by own + generated ({label}): "
+                         f"{100 * statistics.median(shares):.1f}% of all, "
+                         f"{100 * statistics.median(compiled):.1f}% of those in compiled code.")
     lines.append("")
     if result.get("coverage_baseline"):
         lines += coverage_lines(result, result["coverage_baseline"])

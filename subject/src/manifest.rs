@@ -13,6 +13,27 @@ pub struct Manifest {
     pub loops: Vec<LoopInfo>,
     /// Items or sites left without probes, and why.
     pub skipped: Vec<Skipped>,
+    /// Code the run's features compile out (`#[cfg(feature = "serde")]` items, modules and
+    /// files): no test can reach it, so a mutant there is no target (`survivors.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiled_out: Vec<CompiledOut>,
+}
+
+/// Lines of one file the run's features compile out, both ends included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompiledOut {
+    pub file: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Manifest {
+    /// Whether `line` of `file` lies in code the run's features compile out.
+    pub fn is_compiled_out(&self, file: &str, line: usize) -> bool {
+        self.compiled_out
+            .iter()
+            .any(|c| c.file == file && c.start <= line && line <= c.end)
+    }
 }
 
 /// One coverage goal.

@@ -458,8 +458,10 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
             },
         )
     });
-    let survivors =
-        (!opts.survivors.is_empty()).then(|| suite.survivors(&opts.survivors, &goal_info));
+    let survivors = (!opts.survivors.is_empty()).then(|| {
+        let compiled_out = |file: &str, line: usize| inst.manifest.is_compiled_out(file, line);
+        suite.survivors(&opts.survivors, &goal_info, &compiled_out)
+    });
     let facts = RunFacts {
         krate: model.crate_name.clone(),
         callables,
@@ -907,6 +909,7 @@ impl Suite {
         &self,
         survivors: &[crate::survivors::Survivor],
         goals: &[criteria::GoalInfo],
+        compiled_out: &dyn Fn(&str, usize) -> bool,
     ) -> crate::survivors::SurvivorReport {
         let covers: Vec<(&String, BTreeSet<u32>)> = self
             .verified
@@ -926,7 +929,7 @@ impl Suite {
                 kills: self.kills_by_name.get(*n).unwrap_or(&none),
             })
             .collect();
-        crate::survivors::report(survivors, goals, &tests)
+        crate::survivors::report(survivors, goals, &tests, compiled_out)
     }
 
     /// The mutants the kept tests kill between them.

@@ -230,6 +230,9 @@ pub enum Verdict {
     NotReached,
     /// frugal has no mutant of this kind here; `reached_by` is a test running its line.
     NoCounterpart { reached_by: Option<String> },
+    /// In code the run's features compile out (`#[cfg(feature = "serde")]`): no test of this
+    /// build can reach it, so cargo-mutants' "missed" says nothing about the suite.
+    NotCompiled,
 }
 
 /// A survivor and its verdict.
@@ -248,6 +251,7 @@ pub struct SurvivorReport {
     pub possibly_equivalent: usize,
     pub not_reached: usize,
     pub no_counterpart: usize,
+    pub not_compiled: usize,
     /// The first [`LISTED`] verdicts, killed ones first.
     pub verdicts: Vec<SurvivorVerdict>,
 }
@@ -259,20 +263,31 @@ pub struct TestView<'a> {
     pub kills: &'a BTreeSet<u32>,
 }
 
-/// The verdict on each survivor, from the emitted tests' covered goals and kills.
-pub fn report(survivors: &[Survivor], goals: &[GoalInfo], tests: &[TestView]) -> SurvivorReport {
+/// The verdict on each survivor, from the emitted tests' covered goals and kills;
+/// `compiled_out(file, line)` tells code the run's features compile out.
+pub fn report(
+    survivors: &[Survivor],
+    goals: &[GoalInfo],
+    tests: &[TestView],
+    compiled_out: &dyn Fn(&str, usize) -> bool,
+) -> SurvivorReport {
     let mut r = SurvivorReport {
         survivors: survivors.len(),
         ..SurvivorReport::default()
     };
     let mut verdicts = Vec::new();
     for s in survivors {
-        let verdict = verdict(s, goals, tests);
+        let verdict = if compiled_out(&s.file, s.line) {
+            Verdict::NotCompiled
+        } else {
+            verdict(s, goals, tests)
+        };
         match &verdict {
             Verdict::Killed { .. } => r.killed += 1,
             Verdict::PossiblyEquivalent => r.possibly_equivalent += 1,
             Verdict::NotReached => r.not_reached += 1,
             Verdict::NoCounterpart { .. } => r.no_counterpart += 1,
+            Verdict::NotCompiled => r.not_compiled += 1,
         }
         verdicts.push(SurvivorVerdict {
             name: s.name.clone(),
@@ -491,7 +506,11 @@ mod tests {
                 kills: &none,
             },
         ];
-        let r = report(&[fbr, aor, ror, arm], &goals, &tests);
+        // A survivor in code the features compile out gets that verdict, whatever matches it.
+        let mut gated = arm.clone();
+        gated.line = 40;
+        let compiled_out = |_: &str, line: usize| line == 40;
+        let r = report(&[fbr, aor, ror, arm, gated], &goals, &tests, &compiled_out);
         let verdicts: Vec<&Verdict> = r.verdicts.iter().map(|v| &v.verdict).collect();
         assert_eq!(
             verdicts,
@@ -505,11 +524,17 @@ mod tests {
                 &Verdict::NoCounterpart {
                     reached_by: Some("a".into())
                 },
+                &Verdict::NotCompiled,
             ]
         );
         assert_eq!(
-            (r.killed, r.possibly_equivalent, r.no_counterpart),
-            (2, 1, 1)
+            (
+                r.killed,
+                r.possibly_equivalent,
+                r.no_counterpart,
+                r.not_compiled
+            ),
+            (2, 1, 1, 1)
         );
     }
 }

@@ -203,6 +203,18 @@ fn every_construct_compiles_and_keeps_its_behaviour() {
     let instrumented = |name: &str| m.functions.iter().any(|f| f.name.ends_with(name));
     assert!(instrumented("consts::halved"), "{:?}", m.functions);
     assert!(!instrumented("consts::limit") && !instrumented("consts::base"));
+    // `gated` is behind a feature the build leaves off: its lines are compiled out.
+    let text = std::fs::read_to_string(fixture("constructs").join("src/lib.rs")).unwrap();
+    let gated = 1 + text
+        .lines()
+        .position(|l| l.starts_with("pub fn gated"))
+        .expect("gated in the fixture");
+    assert!(
+        m.is_compiled_out("src/lib.rs", gated),
+        "{:?}",
+        m.compiled_out
+    );
+    assert!(!m.is_compiled_out("src/lib.rs", gated - 5));
     let reasons: Vec<&str> = m.skipped.iter().map(|s| s.reason.as_str()).collect();
     for expected in [
         "cfg(test)",

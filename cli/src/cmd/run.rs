@@ -384,8 +384,13 @@ fn print_survivors(r: &frugal_subject::survivors::SurvivorReport) {
     use frugal_subject::survivors::Verdict;
     println!(
         "own suite's survivors: {} of {} killed, {} possibly equivalent, {} not reached, {} \
-         without a counterpart among frugal's mutants",
-        r.killed, r.survivors, r.possibly_equivalent, r.not_reached, r.no_counterpart
+         without a counterpart among frugal's mutants, {} in code the features compile out",
+        r.killed,
+        r.survivors,
+        r.possibly_equivalent,
+        r.not_reached,
+        r.no_counterpart,
+        r.not_compiled
     );
     for v in &r.verdicts {
         if let Verdict::Killed { test } = &v.verdict {

@@ -44,6 +44,8 @@ pub(crate) struct ModDecl {
     /// Inline modules enclosing the declaration (`mod a { mod b; }` gives `a`).
     pub inline: Vec<InlineMod>,
     pub line: usize,
+    /// A `cfg` the run's features make false: its file is recorded, not walked.
+    pub compiled_out: bool,
 }
 
 /// An inline `mod name { .. }`: its name and `#[path]` place the files of its children.
@@ -262,7 +264,23 @@ impl<'a> FileInstrumenter<'a> {
 
     // ---- fns and blocks ----
 
+    /// Records `span` as compiled out when `attrs` hold a `cfg` the run's features make false.
+    /// The item is still walked: probes in it compile away with it.
+    fn note_compiled_out(&mut self, attrs: &[Attribute], span: Span) {
+        let has_cfg = attrs.iter().any(|a| a.path().is_ident("cfg"));
+        if has_cfg && !self.cfg.keeps(attrs) {
+            self.manifest
+                .compiled_out
+                .push(crate::manifest::CompiledOut {
+                    file: self.file.to_string(),
+                    start: span.start().line,
+                    end: span.end().line,
+                });
+        }
+    }
+
     fn instrument_fn(&mut self, attrs: &[Attribute], sig: &Signature, block: &Block, item: Span) {
+        self.note_compiled_out(attrs, item);
         let fn_line = line(sig.fn_token.span);
         let strip_const = sig.constness.is_some()
             && self
@@ -471,6 +489,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             self.skipped(line(i.impl_token.span), reason);
             return;
         }
+        self.note_compiled_out(&i.attrs, i.span());
         let ty = self.type_name(&i.self_ty);
         let name = match &i.trait_ {
             Some((path, _)) => format!("<{ty} as {}>", collapse(self.source(self.range(path)))),
@@ -502,7 +521,18 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             return;
         }
         if !self.cfg.keeps(&i.attrs) {
-            // Compiled out, as analysis sees it: no goals, and its files are not walked.
+            // Compiled out, as analysis sees it: no goals, and its files are not walked (the
+            // walker records an out-of-line module's file as compiled out).
+            self.note_compiled_out(&i.attrs, i.span());
+            if i.content.is_none() {
+                self.mods.push(ModDecl {
+                    name: i.ident.to_string(),
+                    path_attr: path_attr(&i.attrs),
+                    inline: self.inline_mods.clone(),
+                    line: mod_line,
+                    compiled_out: true,
+                });
+            }
             return;
         }
         let name = i.ident.to_string();
@@ -525,6 +555,7 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
                     path_attr: path_attr(&i.attrs),
                     inline: self.inline_mods.clone(),
                     line: mod_line,
+                    compiled_out: false,
                 };
                 self.mods.push(decl);
             }

@@ -18,7 +18,7 @@ use super::visit::{FileInstrumenter, ModDecl, Region};
 use crate::analyze::AnalyzeOptions;
 use crate::analyze::attrs::CfgEval;
 use crate::analyze::{cargo_toml, options::EnabledFeatures};
-use crate::manifest::{Manifest, Skipped};
+use crate::manifest::{CompiledOut, Manifest, Skipped};
 use crate::modtree::{ModFile, ModTree, slash_path};
 
 /// Result of instrumenting a module tree.
@@ -95,7 +95,15 @@ pub(crate) fn walk(crate_dir: &Path, root_rel: &Path, opts: &Options) -> Walked 
         };
         for decl in &out.mods {
             match child_file(&tree, &q, decl) {
+                Ok(child) if decl.compiled_out => {
+                    walked.manifest.compiled_out.push(CompiledOut {
+                        file: slash_path(&child.file.rel),
+                        start: 1,
+                        end: usize::MAX,
+                    });
+                }
                 Ok(child) => queue.push_back(child),
+                Err(_) if decl.compiled_out => {}
                 Err(reason) => skipped(&mut walked.manifest, &rel_str, decl.line, reason),
             }
         }
@@ -146,6 +154,11 @@ pub(crate) fn instrument_text(
         return None;
     }
     if !cfg.keeps(&ast.attrs) {
+        manifest.compiled_out.push(CompiledOut {
+            file: file.to_string(),
+            start: 1,
+            end: usize::MAX,
+        });
         return None;
     }
     let whole_file = opts
