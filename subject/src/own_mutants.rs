@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use frugal_sandbox::Policy;
 
-use crate::survivors::{Survivor, read_outcomes};
+use crate::survivors::{Survivor, parse_outcomes_at};
 
 /// The largest `outcomes.json` read: a crate of 10,000 mutants writes about 20 MB.
 const MAX_OUTCOMES_BYTES: u64 = 64 << 20;
@@ -114,18 +114,22 @@ pub fn own_survivors(run: &OwnMutantsRun) -> Result<Vec<Survivor>, OwnMutantsErr
             ),
         });
     }
-    let survivors = read_outcomes(&outcomes)?;
-    if let Some(why) = failed_baseline(&out.join("mutants.out"), &outcomes) {
+    let text = std::fs::read_to_string(&outcomes).map_err(|source| {
+        OwnMutantsError::from(crate::survivors::SurvivorsError::Read {
+            path: outcomes.display().to_string(),
+            source,
+        })
+    })?;
+    if let Some(why) = failed_baseline(&out.join("mutants.out"), &text) {
         return Err(OwnMutantsError::Baseline { why });
     }
-    Ok(survivors)
+    Ok(parse_outcomes_at(&outcomes, &text)?)
 }
 
 /// Why cargo-mutants judged nothing: its baseline (the unmutated crate with its own tests) did
 /// not build or pass. Its log's tail, when the outcome names a log under `dir`.
-fn failed_baseline(dir: &Path, outcomes: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(outcomes).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+fn failed_baseline(dir: &Path, outcomes: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(outcomes).ok()?;
     let baseline = v["outcomes"]
         .as_array()?
         .iter()

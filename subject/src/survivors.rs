@@ -106,8 +106,13 @@ pub fn read_outcomes(path: &Path) -> Result<Vec<Survivor>, SurvivorsError> {
         path: shown.clone(),
         source,
     })?;
-    parse_outcomes(&text).map_err(|e| SurvivorsError::Format {
-        path: shown,
+    parse_outcomes_at(path, &text)
+}
+
+/// The missed mutants of an `outcomes.json` already read from `path` (named in errors).
+pub fn parse_outcomes_at(path: &Path, text: &str) -> Result<Vec<Survivor>, SurvivorsError> {
+    parse_outcomes(text).map_err(|e| SurvivorsError::Format {
+        path: path.display().to_string(),
         line: e.line(),
         column: e.column(),
         problem: e.to_string(),

@@ -181,6 +181,13 @@ pub const SCRATCH_TEMPLATES: [&str; 3] = [SCRATCH_PATH, SCRATCH_FILE, SCRATCH_DI
 /// the `BuildHasher` stand-in.
 fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
     let vec = |t: &Ty| Ty::Vec(Box::new(t.clone()));
+    // The integer, or the type's least value where the search drew 0.
+    if let (Some(int), []) = (nonzero_int(path), args) {
+        return vec![(
+            format!("{path}::new({{0}}).unwrap_or({path}::MIN)"),
+            vec![Ty::Prim(int.to_string())],
+        )];
+    }
     match (path, args) {
         (STD_BUILD_HASHER_DEFAULT, [Ty::Adt { path: hasher, args }])
             if hasher == STD_DEFAULT_HASHER && args.is_empty() =>
@@ -209,11 +216,6 @@ fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
             Ok(n) if matches!(t, Ty::Prim(_)) => vec![(format!("[{{0}}; {n}]"), vec![t.clone()])],
             _ => Vec::new(),
         },
-        // The integer, or the type's least value where the search drew 0.
-        (p, []) if nonzero_int(p).is_some() => vec![(
-            format!("{p}::new({{0}}).unwrap_or({p}::MIN)"),
-            vec![Ty::Prim(nonzero_int(p).unwrap_or("u8").to_string())],
-        )],
         // The stand-in for iterator bounds (`analyze::bounds`).
         (STD_VEC_INTO_ITER, [t]) => vec![("{0}.into_iter()".to_string(), vec![vec(t)])],
         _ => Vec::new(),
