@@ -215,6 +215,11 @@ fn every_construct_compiles_and_keeps_its_behaviour() {
         m.compiled_out
     );
     assert!(!m.is_compiled_out("src/lib.rs", gated - 5));
+    assert!(
+        !instrumented("::gated"),
+        "compiled-out code gets no goals: {:?}",
+        m.functions
+    );
     let reasons: Vec<&str> = m.skipped.iter().map(|s| s.reason.as_str()).collect();
     for expected in [
         "cfg(test)",
@@ -223,6 +228,7 @@ fn every_construct_compiles_and_keeps_its_behaviour() {
         "frugal::skip",
         "macro body",
         "const initialiser",
+        "compiled out by cfg",
     ] {
         assert!(
             reasons.contains(&expected),

@@ -23,6 +23,9 @@ use super::skip;
 use crate::analyze::attrs::{CfgEval, path_attr};
 use crate::manifest::{FnInfo, Goal, GoalKind, LoopInfo, Manifest, Skipped};
 
+/// Reason recorded for items that a `cfg` the run's features make false compiles out.
+const COMPILED_OUT: &str = "compiled out by cfg";
+
 /// An instrumented fn's line range, so a compile error can be traced back to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
@@ -264,11 +267,13 @@ impl<'a> FileInstrumenter<'a> {
 
     // ---- fns and blocks ----
 
-    /// Records `span` as compiled out when `attrs` hold a `cfg` the run's features make false.
-    /// The item is still walked: probes in it compile away with it.
-    fn note_compiled_out(&mut self, attrs: &[Attribute], span: Span) {
+    /// Records `span` as compiled out when `attrs` hold a `cfg` the run's features make false
+    /// (as analysis decides it: a `cfg` it cannot read keeps the item); true if so. Such code
+    /// gets no goals: no test of this build can reach it.
+    fn note_compiled_out(&mut self, attrs: &[Attribute], span: Span) -> bool {
         let has_cfg = attrs.iter().any(|a| a.path().is_ident("cfg"));
-        if has_cfg && !self.cfg.keeps(attrs) {
+        let out = has_cfg && !self.cfg.keeps(attrs);
+        if out {
             self.manifest
                 .compiled_out
                 .push(crate::manifest::CompiledOut {
@@ -277,11 +282,15 @@ impl<'a> FileInstrumenter<'a> {
                     end: span.end().line,
                 });
         }
+        out
     }
 
     fn instrument_fn(&mut self, attrs: &[Attribute], sig: &Signature, block: &Block, item: Span) {
-        self.note_compiled_out(attrs, item);
         let fn_line = line(sig.fn_token.span);
+        if skip::attrs_reason(attrs).is_none() && self.note_compiled_out(attrs, item) {
+            self.skipped(fn_line, COMPILED_OUT);
+            return;
+        }
         let strip_const = sig.constness.is_some()
             && self
                 .keep_const
@@ -489,7 +498,10 @@ impl<'ast> Visit<'ast> for FileInstrumenter<'_> {
             self.skipped(line(i.impl_token.span), reason);
             return;
         }
-        self.note_compiled_out(&i.attrs, i.span());
+        if self.note_compiled_out(&i.attrs, i.span()) {
+            self.skipped(line(i.impl_token.span), COMPILED_OUT);
+            return;
+        }
         let ty = self.type_name(&i.self_ty);
         let name = match &i.trait_ {
             Some((path, _)) => format!("<{ty} as {}>", collapse(self.source(self.range(path)))),
