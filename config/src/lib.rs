@@ -1362,7 +1362,24 @@ fn poll_interval(v: &str) -> Result<Option<Duration>, String> {
     }
 }
 
+/// Default system-wide configuration file.
+pub const SYSTEM_CONFIG: &str = "/etc/frugal/frugal.toml";
+
 impl Config {
+    /// Loads the configuration the way both binaries do: `explicit` (`--config`), else
+    /// `$FRUGAL_CONFIG`, else [`SYSTEM_CONFIG`] when it exists, else defaults; the process
+    /// environment's `FRUGAL_*` overrides apply in every case.
+    pub fn discover(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        let path = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os("FRUGAL_CONFIG").map(PathBuf::from))
+            .or_else(|| Some(PathBuf::from(SYSTEM_CONFIG)).filter(|p| p.is_file()));
+        match path {
+            Some(p) => Config::load(&p),
+            None => Config::from_env(std::env::vars()),
+        }
+    }
+
     /// Reads `path` and applies the process environment's `FRUGAL_*` overrides.
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         Self::load_with_env(path, std::env::vars())

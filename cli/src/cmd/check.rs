@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use frugal_api::v1;
 use frugal_subject::pipeline;
 use frugal_subject::regress::{self, CheckEvent, CheckOptions};
-use frugald::v1;
 
 use crate::client::{Conn, TIMEOUT};
 

@@ -19,7 +19,7 @@ use maud::{Markup, html};
 
 use super::chart::{self, Chart, Series};
 use super::{Ui, UiError, UiResult, Viewer, cost_text, layout, percent, short};
-use crate::server::repo_of;
+use crate::api::repo_of;
 
 /// Coverage of one suite by goal kind, in percent.
 type KindCoverage = BTreeMap<String, f64>;
