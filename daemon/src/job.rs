@@ -31,8 +31,8 @@ use frugal_api::summary::{
     RunSummary, SUMMARY_VERSION,
 };
 use frugal_config::{Budget as ConfigBudget, RegressionPolicy};
+use frugal_profiler::SuiteMeasurement;
 use frugal_profiler::report::Report;
-use frugal_profiler::{ProfileConfig, Suite as ProfiledSuite};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, MutationFigures, NewSuite, NewTest, RepoRecord, RunId, RunProgress,
@@ -485,22 +485,25 @@ fn aim_at_own_survivors(
     }
 }
 
-/// Profiles the generated suite in the snapshot; an error says why there is no measured cost.
+/// Profiles the generated suite in the snapshot (`frugal_profiler::measure_suite`, the
+/// measurement `frugal run` makes too); an error says why there is no measured cost.
 ///
 /// Confined like the pipeline's processes: the snapshot (the tests write there), the profile's
 /// target dir and a private scratch dir writable; nothing else of the state dir is reachable.
 fn profile_suite(env: &JobEnv, crate_dir: &Path, dirs: &CrateDirs) -> anyhow::Result<Report> {
-    let mut cfg = ProfileConfig::new(crate_dir);
-    cfg.suite = ProfiledSuite::Generated;
-    cfg.repeat = env.profile_repeat.max(1);
-    cfg.target_dir = Some(dirs.profile_target.clone());
     std::fs::create_dir_all(&dirs.profile_target)
         .with_context(|| format!("create {}", dirs.profile_target.display()))?;
     let policy =
         frugal_sandbox::Policy::for_job(&dirs.profile_job, &dirs.profile_target, &dirs.snapshot)
             .context("prepare the profile's sandbox")?;
-    cfg.sandbox = Some(policy.require_fs_confinement(env.sandbox_required));
-    frugal_profiler::profile(&cfg).map_err(|e| {
+    let measurement = SuiteMeasurement {
+        crate_dir: crate_dir.to_path_buf(),
+        target_dir: dirs.profile_target.clone(),
+        repeat: env.profile_repeat,
+        cargo_args: Vec::new(),
+        sandbox: policy.require_fs_confinement(env.sandbox_required),
+    };
+    frugal_profiler::measure_suite(&measurement).map_err(|e| {
         tracing::warn!(error = %e, "storing the suite without measured cost: profiling failed");
         anyhow::Error::from(e).context("profile the generated suite")
     })
@@ -510,8 +513,8 @@ fn profile_digest(p: &anyhow::Result<Report>) -> ProfileDigest {
     match p {
         Ok(r) => ProfileDigest::Measured {
             cost_basis: CostBasis {
-                metric: kebab(&r.cost_basis.metric),
-                source: kebab(&r.cost_basis.source),
+                metric: r.cost_basis.metric.name(),
+                source: r.cost_basis.source.name(),
             },
             hardware_unavailable: r.hardware_unavailable.clone(),
             tests: r.tests.len() as u64,
@@ -529,14 +532,6 @@ fn profile_digest(p: &anyhow::Result<Report>) -> ProfileDigest {
         Err(e) => ProfileDigest::Failed {
             error: format!("{e:#}"),
         },
-    }
-}
-
-/// A profiler enum by its serialised (kebab-case) name.
-fn kebab(v: &impl serde::Serialize) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "unknown".to_string(),
     }
 }
 
@@ -583,8 +578,8 @@ fn key_of(keys: &[String], id: u32) -> String {
 fn basis(r: &Report) -> String {
     format!(
         "{}/{}",
-        kebab(&r.cost_basis.metric),
-        kebab(&r.cost_basis.source)
+        r.cost_basis.metric.name(),
+        r.cost_basis.source.name()
     )
 }
 

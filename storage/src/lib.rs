@@ -64,7 +64,7 @@ pub use error::StoreError;
 #[cfg(feature = "store")]
 pub use export::ExportLine;
 #[cfg(feature = "store")]
-pub use history::{GoalCount, SuitePoint};
+pub use history::GoalCount;
 #[cfg(feature = "store")]
 pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
 #[cfg(feature = "store")]
