@@ -1,14 +1,15 @@
 //! One regeneration job: snapshot the commit, check it with the previous suite
 //! (`regression.rs`), run the whole pipeline (analyse, instrument, search, emit, verify),
-//! profile the emitted suite, and store it with per-test figures and per-test goal coverage.
+//! measure the emitted suite (`frugal_profiler::measure_suite`), and store it with per-test
+//! figures and per-test goal coverage, with the run's typed summary (`frugal_api::summary`).
 //!
-//! Owns the job's directories under the state dir (`work/repo-<id>/<crate>/` for the snapshot
-//! and build caches, `runs/<run>/` for the run's outputs), the mapping from engine results to
-//! storage records, and the budget arithmetic. Knows nothing of HTTP or of the queue: the runner
+//! Owns the use of the job's directories (named by `layout.rs`: the crate's work dir for the
+//! snapshot and build caches, the run's output dir), the mapping from engine results to
+//! storage records and to the run summary, and the budget arithmetic. Knows nothing of HTTP or of the queue: the runner
 //! hands it a claimed job and records how it ended.
 //!
 //! Decisions:
-//! - The pipeline runs on a snapshot of the job's commit (`frugal_scheduler::export_commit`,
+//! - The pipeline runs on a snapshot of the job's commit (`frugal_scheduler::snapshot`,
 //!   which runs nothing the repository's config names), never on the user's work
 //!   tree: the suite belongs to a commit, uncommitted edits are not the daemon's business, and
 //!   the pipeline may write `tests/frugal_generated.rs` into the snapshot for the profiler.
