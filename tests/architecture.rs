@@ -59,6 +59,7 @@ fn dependencies_point_one_way() {
         "frugal-proxies",
         "frugal-config",
         "frugal-storage",
+        "frugal-api",
         "frugal-testkit",
         "frugal-sandbox",
     ] {
@@ -82,6 +83,11 @@ fn dependencies_point_one_way() {
             assert!(!d.contains(engine), "{low} depends on {engine}");
         }
     }
+    // The CLI reads the service's shapes from `frugal-api`, never from the service itself.
+    assert!(
+        !frugal_deps(&deps, "frugal").contains("frugald"),
+        "the CLI depends on the service"
+    );
     // Only the service serves HTTP.
     for (name, d) in &deps {
         if name != "frugald" {
@@ -100,6 +106,167 @@ fn dependencies_point_one_way() {
             assert!(!d.contains("frugald"), "{name} depends on the service");
         }
     }
+}
+
+/// The packages the CLI binary links, with the features it alone resolves (`cargo tree`).
+fn cli_closure() -> BTreeSet<String> {
+    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args([
+            "tree", "-p", "frugal", "-e", "normal", "--prefix", "none", "--format", "{p}",
+        ])
+        .current_dir(workspace())
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect()
+}
+
+#[test]
+fn the_cli_links_no_service_server_or_database() {
+    let linked = cli_closure();
+    assert!(linked.contains("frugal-api"), "{linked:?}");
+    for server in [
+        "frugald",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower-http",
+        "sled",
+    ] {
+        assert!(
+            !linked.contains(server),
+            "the frugal CLI links {server}: {linked:?}"
+        );
+    }
+}
+
+/// The modules of `daemon/src` (a file, or a directory with its `mod.rs`) and, for each, the
+/// other modules its files name through `crate::` paths (`use crate::x`, `crate::x::f()`,
+/// `use crate::{x, y}`).
+fn daemon_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let src = workspace().join("daemon/src");
+    let mut modules = BTreeSet::new();
+    for e in std::fs::read_dir(&src).expect("read daemon/src").flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if e.path().is_dir() {
+            modules.insert(name);
+        } else if let Some(m) = name.strip_suffix(".rs")
+            && m != "lib"
+            && m != "main"
+        {
+            modules.insert(m.to_string());
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut imports: BTreeMap<String, BTreeSet<String>> = modules
+        .iter()
+        .map(|m| (m.clone(), BTreeSet::new()))
+        .collect();
+    for f in files {
+        let rel = f.strip_prefix(&src).expect("under daemon/src");
+        let first = rel
+            .components()
+            .next()
+            .expect("a path")
+            .as_os_str()
+            .to_string_lossy()
+            .to_string();
+        let module = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+        let Some(edges) = imports.get_mut(&module) else {
+            continue; // lib.rs, main.rs: the crate's root declares every module
+        };
+        let text = std::fs::read_to_string(&f).expect("read a source file");
+        for (i, _) in text.match_indices("crate::") {
+            let rest = &text[i + "crate::".len()..];
+            let named: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap_or_default())
+                    .collect(),
+                None => vec![
+                    rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .next()
+                        .unwrap_or_default(),
+                ],
+            };
+            for n in named {
+                if n != module && modules.contains(n) {
+                    edges.insert(n.to_string());
+                }
+            }
+        }
+    }
+    imports
+}
+
+/// The module cycles of a graph: each strongly connected component of more than one module.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    // Reachability by repeated search: the graph is a few dozen modules.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_string()];
+        while let Some(m) = stack.pop() {
+            for n in graph.get(&m).into_iter().flatten() {
+                if seen.insert(n.clone()) {
+                    stack.push(n.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<BTreeSet<String>> = Vec::new();
+    for (m, r) in &reached {
+        let circle: BTreeSet<String> = r
+            .iter()
+            .filter(|n| reached[n].contains(*m))
+            .cloned()
+            .collect();
+        if circle.len() > 1 && !out.contains(&circle) {
+            out.push(circle);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_daemon_s_modules_import_each_other_one_way() {
+    let imports = daemon_imports();
+    assert!(imports.len() > 10, "found only {imports:?}");
+    assert!(imports["http"].contains("api"), "{imports:?}");
+    let circles = cycles(&imports);
+    assert!(
+        circles.is_empty(),
+        "import circles among daemon/src modules: {circles:?}\n{imports:#?}"
+    );
+}
+
+#[test]
+fn a_circle_of_imports_is_found() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(m, to)| (m.to_string(), to.into_iter().map(String::from).collect()))
+    .collect();
+    let found = cycles(&graph);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].len(), 3);
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

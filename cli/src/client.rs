@@ -15,9 +15,8 @@ use frugal_config::Config;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use frugald::service::{self, ADDR_FILE};
-use frugald::token::{self, TOKEN_ENV};
-use frugald::v1;
+use frugal_api::token::{self, TOKEN_ENV};
+use frugal_api::{addr, v1};
 
 /// Largest page the daemon serves (`frugal_storage::MAX_PAGE`).
 const MAX_PAGE: usize = 500;
@@ -35,9 +34,14 @@ pub struct Conn {
 
 impl Conn {
     pub fn client(&self, timeout: Duration) -> anyhow::Result<Client> {
-        let cfg = service::load_config(self.config.as_deref())?;
+        let cfg = load_config(self.config.as_deref())?;
         Ok(Client::new(&cfg, self.url.as_deref(), timeout))
     }
+}
+
+/// Loads the configuration as frugald does ([`Config::discover`]).
+pub fn load_config(explicit: Option<&std::path::Path>) -> anyhow::Result<Config> {
+    Config::discover(explicit).map_err(|e| anyhow::anyhow!("failed to load the configuration: {e}"))
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -58,10 +62,7 @@ pub fn base_url(cfg: &Config, explicit: Option<&str>) -> String {
     {
         return u.trim().trim_end_matches('/').to_string();
     }
-    let from_file = std::fs::read_to_string(cfg.daemon.state_dir.join(ADDR_FILE))
-        .ok()
-        .and_then(|s| s.trim().parse::<std::net::SocketAddr>().ok());
-    let mut addr = from_file.unwrap_or(cfg.daemon.listen);
+    let mut addr = addr::read(&cfg.daemon.state_dir).unwrap_or(cfg.daemon.listen);
     if addr.ip().is_unspecified() {
         addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
     }

@@ -1,5 +1,7 @@
 //! `frugal`: the command-line interface. It parses arguments, calls the engine crates, and
-//! prints; the engine lives in `frugal-subject` and `frugal-search`, the service in `frugald`.
+//! prints; the engine lives in `frugal-subject` and `frugal-search`, the service in `frugald`,
+//! whose answers, token and address files it reads through `frugal-api` (never `frugald`
+//! itself), as are its exit codes (`frugal_api::exit`).
 //! One module per subcommand under `cmd/`; `client` is the HTTP client of `frugald`'s API and
 //! `hooks` writes the git hooks.
 
@@ -13,6 +15,7 @@ mod hooks;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{Parser, Subcommand};
+use frugal_api::exit;
 
 /// Performance-aware test generation for Rust crates.
 #[derive(Debug, Parser)]
@@ -75,11 +78,11 @@ fn main() {
         Ok(scope) => scope,
         Err(e) => {
             eprintln!("error: {e:#}");
-            std::process::exit(2);
+            std::process::exit(exit::ERROR);
         }
     };
     let entered = scope.as_ref().map(frugal_sandbox::JobScope::enter);
-    let mut exit_code = 0;
+    let mut exit_code = exit::OK;
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Check(args) => cmd::check::run(&cli.conn, args).map(|code| exit_code = code),
@@ -98,9 +101,9 @@ fn main() {
     drop(scope);
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(2);
+        std::process::exit(exit::ERROR);
     }
-    if exit_code != 0 {
+    if exit_code != exit::OK {
         std::process::exit(exit_code);
     }
 }

@@ -20,15 +20,19 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::Json;
-use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use frugal_storage::{Store, TokenRecord};
 use sha2::{Digest, Sha256};
 
-use crate::server::{ApiError, ApiResult, Peer, Shared, blocking, parse_body, parse_id};
-use crate::{token, v1};
+use crate::token;
+
+/// Who sent a request, set per connection by the listener: its IP address, or `Local` for the
+/// unix socket. What the login rate limit and the per-client connection limit count by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    Ip(std::net::IpAddr),
+    Local,
+}
 
 /// What a token may do; each scope includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -113,12 +117,6 @@ impl fmt::Display for Denied {
                 GUESS_WINDOW.as_secs()
             ),
         }
-    }
-}
-
-impl From<Denied> for ApiError {
-    fn from(d: Denied) -> ApiError {
-        ApiError::new(d.status(), d.to_string())
     }
 }
 
@@ -324,9 +322,10 @@ impl Auth {
         }
     }
 
-    /// Makes a token (blocking: writes the store); its secret is in the answer only.
-    pub fn create(&self, store: &Store, name: &str, scope: Scope) -> ApiResult<v1::TokenCreated> {
-        let secret = token::fresh().map_err(ApiError::internal)?;
+    /// Makes a token (blocking: writes the store): its record and its secret, which the store
+    /// keeps only as a hash.
+    pub fn create(&self, store: &Store, name: &str, scope: Scope) -> anyhow::Result<Created> {
+        let secret = token::fresh()?;
         let rec = TokenRecord {
             id: store.next_token_id()?,
             name: name.to_string(),
@@ -339,14 +338,14 @@ impl Auth {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(hash(&secret), Known { scope, id: rec.id });
-        Ok(v1::TokenCreated {
-            info: v1::Token::from(&rec),
+        Ok(Created {
+            info: rec,
             token: secret,
         })
     }
 
     /// Revokes a token by id (blocking: writes the store); whether it existed.
-    pub fn revoke(&self, store: &Store, id: u64) -> ApiResult<bool> {
+    pub fn revoke(&self, store: &Store, id: u64) -> anyhow::Result<bool> {
         let Some(rec) = store.tokens()?.into_iter().find(|t| t.id == id) else {
             return Ok(false);
         };
@@ -359,6 +358,13 @@ impl Auth {
         }
         Ok(true)
     }
+}
+
+/// A token just made: its record and its secret, which nothing keeps but the answer.
+#[derive(Debug)]
+pub struct Created {
+    pub info: TokenRecord,
+    pub token: String,
 }
 
 /// The bearer token of a request, if any.
@@ -429,43 +435,6 @@ pub fn host_name(host: &str) -> &str {
 }
 
 // ---- routes: /v1/tokens (admin) ----------------------------------------------------------
-
-pub(crate) async fn create_token(
-    State(s): State<Shared>,
-    body: axum::body::Bytes,
-) -> ApiResult<Response> {
-    let req: v1::CreateToken = parse_body(&body)?;
-    let scope: Scope = req.scope.parse().map_err(ApiError::bad_request)?;
-    let name = req.name.trim().to_string();
-    if name.is_empty() || name.len() > 100 {
-        return Err(ApiError::bad_request(
-            "a token needs a name of 1 to 100 characters (who or what holds it)",
-        ));
-    }
-    let created = blocking(move || s.auth.create(s.sched.store(), &name, scope)).await?;
-    tracing::info!(token = created.info.id, name = %created.info.name, scope = %scope, "token created");
-    Ok((StatusCode::CREATED, Json(created)).into_response())
-}
-
-pub(crate) async fn list_tokens(State(s): State<Shared>) -> ApiResult<Json<Vec<v1::Token>>> {
-    let tokens = blocking(move || Ok(s.sched.store().tokens()?)).await?;
-    let mut out: Vec<v1::Token> = tokens.iter().map(v1::Token::from).collect();
-    out.sort_by_key(|t| t.id);
-    Ok(Json(out))
-}
-
-pub(crate) async fn revoke_token(
-    State(s): State<Shared>,
-    UrlPath(id): UrlPath<String>,
-) -> ApiResult<StatusCode> {
-    let id = parse_id("token", &id)?;
-    if blocking(move || s.auth.revoke(s.sched.store(), id)).await? {
-        tracing::info!(token = id, "token revoked");
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found(format!("no token with id {id}")))
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use frugal_storage::RunId;
 
-use crate::v1;
+use frugal_api::v1;
 
 /// One run's live state.
 #[derive(Clone, Debug)]

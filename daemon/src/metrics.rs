@@ -113,7 +113,7 @@ impl Metrics {
     }
 
     /// Counts a garbage collection pass that deleted (not a dry run).
-    pub fn gc_pass(&self, r: &crate::v1::GcReport) {
+    pub fn gc_pass(&self, r: &frugal_api::v1::GcReport) {
         let mut m = self.lock();
         m.gc_passes += 1;
         m.gc_freed_bytes += r.bytes_freed;

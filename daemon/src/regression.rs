@@ -10,7 +10,9 @@
 use std::path::Path;
 
 use frugal_config::RegressionPolicy;
-use frugal_storage::{JobRecord, RepoRecord, ReportRecord, Store, SuiteRecord, now_ms};
+use frugal_storage::{
+    JobRecord, RepoRecord, ReportRecord, Store, SuiteId, SuiteRecord, SuiteSummary, now_ms,
+};
 use frugal_subject::pipeline;
 use frugal_subject::regress::{self, CheckOptions};
 
@@ -26,24 +28,26 @@ pub fn baseline(
     commit: &str,
     policy: RegressionPolicy,
 ) -> anyhow::Result<Option<SuiteRecord>> {
-    let suites = store.suites(repo.id, Some(krate))?;
+    // Summaries from the crate index, oldest first: only the suite picked is decoded.
+    let suites = store.suite_summaries(repo.id, krate)?;
     if suites.is_empty() {
         return Ok(None);
     }
     let best = store.best_id(repo.id, krate)?;
+    let pick = |id: SuiteId| -> anyhow::Result<Option<SuiteRecord>> { Ok(store.suite(id)?) };
     if policy == RegressionPolicy::Hold
         && let Some(b) = suites.iter().find(|s| Some(s.id) == best)
         && b.commit.as_deref() != Some(commit)
     {
-        return Ok(Some(b.clone()));
+        return pick(b.id);
     }
     for a in frugal_scheduler::ancestors(Path::new(&repo.path), commit, ANCESTOR_LIMIT)? {
-        let at: Vec<&SuiteRecord> = suites
+        let at: Vec<&SuiteSummary> = suites
             .iter()
             .filter(|s| s.commit.as_deref() == Some(a.as_str()))
             .collect();
         if let Some(s) = at.iter().find(|s| Some(s.id) == best).or(at.last()) {
-            return Ok(Some((*s).clone()));
+            return pick(s.id);
         }
     }
     Ok(None)

@@ -1,7 +1,7 @@
-//! `/v1/repos/{id}/replacement`: the cheaper replacement of a crate's own suite, drawn from its
-//! best stored suite, computed by `frugal-replace` on the suite's commit.
+//! Replacement suites: the cheaper replacement of a crate's own suite, drawn from its best
+//! stored suite, computed by `frugal-replace` on the suite's commit (routes: `api/replacement.rs`).
 //!
-//! Owns the routes' answers, the pool of computations ([`Replacer`]) and their directories (one
+//! Owns the pool of computations ([`Replacer`]) and their directories (one
 //! fresh directory per computation under `<state_dir>/work/replace/`, removed when it ends;
 //! outputs in `<state_dir>/replacements/`). The result (with per-test goal sets and costs of the
 //! own and generated tests) is stored per suite, metric and cover target, so each is computed
@@ -20,28 +20,13 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::{Path as UrlPath, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use frugal_replace::{CostMetric, CoverTarget, ReplaceConfig};
 use frugal_storage::{ReplacementRecord, RepoRecord, Store, SuiteRecord};
-use serde::Deserialize;
 
-use crate::server::{ApiError, ApiResult, Shared, blocking, query};
-use crate::v1;
-
-/// Query of the routes.
-#[derive(Debug, Deserialize)]
-pub struct ReplacementQuery {
-    #[serde(rename = "crate")]
-    krate: Option<String>,
-    metric: Option<String>,
-    cover: Option<String>,
-}
+use crate::layout;
 
 /// Identifies a computation: (repo, crate, suite, metric, cover).
-type Key = (u64, String, u64, String, String);
+pub(crate) type Key = (u64, String, u64, String, String);
 
 type Work = Box<dyn FnOnce() + Send>;
 
@@ -84,7 +69,7 @@ impl Replacer {
         self.lock().len()
     }
 
-    fn is_in_flight(&self, key: &Key) -> bool {
+    pub(crate) fn is_in_flight(&self, key: &Key) -> bool {
         self.lock().contains(key)
     }
 
@@ -120,212 +105,26 @@ fn work_loop(rx: &Mutex<Receiver<(Key, Work)>>, in_flight: &Mutex<HashSet<Key>>)
     }
 }
 
-/// What a request names: the repository, crate, best suite, metric and cover target.
-struct Target {
-    repo: RepoRecord,
-    krate: String,
-    suite: SuiteRecord,
-    metric: CostMetric,
-    cover: CoverTarget,
-}
-
-impl Target {
-    fn cover_name(&self) -> &'static str {
-        cover_name(self.cover)
-    }
-
-    fn key(&self) -> Key {
-        (
-            self.repo.id.0,
-            self.krate.clone(),
-            self.suite.id.0,
-            self.metric.name().into(),
-            self.cover_name().into(),
-        )
-    }
-
-    fn answer(&self, status: &str) -> v1::ReplacementAnswer {
-        v1::ReplacementAnswer {
-            status: status.into(),
-            krate: self.krate.clone(),
-            suite: self.suite.id.0,
-            metric: self.metric.name().into(),
-            cover: self.cover_name().into(),
-            replacement: None,
-            error: None,
-        }
-    }
-
-    fn stored(&self, store: &Store) -> ApiResult<Option<v1::ReplacementAnswer>> {
-        let rec = store.replacement(
-            self.repo.id,
-            &self.krate,
-            self.suite.id,
-            self.metric.name(),
-            self.cover_name(),
-        )?;
-        Ok(rec.map(|rec| {
-            let mut body = self.answer(if rec.error.is_some() {
-                "failed"
-            } else {
-                "ready"
-            });
-            body.replacement = rec.replacement;
-            body.error = rec.error;
-            body
-        }))
-    }
-}
-
-fn cover_name(c: CoverTarget) -> &'static str {
+pub(crate) fn cover_name(c: CoverTarget) -> &'static str {
     if c == CoverTarget::All { "all" } else { "own" }
 }
 
-/// Resolves the request's target (blocking: reads the store).
-fn target(store: &Store, raw_id: &str, q: &ReplacementQuery) -> ApiResult<Target> {
-    let metric: CostMetric = q
-        .metric
-        .as_deref()
-        .unwrap_or("cpu")
-        .parse()
-        .map_err(ApiError::bad_request)?;
-    let cover: CoverTarget = q
-        .cover
-        .as_deref()
-        .unwrap_or("own")
-        .parse()
-        .map_err(ApiError::bad_request)?;
-    let id: u64 = raw_id
-        .parse()
-        .map_err(|e| ApiError::bad_request(format!("bad repository id `{raw_id}`: {e}")))?;
-    let repo = store
-        .repo(frugal_storage::RepoId(id))?
-        .ok_or_else(|| ApiError::not_found(format!("no repository {id}")))?;
-    let krate = crate_of(&repo, q.krate.as_deref())?;
-    let suite = store.best(repo.id, &krate)?.ok_or_else(|| {
-        ApiError::not_found(format!(
-            "repository {id} has no suite for crate `{krate}` yet: a replacement draws from it"
-        ))
-    })?;
-    Ok(Target {
-        repo,
-        krate,
-        suite,
-        metric,
-        cover,
-    })
-}
-
-fn reply(status: StatusCode, body: v1::ReplacementAnswer) -> Response {
-    (status, Json(body)).into_response()
-}
-
-/// The route, both methods: `GET` reads ([`read`]), `POST` (trigger scope) starts ([`start`]).
-pub async fn replacement(
-    method: axum::http::Method,
-    State(s): State<Shared>,
-    UrlPath(id): UrlPath<String>,
-    q: Result<Query<ReplacementQuery>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Response> {
-    let q = query(q)?;
-    blocking(move || {
-        let t = target(s.sched.store(), &id, &q)?;
-        if method == axum::http::Method::POST {
-            start(&s, &t)
-        } else {
-            read(&s, &t)
-        }
-    })
-    .await
-}
-
-/// The stored replacement, or `computing` while one is in flight; never starts one.
-fn read(s: &Shared, t: &Target) -> ApiResult<Response> {
-    // In flight first: a failure being retried is `computing`, not its old failure.
-    if s.replacer.is_in_flight(&t.key()) {
-        return Ok(reply(StatusCode::ACCEPTED, t.answer("computing")));
-    }
-    if let Some(body) = t.stored(s.sched.store())? {
-        return Ok(reply(StatusCode::OK, body));
-    }
-    Err(ApiError::not_found(format!(
-        "no replacement of suite {} ({}, cover {}) has been computed: POST to this URL with \
-         a trigger token starts it (`frugal replace --repo`)",
-        t.suite.id,
-        t.metric.name(),
-        t.cover_name()
-    )))
-}
-
-/// Starts the computation unless it is stored (a failure is retried) or already in flight.
-fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
-    // Before anything is queued: a replacement builds and runs the crate's own tests.
-    if let Some(refusal) = &s.refusal {
-        return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            refusal.clone(),
-        ));
-    }
-    let store = s.sched.store();
-    if let Some(body) = t.stored(store)?
-        && body.status == "ready"
-    {
-        return Ok(reply(StatusCode::OK, body));
-    }
-    let job = Computation {
-        store: store.clone(),
-        repo: t.repo.clone(),
-        krate: t.krate.clone(),
-        suite: t.suite.clone(),
-        metric: t.metric,
-        cover: t.cover,
-        require_confinement: s.sandbox_required,
-        limits: s.job_limits,
-    };
-    match s.replacer.submit(t.key(), move || job.run()) {
-        Ok(_) => Ok(reply(StatusCode::ACCEPTED, t.answer("computing"))),
-        Err(Busy) => Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "{} replacement computations are queued or running (daemon.max_replacements \
-                 threads, {QUEUE} waiting at most): retry later",
-                s.replacer.in_flight()
-            ),
-        )),
-    }
-}
-
-fn crate_of(repo: &RepoRecord, asked: Option<&str>) -> ApiResult<String> {
-    match asked {
-        Some(k) if repo.crates.iter().any(|c| c.name == k) => Ok(k.to_string()),
-        Some(k) => Err(ApiError::not_found(format!(
-            "repository {} has no crate `{k}`",
-            repo.id
-        ))),
-        None => repo
-            .crates
-            .first()
-            .map(|c| c.name.clone())
-            .ok_or_else(|| ApiError::not_found(format!("repository {} has no crate", repo.id))),
-    }
-}
-
 /// One background computation.
-struct Computation {
-    store: Store,
-    repo: RepoRecord,
-    krate: String,
-    suite: SuiteRecord,
-    metric: CostMetric,
-    cover: CoverTarget,
+pub(crate) struct Computation {
+    pub store: Store,
+    pub repo: RepoRecord,
+    pub krate: String,
+    pub suite: SuiteRecord,
+    pub metric: CostMetric,
+    pub cover: CoverTarget,
     /// `sandbox.require`: the sandbox refuses to spawn where it cannot confine files.
-    require_confinement: bool,
+    pub require_confinement: bool,
     /// The computation's cgroup: it runs the crate's tests, as a job does.
-    limits: frugal_sandbox::JobLimits,
+    pub limits: frugal_sandbox::JobLimits,
 }
 
 impl Computation {
-    fn run(self) {
+    pub(crate) fn run(self) {
         // Every policy made on this thread puts its commands in the computation's cgroup,
         // bounded and killed whole like a job's.
         let scope = frugal_sandbox::JobScope::new(self.limits);
@@ -374,20 +173,19 @@ impl Computation {
             .context("the crate is no longer registered")?;
         // A directory of its own: computations of one crate (other suites, metrics or cover
         // targets) never share files, and nothing is left behind when it ends.
-        let work = self.state_dir()?.join("work").join("replace");
+        let work = layout::replace_work_dir(&self.state_dir()?);
         std::fs::create_dir_all(&work).with_context(|| format!("create {}", work.display()))?;
         let dir = tempfile::Builder::new()
-            .prefix(&format!(
-                "repo-{}-{}-{}-",
+            .prefix(&layout::replace_work_prefix(
                 self.repo.id,
-                crate::job::safe_name(&self.krate),
-                self.suite.id
+                &self.krate,
+                self.suite.id,
             ))
             .tempdir_in(&work)
             .with_context(|| format!("create a work directory in {}", work.display()))?;
         let base = dir.path();
         let src = base.join("replace-src");
-        crate::job::snapshot(Path::new(&self.repo.path), &commit, &src)?;
+        frugal_scheduler::snapshot(Path::new(&self.repo.path), &commit, &src)?;
         crate::deps::check_snapshot(&src).map_err(anyhow::Error::msg)?;
         let generated = base.join("replace-generated.rs");
         std::fs::write(&generated, &self.suite.source)
@@ -417,12 +215,12 @@ impl Computation {
     }
 
     fn out_dir(&self) -> anyhow::Result<PathBuf> {
-        Ok(self.state_dir()?.join("replacements").join(format!(
-            "{}-{}-{}-{}",
-            crate::job::safe_name(&self.krate),
+        Ok(layout::replacement_dir(
+            &self.state_dir()?,
+            &self.krate,
             self.suite.id,
             self.metric.name(),
-            cover_name(self.cover)
-        )))
+            cover_name(self.cover),
+        ))
     }
 }

@@ -477,7 +477,7 @@ fn execute(
     }
     let result = result.map(|done| {
         done.map(|mut d| {
-            d.summary_json["survivors"] = survivors.into();
+            d.summary.survivors = Some(survivors as u64);
             d
         })
     });
@@ -506,7 +506,7 @@ fn execute(
                 ctx,
                 job.id,
                 run,
-                Ok((done.summary_json, done.outcome.suite)),
+                Ok((done.summary, done.outcome.suite)),
                 "succeeded",
             );
         }
@@ -544,7 +544,7 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "(no message)".to_string())
 }
 
-type Result2 = anyhow::Result<(serde_json::Value, frugal_storage::SuiteId)>;
+type Result2 = anyhow::Result<(frugal_api::summary::RunSummary, frugal_storage::SuiteId)>;
 
 /// Records how a job ended in the run and the queue; `label` is the metrics outcome.
 fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2, label: &str) {
@@ -552,7 +552,9 @@ fn finish(ctx: &RunnerCtx, job: JobId, run: RunId, result: Result2, label: &str)
     let (status, summary, suite, outcome) = match result {
         Ok((summary, suite)) => (
             RunStatus::Succeeded,
-            Some(summary),
+            serde_json::to_value(&summary)
+                .inspect_err(|e| tracing::warn!(run = %run, error = %e, "storing the run without its summary"))
+                .ok(),
             Some(suite),
             JobOutcome::Succeeded { run: Some(run) },
         ),

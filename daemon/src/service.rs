@@ -14,7 +14,7 @@
 //! allows (`TimeoutStopSec`).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +27,8 @@ use frugal_search::AlgorithmKind;
 use frugal_storage::Store;
 use tokio::sync::watch;
 
+use crate::api::{self, AppState};
+use crate::auth::Peer;
 use crate::auth::{Auth, Hosts};
 use crate::gc::Gc;
 use crate::job::JobEnv;
@@ -34,15 +36,7 @@ use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::replacement::Replacer;
 use crate::runner::{self, Heartbeat, RunnerCtx};
-use crate::server::{self, AppState};
 use crate::token;
-
-/// Name of the file in the state dir holding the address the API listens on (for clients when
-/// the configured port is 0, and for people).
-pub const ADDR_FILE: &str = "frugald.addr";
-
-/// Default system-wide configuration file.
-pub const SYSTEM_CONFIG: &str = "/etc/frugal/frugal.toml";
 
 /// Options of one daemon process beyond the config file.
 #[derive(Clone, Debug)]
@@ -55,18 +49,9 @@ pub struct DaemonOptions {
     pub profile_repeat: u32,
 }
 
-/// Loads the configuration the way both binaries do: `--config`, else `$FRUGAL_CONFIG`, else
-/// [`SYSTEM_CONFIG`] when it exists, else defaults; `FRUGAL_*` overrides apply in every case.
+/// Loads the configuration as both binaries do ([`Config::discover`]).
 pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<Config> {
-    let path = explicit
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("FRUGAL_CONFIG").map(PathBuf::from))
-        .or_else(|| Some(PathBuf::from(SYSTEM_CONFIG)).filter(|p| p.is_file()));
-    let cfg = match path {
-        Some(p) => Config::load(&p),
-        None => Config::from_env(std::env::vars()),
-    };
-    cfg.map_err(|e| anyhow::anyhow!("failed to load the configuration: {e}"))
+    Config::discover(explicit).map_err(|e| anyhow::anyhow!("failed to load the configuration: {e}"))
 }
 
 /// Sets up tracing: text or JSON lines on stderr (journald keeps them), `RUST_LOG` filters.
@@ -256,7 +241,7 @@ fn absolute_paths(cfg: &mut Config) -> anyhow::Result<()> {
 fn open_store(state_dir: &Path) -> anyhow::Result<Store> {
     std::fs::create_dir_all(state_dir)
         .with_context(|| format!("create the state directory {}", state_dir.display()))?;
-    let db = state_dir.join("store");
+    let db = crate::layout::store_dir(state_dir);
     Store::open(&db).with_context(|| {
         format!(
             "open the store {} (is another frugald using this state directory?)",
@@ -272,12 +257,12 @@ fn register_config_repos(sched: &Scheduler, cfg: &Config) {
         if matches!(sched.store().repo_by_path(&path), Ok(Some(_))) {
             continue;
         }
-        let req = crate::v1::AddRepo {
+        let req = frugal_api::v1::AddRepo {
             path: path.clone(),
             crates: r
                 .crates
                 .iter()
-                .map(|c| crate::v1::CrateSpec {
+                .map(|c| frugal_api::v1::CrateSpec {
                     name: c.name.clone(),
                     dir: c.dir.clone().unwrap_or_default(),
                 })
@@ -285,7 +270,7 @@ fn register_config_repos(sched: &Scheduler, cfg: &Config) {
             schedule: r.schedule.as_ref().map(|s| s.source().to_string()),
             hooks_installed: false,
         };
-        match server::register(sched, req) {
+        match api::repos::register(sched, req) {
             Ok(rec) => {
                 tracing::info!(repo = %rec.id, path, "registered a repository from the config")
             }
@@ -425,7 +410,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     let checkpointed = runner
         .join()
         .map_err(|_| anyhow::anyhow!("the runner thread panicked"))?;
-    let _ = std::fs::remove_file(cfg.daemon.state_dir.join(ADDR_FILE));
+    let _ = std::fs::remove_file(frugal_api::addr::path(&cfg.daemon.state_dir));
     if let Some(sock) = &cfg.daemon.unix_socket {
         let _ = std::fs::remove_file(sock);
     }
@@ -440,7 +425,7 @@ async fn serve(
     started_stop: Arc<std::sync::Mutex<Option<Instant>>>,
     heartbeat: Heartbeat,
 ) -> anyhow::Result<()> {
-    let app = server::router(state);
+    let app = crate::http::router(state);
     let tcp = tokio::net::TcpListener::bind(cfg.daemon.listen)
         .await
         .with_context(|| format!("listen on {} (daemon.listen)", cfg.daemon.listen))?;
@@ -449,7 +434,7 @@ async fn serve(
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(serve_listener(
         tcp,
-        |addr: &SocketAddr| server::Peer::Ip(addr.ip()),
+        |addr: &SocketAddr| Peer::Ip(addr.ip()),
         app.clone(),
         cfg.http.clone(),
         stop_rx.clone(),
@@ -462,10 +447,10 @@ async fn serve(
                 sock.display()
             )
         })?;
-        let app = app.layer(axum::Extension(server::UnixPeer));
+        let app = app.layer(axum::Extension(api::middleware::UnixPeer));
         servers.spawn(serve_listener(
             NoJobsOnTheSocket(uds),
-            |_: &tokio::net::unix::SocketAddr| server::Peer::Local,
+            |_: &tokio::net::unix::SocketAddr| Peer::Local,
             app,
             cfg.http.clone(),
             stop_rx.clone(),
@@ -553,7 +538,7 @@ impl axum::serve::Listener for NoJobsOnTheSocket {
 /// their request in flight.
 async fn serve_listener<L: axum::serve::Listener>(
     mut listener: L,
-    peer_of: fn(&L::Addr) -> server::Peer,
+    peer_of: fn(&L::Addr) -> Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
@@ -593,14 +578,14 @@ async fn serve_listener<L: axum::serve::Listener>(
 /// Open connections by client, for `http.max_connections_per_client`.
 #[derive(Clone)]
 struct PerClient {
-    open: Arc<std::sync::Mutex<std::collections::HashMap<server::Peer, usize>>>,
+    open: Arc<std::sync::Mutex<std::collections::HashMap<Peer, usize>>>,
     limit: usize,
 }
 
 /// One client's connection, counted while it lives.
 struct ClientSlot {
     clients: PerClient,
-    peer: server::Peer,
+    peer: Peer,
 }
 
 impl PerClient {
@@ -612,7 +597,7 @@ impl PerClient {
     }
 
     /// A slot for one more connection of `peer`, or `None` when it has its limit open.
-    fn take(&self, peer: server::Peer) -> Option<ClientSlot> {
+    fn take(&self, peer: Peer) -> Option<ClientSlot> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.entry(peer).or_insert(0);
         if *n >= self.limit {
@@ -673,7 +658,7 @@ where
 
 async fn serve_connection<I>(
     io: I,
-    peer: server::Peer,
+    peer: Peer,
     app: axum::Router,
     http: HttpConfig,
     stop: watch::Receiver<bool>,
@@ -760,9 +745,9 @@ async fn shutdown_signal() {
 }
 
 fn write_addr_file(state_dir: &Path, addr: SocketAddr) -> anyhow::Result<()> {
-    let path = state_dir.join(ADDR_FILE);
-    let tmp = state_dir.join(format!("{ADDR_FILE}.tmp"));
-    std::fs::write(&tmp, format!("{addr}\n"))
+    let path = frugal_api::addr::path(state_dir);
+    let tmp = state_dir.join(format!("{}.tmp", frugal_api::addr::ADDR_FILE));
+    std::fs::write(&tmp, frugal_api::addr::format(addr))
         .and_then(|()| std::fs::rename(&tmp, &path))
         .with_context(|| format!("write {}", path.display()))
 }

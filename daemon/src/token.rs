@@ -1,5 +1,6 @@
-//! The admin token of the token file (`daemon.token_file`): generated at the daemon's first
-//! start when missing (32 random bytes, hex, mode 0600), and read by the CLI. Scoped tokens
+//! The admin token of the token file (`daemon.token_file`, its format in `frugal_api::token`):
+//! generated at the daemon's first start when missing (32 random bytes, hex, mode 0600), and
+//! read by the CLI. Scoped tokens
 //! (read, trigger) are made through the API and kept hashed (`auth.rs`).
 //!
 //! Decision: the daemon never rewrites an existing token file, so an administrator can manage
@@ -12,14 +13,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::{Context, bail};
-
-/// Environment variable the CLI reads the token from before trying the token file.
-pub const TOKEN_ENV: &str = "FRUGAL_TOKEN";
-
-/// Fewest characters an admin-written token may have: 32 hex digits are 128 bits.
-pub const MIN_LEN: usize = 32;
-/// Fewest distinct characters in it, so `aaaa…` or `abab…` of any length is refused.
-pub const MIN_DISTINCT: usize = 10;
+use frugal_api::token::{read, strength};
 
 /// Reads the token file, or creates it with a fresh token when it does not exist. A token the
 /// administrator wrote must be as hard to guess as [`strength`] asks: it is the admin token,
@@ -48,48 +42,11 @@ pub fn load_or_create(path: &Path) -> anyhow::Result<String> {
         .mode(0o600)
         .open(path)
         .with_context(|| format!("create the token file {}", path.display()))?;
-    f.write_all(format!("{token}\n").as_bytes())
+    f.write_all(frugal_api::token::format(&token).as_bytes())
         .and_then(|()| f.sync_all())
         .with_context(|| format!("write the token file {}", path.display()))?;
     tracing::info!(path = %path.display(), "generated a new API token");
     Ok(token)
-}
-
-/// Reads a token file (surrounding whitespace ignored); an empty one is an error.
-pub fn read(path: &Path) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("read the token file {}", path.display()))?;
-    let token = text.trim();
-    if token.is_empty() {
-        bail!(
-            "the token file {} is empty: delete it to have frugald generate one",
-            path.display()
-        );
-    }
-    Ok(token.to_string())
-}
-
-/// Whether a token is strong enough for the token file: at least [`MIN_LEN`] characters, at
-/// least [`MIN_DISTINCT`] of them distinct, all printable ASCII (it travels in a header).
-/// The reason names the rule, never the token.
-pub fn strength(token: &str) -> Result<(), String> {
-    if !token.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err("it holds spaces, control or non-ASCII characters".into());
-    }
-    let len = token.chars().count();
-    if len < MIN_LEN {
-        return Err(format!("{len} characters; at least {MIN_LEN} are needed"));
-    }
-    let distinct = token
-        .bytes()
-        .collect::<std::collections::BTreeSet<u8>>()
-        .len();
-    if distinct < MIN_DISTINCT {
-        return Err(format!(
-            "{distinct} distinct characters; at least {MIN_DISTINCT} are needed"
-        ));
-    }
-    Ok(())
 }
 
 /// A new secret: 32 random bytes as hex.

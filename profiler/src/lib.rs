@@ -6,7 +6,8 @@
 //! `CARGO_PKG_*` set, like nextest, \[nextest\]) under perf_event counters, `wait4` and a wall clock,
 //! optionally under valgrind (cachegrind instructions, dhat heap), and the [`report`] types. It
 //! must know nothing about search, instrumentation, storage or HTTP: callers hand it a crate
-//! directory and get a [`report::Report`] back.
+//! directory and get a [`report::Report`] back. [`measure_suite`] is the one measurement of an
+//! emitted suite, for `frugal run` and frugald alike.
 //!
 //! Decisions, so readers need not rediscover them:
 //! - **Launcher.** Tests are started by a small launcher process ([`launcher`]), because a
@@ -47,6 +48,7 @@ mod error;
 mod launch;
 pub mod launcher;
 mod list;
+mod measure;
 mod single;
 mod stats;
 mod table;
@@ -60,6 +62,7 @@ pub use build::GENERATED_TARGET;
 pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
 pub use error::ProfileError;
 pub use launch::{LAUNCHER_NAME, Launcher, find_launcher};
+pub use measure::{SuiteMeasurement, measure_suite};
 pub use report::{CostBasis, Metric, Report, Source, Suite, SuiteCost};
 pub use single::{SingleRun, TestRunner, TestUnit};
 pub use table::render_table;

@@ -17,6 +17,12 @@ pub enum SchedulerError {
     },
     #[error("resolve commit `{commit}`: it is not a commit of the repository ({message})")]
     BadCommit { commit: String, message: String },
+    #[error("extract commit {commit} into {}: {reason}", dest.display())]
+    Snapshot {
+        commit: String,
+        dest: PathBuf,
+        reason: String,
+    },
     #[error("parse schedule: {0}")]
     Cron(String),
     #[error("find job {0}: not in the queue")]

@@ -4,6 +4,7 @@
 //! A registered repository's config is its owner's, not the daemon's: every command is made by
 //! [`git_command`] so that no setting in it (filters, hooks, fsmonitor, textconv, external
 //! diff, pagers, transports) makes git run a program, and run by [`git_output`], confined.
+//! A job's or a replacement's copy of a commit is [`snapshot`] (the plumbing in `snapshot.rs`).
 
 use std::fs::File;
 use std::path::Path;
@@ -11,6 +12,25 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::SchedulerError;
+
+/// Extracts `commit` of the repository at `repo` into `dest` (emptied first), through
+/// [`crate::export_commit`]: git's plumbing, confined, no filter or other command the
+/// repository's config names, no link leading out of the snapshot. Files carry the extraction
+/// time, not the commit's: a job's build dirs may be kept and cargo rebuilds by comparing
+/// times, so a commit stamped before the last build (a push of several commits, a rebase)
+/// would be built and profiled as the previous commit's code.
+pub fn snapshot(repo: &Path, commit: &str, dest: &Path) -> Result<(), SchedulerError> {
+    let failed = |reason: String| SchedulerError::Snapshot {
+        commit: commit.to_string(),
+        dest: dest.to_path_buf(),
+        reason,
+    };
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(|e| failed(format!("empty it: {e}")))?;
+    }
+    std::fs::create_dir_all(dest).map_err(|e| failed(format!("create it: {e}")))?;
+    crate::export_commit(repo, commit, dest).map_err(|e| failed(e.to_string()))
+}
 
 /// What a poll saw.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -26,7 +26,8 @@ pub use cron::CronSchedule;
 pub use error::SchedulerError;
 pub use frugal_storage::{JobId, JobRecord as Job, JobState};
 pub use git::{
-    GIT_TIMEOUT, Head, ancestors, changed_files, git_command, git_output, poll_head, resolve_commit,
+    GIT_TIMEOUT, Head, ancestors, changed_files, git_command, git_output, poll_head,
+    resolve_commit, snapshot,
 };
 pub use queue::{
     EnqueueOutcome, JobOutcome, JobSpec, Reason, Recovery, Scheduler, SchedulerOptions,

@@ -1,45 +1,15 @@
-//! Light reads for a crate's history (the web page charting every stored suite): each suite's
-//! figures without its source, test model or per-test ids, and each run's goal counts by kind
-//! without the rest of its summary. Decoding only these fields keeps a page of 500 suites
-//! cheap: the full records carry the Rust source and the summary's per-test goal lists, which
-//! the page never shows.
+//! Light reads for a crate's history (the web page charting every stored suite): each run's
+//! goal counts by kind without the rest of its summary; the suites' figures are the crate
+//! index's [`crate::SuiteSummary`] values (`Store::suite_summaries`). Decoding only these keeps
+//! a page of 500 suites cheap: the full records carry the Rust source and the summary's
+//! per-test goal lists, which the page never shows.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
-use crate::records::{Cost, GoalSet, RepoId, RunId, SuiteId};
-use crate::{Result, Store, decode};
-
-/// A stored suite's figures, as a history shows them.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct SuitePoint {
-    pub id: SuiteId,
-    pub repo: RepoId,
-    pub krate: String,
-    pub commit: Option<String>,
-    /// Unix time in milliseconds.
-    pub created: u64,
-    pub goals_total: u32,
-    /// How many goals the suite covers.
-    #[serde(rename = "goals_covered", deserialize_with = "count_goals")]
-    pub covered: usize,
-    /// How many tests it has.
-    #[serde(rename = "tests", deserialize_with = "count_tests")]
-    pub test_count: usize,
-    pub total_cost: Option<Cost>,
-    pub proxy_cost: f64,
-    #[serde(default)]
-    pub run: Option<RunId>,
-}
-
-fn count_goals<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<usize, D::Error> {
-    GoalSet::deserialize(d).map(|g| g.len())
-}
-
-fn count_tests<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<usize, D::Error> {
-    Vec::<serde::de::IgnoredAny>::deserialize(d).map(|v| v.len())
-}
+use crate::records::{RepoId, RunId};
+use crate::{Result, Store};
 
 /// Covered and total goals of one kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -73,19 +43,6 @@ struct PipelineGoals {
 }
 
 impl Store {
-    /// The suites of a repository's crate, oldest first, as figures only.
-    pub fn suite_points(&self, repo: RepoId, krate: &str) -> Result<Vec<SuitePoint>> {
-        let mut v = Vec::new();
-        for kv in self.suites.iter() {
-            let (k, bytes) = kv?;
-            let p: SuitePoint = decode("suites", &k, &bytes)?;
-            if p.repo == repo && p.krate == krate {
-                v.push(p);
-            }
-        }
-        Ok(v)
-    }
-
     /// Goal counts by kind of each run of a repository's crate that has a summary. A summary of
     /// another shape counts as none: the history then shows that suite's overall coverage only.
     pub fn run_goal_counts(
@@ -113,10 +70,10 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{NewSuite, NewTest, RunStatus};
+    use crate::records::{Cost, GoalSet, NewSuite, NewTest, RunStatus};
 
     #[test]
-    fn points_and_goal_counts_read_only_what_a_history_shows() {
+    fn summaries_and_goal_counts_read_only_what_a_history_shows() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let repo = store.add_repo("/r", Vec::new(), None).unwrap();
@@ -147,11 +104,11 @@ mod tests {
         store
             .finish_run(run.id, RunStatus::Succeeded, Some(summary), Some(out.suite))
             .unwrap();
-        let points = store.suite_points(repo.id, "k").unwrap();
+        let points = store.suite_summaries(repo.id, "k").unwrap();
         assert_eq!(points.len(), 1);
-        assert_eq!((points[0].covered, points[0].test_count), (3, 1));
+        assert_eq!((points[0].goals_covered, points[0].test_count), (3, 1));
         assert_eq!(points[0].run, Some(run.id));
-        assert!(store.suite_points(repo.id, "other").unwrap().is_empty());
+        assert!(store.suite_summaries(repo.id, "other").unwrap().is_empty());
         let counts = store.run_goal_counts(repo.id, "k").unwrap();
         assert_eq!(
             counts[&run.id]["branch"],

@@ -201,6 +201,25 @@ impl Store {
         Ok(out)
     }
 
+    /// Every suite of a repository's crate, oldest first, as the crate index's summaries: no
+    /// suite record (source, model, per-test ids) is decoded. What the history page charts and
+    /// how a job finds the previous suite.
+    pub fn suite_summaries(&self, repo: RepoId, krate: &str) -> Result<Vec<SuiteSummary>> {
+        let mut all = Vec::new();
+        let mut before = None;
+        loop {
+            let page = self.suites_page(repo, Some(krate), before, MAX_PAGE)?;
+            let full = page.len() >= MAX_PAGE;
+            before = page.last().map(|s| s.id);
+            all.extend(page);
+            if !full || before.is_none() {
+                break;
+            }
+        }
+        all.reverse();
+        Ok(all)
+    }
+
     /// Summaries of suites newest first, of one repository (and crate), older than `before`;
     /// at most `limit` (capped at [`MAX_PAGE`]). Read from the index alone: no source is decoded.
     pub fn suites_page(

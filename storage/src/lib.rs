@@ -1,4 +1,5 @@
-//! frugal-storage: the sled store behind `frugald`.
+//! frugal-storage: the sled store behind `frugald`, and the disk side of retention (`disk`:
+//! what directories take, the eviction rule).
 //!
 //! Owns the on-disk state of a CI host: registered repositories, regeneration runs, stored suites
 //! with per-test cost and goal sets, the best-suite pointer per repository and crate, the job
@@ -13,46 +14,81 @@
 //! run. Writes a caller is told succeeded are flushed to disk first (`sled::Db::flush`), so a
 //! `kill -9` loses nothing acknowledged; writes that belong together (a suite, its tests and the
 //! best pointer) are one sled transaction.
+//!
+//! Decision: the store is behind the default `store` feature and `disk` is not, so `frugal gc`
+//! evicts the CLI's cache by the daemon's rule without linking sled (the CLI keeps no store).
 
+pub mod disk;
+
+#[cfg(feature = "store")]
 mod best;
+#[cfg(feature = "store")]
 mod error;
+#[cfg(feature = "store")]
 mod export;
+#[cfg(feature = "store")]
 mod history;
+#[cfg(feature = "store")]
 mod index;
+#[cfg(feature = "store")]
 mod migrate;
+#[cfg(feature = "store")]
 mod records;
+#[cfg(feature = "store")]
 mod replacements;
+#[cfg(feature = "store")]
 mod reports;
+#[cfg(feature = "store")]
 mod retention;
+#[cfg(feature = "store")]
 mod tokens;
 
+#[cfg(feature = "store")]
 use std::path::{Path, PathBuf};
+#[cfg(feature = "store")]
 use std::time::{SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "store")]
 use serde::Serialize;
+#[cfg(feature = "store")]
 use serde::de::DeserializeOwned;
+#[cfg(feature = "store")]
 use sled::Transactional;
+#[cfg(feature = "store")]
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 
+#[cfg(feature = "store")]
 pub use best::{BestReason, judge};
+#[cfg(feature = "store")]
 pub use error::StoreError;
+#[cfg(feature = "store")]
 pub use export::ExportLine;
-pub use history::{GoalCount, SuitePoint};
+#[cfg(feature = "store")]
+pub use history::GoalCount;
+#[cfg(feature = "store")]
 pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
+#[cfg(feature = "store")]
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
+#[cfg(feature = "store")]
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, MutationFigures, NewSuite, NewTest,
     RepoId, RepoRecord, RunId, RunProgress, RunRecord, RunStatus, SuiteId, SuiteRecord, TestRecord,
     TestRecordId,
 };
+#[cfg(feature = "store")]
 pub use replacements::ReplacementRecord;
+#[cfg(feature = "store")]
 pub use reports::ReportRecord;
+#[cfg(feature = "store")]
 pub use retention::Pruned;
+#[cfg(feature = "store")]
 pub use tokens::TokenRecord;
 
+#[cfg(feature = "store")]
 /// Result of the store.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+#[cfg(feature = "store")]
 /// What [`Store::store_suite`] did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StoreOutcome {
@@ -65,6 +101,7 @@ pub struct StoreOutcome {
     pub reason: BestReason,
 }
 
+#[cfg(feature = "store")]
 /// Unix time in milliseconds (0 if the clock is before 1970).
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -73,6 +110,7 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+#[cfg(feature = "store")]
 /// The store: one sled database with typed trees. Cheap to clone (sled handles are shared).
 #[derive(Clone)]
 pub struct Store {
@@ -102,28 +140,34 @@ pub struct Store {
     tokens: sled::Tree,
 }
 
+#[cfg(feature = "store")]
 const SCHEMA_KEY: &[u8] = b"schema_version";
 
+#[cfg(feature = "store")]
 fn key(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
+#[cfg(feature = "store")]
 fn best_key(repo: RepoId, krate: &str) -> Vec<u8> {
     let mut k = key(repo.0).to_vec();
     k.extend_from_slice(krate.as_bytes());
     k
 }
 
+#[cfg(feature = "store")]
 fn goal_prefix(repo: RepoId, krate: &str) -> Vec<u8> {
     let mut k = best_key(repo, krate);
     k.push(0);
     k
 }
 
+#[cfg(feature = "store")]
 fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).expect("storage records always serialize")
 }
 
+#[cfg(feature = "store")]
 fn decode<T: DeserializeOwned>(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes).map_err(|source| StoreError::Corrupt {
         tree,
@@ -132,6 +176,7 @@ fn decode<T: DeserializeOwned>(tree: &'static str, key: &[u8], bytes: &[u8]) -> 
     })
 }
 
+#[cfg(feature = "store")]
 /// A big-endian `u64` stored as a value (or a key prefix, see `split_krate`): exactly 8 bytes,
 /// anything else is [`StoreError::BadValue`].
 pub(crate) fn be_u64(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u64> {
@@ -141,6 +186,7 @@ pub(crate) fn be_u64(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u64
     Ok(u64::from_be_bytes(b))
 }
 
+#[cfg(feature = "store")]
 /// A big-endian `u32` stored as a value: exactly 4 bytes.
 pub(crate) fn be_u32(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u32> {
     let b: [u8; 4] = bytes
@@ -149,6 +195,7 @@ pub(crate) fn be_u32(tree: &'static str, key: &[u8], bytes: &[u8]) -> Result<u32
     Ok(u32::from_be_bytes(b))
 }
 
+#[cfg(feature = "store")]
 pub(crate) fn bad_value(
     tree: &'static str,
     key: &[u8],
@@ -163,6 +210,7 @@ pub(crate) fn bad_value(
     }
 }
 
+#[cfg(feature = "store")]
 fn describe_key(key: &[u8]) -> String {
     if key.len() == 8 {
         u64::from_be_bytes(key.try_into().expect("8 bytes")).to_string()
@@ -171,6 +219,7 @@ fn describe_key(key: &[u8]) -> String {
     }
 }
 
+#[cfg(feature = "store")]
 fn flatten<T>(r: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
     match r {
         Ok(v) => Ok(v),
@@ -179,6 +228,7 @@ fn flatten<T>(r: std::result::Result<T, TransactionError<StoreError>>) -> Result
     }
 }
 
+#[cfg(feature = "store")]
 impl Store {
     /// Opens (or creates) the store in `dir`, migrating an older schema with [`MIGRATIONS`] and
     /// refusing a newer one.
@@ -798,9 +848,11 @@ impl Store {
     }
 }
 
+#[cfg(feature = "store")]
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "store")]
 /// The raw sled database of a store directory, once no `Store` holds it (waiting for the lock
 /// of one just dropped, as [`Store::open`] does): for tools and tests that read or poke the
 /// trees as bytes.
@@ -808,9 +860,11 @@ pub fn open_raw(dir: impl AsRef<Path>) -> sled::Result<sled::Db> {
     open_db(dir.as_ref())
 }
 
+#[cfg(feature = "store")]
 /// How long to wait for the directory lock of a store that was just closed.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
+#[cfg(feature = "store")]
 /// Opens sled, waiting briefly when the directory lock is held: sled releases it from its
 /// background threads after the last handle drops, so a store reopened right after closing
 /// (a restart, a test) can find it still held for a moment. A lock held longer is another

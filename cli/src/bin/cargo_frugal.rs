@@ -36,7 +36,7 @@ fn main() {
          installs both `frugal` and `cargo-frugal`)",
         bin.display()
     );
-    std::process::exit(2);
+    std::process::exit(frugal_api::exit::ERROR);
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! report stops failing CI (`frugal check` exits 0 for it), and a suite held back by
 //! `regressions.policy = "hold"` becomes the best one.
 
-use frugald::v1;
+use frugal_api::v1;
 
 use super::{print_json, short_commit};
 use crate::client::{Client, Conn, TIMEOUT};

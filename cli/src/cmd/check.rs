@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use frugal_api::{exit, v1};
 use frugal_subject::pipeline;
 use frugal_subject::regress::{self, CheckEvent, CheckOptions};
-use frugald::v1;
 
 use crate::client::{Conn, TIMEOUT};
 
@@ -116,7 +116,11 @@ pub fn run(conn: &Conn, args: CheckArgs) -> anyhow::Result<i32> {
         print!("{}", report.human("the working tree"));
     }
     std::io::stdout().flush()?;
-    Ok(if report.failures() > 0 { 1 } else { 0 })
+    Ok(if report.failures() > 0 {
+        exit::CHANGED
+    } else {
+        exit::OK
+    })
 }
 
 /// The daemon form: the report frugald stored for a commit, waited for while jobs of the
@@ -182,7 +186,11 @@ fn from_daemon(conn: &Conn, args: &CheckArgs) -> anyhow::Result<i32> {
         print_daemon_answer(&answer, &reports);
     }
     std::io::stdout().flush()?;
-    Ok(if answer.gates { 1 } else { 0 })
+    Ok(if answer.gates {
+        exit::CHANGED
+    } else {
+        exit::OK
+    })
 }
 
 /// The engine's report of each crate in frugald's answer, in the answer's order (`None` where

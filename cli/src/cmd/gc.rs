@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use frugald::gc::{dir_use, evict};
-use frugald::v1::GcReport;
+use frugal_api::v1::{FreedDir, GcReport};
+use frugal_storage::disk::{dir_use, evict};
 
 use super::print_json;
 use crate::client::{Conn, TIMEOUT};
@@ -85,6 +85,14 @@ fn local(a: &GcArgs) -> GcReport {
     let budget = (a.cache_budget > 0).then_some(a.cache_budget);
     let max_age = (a.max_age_days > 0).then(|| Duration::from_secs(a.max_age_days * 86_400));
     let (freed, kept) = evict(dirs, budget, max_age, &HashSet::new(), a.dry_run);
+    let freed: Vec<FreedDir> = freed
+        .into_iter()
+        .map(|f| FreedDir {
+            path: f.path.display().to_string(),
+            bytes: f.bytes,
+            reason: f.reason,
+        })
+        .collect();
     GcReport {
         dry_run: a.dry_run,
         records: Default::default(),

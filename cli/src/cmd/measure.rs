@@ -1,14 +1,15 @@
 //! The emitted suite's measured cost for `frugal run`'s summary. The pipeline leaves the
 //! verified copy of the crate (`verify/` in the work dir, the suite placed as
-//! `tests/frugal_generated.rs`, its build in `target-verify/`); this profiles that suite test by
-//! test, confined as `frugal profile` confines it, and sums the figures on the profiler's cost
-//! basis (instructions where a hardware counter or valgrind gives them, CPU time otherwise).
+//! `tests/frugal_generated.rs`, its build in `target-verify/`); this measures that suite with
+//! `frugal_profiler::measure_suite` (as frugald measures the suites it stores), confined as
+//! `frugal profile` confines it, and sums the figures on the profiler's cost basis
+//! (instructions where a hardware counter or valgrind gives them, CPU time otherwise).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use frugal_profiler::{ProfileConfig, Report, Suite, SuiteCost};
+use frugal_profiler::{Report, SuiteCost, SuiteMeasurement};
 use frugal_subject::emit::Placement;
 use frugal_subject::pipeline::MeasuredCost;
 
@@ -36,18 +37,17 @@ fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<Report> {
     if !copy.join("tests").join("frugal_generated.rs").is_file() {
         anyhow::bail!("no verified suite in {}", copy.display());
     }
-    let mut config = ProfileConfig::new(&copy);
-    config.suite = Suite::Generated;
-    config.repeat = REPEAT;
-    config.target_dir = Some(target.clone());
-    config.cargo_args = cargo_args;
     let scratch = work.join("measure-scratch");
-    config.sandbox = Some(super::profile::sandbox_policy(
-        &copy,
-        Some(&target),
-        &scratch,
-    )?);
-    let report = frugal_profiler::profile(&config).context("profiling the emitted suite");
+    let sandbox = super::profile::sandbox_policy(&copy, Some(&target), &scratch)?;
+    let measurement = SuiteMeasurement {
+        crate_dir: copy,
+        target_dir: target,
+        repeat: REPEAT,
+        cargo_args,
+        sandbox,
+    };
+    let report =
+        frugal_profiler::measure_suite(&measurement).context("profiling the emitted suite");
     let _ = std::fs::remove_dir_all(&scratch);
     report
 }
@@ -56,8 +56,8 @@ fn from_report(report: &Report, took: Duration) -> MeasuredCost {
     let cost = report.suite_cost();
     MeasuredCost {
         total: Some(cost.total),
-        unit: kebab(&cost.metric),
-        source: kebab(&cost.source),
+        unit: cost.metric.name(),
+        source: cost.source.name(),
         tests_measured: cost.measured,
         tests_unmeasured: cost.unmeasured,
         seconds: took.as_secs_f64(),
@@ -73,8 +73,8 @@ fn fallback(hardware_unavailable: Option<&str>, cost: &SuiteCost) -> Option<Stri
         "no hardware counters here ({reason}); the cost is {} from {}, which varies from run to \
          run; `frugal profile <crate> --suite generated --valgrind` counts instructions \
          deterministically (Debian package `valgrind`)",
-        kebab(&cost.metric),
-        kebab(&cost.source)
+        cost.metric.name(),
+        cost.source.name()
     ))
 }
 
@@ -83,12 +83,4 @@ fn unmeasured(why: &str) -> MeasuredCost {
         note: Some(why.to_string()),
         ..MeasuredCost::default()
     }
-}
-
-/// The profiler's own name of a metric or source (`instructions`, `hardware-perf`).
-fn kebab(v: &impl serde::Serialize) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".to_string())
 }

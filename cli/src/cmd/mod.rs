@@ -17,7 +17,7 @@ pub mod suite;
 pub mod token;
 pub mod trigger;
 
-use frugald::v1;
+use frugal_api::v1;
 
 /// The crate features a command builds and analyses with.
 #[derive(Debug, Clone, clap::Args)]

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use crate::client::{Client, Conn};
 use anyhow::{Context, bail};
+use frugal_api::v1;
 use frugal_replace::{CostMetric, CoverTarget, ReplaceConfig, Replacement, Stage};
-use frugald::{service, v1};
 
 /// Arguments of `frugal replace`.
 #[derive(Debug, clap::Args)]
@@ -164,7 +164,7 @@ fn show(stage: Stage, quiet: bool) {
 
 /// Asks frugald, polling while it answers `computing`.
 fn remote(conn: &Conn, repo: &str, args: &ReplaceArgs) -> anyhow::Result<Replacement> {
-    let cfg = service::load_config(conn.config.as_deref())?;
+    let cfg = crate::client::load_config(conn.config.as_deref())?;
     let client = Client::new(&cfg, conn.url.as_deref(), Duration::from_secs(30));
     let r = client.resolve_repo(Some(repo))?;
     let mut query = format!(

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use frugald::v1;
+use frugal_api::v1;
 
 use super::{cost_text, hooks::install_hooks, print_json};
 use crate::client::{Conn, TIMEOUT};

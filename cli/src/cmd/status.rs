@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use frugald::v1;
+use frugal_api::v1;
 
 use super::{print_json, short_commit};
 use crate::client::{Conn, TIMEOUT};
@@ -77,7 +77,7 @@ pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
                 println!("{}", run_line(&r));
             }
             if a.wait && r.status != "succeeded" {
-                std::process::exit(1);
+                std::process::exit(frugal_api::exit::CHANGED);
             }
             return Ok(());
         }

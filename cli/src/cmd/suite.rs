@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use frugald::v1;
+use frugal_api::v1;
 
 use super::{cost_text, print_json, short_commit};
 use crate::client::{Conn, TIMEOUT};

@@ -2,7 +2,7 @@
 //! (`/v1/tokens`, which needs the admin token of `daemon.token_file`). Hooks and CI get a
 //! `trigger` token, dashboards a `read` one; the admin token stays with the administrators.
 
-use frugald::v1;
+use frugal_api::v1;
 
 use super::print_json;
 use crate::client::{Conn, TIMEOUT};

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use frugald::v1;
+use frugal_api::v1;
 
 use super::print_json;
 use crate::client::{Conn, TIMEOUT};

@@ -8,7 +8,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::html;
 
 use super::{Ui, UiResult, Viewer};
-use crate::server::{CrateQuery, crate_of, repo_of};
+use crate::api::{CrateQuery, crate_of, repo_of};
 
 /// Width of one character of the badge's 11 px font, near enough for the box around it.
 const CHAR_W: usize = 7;

@@ -17,10 +17,10 @@ use serde_json::Value;
 use super::repos::run_cell;
 use super::session::same_origin;
 use super::{Need, Ui, UiResult, Viewer, csrf_field, figure, from_api, highlight, layout, short};
-use crate::server::{CrateQuery, repo_of};
+use crate::api::{CrateQuery, repo_of};
 
 /// An API result as a page result (the API's message kept).
-pub async fn api<T>(r: crate::server::ApiResult<T>) -> UiResult<T> {
+pub async fn api<T>(r: crate::api::ApiResult<T>) -> UiResult<T> {
     match r {
         Ok(v) => Ok(v),
         Err(e) => Err(from_api(e.into_response()).await),
@@ -36,7 +36,7 @@ pub async fn page(
     viewer.require_read()?;
     let app = ui.app.clone();
     let repo = super::blocking(move || Ok(repo_of(&app, &id)?)).await?;
-    let commit = crate::commits::full_commit(&repo, &sha).await?;
+    let commit = crate::api::reports::full_commit(&repo, &sha).await?;
     super::blocking(move || render(&ui, &viewer, &repo, &commit)).await
 }
 
@@ -261,8 +261,11 @@ pub async fn accept(
         krate: f.krate.filter(|k| !k.is_empty()),
     };
     let answer =
-        api(crate::commits::accept(State(ui.app.clone()), UrlPath((id, sha)), Ok(Query(q))).await)
-            .await?;
+        api(
+            crate::api::reports::accept(State(ui.app.clone()), UrlPath((id, sha)), Ok(Query(q)))
+                .await,
+        )
+        .await?;
     // The resolved commit, not the URL's text: it is a plain hex id, safe in a header.
     let back = format!("/ui/repos/{}/commits/{}", answer.0.repo, answer.0.commit);
     Ok(Redirect::to(&back).into_response())

@@ -14,12 +14,12 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
-use frugal_storage::{GoalCount, SuitePoint};
+use frugal_storage::{GoalCount, SuiteSummary};
 use maud::{Markup, html};
 
 use super::chart::{self, Chart, Series};
 use super::{Ui, UiError, UiResult, Viewer, cost_text, layout, percent, short};
-use crate::server::repo_of;
+use crate::api::repo_of;
 
 /// Coverage of one suite by goal kind, in percent.
 type KindCoverage = BTreeMap<String, f64>;
@@ -44,7 +44,7 @@ fn render(ui: &Ui, viewer: &Viewer, id: &str, krate: &str, t: Instant) -> UiResu
         )));
     }
     let store = ui.app.sched.store();
-    let suites = store.suite_points(repo.id, krate)?;
+    let suites = store.suite_summaries(repo.id, krate)?;
     let best = store.best_id(repo.id, krate)?;
     let kinds = kind_coverage(ui, &suites)?;
     let body = html! {
@@ -68,7 +68,7 @@ fn render(ui: &Ui, viewer: &Viewer, id: &str, krate: &str, t: Instant) -> UiResu
 }
 
 /// Per suite, coverage by kind from its run's summary (empty when the run has none).
-fn kind_coverage(ui: &Ui, suites: &[SuitePoint]) -> UiResult<Vec<KindCoverage>> {
+fn kind_coverage(ui: &Ui, suites: &[SuiteSummary]) -> UiResult<Vec<KindCoverage>> {
     let Some(first) = suites.first() else {
         return Ok(Vec::new());
     };
@@ -98,7 +98,7 @@ fn percentages(counts: &BTreeMap<String, GoalCount>) -> KindCoverage {
 }
 
 /// The cost basis most suites were measured on: only costs on one basis compare.
-fn main_basis(suites: &[SuitePoint]) -> Option<String> {
+fn main_basis(suites: &[SuiteSummary]) -> Option<String> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for c in suites.iter().filter_map(|s| s.total_cost.as_ref()) {
         *count.entry(c.basis.as_str()).or_default() += 1;
@@ -109,7 +109,7 @@ fn main_basis(suites: &[SuitePoint]) -> Option<String> {
         .map(|(b, _)| b.to_string())
 }
 
-fn charts(suites: &[SuitePoint], kinds: &[KindCoverage]) -> Markup {
+fn charts(suites: &[SuiteSummary], kinds: &[KindCoverage]) -> Markup {
     let links: Vec<String> = suites
         .iter()
         .map(|s| format!("/ui/suites/{}", s.id))
@@ -147,7 +147,7 @@ fn charts(suites: &[SuitePoint], kinds: &[KindCoverage]) -> Markup {
 }
 
 /// The measured cost on the main basis, or the proxy estimate when nothing was measured.
-fn cost_series(suites: &[SuitePoint]) -> (Series, String, String) {
+fn cost_series(suites: &[SuiteSummary]) -> (Series, String, String) {
     match main_basis(suites) {
         Some(basis) => {
             // Nanoseconds read better as milliseconds.
@@ -187,11 +187,11 @@ fn cost_series(suites: &[SuitePoint]) -> (Series, String, String) {
     }
 }
 
-fn coverage(s: &SuitePoint) -> Option<f64> {
-    (s.goals_total > 0).then(|| 100.0 * s.covered as f64 / f64::from(s.goals_total))
+fn coverage(s: &SuiteSummary) -> Option<f64> {
+    (s.goals_total > 0).then(|| 100.0 * s.goals_covered as f64 / f64::from(s.goals_total))
 }
 
-fn table(suites: &[SuitePoint], kinds: &[KindCoverage], best: Option<u64>) -> Markup {
+fn table(suites: &[SuiteSummary], kinds: &[KindCoverage], best: Option<u64>) -> Markup {
     html! {
         h2 { "Suites, newest first" }
         div.scroll { table {
@@ -206,7 +206,7 @@ fn table(suites: &[SuitePoint], kinds: &[KindCoverage], best: Option<u64>) -> Ma
                             @if best == Some(s.id.0) { " " span.ok { "best" } } }
                         td { @if let Some(c) = &s.commit {
                             a href=(format!("/ui/repos/{}/commits/{c}", s.repo)) { code { (short(c)) } } } }
-                        td.num { (percent(s.covered, s.goals_total)) }
+                        td.num { (percent(s.goals_covered, s.goals_total)) }
                         td { @for (kind, pct) in k { (kind) " " (format!("{pct:.0}%")) " " } }
                         td.num { (s.test_count) }
                         td { @match &s.total_cost {

@@ -15,7 +15,8 @@ use futures_util::stream::{self, Stream};
 use maud::{Markup, html};
 
 use super::{Need, Ui, UiError, UiResult, Viewer, figure, layout_with, short};
-use crate::v1;
+use crate::api::wire;
+use frugal_api::v1;
 
 /// How often the stream looks at the runs (it sends only changes).
 const TICK: Duration = Duration::from_millis(500);
@@ -28,7 +29,7 @@ fn rows(ui: &Ui) -> Vec<v1::Run> {
         .runs()
         .into_iter()
         .filter_map(|id| {
-            let mut run = v1::Run::from_record(&store.run(id).ok()??, false);
+            let mut run = wire::run(&store.run(id).ok()??, false);
             run.progress = ui.app.live.get(id)?.view();
             // Whole seconds: the stream sends a change, not every tick of the clock.
             run.progress.elapsed_s = run.progress.elapsed_s.floor();

@@ -31,8 +31,9 @@ use axum::routing::{get, post};
 use frugal_storage::StoreError;
 use maud::{DOCTYPE, Markup, html};
 
+use crate::api::{AppState, Shared};
+use crate::auth::Peer;
 use crate::auth::{Denied, Holder, Scope};
-use crate::server::{AppState, Peer, Shared};
 
 pub(crate) use session::{Need, Viewer};
 
@@ -117,7 +118,10 @@ pub fn router(app: Shared) -> Router {
         .route("/ui/static/live.js", get(script))
         .layer(middleware::from_fn(security_headers))
         // Pages count in /metrics by route like the API's requests.
-        .layer(middleware::from_fn_with_state(app, crate::server::observe))
+        .layer(middleware::from_fn_with_state(
+            app,
+            crate::api::middleware::observe,
+        ))
         .with_state(ui)
 }
 
@@ -190,8 +194,8 @@ impl UiError {
     }
 }
 
-impl From<crate::server::ApiError> for UiError {
-    fn from(e: crate::server::ApiError) -> Self {
+impl From<crate::api::ApiError> for UiError {
+    fn from(e: crate::api::ApiError) -> Self {
         let (status, message) = e.into_parts();
         UiError::new(status, message)
     }
@@ -239,7 +243,7 @@ pub(crate) async fn from_api(r: Response) -> UiError {
     let bytes = axum::body::to_bytes(r.into_body(), 64 * 1024)
         .await
         .unwrap_or_default();
-    let message = serde_json::from_slice::<crate::v1::ErrorBody>(&bytes)
+    let message = serde_json::from_slice::<frugal_api::v1::ErrorBody>(&bytes)
         .map(|b| b.error)
         .unwrap_or_else(|_| format!("the request was refused ({status})"));
     UiError::new(status, message)

@@ -181,7 +181,7 @@ pub async fn trigger(
         "commit": (!commit.is_empty()).then_some(commit),
         "reason": "api",
     });
-    let answer = crate::server::trigger(
+    let answer = crate::api::jobs::trigger(
         State(ui.app.clone()),
         UrlPath(id),
         // The session's token takes its share of the queue, as over the API.

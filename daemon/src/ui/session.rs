@@ -23,7 +23,7 @@ use serde::Deserialize;
 
 use super::{Scopes, Ui, UiError, UiResult, layout};
 use crate::auth::Holder;
-use crate::server::Peer;
+use crate::auth::Peer;
 use crate::token;
 
 /// Name of the session cookie.

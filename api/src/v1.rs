@@ -1,15 +1,13 @@
 //! The `/v1` HTTP API's wire types: what `frugald` answers and what the `frugal` CLI reads.
 //!
-//! Owns the JSON shapes of API version 1 and their conversion from storage records. They are
-//! copies, not the records themselves: a change in `frugal-storage` must not change the API by
-//! accident (STYLE.md: the boundary owns its types). Adding an optional field is compatible;
-//! renaming or removing one needs `/v2`.
+//! Owns the JSON shapes of API version 1. They are copies of storage records, not the records
+//! themselves: a change in `frugal-storage` must not change the API by accident (STYLE.md: the
+//! boundary owns its types); frugald converts at its boundary. Adding an optional
+//! field is compatible; renaming or removing one needs `/v2`.
 
-use frugal_storage::{
-    CrateEntry, JobRecord, RepoRecord, ReportRecord, RunProgress, RunRecord, RunStatus,
-    SuiteRecord, SuiteSummary, TestRecord,
-};
 use serde::{Deserialize, Serialize};
+
+use crate::summary::RunSummary;
 
 /// Prefix of every versioned route.
 pub const PREFIX: &str = "/v1";
@@ -34,17 +32,6 @@ pub struct Token {
     pub name: String,
     pub scope: String,
     pub created_ms: u64,
-}
-
-impl From<&frugal_storage::TokenRecord> for Token {
-    fn from(t: &frugal_storage::TokenRecord) -> Self {
-        Token {
-            id: t.id,
-            name: t.name.clone(),
-            scope: t.scope.clone(),
-            created_ms: t.created,
-        }
-    }
 }
 
 /// A token just made: the only answer that carries its secret.
@@ -134,29 +121,6 @@ pub struct Repo {
     pub last_seen_commit: Option<String>,
 }
 
-impl From<&RepoRecord> for Repo {
-    fn from(r: &RepoRecord) -> Self {
-        Repo {
-            id: r.id.0,
-            path: r.path.clone(),
-            crates: r.crates.iter().map(CrateSpec::from).collect(),
-            schedule: r.schedule.clone(),
-            hooks_installed: r.hooks_installed,
-            added_ms: r.added_at,
-            last_seen_commit: r.last_seen_commit.clone(),
-        }
-    }
-}
-
-impl From<&CrateEntry> for CrateSpec {
-    fn from(c: &CrateEntry) -> Self {
-        CrateSpec {
-            name: c.name.clone(),
-            dir: c.dir.clone(),
-        }
-    }
-}
-
 /// `GET /v1/repos/{id}`: the repository with, per crate, its best suite and active jobs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RepoDetail {
@@ -193,29 +157,6 @@ pub struct Job {
     pub run: Option<u64>,
 }
 
-impl From<&JobRecord> for Job {
-    fn from(j: &JobRecord) -> Self {
-        Job {
-            id: j.id.0,
-            repo: j.repo.0,
-            krate: j.krate.clone(),
-            state: serde_json::to_value(j.state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            reason: j.reason.clone(),
-            commit: j.commit.clone(),
-            priority: j.priority,
-            budget_factor: j.budget_factor,
-            attempts: j.attempts,
-            triggers: j.triggers,
-            enqueued_ms: j.enqueued_at,
-            outcome: j.outcome.clone(),
-            run: j.run.map(|r| r.0),
-        }
-    }
-}
-
 /// Live progress of a running run (from memory), or the last one stored.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Progress {
@@ -233,18 +174,6 @@ pub struct Progress {
     pub elapsed_s: f64,
     /// Whether this is the in-memory live state (false: the last state stored).
     pub live: bool,
-}
-
-impl From<&RunProgress> for Progress {
-    fn from(p: &RunProgress) -> Self {
-        Progress {
-            phase: p.phase.clone(),
-            executions: p.executions,
-            covered: p.covered,
-            goals: p.goals,
-            ..Progress::default()
-        }
-    }
 }
 
 /// A regeneration run.
@@ -265,33 +194,7 @@ pub struct Run {
     pub progress: Progress,
     /// The pipeline's summary, the profile digest and the best-suite verdict (`show` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<serde_json::Value>,
-}
-
-impl Run {
-    /// The view of a stored run; `detail` includes the summary.
-    pub fn from_record(r: &RunRecord, detail: bool) -> Run {
-        let (status, error) = match &r.status {
-            RunStatus::Running => ("running", None),
-            RunStatus::Succeeded => ("succeeded", None),
-            RunStatus::Failed { error } => ("failed", Some(error.clone())),
-            RunStatus::Cancelled => ("cancelled", None),
-        };
-        Run {
-            id: r.id.0,
-            repo: r.repo.0,
-            krate: r.krate.clone(),
-            commit: r.commit.clone(),
-            status: status.to_string(),
-            error,
-            started_ms: r.started,
-            finished_ms: r.finished,
-            job: r.job.map(|j| j.0),
-            suite: r.suite.map(|s| s.0),
-            progress: Progress::from(&r.progress),
-            summary: if detail { r.summary_json.clone() } else { None },
-        }
-    }
+    pub summary: Option<RunSummary>,
 }
 
 /// A measured cost on a named basis.
@@ -336,46 +239,6 @@ pub struct Suite {
     pub tests: Option<Vec<Test>>,
 }
 
-impl Suite {
-    pub fn from_record(s: &SuiteRecord, is_best: bool, tests: Option<&[TestRecord]>) -> Suite {
-        let mut out = Suite::from_summary(&SuiteSummary::of(s), is_best);
-        out.tests = tests.map(|ts| ts.iter().map(Test::from).collect());
-        out
-    }
-
-    /// The view of a suite in a list (no per-test figures).
-    pub fn from_summary(s: &SuiteSummary, is_best: bool) -> Suite {
-        Suite {
-            id: s.id.0,
-            repo: s.repo.0,
-            krate: s.krate.clone(),
-            commit: s.commit.clone(),
-            created_ms: s.created,
-            goals_total: s.goals_total,
-            goals_covered: s.goals_covered,
-            total_cost: s.total_cost.as_ref().map(cost),
-            proxy_cost: s.proxy_cost,
-            test_count: s.test_count,
-            run: s.run.map(|r| r.0),
-            is_best,
-            mutation: s.mutation.as_ref().map(|m| Mutation {
-                mutants: m.mutants,
-                killed: m.killed,
-                survived: m.survived,
-                not_infected: m.not_infected,
-            }),
-            tests: None,
-        }
-    }
-}
-
-fn cost(c: &frugal_storage::Cost) -> Cost {
-    Cost {
-        basis: c.basis.clone(),
-        value: c.value,
-    }
-}
-
 /// One test of a stored suite.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Test {
@@ -383,16 +246,6 @@ pub struct Test {
     /// Interned goal ids the test covers.
     pub goals: Vec<u32>,
     pub cost: Option<Cost>,
-}
-
-impl From<&TestRecord> for Test {
-    fn from(t: &TestRecord) -> Self {
-        Test {
-            name: t.name.clone(),
-            goals: t.goals.as_slice().to_vec(),
-            cost: t.cost.as_ref().map(cost),
-        }
-    }
 }
 
 /// `GET /v1/repos/{id}/replacement[?crate=&metric=cpu|instructions|wall|memory&cover=own|all]`:
@@ -502,23 +355,6 @@ pub struct CrateReport {
     /// expected and actual values of changed behaviour, the test bodies.
     pub report: Option<serde_json::Value>,
     pub created_ms: u64,
-}
-
-impl CrateReport {
-    pub fn from_record(r: &ReportRecord) -> CrateReport {
-        CrateReport {
-            krate: r.krate.clone(),
-            baseline_suite: r.baseline.map(|s| s.0),
-            baseline_commit: r.baseline_commit.clone(),
-            changed: r.changed,
-            accepted_ms: r.accepted,
-            suite: r.suite.map(|s| s.0),
-            held: r.held,
-            note: r.note.clone(),
-            report: r.report.clone(),
-            created_ms: r.created,
-        }
-    }
 }
 
 /// `POST /v1/gc[?dry_run=true]`: what a garbage collection pass deleted (or, dry, would

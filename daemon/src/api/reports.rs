@@ -9,8 +9,9 @@ use axum::Json;
 use axum::extract::{Path as UrlPath, Query, State};
 use frugal_storage::{RepoRecord, ReportRecord};
 
-use crate::server::{ApiError, ApiResult, CrateQuery, Shared, blocking, crate_of, query, repo_of};
-use crate::v1;
+use frugal_api::v1;
+
+use super::{ApiError, ApiResult, CrateQuery, Shared, blocking, crate_of, query, repo_of, wire};
 
 /// A full commit id as given, or the one git resolves an abbreviation or ref to.
 pub(crate) async fn full_commit(repo: &RepoRecord, given: &str) -> ApiResult<String> {
@@ -47,7 +48,7 @@ fn commit_report(
         changed: reports.iter().map(|r| r.changed).sum(),
         gates: reports.iter().any(ReportRecord::gates),
         pending,
-        crates: reports.iter().map(v1::CrateReport::from_record).collect(),
+        crates: reports.iter().map(wire::crate_report).collect(),
     })
 }
 

@@ -37,7 +37,7 @@ fn snapshot_files_are_stamped_when_extracted_not_when_committed() {
 
     let dest = tmp.path().join("snapshot");
     let before = SystemTime::now() - Duration::from_secs(60);
-    frugald::job::snapshot(&repo, &commit, &dest).unwrap();
+    frugal_scheduler::snapshot(&repo, &commit, &dest).unwrap();
     let modified = std::fs::metadata(dest.join("src/lib.rs"))
         .unwrap()
         .modified()
@@ -65,7 +65,7 @@ fn snapshot_keeps_executables_and_inner_links_and_refuses_links_out() {
     git(&repo, &["commit", "-q", "-m", "inside"]);
     let inside = git(&repo, &["rev-parse", "HEAD"]);
     let dest = tmp.path().join("snapshot");
-    frugald::job::snapshot(&repo, &inside, &dest).unwrap();
+    frugal_scheduler::snapshot(&repo, &inside, &dest).unwrap();
     let mode = |p: &str| {
         std::fs::metadata(dest.join(p))
             .unwrap()
@@ -92,7 +92,7 @@ fn snapshot_keeps_executables_and_inner_links_and_refuses_links_out() {
     let outside = git(&repo, &["rev-parse", "HEAD"]);
     let err = format!(
         "{:#}",
-        frugald::job::snapshot(&repo, &outside, &dest).unwrap_err()
+        frugal_scheduler::snapshot(&repo, &outside, &dest).unwrap_err()
     );
     assert!(
         err.contains("Cargo.toml") && err.contains("outside"),

@@ -1,0 +1,240 @@
+//! The resolved settings: what the daemon and the CLI read, one struct per section, every
+//! value already parsed, defaulted and made absolute.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::{Budget, CronExpr, Origin};
+
+/// Output format of the daemon's logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// `[daemon]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct DaemonConfig {
+    /// TCP address of the HTTP API; loopback by default.
+    pub listen: SocketAddr,
+    /// Also serve the API on this unix socket.
+    pub unix_socket: Option<PathBuf>,
+    /// Where the sled store and job logs live.
+    pub state_dir: PathBuf,
+    /// File holding the bearer token for state-changing requests.
+    pub token_file: PathBuf,
+    /// Threads serving the HTTP API.
+    pub workers: usize,
+    pub log_format: LogFormat,
+    /// Whether reads (every GET but `/healthz`) need a token too (any scope).
+    pub auth_reads: bool,
+    /// Host names (or addresses) requests may name in their `Host` header besides loopback
+    /// names and the listen address, which are always allowed; `*` turns the check off.
+    pub allowed_hosts: Vec<String>,
+    /// Replacement computations (`POST /v1/repos/{id}/replacement`) running at once.
+    pub max_replacements: usize,
+}
+
+/// `[http]`: how long and how many connections the API serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpConfig {
+    /// A request's headers must arrive within this, counted from the moment the connection is
+    /// ready for one (so a keep-alive connection idle that long is closed too).
+    pub header_timeout: Duration,
+    /// A connection with a read or write stalled this long is closed.
+    pub idle_timeout: Duration,
+    /// A request (body included) must be answered within this, else 503.
+    pub request_timeout: Duration,
+    /// Connections served at once; more wait in the listen backlog.
+    pub max_connections: usize,
+    /// Connections one client (IP address, or the unix socket) may have open at once; more
+    /// are answered 503 and closed.
+    pub max_connections_per_client: usize,
+}
+
+/// `[search]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Budget of one job for one crate, before change-aware scaling.
+    pub budget: Budget,
+    /// One of [`ALGORITHMS`].
+    pub algorithm: String,
+    pub seed: u64,
+    /// Individuals per generation of the genetic algorithms (\[evosuite\]: 50).
+    pub population: usize,
+    /// Tournament size of parent selection (EvoSuite: 10).
+    pub tournament_size: usize,
+    /// `all`, or `smart` for smart goal selection (\[smart-goals\]).
+    pub goal_selection: String,
+    /// frugal's own mutants as goals: `off`, `weak` (covered when infected) or `strong`
+    /// (covered when a test kills them; the stored suite then carries its mutation score, and
+    /// a suite that kills fewer never replaces the best at equal coverage).
+    pub mutants: String,
+    /// A search seeded from the previous suite's tests stops after this many generations in a
+    /// row without a newly covered goal; `None` (configured as 0): only the budget stops it.
+    pub stall_generations: Option<u32>,
+    /// Testability transformations (\[testability\]): std's flag calls (`starts_with`,
+    /// `parse`, `contains_key`, ...) report distances and get goals of their own.
+    pub testability: bool,
+}
+
+/// `[executor]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecutorConfig {
+    /// Wall-clock limit of one test execution.
+    pub timeout: Duration,
+    /// Harness processes per job (the configured 0 resolves to the core count).
+    pub workers: usize,
+}
+
+/// `[scheduler]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerConfig {
+    pub max_concurrent_jobs: usize,
+    /// Queued jobs one token may have at once.
+    pub max_queued_per_token: usize,
+    /// How often repositories are polled for new commits; `None` when polling is off.
+    pub poll_interval: Option<Duration>,
+    /// Schedule for repositories without their own.
+    pub default_schedule: Option<CronExpr>,
+}
+
+/// `[sandbox]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Refuse to run jobs when the host cannot confine the filesystem (no working Landlock).
+    pub require: bool,
+}
+
+/// What a job does when the previous suite reports behaviour changes (`regressions.policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegressionPolicy {
+    /// The new suite records the new behaviour (and may become the best suite); the report stays
+    /// attached to the commit.
+    Record,
+    /// The previous best suite stays the best one until `frugal accept <commit>`.
+    Hold,
+}
+
+impl RegressionPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegressionPolicy::Record => "record",
+            RegressionPolicy::Hold => "hold",
+        }
+    }
+}
+
+/// `[regressions]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegressionsConfig {
+    /// Run the previous suite against each new commit before generating (the regression check).
+    pub check: bool,
+    pub policy: RegressionPolicy,
+}
+
+/// `[mutation]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MutationConfig {
+    /// Before each job, run cargo-mutants on the crate's own suite (confined, like every run
+    /// of the crate's code) and make the mutants it misses the search's targets, as
+    /// `frugal run --kill-survivors` does; strong-mutation goals are switched on.
+    pub survivors: bool,
+    /// The longest that cargo-mutants run may take; the job then goes on without survivors.
+    pub survivors_max_seconds: u64,
+}
+
+/// `[jobs]`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobsConfig {
+    /// Wall-clock cap of one job, from its claim; `None` (configured as 0): no cap.
+    pub max_time: Option<Duration>,
+    /// Memory of all of a job's processes together, bytes (its cgroup's `memory.max`);
+    /// `None` (0): unbounded.
+    pub max_memory: Option<u64>,
+    /// Processes and threads of a job together (its cgroup's `pids.max`); `None` (0): unbounded.
+    pub max_processes: Option<u64>,
+    /// Bytes on disk under a job's dirs (its crate's work dir, kept builds included, and its
+    /// run's output dir); `None` (0): unbounded.
+    pub max_disk: Option<u64>,
+    /// Files and directories under a job's dirs; `None` (0): unbounded.
+    pub max_files: Option<u64>,
+    /// Whether a crate's build dirs are kept from one job to the next (faster: its
+    /// dependencies are not compiled again). Off by default: the crate's code of one job can
+    /// write there (artifacts, fingerprints), and the next job of another commit would build
+    /// and test with what it planted.
+    pub keep_builds: bool,
+    /// The uids (first and last, inclusive) jobs run as where no job cgroup can be had, one of
+    /// its own each, so a job cannot signal frugald or another job; its gid is the same
+    /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.
+    /// `None`: jobs run as frugald's uid.
+    pub uid_range: Option<(u32, u32)>,
+}
+
+/// `[retention]`: what the daemon's garbage collection keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// Suites kept per repository and crate, newest first; the best suite and suites a
+    /// regression report names are kept beyond it.
+    pub suites_per_crate: usize,
+    /// Regression reports kept, newest first (a held suite's report awaiting `frugal accept`
+    /// stays beyond it).
+    pub reports: usize,
+    /// Finished runs kept (with their output dirs), newest first.
+    pub runs: usize,
+    /// Finished jobs kept, newest first.
+    pub jobs: usize,
+    /// Bytes the work dirs (snapshots, build and target dirs, one per crate) may take; the
+    /// least recently used go first. `None` (configured as 0): no budget.
+    pub disk_budget: Option<u64>,
+    /// How often the collection runs; `None` when only `frugal gc` runs it.
+    pub gc_interval: Option<Duration>,
+}
+
+/// One crate of a `[[repo]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrateConfig {
+    pub name: String,
+    /// Directory relative to the repository root; `None`: the daemon finds it with cargo.
+    pub dir: Option<String>,
+}
+
+/// `[[repo]]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct RepoConfig {
+    pub path: PathBuf,
+    /// Empty: every library crate of the workspace.
+    pub crates: Vec<CrateConfig>,
+    pub schedule: Option<CronExpr>,
+    pub budget: Option<Budget>,
+}
+
+/// The resolved configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The file it was read from, if any.
+    pub file: Option<PathBuf>,
+    pub daemon: DaemonConfig,
+    pub search: SearchConfig,
+    pub executor: ExecutorConfig,
+    pub scheduler: SchedulerConfig,
+    pub sandbox: SandboxConfig,
+    pub regressions: RegressionsConfig,
+    pub mutation: MutationConfig,
+    pub http: HttpConfig,
+    pub jobs: JobsConfig,
+    pub retention: RetentionConfig,
+    pub repos: Vec<RepoConfig>,
+    /// Where each scalar setting came from, by dotted key.
+    pub origins: BTreeMap<String, Origin>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::from_toml("", None, std::iter::empty::<(String, String)>())
+            .expect("the defaults are valid")
+    }
+}
