@@ -290,6 +290,8 @@ pub struct SurvivorReport {
     #[serde(default)]
     pub no_counterpart: u64,
     #[serde(default)]
+    pub not_compiled: u64,
+    #[serde(default)]
     pub verdicts: Vec<SurvivorVerdict>,
 }
 
@@ -313,6 +315,11 @@ pub enum Verdict {
     NotReached,
     /// frugal has no mutant of this kind here; `reached_by` is a test running its line.
     NoCounterpart { reached_by: Option<String> },
+    /// In code the run's features compile out: no test of this build reaches it.
+    NotCompiled,
+    /// A verdict a newer engine wrote: kept readable rather than failing the whole summary.
+    #[serde(other)]
+    Other,
 }
 
 /// The emitted suite's profile in brief, or why it could not be profiled.
@@ -427,10 +434,11 @@ mod tests {
                              "executions_per_second": 20.0, "search_judged": 3,
                              "search_killed": 1, "state_observed": 2, "state_asserted": 1},
                 "survivors": {"survivors": 2, "killed": 1, "possibly_equivalent": 0,
-                              "not_reached": 0, "no_counterpart": 1,
+                              "not_reached": 0, "no_counterpart": 1, "not_compiled": 1,
                               "verdicts": [{"name": "m1", "verdict": "killed", "test": "t0"},
                                            {"name": "m2", "verdict": "no_counterpart",
-                                            "reached_by": null}]}
+                                            "reached_by": null},
+                                           {"name": "m3", "verdict": "not_compiled"}]}
             },
             "profile": {"cost_basis": {"metric": "instructions", "source": "hardware-perf"},
                         "hardware_unavailable": null, "tests": 2,
