@@ -311,14 +311,14 @@ fn std_ty(name: &str) -> Ty {
         "String" => Ty::String,
         "Vec<u8>" => Ty::Vec(Box::new(Ty::Prim("u8".to_string()))),
         "PathBuf" => Ty::Adt {
-            path: crate::harness::registry::STD_PATH_BUF.to_string(),
+            path: crate::harness::std_values::STD_PATH_BUF.to_string(),
             args: Vec::new(),
         },
         "OsString" => Ty::Adt {
-            path: crate::harness::registry::STD_OS_STRING.to_string(),
+            path: crate::harness::std_values::STD_OS_STRING.to_string(),
             args: Vec::new(),
         },
-        "BuildHasherDefault" => crate::harness::registry::build_hasher_default(),
+        "BuildHasherDefault" => crate::harness::std_values::build_hasher_default(),
         "&[u8]" => Ty::Ref {
             mutable: false,
             inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".to_string())))),
@@ -341,7 +341,7 @@ struct DependencyCandidate {
 }
 
 /// `R: Rng` gets rand's `StepRng`: deterministic, `Copy`, built from two integers (see
-/// `harness::registry::std_constructors`), so the search controls every "random" draw.
+/// `harness::std_values::std_constructors`), so the search controls every "random" draw.
 const DEPENDENCY_CANDIDATES: &[DependencyCandidate] = &[DependencyCandidate {
     dependency: "rand",
     versions: &["0.5", "0.6", "0.7", "0.8"],
@@ -696,7 +696,7 @@ mod tests {
     #[test]
     fn hasher_bounds_get_a_hasher_with_fixed_keys() {
         let c = Candidates::default();
-        let hasher = crate::harness::registry::build_hasher_default();
+        let hasher = crate::harness::std_values::build_hasher_default();
         assert_eq!(c.choose(&keys(&["BuildHasher"])), Some(hasher.clone()));
         assert_eq!(
             c.choose(&keys(&["BuildHasher", "Default", "Clone"])),

@@ -172,7 +172,7 @@ impl Lowering<'_> {
                 // `[T; N]` with a literal length: built element by element
                 // (`harness::registry`), a pseudo-path with the element and the length.
                 Some(n) => Ok(Ty::Adt {
-                    path: crate::harness::registry::ARRAY.to_string(),
+                    path: crate::harness::std_values::ARRAY.to_string(),
                     args: vec![lower(&a.elem, inst)?, Ty::Other(n.to_string())],
                 }),
                 None => Err(Problem::new(reason::STD, source_text(ty))),
@@ -524,7 +524,7 @@ pub fn ty_display(ty: &Ty) -> String {
         Ty::Tuple(ts) if ts.len() == 1 => format!("({},)", list(ts)),
         Ty::Tuple(ts) => format!("({})", list(ts)),
         Ty::Adt { path, args } if args.is_empty() => path.clone(),
-        Ty::Adt { path, args } if path == crate::harness::registry::ARRAY && args.len() == 2 => {
+        Ty::Adt { path, args } if path == crate::harness::std_values::ARRAY && args.len() == 2 => {
             format!("[{}; {}]", ty_display(&args[0]), ty_display(&args[1]))
         }
         Ty::Adt { path, args } => format!("{path}<{}>", list(args)),

@@ -4,9 +4,11 @@
 //! Operations that fail to compile are dropped and the build retried; the reasons are kept
 //! for the summary, so one odd signature never costs the whole crate.
 
+mod builders;
 pub(crate) mod op_expr;
 pub mod registry;
 pub mod render;
+pub mod std_values;
 
 use std::path::{Path, PathBuf};
 

@@ -47,7 +47,7 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
             "{std}hash::Hash::hash({}, &mut {std}hash::DefaultHasher::new())",
             t.subject(0)
         ),
-        OpCode::StdValue { template, .. } => registry::fill(template, args),
+        OpCode::StdValue { template, .. } => super::std_values::fill(template, args),
         OpCode::CrateValue { path, borrowed } => {
             format!("{}{}", if *borrowed { "&" } else { "" }, t.path(path))
         }

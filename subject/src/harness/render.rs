@@ -39,7 +39,7 @@ pub fn ty(t: &Ty, krate: &str) -> String {
             }
         }
         Ty::Adt { path, args } if args.is_empty() => path.clone(),
-        Ty::Adt { path, args } if path == super::registry::ARRAY && args.len() == 2 => {
+        Ty::Adt { path, args } if path == super::std_values::ARRAY && args.len() == 2 => {
             format!("[{}; {}]", ty(&args[0], krate), ty(&args[1], krate))
         }
         Ty::Adt { path, args } => {

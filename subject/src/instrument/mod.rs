@@ -18,6 +18,7 @@ mod cond;
 mod consts;
 mod copy;
 mod edits;
+mod fbr;
 mod macro_body;
 mod mutants;
 mod observe;
