@@ -16,6 +16,7 @@ pub(crate) mod cargo_toml;
 mod constants;
 mod consume;
 mod error;
+mod generics;
 mod index;
 mod macros;
 pub(crate) mod options;
