@@ -133,6 +133,14 @@ pub(crate) enum Failure {
     Other(String),
 }
 
+/// `s` cut to `max` characters, with `..` where it was cut.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((end, _)) => format!("{}..", &s[..end]),
+        None => s.to_string(),
+    }
+}
+
 /// What a failure section says, in one line for a reader (`left 3, right 4` for a failed
 /// `assert_eq!`, else the panic message), at most `max` chars.
 pub(crate) fn failure_line(section: &str, max: usize) -> String {

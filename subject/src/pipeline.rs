@@ -886,7 +886,9 @@ fn write_suite(
     let output = artifacts.output(&format!("{}.rs", verify::TEST_TARGET), &verified.text)?;
     artifacts.output("dropped.rs", &verified.dropped_text)?;
     let mut files = match opts.write {
-        true => verify::write_into(&opts.crate_dir, opts.placement, &verified.text)?,
+        true => {
+            crate::emit::suite_copy::write_into(&opts.crate_dir, opts.placement, &verified.text)?
+        }
         false => Vec::new(),
     };
     // The suite's file first; module files holding a home's invocation after it.

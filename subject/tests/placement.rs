@@ -165,11 +165,11 @@ fn private_functions_are_tested_from_inside_their_modules() {
     }
     std::fs::write(&parse_path, &parse_rs).unwrap();
     // Writing the same suite again leaves one invocation per module file.
-    frugal_subject::emit::verify::write_into(krate.path(), Placement::InCrate, &text).unwrap();
+    frugal_subject::emit::suite_copy::write_into(krate.path(), Placement::InCrate, &text).unwrap();
     let again = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
     assert_eq!(again, parse_rs);
     // An empty suite removes them.
-    frugal_subject::emit::verify::write_into(krate.path(), Placement::InCrate, "").unwrap();
+    frugal_subject::emit::suite_copy::write_into(krate.path(), Placement::InCrate, "").unwrap();
     let cleared = std::fs::read_to_string(krate.path().join("src/date/parse.rs")).unwrap();
     assert!(!cleared.contains("frugal_in_"), "{cleared}");
 }

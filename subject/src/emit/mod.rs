@@ -6,6 +6,7 @@ pub mod home;
 pub mod minimise;
 pub mod render;
 pub mod split;
+pub mod suite_copy;
 pub mod verify;
 
 use std::collections::BTreeSet;

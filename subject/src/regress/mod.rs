@@ -3,7 +3,7 @@
 //! version each test either still passes or reveals a behaviour change; [`check`] finds which,
 //! and why, and returns a [`Report`] (JSON, a reviewer's text, JUnit XML).
 //!
-//! The check reuses verification's machinery (`emit::verify::SuiteCopy`): a clean copy of the
+//! The check reuses verification's machinery (`emit::suite_copy::SuiteCopy`): a clean copy of the
 //! crate in the work dir, the suite placed as frugal places it, one confined offline
 //! `cargo test --no-run`, and the test binary run confined. Tests whose lines hold compiler
 //! errors no longer compile: they are blanked out (lines keep their numbers) and the rest is
@@ -29,7 +29,8 @@ pub use report::{Change, Outcome, Report, TestReport};
 pub use suite::detect_placement;
 
 use crate::emit::Placement;
-use crate::emit::verify::{SuiteCopy, VerifyError, VerifyOptions, is_suite_file};
+use crate::emit::suite_copy::{SuiteCopy, is_suite_file};
+use crate::emit::verify::{VerifyError, VerifyOptions};
 use crate::libtest::{self, Failure, Status};
 use suite::{Suite, SuiteTest};
 

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::libtest::clip;
+
 /// What a stored suite said about a version of its crate.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Report {
@@ -102,13 +104,6 @@ impl Outcome {
 }
 
 /// At most `max` characters of `s`, with `..` when cut.
-pub(crate) fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((end, _)) => format!("{}..", &s[..end]),
-        None => s.to_string(),
-    }
-}
-
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
