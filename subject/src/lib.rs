@@ -23,6 +23,7 @@ pub mod own_mutants;
 pub mod pipeline;
 pub mod probe_src;
 pub mod regress;
+pub mod run_summary;
 pub mod strong;
 pub mod suite_model;
 pub mod survivors;

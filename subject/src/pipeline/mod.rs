@@ -1,6 +1,8 @@
 //! One run over one crate: analyse, instrument, build the harness, search, minimise, emit and
 //! verify. `frugal run` and the daemon's regeneration jobs both call [`run`].
 
+mod suite;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -11,12 +13,18 @@ use serde::Serialize;
 use crate::analyze::{self, AnalyzeOptions};
 use crate::criteria::{self, Criteria, Discovered, Plan};
 use crate::emit::{self, Placement, minimise::Kept, verify};
-use crate::environment::{self, RunEnvironment, Watch};
+use crate::environment::{RunEnvironment, Watch};
 use crate::executor::{ExecConfig, ExecutorPool};
 use crate::harness::{self, registry::Registry};
 use crate::instrument;
+pub use crate::run_summary::{
+    CallableSupport, DroppedTest, GoalCount, MeasuredCost, PROXY_NAMES, RunSummary, Seeding,
+    TestGoals, Timings,
+};
+use crate::run_summary::{dropped_tests, goal_counts, proxy_sums, support};
 use crate::strong::{self, MutationScore};
 use crate::suite_model::{self, SuiteModel};
+use suite::{Suite, Written, verify_suite, write_suite};
 
 /// What to run and where to put the result.
 #[derive(Debug, Clone)]
@@ -100,177 +108,6 @@ impl Observer for SearchObserver<'_> {
     fn generation(&mut self, g: &Generation) {
         self.0.generation(g);
     }
-}
-
-/// Covered and total goals of one kind.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct GoalCount {
-    pub covered: usize,
-    pub total: usize,
-}
-
-/// The share of public callables the harness drives, and why the rest are left out.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct CallableSupport {
-    pub supported: usize,
-    pub total: usize,
-    /// Reason -> number of callables.
-    pub reasons: BTreeMap<String, usize>,
-    /// Every callable left out: its path, the reason and the piece of its signature behind it.
-    pub left_out: Vec<crate::model::Unsupported>,
-}
-
-/// Everything a run reports.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunSummary {
-    pub krate: String,
-    pub algorithm: String,
-    /// The archive's rule when `--archive` chose one other than the algorithm's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub archive: Option<String>,
-    pub seed: u64,
-    pub budget: String,
-    pub goals: BTreeMap<String, GoalCount>,
-    /// Goals covered by the emitted suite (after minimisation), by kind.
-    pub callables: CallableSupport,
-    /// Tests the search evaluated (its budget counts them), repeats included.
-    pub executions: u64,
-    pub executions_per_second: f64,
-    /// Of `executions`, tests answered with the result of an earlier run: identical to it, or
-    /// starting with its statements up to the one where it stopped.
-    pub repeats: u64,
-    pub crashes: u64,
-    pub timeouts: u64,
-    pub tests_emitted: usize,
-    /// Sums over the emitted tests of the proxies I1..I7 (loop cycles, covered calls, test
-    /// calls, allocations, covered statements, test statements, test length).
-    pub suite_proxies: [u64; 7],
-    /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises (\[adynamosa\]).
-    pub suite_proxy_total: u64,
-    pub tests_dropped: Vec<DroppedTest>,
-    /// Kept tests whose assertions on values that differ between runs (an address, an inode, a
-    /// path under `HOME`) verification turned into comments, with how many each lost.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub assertions_not_reproducible: BTreeMap<String, usize>,
-    pub uninstrumented: usize,
-    pub seconds: Timings,
-    pub output: PathBuf,
-    /// The suite's test model (`frugal_generated.model.json` next to `output`): the verified
-    /// tests by stable operation keys, which [`RunOptions::seed_model`] reads back.
-    pub model: PathBuf,
-    pub written_to_crate: Option<PathBuf>,
-    /// Module files `--write` appended a home's invocation to (in-module placement).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub homes_written: Vec<PathBuf>,
-    /// Why the search ended: `budget`, `all-covered` or `stalled`.
-    pub search_stop: String,
-    /// What the seed model contributed, in a run that had one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seeding: Option<Seeding>,
-    /// Goals each emitted test covers, in the suite's order (ids index `goal_info`): the daemon
-    /// stores them per test.
-    pub tests: Vec<TestGoals>,
-    /// Every goal by id, as `goals.json` has it. In memory because the work dir's `goals.json`
-    /// is writable by the crate's code: the daemon keys goals for the best-suite rule by this.
-    #[serde(skip)]
-    pub goal_info: Vec<criteria::GoalInfo>,
-    /// Work-dir dumps that could not be written; the suite is unaffected. Left out of
-    /// `summary.json` when empty, so a clean run's summary keeps its shape.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    /// What confined the crate's code in this run, one line per layer
-    /// (`frugal_sandbox::Capabilities::report`): what is used, what is missing.
-    pub sandbox: Vec<String>,
-    /// Whether files outside the run's work dir were really out of the crate code's reach.
-    pub sandbox_fs_confined: bool,
-    /// What the emitted suite costs when run, measured by a profiler after verification (the
-    /// CLI fills it in); `None` when not measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured_cost: Option<MeasuredCost>,
-    /// frugal's own mutants the emitted suite kills (strong mutation), in a run whose criteria
-    /// include `weak-mutation`; left out of `summary.json` otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mutation: Option<MutationScore>,
-    /// The verdict on each of the own suite's survivors (`--kill-survivors`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub survivors: Option<crate::survivors::SurvivorReport>,
-}
-
-/// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct MeasuredCost {
-    /// Sum over the measured tests, in `unit`; `None` when the measurement failed.
-    pub total: Option<f64>,
-    /// `instructions`, `task-clock-ns`, ... as the profiler names its metrics.
-    pub unit: String,
-    /// Where the figure comes from: `hardware-perf`, `software-perf`, `cachegrind`, ...
-    pub source: String,
-    pub tests_measured: usize,
-    pub tests_unmeasured: usize,
-    /// Wall time the measurement took (its build and the runs).
-    pub seconds: f64,
-    /// Why there is no figure.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// What the host lacked for the preferred figure (hardware instruction counts) and what was
-    /// used instead.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
-}
-
-/// The goals one emitted test covers.
-#[derive(Debug, Clone, Serialize)]
-pub struct TestGoals {
-    pub name: String,
-    pub goals: Vec<u32>,
-    /// The test's performance proxies I1..I7, by name.
-    pub proxies: BTreeMap<String, u64>,
-    /// frugal's own mutants it kills (strong mutation; with `weak-mutation` only), by goal id.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub kills: Vec<u32>,
-}
-
-/// Names of the proxies I1..I7, in order.
-pub const PROXY_NAMES: [&str; 7] = [
-    "loop_cycles",
-    "covered_calls",
-    "test_calls",
-    "allocations",
-    "covered_statements",
-    "test_statements",
-    "test_length",
-];
-
-/// What a seed model contributed to a run.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Seeding {
-    /// Model tests that still apply to the new build.
-    pub resolved: usize,
-    /// Model tests that do not, with the reason (the callable is gone, its signature or a type
-    /// changed).
-    pub dropped: Vec<DroppedTest>,
-    /// Resolved tests executed before the first generation (the budget may cut them short).
-    pub executed: usize,
-    /// Goals the search pursues that the seeds covered before its first generation.
-    pub goals_covered: usize,
-}
-
-/// A test verification (or, in [`Seeding::dropped`], resolution) dropped.
-#[derive(Debug, Clone, Serialize)]
-pub struct DroppedTest {
-    pub name: String,
-    pub reason: String,
-}
-
-/// Wall time per phase, in seconds.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Timings {
-    pub analyse: f64,
-    pub instrument: f64,
-    pub build_harness: f64,
-    pub search: f64,
-    pub minimise: f64,
-    pub verify: f64,
 }
 
 /// Why a run failed.
@@ -528,7 +365,7 @@ impl Timings {
 /// are for whoever debugs a run (the daemon keys goals by [`RunSummary::goal_info`], never by a
 /// dump): the suite is good without them, so a failed dump becomes a warning in the summary
 /// rather than costing the search.
-struct Artifacts {
+pub(super) struct Artifacts {
     work: PathBuf,
     out: PathBuf,
     warnings: Vec<String>,
@@ -791,209 +628,6 @@ fn minimise(
     emit::minimise::minimise(archive, &builder, exec)
 }
 
-/// The verified suite with what each kept test is, covers and costs, by test name.
-struct Suite {
-    verified: verify::Verified,
-    tests_by_name: BTreeMap<String, frugal_search::TestCase>,
-    goals_by_name: BTreeMap<String, Vec<u32>>,
-    proxies_by_name: BTreeMap<String, frugal_search::Proxies>,
-    /// The mutants each test kills (strong mutation), by search goal id.
-    kills_by_name: BTreeMap<String, BTreeSet<u32>>,
-}
-
-/// Phase 6: renders the minimised tests and keeps those that compile and pass twice.
-fn verify_suite(
-    opts: &RunOptions,
-    work: &Path,
-    model: &crate::model::ApiModel,
-    registry: &Registry,
-    schema: &frugal_search::Schema,
-    kept: &mut [Kept],
-    verify_opts: &verify::VerifyOptions,
-) -> Result<Suite, RunError> {
-    let header = header(&model.crate_name, opts);
-    let passing_on = environment::forget(&RunEnvironment::new(work), kept);
-    let kept: &[Kept] = kept;
-    let (_, rendered) = emit::file(kept, registry, model, &header);
-    let refused: Vec<(String, String)> = passing_on
-        .iter()
-        .map(|&k| {
-            (
-                rendered[k].name.clone(),
-                environment::PASSES_ON_ENVIRONMENT.into(),
-            )
-        })
-        .chain(
-            rendered
-                .iter()
-                .filter_map(|r| Some((r.name.clone(), r.home.refusal()?))),
-        )
-        .collect();
-    let proxies_by_name = rendered
-        .iter()
-        .zip(kept)
-        .map(|(r, k)| {
-            let proxies = frugal_search::proxies(&k.test, &k.result, schema);
-            (r.name.clone(), proxies)
-        })
-        .collect();
-    let goals_by_name = rendered
-        .iter()
-        .zip(kept)
-        .map(|(r, k)| (r.name.clone(), k.result.covered().collect()))
-        .collect();
-    let tests_by_name = rendered
-        .iter()
-        .zip(kept)
-        .map(|(r, k)| (r.name.clone(), k.test.clone()))
-        .collect();
-    let kills_by_name = rendered
-        .iter()
-        .zip(kept)
-        .map(|(r, k)| (r.name.clone(), k.kills.clone()))
-        .collect();
-    let verified = verify::verify(
-        &opts.crate_dir,
-        work,
-        &header,
-        rendered,
-        &refused,
-        verify_opts,
-    )?;
-    Ok(Suite {
-        verified,
-        tests_by_name,
-        goals_by_name,
-        proxies_by_name,
-        kills_by_name,
-    })
-}
-
-/// Where the suite was written.
-struct Written {
-    output: PathBuf,
-    into_crate: Option<PathBuf>,
-    homes: Vec<PathBuf>,
-}
-
-/// Writes the suite and the dropped tests to the out dir, and into the crate if asked.
-fn write_suite(
-    opts: &RunOptions,
-    artifacts: &Artifacts,
-    verified: &verify::Verified,
-) -> Result<Written, RunError> {
-    artifacts.create_out_dir()?;
-    let output = artifacts.output(&format!("{}.rs", verify::TEST_TARGET), &verified.text)?;
-    artifacts.output("dropped.rs", &verified.dropped_text)?;
-    let mut files = match opts.write {
-        true => {
-            crate::emit::suite_copy::write_into(&opts.crate_dir, opts.placement, &verified.text)?
-        }
-        false => Vec::new(),
-    };
-    // The suite's file first; module files holding a home's invocation after it.
-    let homes = files.split_off(files.len().min(1));
-    Ok(Written {
-        output,
-        into_crate: files.pop(),
-        homes,
-    })
-}
-
-impl Suite {
-    /// Goals the kept tests cover.
-    fn covered(&self) -> BTreeSet<u32> {
-        self.union_over_kept(&self.goals_by_name)
-    }
-
-    /// The verdicts on the own suite's survivors, from what each kept test covers and kills.
-    fn survivors(
-        &self,
-        survivors: &[crate::survivors::Survivor],
-        goals: &[criteria::GoalInfo],
-        compiled_out: &dyn Fn(&str, usize) -> bool,
-    ) -> crate::survivors::SurvivorReport {
-        let covers: Vec<(&String, BTreeSet<u32>)> = self
-            .verified
-            .kept
-            .iter()
-            .map(|n| {
-                let goals = self.goals_by_name.get(n).into_iter().flatten().copied();
-                (n, goals.collect())
-            })
-            .collect();
-        let none = BTreeSet::new();
-        let tests: Vec<crate::survivors::TestView> = covers
-            .iter()
-            .map(|(n, covers)| crate::survivors::TestView {
-                name: n,
-                covers,
-                kills: self.kills_by_name.get(*n).unwrap_or(&none),
-            })
-            .collect();
-        crate::survivors::report(survivors, goals, &tests, compiled_out)
-    }
-
-    /// The mutants the kept tests kill between them.
-    fn killed(&self) -> BTreeSet<u32> {
-        self.union_over_kept(&self.kills_by_name)
-    }
-
-    /// The union of the kept tests' goal sets in `by_name`.
-    fn union_over_kept<'a, C>(&'a self, by_name: &'a BTreeMap<String, C>) -> BTreeSet<u32>
-    where
-        &'a C: IntoIterator<Item = &'a u32>,
-    {
-        self.verified
-            .kept
-            .iter()
-            .filter_map(|n| by_name.get(n))
-            .flatten()
-            .copied()
-            .collect()
-    }
-
-    /// The kept tests' proxies, in suite order.
-    fn proxies(&self) -> Vec<frugal_search::Proxies> {
-        self.verified
-            .kept
-            .iter()
-            .filter_map(|n| self.proxies_by_name.get(n))
-            .copied()
-            .collect()
-    }
-
-    /// The tests verification kept, by name, in suite order: what the test model holds.
-    fn verified_tests(&self) -> Vec<(String, frugal_search::TestCase)> {
-        self.verified
-            .kept
-            .iter()
-            .filter_map(|n| Some((n.clone(), self.tests_by_name.get(n)?.clone())))
-            .collect()
-    }
-
-    fn test_goals(&self) -> Vec<TestGoals> {
-        self.verified
-            .kept
-            .iter()
-            .map(|n| TestGoals {
-                name: n.clone(),
-                goals: self.goals_by_name.get(n).cloned().unwrap_or_default(),
-                proxies: self
-                    .proxies_by_name
-                    .get(n)
-                    .map(proxies_by_name)
-                    .unwrap_or_default(),
-                kills: self
-                    .kills_by_name
-                    .get(n)
-                    .map(|k| k.iter().copied().collect())
-                    .unwrap_or_default(),
-            })
-            .collect()
-    }
-}
-
 /// What the run learned besides the suite, for the summary.
 struct RunFacts {
     krate: String,
@@ -1055,37 +689,6 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
     }
 }
 
-/// Dropped tests, name and reason, as the summary lists them.
-fn dropped_tests(dropped: &[(String, String)]) -> Vec<DroppedTest> {
-    dropped
-        .iter()
-        .map(|(name, reason)| DroppedTest {
-            name: name.clone(),
-            reason: reason.clone(),
-        })
-        .collect()
-}
-
-/// Sums of each proxy I1..I7 over the suite.
-fn proxy_sums(proxies: &[frugal_search::Proxies]) -> [u64; 7] {
-    let mut sums = [0u64; 7];
-    for p in proxies {
-        for (sum, v) in sums.iter_mut().zip(p.values()) {
-            *sum += v;
-        }
-    }
-    sums
-}
-
-/// One test's proxies keyed by [`PROXY_NAMES`].
-fn proxies_by_name(p: &frugal_search::Proxies) -> BTreeMap<String, u64> {
-    PROXY_NAMES
-        .iter()
-        .map(|k| k.to_string())
-        .zip(p.values())
-        .collect()
-}
-
 /// `uncovered.txt`: one line per goal the suite misses, where to look first.
 fn uncovered(plan: &Plan, found: &Discovered, covered: &BTreeSet<u32>) -> String {
     let mut text = String::new();
@@ -1110,7 +713,7 @@ fn labelled(plan: &Plan, found: &Discovered) -> Vec<criteria::GoalInfo> {
     goals
 }
 
-fn header(krate: &str, opts: &RunOptions) -> String {
+pub(super) fn header(krate: &str, opts: &RunOptions) -> String {
     let placement = match opts.placement {
         Placement::Tests => "",
         Placement::InCrate => " --placement in-crate",
@@ -1191,41 +794,6 @@ pub fn cache_root() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir)
         .join("frugal")
-}
-
-fn goal_counts(
-    plan: &Plan,
-    criteria: &Criteria,
-    found: &Discovered,
-    covered: &BTreeSet<u32>,
-) -> BTreeMap<String, GoalCount> {
-    plan.counts(criteria, found, covered)
-        .into_iter()
-        .map(|(k, (covered, total))| (k, GoalCount { covered, total }))
-        .collect()
-}
-
-fn support(model: &crate::model::ApiModel, reg: &Registry) -> CallableSupport {
-    let supported = reg
-        .ops
-        .iter()
-        .filter(|o| matches!(o.code, harness::registry::OpCode::Call(_)))
-        .count();
-    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-    for u in model.unsupported.iter().chain(&reg.dropped) {
-        *reasons.entry(u.reason.clone()).or_default() += 1;
-    }
-    CallableSupport {
-        supported,
-        total: supported + model.unsupported.len() + reg.dropped.len(),
-        reasons,
-        left_out: model
-            .unsupported
-            .iter()
-            .chain(&reg.dropped)
-            .cloned()
-            .collect(),
-    }
 }
 
 #[cfg(test)]
