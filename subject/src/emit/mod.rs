@@ -4,6 +4,7 @@
 mod expected;
 pub mod home;
 pub mod minimise;
+mod names;
 pub mod render;
 pub mod split;
 pub mod suite_copy;

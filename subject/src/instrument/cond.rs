@@ -15,7 +15,8 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprBinary, UnOp};
 
-use super::visit::{FileInstrumenter, line};
+use super::syntax::line;
+use super::visit::FileInstrumenter;
 
 impl FileInstrumenter<'_> {
     /// Wraps a condition root in `branch(t, f, ..)` and rewrites its boolean structure.

@@ -24,6 +24,7 @@ mod mutants;
 mod observe;
 mod reach;
 mod skip;
+mod syntax;
 #[cfg(test)]
 mod tests;
 mod visit;

@@ -57,7 +57,8 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprBinary};
 
-use super::visit::{FileInstrumenter, contains_let, line};
+use super::syntax::{contains_let, line};
+use super::visit::FileInstrumenter;
 use crate::manifest::GoalKind;
 
 /// The probe's opcode of a comparison operator.

@@ -24,7 +24,8 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, ExprCall, ExprMethodCall};
 
-use super::visit::{FileInstrumenter, line};
+use super::syntax::line;
+use super::visit::FileInstrumenter;
 
 /// What a call returns, naming its two goals.
 #[derive(Clone, Copy)]
