@@ -268,13 +268,20 @@ pub struct TestView<'a> {
     pub kills: &'a BTreeSet<u32>,
 }
 
-/// The verdict on each survivor, from the emitted tests' covered goals and kills;
-/// `compiled_out(file, line)` tells code the run's features compile out.
+/// What the run saw beside the kept tests: the mutants some execution infected (weakly
+/// killed), and which code its features compile out.
+pub struct RunSeen<'a> {
+    pub infected: &'a BTreeSet<u32>,
+    pub compiled_out: &'a dyn Fn(&str, usize) -> bool,
+}
+
+/// The verdict on each survivor, from the emitted tests' covered goals and kills and what the
+/// run saw.
 pub fn report(
     survivors: &[Survivor],
     goals: &[GoalInfo],
     tests: &[TestView],
-    compiled_out: &dyn Fn(&str, usize) -> bool,
+    seen: RunSeen<'_>,
 ) -> SurvivorReport {
     let mut r = SurvivorReport {
         survivors: survivors.len(),
@@ -282,10 +289,10 @@ pub fn report(
     };
     let mut verdicts = Vec::new();
     for s in survivors {
-        let verdict = if compiled_out(&s.file, s.line) {
+        let verdict = if (seen.compiled_out)(&s.file, s.line) {
             Verdict::NotCompiled
         } else {
-            verdict(s, goals, tests)
+            verdict(s, goals, tests, seen.infected)
         };
         match &verdict {
             Verdict::Killed { .. } => r.killed += 1,
@@ -305,18 +312,15 @@ pub fn report(
     r
 }
 
-fn verdict(s: &Survivor, goals: &[GoalInfo], tests: &[TestView]) -> Verdict {
+fn verdict(
+    s: &Survivor,
+    goals: &[GoalInfo],
+    tests: &[TestView],
+    infected: &BTreeSet<u32>,
+) -> Verdict {
     let mutants = counterparts(s, goals);
     if mutants.is_empty() {
-        let line = goals
-            .iter()
-            .filter(|g| g.file == s.file && g.line == s.line)
-            .map(|g| g.id)
-            .collect::<Vec<_>>();
-        let reached_by = tests
-            .iter()
-            .find(|t| line.iter().any(|g| t.covers.contains(g)))
-            .map(|t| t.name.to_string());
+        let reached_by = line_reached_by(s, goals, tests).map(str::to_string);
         return Verdict::NoCounterpart { reached_by };
     }
     // One test killing all of them fails on the survivor itself; for a comparison's pair,
@@ -339,14 +343,33 @@ fn verdict(s: &Survivor, goals: &[GoalInfo], tests: &[TestView]) -> Verdict {
             test: killers.join(", "),
         };
     }
+    // Reached but never told apart: infected in the search or by a kept test (a strong goal
+    // counts as covered only once killed, so infection is passed in), or its line run.
     let infected = mutants
         .iter()
-        .all(|m| tests.iter().any(|t| t.covers.contains(m)));
-    if infected {
+        .all(|m| infected.contains(m) || tests.iter().any(|t| t.covers.contains(m)));
+    if infected || line_reached_by(s, goals, tests).is_some() {
         Verdict::PossiblyEquivalent
     } else {
         Verdict::NotReached
     }
+}
+
+/// A kept test that runs the survivor's line, if one does.
+fn line_reached_by<'t>(
+    s: &Survivor,
+    goals: &[GoalInfo],
+    tests: &[TestView<'t>],
+) -> Option<&'t str> {
+    let line: Vec<u32> = goals
+        .iter()
+        .filter(|g| g.file == s.file && g.line == s.line)
+        .map(|g| g.id)
+        .collect();
+    tests
+        .iter()
+        .find(|t| line.iter().any(|g| t.covers.contains(g)))
+        .map(|t| t.name)
 }
 
 #[cfg(test)]
@@ -515,7 +538,17 @@ mod tests {
         let mut gated = arm.clone();
         gated.line = 40;
         let compiled_out = |_: &str, line: usize| line == 40;
-        let r = report(&[fbr, aor, ror, arm, gated], &goals, &tests, &compiled_out);
+        // `lor`'s mutant was never infected nor its line run: not reached. `guard`'s was
+        // infected in the search, never killed: possibly equivalent.
+        let r = report(
+            &[fbr, aor, ror, arm, gated, lor, guard],
+            &goals,
+            &tests,
+            RunSeen {
+                infected: &BTreeSet::from([9]),
+                compiled_out: &compiled_out,
+            },
+        );
         let verdicts: Vec<&Verdict> = r.verdicts.iter().map(|v| &v.verdict).collect();
         assert_eq!(
             verdicts,
@@ -530,6 +563,8 @@ mod tests {
                     reached_by: Some("a".into())
                 },
                 &Verdict::NotCompiled,
+                &Verdict::NotReached,
+                &Verdict::PossiblyEquivalent,
             ]
         );
         assert_eq!(
@@ -537,9 +572,10 @@ mod tests {
                 r.killed,
                 r.possibly_equivalent,
                 r.no_counterpart,
-                r.not_compiled
+                r.not_compiled,
+                r.not_reached
             ),
-            (2, 1, 1, 1)
+            (2, 2, 1, 1, 1)
         );
     }
 }

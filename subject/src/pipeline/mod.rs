@@ -281,8 +281,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .write(&model_path)?;
     let covered = suite.covered();
     artifacts.output("uncovered.txt", &uncovered(&plan, &found, &covered))?;
+    let infected: BTreeSet<u32> = covered.union(&infected_in_search).copied().collect();
     let mutation = plan.mutants().next().is_some().then(|| {
-        let infected: BTreeSet<u32> = covered.union(&infected_in_search).copied().collect();
         MutationScore::new(
             &plan,
             &found,
@@ -297,7 +297,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     });
     let survivors = (!opts.survivors.is_empty()).then(|| {
         let compiled_out = |file: &str, line: usize| inst.manifest.is_compiled_out(file, line);
-        suite.survivors(&opts.survivors, &goal_info, &compiled_out)
+        let seen = crate::survivors::RunSeen {
+            infected: &infected,
+            compiled_out: &compiled_out,
+        };
+        suite.survivors(&opts.survivors, &goal_info, seen)
     });
     let facts = RunFacts {
         krate: model.crate_name.clone(),

@@ -132,7 +132,7 @@ impl Suite {
         &self,
         survivors: &[crate::survivors::Survivor],
         goals: &[criteria::GoalInfo],
-        compiled_out: &dyn Fn(&str, usize) -> bool,
+        seen: crate::survivors::RunSeen<'_>,
     ) -> crate::survivors::SurvivorReport {
         let covers: Vec<(&String, BTreeSet<u32>)> = self
             .verified
@@ -152,7 +152,7 @@ impl Suite {
                 kills: self.kills_by_name.get(*n).unwrap_or(&none),
             })
             .collect();
-        crate::survivors::report(survivors, goals, &tests, compiled_out)
+        crate::survivors::report(survivors, goals, &tests, seen)
     }
 
     /// The mutants the kept tests kill between them.
