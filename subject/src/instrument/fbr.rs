@@ -58,10 +58,11 @@ impl Value {
         }
     }
 
-    fn wrapped(&self, label: &str, code: &str) -> Value {
+    /// The value inside `f(..)` (`Some`, `Ok`, `Box::new`), in the label and the code alike.
+    fn wrapped(&self, f: &str) -> Value {
         Value {
-            label: format!("{label}({})", self.label),
-            code: format!("{code}({})", self.code),
+            label: format!("{f}({})", self.label),
+            code: format!("{f}({})", self.code),
         }
     }
 }
@@ -196,17 +197,13 @@ fn path_values(path: &syn::Path, depth: usize) -> Vec<Value> {
         ("String", []) if one => strs(&["String::new()", "\"xyzzy\".into()"]),
         ("Option", [t]) => {
             let mut v = vec![Value::same("None")];
-            v.extend(
-                values_of(t, depth + 1)
-                    .iter()
-                    .map(|x| x.wrapped("Some", "Some")),
-            );
+            v.extend(values_of(t, depth + 1).iter().map(|x| x.wrapped("Some")));
             v
         }
         // `Result<T, E>`, or an alias `Result<T>` of the crate or of `io`: `Ok` of `T`'s values.
         ("Result", [t] | [t, _]) => values_of(t, depth + 1)
             .iter()
-            .map(|x| x.wrapped("Ok", "Ok"))
+            .map(|x| x.wrapped("Ok"))
             .collect(),
         ("Vec", [t]) if one => {
             let mut v = vec![Value::same("Vec::new()")];
@@ -221,7 +218,7 @@ fn path_values(path: &syn::Path, depth: usize) -> Vec<Value> {
         }
         ("Box", [t]) if one => values_of(t, depth + 1)
             .iter()
-            .map(|x| x.wrapped("Box::new", "Box::new"))
+            .map(|x| x.wrapped("Box::new"))
             .collect(),
         // `Cow<'_, str>`, named as the signature names it (`Cow`, `borrow::Cow`).
         ("Cow", [t]) if is_ident(t, "str") => {
