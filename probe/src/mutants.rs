@@ -506,6 +506,18 @@ arith_num!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
 );
 
+/// [`Arith::aor`] for a site whose operands' type is still being inferred where it stands
+/// (`let mut n = 0; .. n += 1;`, a loop counter whose type a later `v[n]` decides): the
+/// method call on `Probe` needs the type known there (E0282), a generic fn leaves it open
+/// until the crate's later uses, or the literal's fallback, decide it.
+#[inline(always)]
+pub fn aor_inferred<T: Num>(goal: u32, aop: u8, a: T, b: T) -> Option<Mutated<T>> {
+    record_aor(goal, aop, a, b);
+    let mutants = aor_mutants(aop);
+    let k = active_among(goal, mutants.len())?;
+    Some(Mutated(T::apply(mutants[k], a, b)))
+}
+
 /// Bits of the normalised distance of a mutant reached but not infected (raw 1).
 const SURVIVED: u64 = 0x3FE0_0000_0000_0000; // 0.5f64
 
@@ -551,7 +563,7 @@ mod tests {
 
     /// With its mutant off, a LOR site is the original operator; on, the other one. A guard's
     /// mutants give true and false; an arm is kept unless its mutant is on. (The only test that
-    /// switches mutants on: `ACTIVE` is global.)
+    /// switches mutants on: `ACTIVE` is global; an inferred AOR site's too.)
     #[test]
     fn lor_guard_and_arm_mutants_take_the_other_value_only_when_on() {
         let g = 7_000_000;
@@ -570,7 +582,16 @@ mod tests {
         assert!(!arm_kept(g));
         activate(g + 1);
         assert!(!guard(g, true));
+        // An AOR site whose operands' type a later use decides (`v[sum]` makes them `usize`):
+        // with mutant `g + 1` on (`+ -> *`), `n + 3` computes `n * 3`.
+        let v = [10u8, 20, 30, 40, 50, 60, 70];
+        let inferred = |n| match aor_inferred(g, aop::ADD, n, 3) {
+            Some(m) => m.value(),
+            None => n + 3,
+        };
+        assert_eq!(v[inferred(2)], 70);
         activate(NO_MUTANT);
+        assert_eq!(v[inferred(2)], 60);
     }
 
     #[test]

@@ -7,14 +7,15 @@
 //!   call passes the operands' order to `ror` (see [`ror_call`]). Skipped for `==`/`!=` when an
 //!   operand is syntactically an enum variant or a struct, tuple or array value: such operands
 //!   usually have no order, and their mutants would be goals nothing can cover.
-//! - AOR: a binary `+ - * / %` on one line, in an instrumented fn (not in const contexts,
+//! - AOR: a binary `+ - * / %` in an instrumented fn (not in const contexts,
 //!   patterns or macro bodies, which the visitor never enters), is rewritten to
 //!   `::frugal_probe::arith(match (A, B) { (a, b) => { probe(&a, &b); a op b } })`: both operands
 //!   are evaluated once, in order, and the original operator computes the result, so types,
 //!   trait impls and overflow panics are the original's. The probe runs first, while the
 //!   operands are still there to borrow; it is chosen by autoref specialisation, so strings
-//!   and user types compile and report nothing. Sites spanning lines are skipped: the rewritten
-//!   operator sits on the last line, and an overflow there must panic on the user's line.
+//!   and user types compile and report nothing. The rewritten operator sits on the site's
+//!   last line, and an overflow there must panic on the user's line: a site spanning lines
+//!   counts only with its operator on the last one (a sum with leading operators).
 //!   Sites with a string literal, a macro or a borrow as an operand are skipped too (string
 //!   concatenation, mostly), for the same reason as unordered comparisons.
 //!
@@ -30,7 +31,9 @@
 //!   survive, so they are what state assertions are judged by.
 //!
 //! - AOR at compound assignments `A op= B` whose place `A` is plain ([`FileInstrumenter::compound_site`]):
-//!   `+=`→`-=`,`*=` and so on, the same subsuming sets as the binary operators.
+//!   `+=`→`-=`,`*=` and so on, the same subsuming sets as the binary operators. A site whose
+//!   operands' type is still open (`n += 1` on `let mut n = 0;`, the loop counters
+//!   cargo-mutants mutates everywhere) takes the generic `aor_inferred` probe.
 //! - NOT deletion (cargo-mutants' `delete !`): every `!` expression (in conditions too) is
 //!   wrapped in `mutants::negation(G, ..)`, which undoes the `!` with the mutant on. Entering
 //!   it infects it (the value always differs); the strong run tells whether a test sees it.
@@ -114,17 +117,21 @@ impl FileInstrumenter<'_> {
         let Some((aop, name)) = aor_opcode(&b.op) else {
             return false;
         };
-        let (first, last) = (b.span().start().line, b.span().end().line);
+        // On the operator's line, where cargo-mutants places the mutant. The rewritten
+        // operator sits on the site's last line, where an overflow must panic as the
+        // original's does: a sum written over lines with leading operators
+        // (`digits(a)\n + 1\n + digits(b)`) has each operator on its site's last line.
+        let first = line(b.op.span());
         if !self.mutants
             || !self.active()
             || !b.attrs.is_empty()
-            || first != last
+            || first != b.span().end().line
             || skipped_operand(&b.left)
             || skipped_operand(&b.right)
-            || (self.untyped_operand(&b.left) && self.untyped_operand(&b.right))
         {
             return false;
         }
+        let inferred = self.untyped_operand(&b.left) && self.untyped_operand(&b.right);
         let sym = aop_symbol(aop);
         let mut goal = None;
         for &m in aor_mutants(aop) {
@@ -138,14 +145,13 @@ impl FileInstrumenter<'_> {
         let op_range = self.range(&b.op);
         let op_text = self.source(op_range);
         let node = (left.0, right.1);
+        let mutant = aor_call(inferred, "__frugal_a", goal, name);
         self.open(node, "::frugal_probe::arith(match (");
         self.replace(op_range, node, ",");
         self.close(
             node,
             format!(
-                ") {{ (__frugal_a, __frugal_b) => {{ use ::frugal_probe::Arith as _; \
-                 let __frugal_m = (&&&::frugal_probe::Probe(&__frugal_a, &__frugal_b))\
-                 .aor({goal}, ::frugal_probe::mutants::aop::{name}); \
+                ") {{ (__frugal_a, __frugal_b) => {{ {mutant} \
                  match __frugal_m {{ Some(__frugal_m) => __frugal_m.value(), \
                  None => __frugal_a {op_text} __frugal_b }} }} }})"
             ),
@@ -175,10 +181,10 @@ impl FileInstrumenter<'_> {
             || first != last
             || !plain_place(&b.left)
             || skipped_operand(&b.right)
-            || (self.untyped_operand(&b.left) && self.untyped_operand(&b.right))
         {
             return false;
         }
+        let inferred = self.untyped_operand(&b.left) && self.untyped_operand(&b.right);
         let sym = aop_symbol(aop);
         let mut goal = None;
         for &m in aor_mutants(aop) {
@@ -193,14 +199,12 @@ impl FileInstrumenter<'_> {
         let place = self.source(left).to_string();
         let op_text = self.source(op_range).to_string();
         let node = (left.0, right.1);
+        let mutant = aor_call(inferred, "*__frugal_p", goal, name);
         self.replace((left.0, right.0), node, "::frugal_probe::arith(match (");
         self.close(
             node,
             format!(
-                ") {{ __frugal_b => {{ use ::frugal_probe::Arith as _; \
-                 let __frugal_p = &mut {place}; \
-                 let __frugal_m = (&&&::frugal_probe::Probe(&*__frugal_p, &__frugal_b))\
-                 .aor({goal}, ::frugal_probe::mutants::aop::{name}); \
+                ") {{ __frugal_b => {{ let __frugal_p = &mut {place}; {mutant} \
                  match __frugal_m {{ Some(__frugal_m) => *__frugal_p = __frugal_m.value(), \
                  None => *__frugal_p {op_text} __frugal_b }} }} }})"
             ),
@@ -393,7 +397,8 @@ impl FileInstrumenter<'_> {
 
 /// The locals of a fn body declared `let mut n = <number literal>;` without a type: their
 /// integer or float type is inferred from later uses, and a probe's method call on them
-/// before those uses fails to compile (E0282), which would cost the whole fn.
+/// before those uses fails to compile (E0282), which would cost the whole fn; their AOR
+/// sites use the generic `aor_inferred` instead, their comparisons get no mutants.
 pub(super) fn untyped_locals(body: &syn::Block) -> std::collections::BTreeSet<String> {
     struct Finder(std::collections::BTreeSet<String>);
     impl<'ast> Visit<'ast> for Finder {
@@ -422,6 +427,28 @@ fn unsuffixed_number(e: &Expr) -> bool {
             _ => false,
         },
         _ => false,
+    }
+}
+
+/// `let __frugal_m = ..;`: the AOR probe's answer for left operand `a` and `__frugal_b`.
+/// Where both operands' type is still being inferred (`n += 1` on `let mut n = 0;`), the
+/// generic `aor_inferred` leaves it open, as the `Probe` method call cannot (E0282); it
+/// takes numbers only, which such operands are.
+fn aor_call(inferred: bool, a: &str, goal: u32, name: &str) -> String {
+    if inferred {
+        format!(
+            "let __frugal_m = ::frugal_probe::mutants::aor_inferred({goal}, \
+             ::frugal_probe::mutants::aop::{name}, {a}, __frugal_b);"
+        )
+    } else {
+        let a = a
+            .strip_prefix('*')
+            .map_or(format!("&{a}"), |p| format!("&*{p}"));
+        format!(
+            "use ::frugal_probe::Arith as _; let __frugal_m = \
+             (&&&::frugal_probe::Probe({a}, &__frugal_b)).aor({goal}, \
+             ::frugal_probe::mutants::aop::{name});"
+        )
     }
 }
 
@@ -610,6 +637,37 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
         );
     }
 
+    /// A sum written over lines with leading operators gets a site per operator, each on its
+    /// operator's line (the site's last, where its overflow panics); an operator ending a
+    /// line does not (its rewrite would move the panic to the next line). Operands whose
+    /// type a later use decides take the generic probe.
+    #[test]
+    fn sums_over_lines_and_inferred_operands_get_aor_mutants() {
+        let got = show(
+            "fn f(a: u64, b: u64) -> impl N {\n    a\n        + 1\n        + b;\n    a +\n        b;\n    let mut n = 0;\n    let m = n + 2;\n}\n",
+        );
+        let (text, goals) = got.split_once("----\n").unwrap();
+        let aor: Vec<&str> = goals.lines().filter(|l| l.contains("AOR")).collect();
+        assert_eq!(
+            aor,
+            [
+                "1 Mutant parent=0 line=4 AOR + -> -",
+                "2 Mutant parent=0 line=4 AOR + -> *",
+                "3 Mutant parent=0 line=3 AOR + -> -",
+                "4 Mutant parent=0 line=3 AOR + -> *",
+                "5 Mutant parent=0 line=8 AOR + -> -",
+                "6 Mutant parent=0 line=8 AOR + -> *",
+            ]
+        );
+        assert!(
+            text.contains(
+                "aor_inferred(5, ::frugal_probe::mutants::aop::ADD, __frugal_a, __frugal_b)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("    a +\n        b;"), "{text}");
+    }
+
     /// Operands of `&&` depend on the previous operand's goal, and so do their mutants. A
     /// comparison outside a condition gets its ROR mutants (no branch goals), its arithmetic
     /// its AOR ones.
@@ -650,10 +708,11 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
     }
 
     /// No mutants but LOR: with the option off; for `==` on enum variants, structs and tuples; for
-    /// arithmetic over several lines, on strings, in macros and in const contexts.
+    /// arithmetic over lines with the operator ending one, on strings, in macros and in const
+    /// contexts.
     #[test]
     fn sites_without_mutants() {
-        let src = "fn f(s: String, k: Kind, n: usize) -> impl Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n\n        + 1\n}\n";
+        let src = "fn f(s: String, k: Kind, n: usize) -> impl Len {\n    if k == Kind::A || (n, n) != (1, 2) {}\n    let t = s + \"x\";\n    let a = [0u8; 2 + 3];\n    let v = vec![n + 1];\n    n +\n        1\n}\n";
         let got = show(src);
         let goals = got.split("----\n").nth(1).unwrap();
         // The `||` has its LOR mutant; its operands have none.
@@ -688,15 +747,23 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(
             text.contains(
-                "::frugal_probe::arith(match (x) { __frugal_b => { use ::frugal_probe::Arith as _; \
-let __frugal_p = &mut v[0]; let __frugal_m = (&&&::frugal_probe::Probe(&*__frugal_p, &__frugal_b))\
+                "::frugal_probe::arith(match (x) { __frugal_b => { let __frugal_p = &mut v[0]; \
+use ::frugal_probe::Arith as _; let __frugal_m = (&&&::frugal_probe::Probe(&*__frugal_p, &__frugal_b))\
 .aor(1, ::frugal_probe::mutants::aop::SUB); match __frugal_m { Some(__frugal_m) => *__frugal_p = \
 __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
             ),
             "{text}"
         );
         assert!(text.contains("next(v).len += 1;"), "{text}");
-        assert!(text.contains("n += 1;"), "an untyped local: {text}");
+        // A local whose type later uses decide: the generic probe leaves it open.
+        assert!(
+            text.contains(
+                "::frugal_probe::arith(match (1) { __frugal_b => { let __frugal_p = &mut n; \
+let __frugal_m = ::frugal_probe::mutants::aor_inferred(4, ::frugal_probe::mutants::aop::ADD, \
+*__frugal_p, __frugal_b); match __frugal_m"
+            ),
+            "an untyped local: {text}"
+        );
         let aor: Vec<&str> = goals.lines().filter(|l| l.contains("AOR")).collect();
         assert_eq!(
             aor,
@@ -704,6 +771,8 @@ __frugal_m.value(), None => *__frugal_p -= __frugal_b } } });"
                 "1 Mutant parent=0 line=2 AOR -= -> +=",
                 "2 Mutant parent=0 line=2 AOR -= -> /=",
                 "3 Mutant parent=0 line=2 AOR -= -> %=",
+                "4 Mutant parent=0 line=5 AOR += -> -=",
+                "5 Mutant parent=0 line=5 AOR += -> *=",
             ]
         );
     }

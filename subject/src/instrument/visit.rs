@@ -91,7 +91,8 @@ pub(crate) struct FileInstrumenter<'a> {
     /// Whether weak-mutation goals are made (`mutants.rs`).
     pub(super) mutants: bool,
     /// Per fn being instrumented: its locals whose type inference may still be open where
-    /// they are used (`let mut n = 0;`), whose compound assignments get no mutants.
+    /// they are used (`let mut n = 0;`): their AOR sites take the generic probe, their
+    /// comparisons get no mutants.
     pub(super) untyped_locals: Vec<std::collections::BTreeSet<String>>,
     /// Whether known flag calls get observers and goals (`observe.rs`).
     pub(super) observers: bool,
