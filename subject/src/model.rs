@@ -171,6 +171,28 @@ pub struct Callable {
     pub turbofish: Vec<Ty>,
 }
 
+impl Callable {
+    /// A free fn `path()` defined at `file:line`, taking and returning nothing, with nothing
+    /// instantiated: the base that builders and tests complete with struct update syntax.
+    pub fn free(path: &str, file: &str, line: usize) -> Callable {
+        Callable {
+            path: path.into(),
+            name: path.rsplit("::").next().unwrap_or(path).into(),
+            kind: CallableKind::Free,
+            params: Vec::new(),
+            ret: None,
+            file: file.into(),
+            line,
+            instantiation: Vec::new(),
+            lent: Vec::new(),
+            via_trait: None,
+            operator: None,
+            consume: None,
+            turbofish: Vec::new(),
+        }
+    }
+}
+
 /// A result whose code runs only when consumed: an iterator or a `Display` adaptor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Consume {
@@ -207,6 +229,20 @@ pub struct ClosureParam {
     pub kind: ClosureKind,
     /// Number of arguments the closure takes (each ignored, `_`).
     pub arity: usize,
+    /// For a predicate (`FnMut(&mut T) -> bool`) with an integer argument: that argument, so
+    /// that a call may also pass one that decides by it (`move |e| (*e % 2 == 0) == flag`).
+    /// A closure ignoring its arguments keeps all or none, and `retain` that keeps some and
+    /// drops others is where its shifting code runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<ClosureKey>,
+}
+
+/// The closure argument a predicate may decide by: its position and whether it is a borrow
+/// (`&T`, `&mut T`: read as `*e`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureKey {
+    pub arg: usize,
+    pub borrowed: bool,
 }
 
 /// Which closure trait the parameter is bounded by.
@@ -302,21 +338,7 @@ mod tests {
             module: "date".into(),
             file: "src/date.rs".into(),
         };
-        let callable = |path: &str| Callable {
-            path: path.into(),
-            name: path.rsplit("::").next().unwrap_or(path).into(),
-            kind: CallableKind::Free,
-            params: Vec::new(),
-            ret: None,
-            file: "src/date.rs".into(),
-            line: 1,
-            instantiation: Vec::new(),
-            lent: Vec::new(),
-            via_trait: None,
-            operator: None,
-            consume: None,
-            turbofish: Vec::new(),
-        };
+        let callable = |path: &str| Callable::free(path, "src/date.rs", 1);
         let mut m = ApiModel {
             crate_name: "k".into(),
             callables: vec![

@@ -232,7 +232,7 @@ pub(crate) fn support(model: &crate::model::ApiModel, reg: &Registry) -> Callabl
     let supported = reg
         .ops
         .iter()
-        .filter(|o| matches!(o.code, harness::registry::OpCode::Call(_)))
+        .filter(|o| matches!(o.code, harness::registry::OpCode::Call(_)) && !o.keyed)
         .count();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for u in model.unsupported.iter().chain(&reg.dropped) {

@@ -305,6 +305,7 @@ fn op_key(op: &Op, api: &ApiModel) -> String {
         OpCode::Literal(_) => {
             return format!("literal {}", op.ret.as_ref().map_or(String::new(), ty));
         }
+        OpCode::Call(_) if op.keyed => "call-keyed",
         OpCode::Call(_) => "call",
         _ => "build",
     };

@@ -842,3 +842,29 @@ fn operator_impls_are_callables_written_as_operators() {
     // Comparison traits are in the prelude: called by name.
     assert_eq!(op("partial_cmp").operator, None);
 }
+
+/// A predicate with an integer argument, or a borrow of one, names it as its key (a call may
+/// pass a closure deciding by it); other closures have none.
+#[test]
+fn predicates_name_their_integer_argument_as_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/modern");
+    let m = model_with(&dir, &AnalyzeOptions::default());
+    let closure = |path: &str| {
+        callable(&m, path)
+            .params
+            .iter()
+            .find_map(|p| p.closure)
+            .unwrap_or_else(|| panic!("{path} has no closure parameter"))
+    };
+    let keep_if = closure("modern::callbacks::keep_if");
+    assert_eq!(
+        keep_if.key,
+        Some(frugal_subject::model::ClosureKey {
+            arg: 0,
+            borrowed: true
+        })
+    );
+    // `FnOnce() -> String` has no argument, `FnMut(u32) -> u32` is no predicate.
+    assert_eq!(closure("modern::callbacks::or_else_with").key, None);
+    assert_eq!(closure("modern::callbacks::iterate").key, None);
+}

@@ -352,25 +352,15 @@ fn placement_parses_and_names_itself() {
 #[test]
 fn clock_readers_are_left_out_and_std_values_get_builders() {
     use frugal_subject::harness::registry::{NONDETERMINISTIC, OpCode, Registry};
-    use frugal_subject::model::{ApiModel, Callable, CallableKind, Param, Ty};
+    use frugal_subject::model::{ApiModel, Callable, Param, Ty};
     let duration = Ty::Adt {
         path: "std::time::Duration".into(),
         args: Vec::new(),
     };
     let call = |name: &str, params: Vec<Param>| Callable {
-        path: format!("k::{name}"),
-        name: name.into(),
-        kind: CallableKind::Free,
         params,
         ret: Some(Ty::Prim("u64".into())),
-        file: "src/lib.rs".into(),
-        line: 1,
-        instantiation: Vec::new(),
-        lent: Vec::new(),
-        via_trait: None,
-        operator: None,
-        consume: None,
-        turbofish: Vec::new(),
+        ..Callable::free(&format!("k::{name}"), "src/lib.rs", 1)
     };
     let model = ApiModel {
         crate_name: "k".into(),

@@ -17,7 +17,7 @@ use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
 use super::macros::MacroImpl;
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
-use crate::model::{Callable, CallableKind, Param, Receiver, Ty, Unsupported};
+use crate::model::{Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported};
 
 /// Trait impls whose functions become callables: trait name, function name, and the operator
 /// a call is written with (`None`: called by path). A trait may list several functions.
@@ -765,13 +765,41 @@ fn closure_returning(
         return Err(Problem::new(reason::CLOSURE, closure.text));
     }
     let inferred = mentions_generic(out, scope.subst);
+    let mut shape = closure.shape;
+    if ty == Ty::Prim("bool".into()) {
+        shape.key = predicate_key(low, scope, &closure.inputs, inst);
+    }
     Ok(Param {
         name,
         ty,
         inferred,
         static_ref: false,
-        closure: Some(closure.shape),
+        closure: Some(shape),
     })
+}
+
+/// The first closure argument that is an integer, or a borrow of one, once the type
+/// parameters are instantiated (`usize`, `&mut T` with `T = i32`).
+fn predicate_key(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    inputs: &[syn::Type],
+    inst: &[(String, Ty)],
+) -> Option<ClosureKey> {
+    inputs.iter().enumerate().find_map(|(arg, t)| {
+        let (inner, borrowed) = match t {
+            syn::Type::Reference(r) => (&*r.elem, true),
+            t => (t, false),
+        };
+        // A scratch copy: lowering records the stand-ins it chose, and this one is not kept.
+        let mut scratch = inst.to_vec();
+        let lowered = low.lower(scope, inner, Pos::Param, &mut scratch).ok()?;
+        matches!(&lowered, Ty::Prim(p) if is_integer(p)).then_some(ClosureKey { arg, borrowed })
+    })
+}
+
+fn is_integer(p: &str) -> bool {
+    p.starts_with('i') || p.starts_with('u')
 }
 
 /// Whether a parameter's type is decided by a generic stand-in: it names a type parameter in

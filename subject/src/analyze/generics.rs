@@ -74,6 +74,8 @@ pub(super) type Instantiated = (
 pub(super) struct ClosureBound {
     pub(super) shape: ClosureParam,
     pub(super) output: syn::ReturnType,
+    /// The closure's argument types as written, for a predicate's key.
+    pub(super) inputs: Vec<syn::Type>,
     /// The bound as written, for the reason a closure is left out.
     pub(super) text: String,
 }
@@ -101,8 +103,10 @@ pub(super) fn closure_bound<'b>(
             shape: ClosureParam {
                 kind,
                 arity: args.inputs.len(),
+                key: None,
             },
             output: args.output.clone(),
+            inputs: args.inputs.iter().map(|a| a.ty.clone()).collect(),
             text: source_text(b),
         })
     })

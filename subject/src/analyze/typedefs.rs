@@ -253,22 +253,13 @@ pub(crate) fn derived_defaults(low: &Lowering<'_>) -> Vec<Callable> {
                 TypeItem::Struct(s) => &s.ident,
                 TypeItem::Enum(e) => &e.ident,
             };
+            let file = &low.ix.modules[decl.module].file;
             Some(Callable {
-                path: format!("{path}::default"),
-                name: "default".into(),
                 kind: CallableKind::Assoc {
                     self_ty: ty.clone(),
                 },
-                params: Vec::new(),
                 ret: Some(ty),
-                file: low.ix.modules[decl.module].file.clone(),
-                line: ident.span().start().line,
-                instantiation: Vec::new(),
-                lent: Vec::new(),
-                via_trait: None,
-                operator: None,
-                consume: None,
-                turbofish: Vec::new(),
+                ..Callable::free(&format!("{path}::default"), file, ident.span().start().line)
             })
         })
         .collect()

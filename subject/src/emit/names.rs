@@ -48,7 +48,9 @@ pub(super) fn test_name(
             .rev()
             .find_map(|(i, s)| match &reg.ops[s.op as usize].code {
                 OpCode::Call(c) => Some((i, Some(*c), None)),
-                OpCode::Display(t) | OpCode::DebugFmt(t) => Some((i, None, Some((t, "displays")))),
+                OpCode::Display(t) | OpCode::DisplayPadded(t) | OpCode::DebugFmt(t) => {
+                    Some((i, None, Some((t, "displays"))))
+                }
                 OpCode::HashOf(t) => Some((i, None, Some((t, "hashes")))),
                 _ => None,
             });

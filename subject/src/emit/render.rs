@@ -540,7 +540,11 @@ fn pure(op: &Op) -> bool {
 fn is_call(op: &Op) -> bool {
     matches!(
         op.code,
-        OpCode::Call(_) | OpCode::Display(_) | OpCode::DebugFmt(_) | OpCode::HashOf(_)
+        OpCode::Call(_)
+            | OpCode::Display(_)
+            | OpCode::DisplayPadded(_)
+            | OpCode::DebugFmt(_)
+            | OpCode::HashOf(_)
     )
 }
 
@@ -779,14 +783,11 @@ mod tests {
     /// use is an `i32`, and `let _ = 18446744073709551615;` would not compile.
     #[test]
     fn values_built_and_never_used_are_left_out() {
-        use crate::model::{Callable, CallableKind, Param};
+        use crate::model::{Callable, Param};
         let u64_ty = Ty::Prim("u64".into());
         let model = ApiModel {
             crate_name: "k".into(),
             callables: vec![Callable {
-                path: "k::id".into(),
-                name: "id".into(),
-                kind: CallableKind::Free,
                 params: vec![Param {
                     name: "n".into(),
                     ty: u64_ty.clone(),
@@ -795,14 +796,7 @@ mod tests {
                     closure: None,
                 }],
                 ret: Some(u64_ty.clone()),
-                file: "src/lib.rs".into(),
-                line: 1,
-                instantiation: Vec::new(),
-                lent: Vec::new(),
-                via_trait: None,
-                operator: None,
-                consume: None,
-                turbofish: Vec::new(),
+                ..Callable::free("k::id", "src/lib.rs", 1)
             }],
             ..ApiModel::default()
         };

@@ -21,6 +21,7 @@ fn builder(code: OpCode, params: Vec<Ty>, ret: &Ty, name: String) -> Op {
         ret: Some(ret.clone()),
         ret_source: Some(ret.clone()),
         name,
+        keyed: false,
     }
 }
 
@@ -88,6 +89,7 @@ pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 ret: Some((**t).clone()),
                 ret_source: Some((**t).clone()),
                 name: format!("unwrap: {name}"),
+                keyed: false,
             },
         ],
         Ty::Result(t, e) => {
@@ -97,6 +99,7 @@ pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                 ret: Some((**t).clone()),
                 ret_source: Some((**t).clone()),
                 name: format!("unwrap: {name}"),
+                keyed: false,
             }];
             if storable(e) {
                 ops.push(Op {
@@ -105,6 +108,7 @@ pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
                     ret: Some((**e).clone()),
                     ret_source: Some((**e).clone()),
                     name: format!("unwrap_err: {name}"),
+                    keyed: false,
                 });
             }
             ops
@@ -185,6 +189,13 @@ fn trait_uses(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
             OpCode::Display(ty.clone()),
             format!("{path}::to_string"),
         ));
+        let mut padded = formatting(
+            ty,
+            OpCode::DisplayPadded(ty.clone()),
+            format!("{path}::fmt (Display, padded)"),
+        );
+        padded.params.push(moved(&Ty::Prim("u8".into())));
+        ops.push(padded);
     }
     if has("Debug") {
         ops.push(formatting(
@@ -292,6 +303,7 @@ fn formatting(ty: &Ty, code: OpCode, name: String) -> Op {
         ret: Some(Ty::String),
         ret_source: Some(Ty::String),
         name,
+        keyed: false,
     }
 }
 

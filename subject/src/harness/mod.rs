@@ -241,6 +241,10 @@ fn drop_ops(reg: &mut Registry, model: &ApiModel, bad: &[(usize, String)], _out:
     let mut remove: Vec<usize> = bad.iter().map(|(i, _)| *i).collect();
     remove.sort_unstable();
     for (i, why) in bad {
+        // The twin with a deciding closure is extra: its callable is still called.
+        if reg.ops[*i].keyed {
+            continue;
+        }
         let path = match reg.ops[*i].code {
             OpCode::Call(c) => model.callables[c].path.clone(),
             _ => reg.ops[*i].name.clone(),

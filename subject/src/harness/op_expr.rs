@@ -38,6 +38,11 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
         OpCode::VecOf(ty) => t.vec_of(ty, args),
         OpCode::Display(_) if t.readable() => format!("{}.to_string()", t.subject(0)),
         OpCode::Display(_) => format!("{std}string::ToString::to_string({})", t.subject(0)),
+        OpCode::DisplayPadded(_) => format!(
+            "{std}format!(\"{{:^1$}}\", {}, {})",
+            t.subject(0),
+            padded_width(&args[1])
+        ),
         OpCode::DebugFmt(_) => format!("{std}format!(\"{{:?}}\", {})", t.subject(0)),
         OpCode::HashOf(_) if t.readable() => format!(
             "std::hash::Hash::hash(&{}, &mut std::hash::DefaultHasher::new())",
@@ -105,7 +110,7 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
         .params
         .first()
         .is_some_and(|(_, _, source)| registry::slice_reader(source).is_some());
-    let closures = with_closures(c, args);
+    let closures = with_closures(c, args, op.keyed);
     let args = closures.as_slice();
     if let (Some(op), CallableKind::Method { .. }) = (&c.operator, &c.kind) {
         let expr = operator(op, args, t);
@@ -161,22 +166,37 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
 
 /// Arguments with each closure parameter's value wrapped in a closure that ignores its
 /// arguments and returns the value: moved out for `FnOnce`, cloned for `Fn` and `FnMut`
-/// (a crate type without `Clone` fails to compile there and its call is dropped).
-fn with_closures(c: &Callable, args: &[String]) -> Vec<String> {
+/// (a crate type without `Clone` fails to compile there and its call is dropped). With
+/// `keyed`, a predicate with a key argument answers by the key's parity instead, the value
+/// saying which parity: `move |_, e| (e % 2 == 0) == flag` keeps some items and drops others.
+fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
     let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
     let mut out = args.to_vec();
     for (i, p) in c.params.iter().enumerate() {
         let (Some(closure), Some(arg)) = (p.closure, out.get_mut(first + i)) else {
             continue;
         };
-        let ignored = vec!["_"; closure.arity].join(", ");
-        let value = match (closure.kind, &p.ty) {
-            (ClosureKind::FnOnce, _) | (_, Ty::Prim(_)) => arg.clone(),
+        let mut names = vec!["_"; closure.arity];
+        let value = match (closure.key.filter(|_| keyed), closure.kind, &p.ty) {
+            (Some(key), _, _) => {
+                if let Some(name) = names.get_mut(key.arg) {
+                    *name = "e";
+                }
+                let e = if key.borrowed { "*e" } else { "e" };
+                format!("({e} % 2 == 0) == {arg}")
+            }
+            (None, ClosureKind::FnOnce, _) | (None, _, Ty::Prim(_)) => arg.clone(),
             _ => format!("{arg}.clone()"),
         };
-        *arg = format!("move |{ignored}| {value}");
+        *arg = format!("move |{}| {value}", names.join(", "));
     }
     out
+}
+
+/// The width of a padded `Display`, from the search's `u8`: a cast would be trivial where the
+/// literal is inferred (crates that deny `trivial_numeric_casts` build in-crate tests).
+pub(crate) fn padded_width(width: &str) -> String {
+    format!("u8::into({width})")
 }
 
 /// An operator trait's call written as the operator: `a + b`, `-a`, `a += b`.
@@ -221,4 +241,56 @@ pub(crate) fn construct(path: &str, fields: &[String], tuple: bool, args: &[Stri
         .map(|(f, a)| format!("{f}: {a}"))
         .collect();
     format!("{path} {{ {} }}", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ClosureKey, ClosureParam, Param};
+
+    fn predicate(arity: usize, key: Option<ClosureKey>) -> Callable {
+        Callable {
+            params: vec![Param {
+                name: "f".into(),
+                ty: Ty::Prim("bool".into()),
+                inferred: false,
+                static_ref: false,
+                closure: Some(ClosureParam {
+                    kind: ClosureKind::FnMut,
+                    arity,
+                    key,
+                }),
+            }],
+            ..Callable::free("k::keep", "src/lib.rs", 1)
+        }
+    }
+
+    /// A closure ignores its arguments, unless the op is the keyed twin of a predicate with a
+    /// key: then the key's parity, read through the borrow where it is one, decides.
+    #[test]
+    fn keyed_predicates_decide_by_their_key() {
+        let args = ["flag".to_string()];
+        let borrowed = Some(ClosureKey {
+            arg: 1,
+            borrowed: true,
+        });
+        let c = predicate(2, borrowed);
+        assert_eq!(with_closures(&c, &args, false), ["move |_, _| flag"]);
+        assert_eq!(
+            with_closures(&c, &args, true),
+            ["move |_, e| (*e % 2 == 0) == flag"]
+        );
+        let by_value = Some(ClosureKey {
+            arg: 0,
+            borrowed: false,
+        });
+        assert_eq!(
+            with_closures(&predicate(1, by_value), &args, true),
+            ["move |e| (e % 2 == 0) == flag"]
+        );
+        assert_eq!(
+            with_closures(&predicate(1, None), &args, true),
+            ["move |_| flag"]
+        );
+    }
 }

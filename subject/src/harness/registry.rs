@@ -51,6 +51,10 @@ pub enum OpCode {
     /// `x.to_string()` for a type implementing `Display`: reaches `fmt` bodies, which take a
     /// `Formatter` no test can build.
     Display(Ty),
+    /// `format!("{:^1$}", x, u8::into(n))`: `Display` centred in a width the search chose (a
+    /// `u8`), for impls that honour the formatter's width and alignment (`f.pad`, or their
+    /// own padding), whose code plain `to_string` never runs.
+    DisplayPadded(Ty),
     /// `format!("{:?}", x)` for a type implementing `Debug`: the other `Formatter` method.
     DebugFmt(Ty),
     /// `Hash::hash(&x, &mut DefaultHasher::new())` for a type implementing `Hash`: runs a
@@ -94,6 +98,9 @@ pub struct Op {
     /// The call's full return type, kept for summaries even when the pool cannot hold it.
     pub ret_source: Option<Ty>,
     pub name: String,
+    /// A call whose predicate closures decide by their key argument
+    /// ([`crate::model::ClosureKey`]) instead of ignoring it: a second op of the same callable.
+    pub keyed: bool,
 }
 
 /// Operations and pool types of one crate.
@@ -371,13 +378,25 @@ impl Registry {
             if ret.is_some() {
                 lend(&mut params, &c.lent);
             }
-            reg.ops.push(Op {
+            let op = Op {
                 code: OpCode::Call(i),
                 params,
                 ret,
                 ret_source: c.ret.clone(),
                 name: c.path.clone(),
+                keyed: false,
+            };
+            let keyed = c
+                .params
+                .iter()
+                .any(|p| p.closure.is_some_and(|s| s.key.is_some()));
+            let twin = keyed.then(|| Op {
+                keyed: true,
+                name: format!("{} (closure deciding by its argument)", c.path),
+                ..op.clone()
             });
+            reg.ops.push(op);
+            reg.ops.extend(twin);
         }
         reg.prune(model);
         reg
@@ -479,6 +498,7 @@ impl Registry {
                     OpCode::Literal(_) => OpKind::Literal,
                     OpCode::Call(_)
                     | OpCode::Display(_)
+                    | OpCode::DisplayPadded(_)
                     | OpCode::DebugFmt(_)
                     | OpCode::HashOf(_) => OpKind::Call,
                     _ => OpKind::Build,
@@ -684,18 +704,24 @@ mod tests {
         }
     }
 
-    /// The repeat count is written without a cast: base64 denies `trivial_numeric_casts`, and
-    /// `text.repeat(2 as usize)` failed its build under cargo-llvm-cov.
+    /// The repeat count and a padded `Display`'s width are written without a cast: base64
+    /// denies `trivial_numeric_casts`, and `text.repeat(2 as usize)` failed its build under
+    /// cargo-llvm-cov.
     #[test]
     fn repeated_values_compile_where_the_crate_denies_trivial_casts() {
-        for (ty, value) in [
+        let mut calls: Vec<String> = [
             (Ty::String, "String::from(\"ab\")"),
             (Ty::Vec(Box::new(Ty::Prim("u8".into()))), "vec![1u8]"),
-        ] {
-            let OpCode::StdValue { template, .. } = repeated(&ty).code else {
-                panic!("repeat is a std value");
-            };
-            let call = template.replace("{0}", value).replace("{1}", "2");
+        ]
+        .into_iter()
+        .map(|(ty, value)| match repeated(&ty).code {
+            OpCode::StdValue { template, .. } => template.replace("{0}", value).replace("{1}", "2"),
+            _ => panic!("repeat is a std value"),
+        })
+        .collect();
+        let width = super::super::op_expr::padded_width("7");
+        calls.push(format!("format!(\"{{:^1$}}\", 'x', {width})"));
+        for call in calls {
             let dir = tempfile::tempdir().unwrap();
             let src = dir.path().join("lib.rs");
             std::fs::write(
