@@ -1,8 +1,10 @@
 //! The executor: a pool of harness processes that run test cases and report what the probes saw.
 //!
 //! Each worker is one harness process in its own process group, fed batched frames on
-//! descriptor 3 by a writer thread and read on descriptor 4 by a reader thread, so the engine
-//! never blocks on a full pipe and can always enforce its deadline. A test that kills its
+//! descriptor 3 and read on descriptor 4 from the search's own thread (`executor/pipes.rs`:
+//! buffered non-blocking writes, reads as outcomes come, every wait bounded by `poll(2)`), so
+//! the engine never blocks on a full pipe and can always enforce its deadline; only the
+//! harness's stderr has a thread, which keeps its last words for the crash report. A test that kills its
 //! harness (abort, stack overflow, out of memory, `exit`) is recorded as crashing, the harness is
 //! restarted, and the rest of the batch is sent again. A test that makes no progress within the
 //! timeout gets its process group killed the same way. Fuel inside the probes stops most endless

@@ -1,4 +1,4 @@
-//! [`Derive`]: the executor wrapper that renumbers the probes' goals for the search and appends
+//! [`DerivingExecutor`]: the executor wrapper that renumbers the probes' goals for the search and appends
 //! the derived goals (function-no-panic, panic, output, input) to every result, in one place, so
 //! the search, the archive and the minimiser all see the same goals.
 
@@ -44,12 +44,12 @@ impl Discovered {
 }
 
 /// Wraps an executor: the search and the minimiser run tests through it.
-pub struct Derive<'a> {
+pub struct DerivingExecutor<'a> {
     inner: &'a mut dyn Executor,
     goals: Deriver<'a>,
 }
 
-/// What [`Derive`] adds to each result, apart from the executor it wraps (so results can be
+/// What [`DerivingExecutor`] adds to each result, apart from the executor it wraps (so results can be
 /// augmented while that executor still delivers them).
 struct Deriver<'a> {
     plan: &'a Plan,
@@ -57,9 +57,9 @@ struct Deriver<'a> {
     frozen: bool,
 }
 
-impl<'a> Derive<'a> {
+impl<'a> DerivingExecutor<'a> {
     pub fn new(inner: &'a mut dyn Executor, plan: &'a Plan) -> Self {
-        Derive {
+        DerivingExecutor {
             inner,
             goals: Deriver {
                 plan,
@@ -150,7 +150,7 @@ impl Deriver<'_> {
     }
 }
 
-impl Executor for Derive<'_> {
+impl Executor for DerivingExecutor<'_> {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult> {
         let results = self.inner.execute(tests);
         self.goals.augment_all(tests, results)

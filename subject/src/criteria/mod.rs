@@ -1,6 +1,6 @@
 //! Coverage criteria beyond the probes' own goals, and the numbering of every goal the search
 //! sees. It owns the criteria selection (`--criteria`), the goal plan (which goals exist, their
-//! kinds, parents and labels), and the executor wrapper ([`Derive`]) that computes the derived
+//! kinds, parents and labels), and the executor wrapper ([`DerivingExecutor`]) that computes the derived
 //! goals after each execution from the test, the registry and the harness's outcome; the probes
 //! and the wire format do not change.
 //!
@@ -37,7 +37,7 @@
 //! slots must not be search targets (no test can be steered towards a panic nobody has seen, as
 //! in EvoSuite, where exception goals are only ever archived), so they hang under one
 //! placeholder goal that nothing covers; every test is equally far from them, which leaves
-//! rankings alone. Discovery stops when the search ends ([`Derive::freeze`]); the summary counts
+//! rankings alone. Discovery stops when the search ends ([`DerivingExecutor::freeze`]); the summary counts
 //! discovered locations only.
 
 pub mod classes;
@@ -52,7 +52,7 @@ use crate::harness::registry::{OpCode, Registry};
 use crate::manifest::{self, Manifest};
 use crate::model::{ApiModel, CallableKind};
 pub use classes::Scheme;
-pub use derive::{Derive, Discovered};
+pub use derive::{DerivingExecutor, Discovered};
 
 /// Panic locations tracked per callable.
 pub const PANIC_SLOTS: usize = 8;

@@ -291,7 +291,7 @@ fn derive_adds_classes_returns_and_panic_slots_in_order() {
         panicked("/w/crate/src/lib.rs:12:30"),
         panicked("/w/crate/src/lib.rs:14:5"),
     ]);
-    let mut d = Derive::new(&mut inner, &plan);
+    let mut d = DerivingExecutor::new(&mut inner, &plan);
     let rs = d.execute(&vec![test.clone(); 4]);
     let take = &plan.by_op[&o.take];
     let open = &plan.by_op[&o.open];
@@ -365,7 +365,7 @@ fn frozen_discovery_ignores_new_locations_and_single_calls_without_return() {
         counters: Counters::default(),
     };
     let mut inner = Canned(vec![panicked.clone(), panicked]);
-    let mut d = Derive::new(&mut inner, &plan);
+    let mut d = DerivingExecutor::new(&mut inner, &plan);
     d.freeze();
     let r = d.execute(std::slice::from_ref(&test)).remove(0);
     let open = &plan.by_op[&o.open];

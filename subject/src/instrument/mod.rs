@@ -12,7 +12,7 @@
 //! live in a thread-local source map that is never freed; a thread per call frees it and keeps
 //! the caller's own syn trees out of the way.
 
-mod cargo;
+mod compile;
 mod cargo_toml;
 mod cond;
 mod consts;
@@ -220,14 +220,14 @@ pub fn instrument_and_build(
     let attempts = opts.max_builds.max(1);
     for _ in 0..attempts {
         let inst = instrument(crate_dir, out_dir, &opts)?;
-        let (errors, stderr) = match cargo::build_lib(
+        let (errors, stderr) = match compile::build_lib(
             &inst.root,
             target_dir,
             &opts.cargo_args,
             opts.sandbox.as_ref(),
         )? {
-            cargo::Build::Ok => return Ok(inst),
-            cargo::Build::Failed { errors, stderr } => (errors, stderr),
+            compile::Build::Ok => return Ok(inst),
+            compile::Build::Failed { errors, stderr } => (errors, stderr),
         };
         // A const context still calls a fn that lost its `const` (a name the scan could not
         // see, such as one made by a macro): keep every `const fn` as written and try again.
@@ -259,7 +259,7 @@ pub fn instrument_and_build(
 /// New exclusions that should make `errors` go away: the innermost instrumented fn around
 /// each error, else the error's whole file if it was instrumented at all.
 fn exclusions_for(
-    errors: &[cargo::CompileError],
+    errors: &[compile::CompileError],
     inst: &Instrumented,
     existing: &[Exclusion],
 ) -> Vec<Exclusion> {

@@ -218,8 +218,8 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         inst.manifest.goals.len(),
     );
     let thorough = propagate.thorough_switch();
-    // Everything runs through `Derive`, so archive and minimiser see the derived goals too.
-    let mut exec = criteria::Derive::new(&mut propagate, &plan);
+    // Everything runs through `DerivingExecutor`, so archive and minimiser see the derived goals too.
+    let mut exec = criteria::DerivingExecutor::new(&mut propagate, &plan);
     let environment = RunEnvironment::new(&artifacts.work);
     let mut watch = Watch::new(&mut exec, &environment, &schema);
     let outcome = clock.time(Phase::Search, |p| {
@@ -624,7 +624,7 @@ fn minimise(
     opts: &RunOptions,
     schema: &frugal_search::Schema,
     archive: &frugal_search::Archive,
-    exec: &mut criteria::Derive<'_>,
+    exec: &mut criteria::DerivingExecutor<'_>,
 ) -> Vec<Kept> {
     let mut builder = frugal_search::Builder::new(schema);
     builder.params = opts.search.operators.clone();
