@@ -123,8 +123,8 @@ pub struct ReplaceConfig {
     pub timeout: Duration,
     /// `frugal-launch`; `None`: the profiler's search.
     pub launcher: Option<PathBuf>,
-    /// Extra cargo arguments for every build (`--features x`, `--all-features`).
-    pub cargo_args: Vec<String>,
+    /// The crate's features for every build (cargo's `--features x`, `--all-features`).
+    pub features: frugal_subject::analyze::AnalyzeOptions,
     pub limits: cover::Limits,
     /// Confine every build and test run (`frugal-sandbox`): they may write only under
     /// `work_dir` and read the system, the toolchain and the crate's workspace.
@@ -148,7 +148,7 @@ impl ReplaceConfig {
             repeat: 3,
             timeout: Duration::from_secs(60),
             launcher: None,
-            cargo_args: Vec::new(),
+            features: Default::default(),
             limits: cover::Limits::default(),
             sandbox: true,
             require_confinement: false,
@@ -335,7 +335,7 @@ pub fn replace(
     let inst_dir = work.join("inst");
     fresh_dir(&inst_dir.join("crate"))?;
     let opts = instrument::Options {
-        cargo_args: cfg.cargo_args.clone(),
+        features: cfg.features.clone(),
         sandbox: policy.cloned(),
         ..instrument::Options::default()
     };
@@ -461,7 +461,7 @@ fn profile_config(
     p.timeout = cfg.timeout;
     p.launcher = cfg.launcher.clone();
     p.target_dir = Some(work.join(target));
-    p.cargo_args = cfg.cargo_args.clone();
+    p.cargo_args = cfg.features.cargo_args();
     // Instruction counts need valgrind where no PMU is exposed; cachegrind is deterministic.
     p.valgrind = cfg.metric == CostMetric::Instructions;
     p

@@ -94,7 +94,7 @@ pub fn run(conn: &Conn, args: CheckArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("failed to create the work dir {}", work.display()))?;
     let work = work.canonicalize()?;
     let mut opts = CheckOptions::new(&work);
-    opts.cargo_args = pipeline::cargo_feature_args(&args.features.analyze_options());
+    opts.cargo_args = args.features.analyze_options().cargo_args();
     opts.placement = args
         .placement
         .unwrap_or_else(|| regress::detect_placement(&source));

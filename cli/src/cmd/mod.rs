@@ -42,13 +42,7 @@ impl Features {
 
     /// The same features as cargo arguments (`--all-features`, or `--features a,b`).
     pub fn cargo_args(&self) -> Vec<String> {
-        if self.all_features {
-            vec!["--all-features".to_string()]
-        } else if self.features.is_empty() {
-            Vec::new()
-        } else {
-            vec!["--features".to_string(), self.features.join(",")]
-        }
+        self.analyze_options().cargo_args()
     }
 }
 

@@ -94,7 +94,6 @@ fn local(krate: &Path, args: &ReplaceArgs) -> anyhow::Result<Replacement> {
         .work_dir
         .clone()
         .unwrap_or_else(|| args.out.join("work"));
-    let cargo_args = args.features.cargo_args();
     let generated = match (&args.generated, args.no_generate) {
         (Some(file), _) => Some(file.clone()),
         (None, true) => None,
@@ -107,7 +106,7 @@ fn local(krate: &Path, args: &ReplaceArgs) -> anyhow::Result<Replacement> {
     cfg.cover = args.cover;
     cfg.repeat = args.repeat;
     cfg.timeout = Duration::from_secs(args.timeout);
-    cfg.cargo_args = cargo_args;
+    cfg.features = args.features.analyze_options();
     let quiet = args.json;
     frugal_replace::replace(&cfg, &mut |stage| show(stage, quiet))
         .with_context(|| format!("frugal replace {}", krate.display()))

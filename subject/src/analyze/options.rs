@@ -21,30 +21,22 @@ pub struct AnalyzeOptions {
 }
 
 impl AnalyzeOptions {
-    /// The features of cargo's `--features`/`-F`, `--all-features` and
-    /// `--no-default-features` flags: instrumentation is told how the copy is built, and must
-    /// drop the modules that build compiles out just as analysis does.
-    pub(crate) fn from_cargo_args(args: &[String]) -> Self {
-        let mut opts = AnalyzeOptions::default();
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let list = match arg.as_str() {
-                "--all-features" => {
-                    opts.all_features = true;
-                    continue;
-                }
-                "--no-default-features" => {
-                    opts.no_default_features = true;
-                    continue;
-                }
-                "--features" | "-F" => args.next().map(String::as_str),
-                other => other.strip_prefix("--features="),
-            };
-            let names = list.into_iter().flat_map(|l| l.split([',', ' ']));
-            opts.features
-                .extend(names.filter(|n| !n.is_empty()).map(str::to_string));
+    /// cargo's flags for these features (`--features a,b`, `--all-features`,
+    /// `--no-default-features`), for every cargo command that builds the crate: the
+    /// instrumented copy, the harness's dependency and the emitted suite are built with the
+    /// features the model was analysed with.
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.all_features {
+            args.push("--all-features".to_string());
+        } else if !self.features.is_empty() {
+            args.push("--features".to_string());
+            args.push(self.features.iter().cloned().collect::<Vec<_>>().join(","));
         }
-        opts
+        if self.no_default_features {
+            args.push("--no-default-features".to_string());
+        }
+        args
     }
 }
 
@@ -98,16 +90,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cargo_feature_flags_read_back() {
-        let args: Vec<String> = ["--features", "a,b", "-F", "c", "--features=d e"]
-            .iter()
-            .chain(&["--no-default-features"])
-            .map(|s| s.to_string())
-            .collect();
-        let opts = AnalyzeOptions::from_cargo_args(&args);
-        let want: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(String::from).into();
-        assert_eq!(opts.features, want);
-        assert!(opts.no_default_features && !opts.all_features);
-        assert!(AnalyzeOptions::from_cargo_args(&["--all-features".into()]).all_features);
+    fn features_become_cargo_flags() {
+        let some = AnalyzeOptions {
+            features: ["b", "a"].map(String::from).into(),
+            no_default_features: true,
+            ..AnalyzeOptions::default()
+        };
+        assert_eq!(
+            some.cargo_args(),
+            ["--features", "a,b", "--no-default-features"]
+        );
+        let all = AnalyzeOptions {
+            all_features: true,
+            features: ["a"].map(String::from).into(),
+            ..AnalyzeOptions::default()
+        };
+        assert_eq!(all.cargo_args(), ["--all-features"]);
+        assert!(AnalyzeOptions::default().cargo_args().is_empty());
     }
 }

@@ -12,8 +12,8 @@
 //! live in a thread-local source map that is never freed; a thread per call frees it and keeps
 //! the caller's own syn trees out of the way.
 
-mod compile;
 mod cargo_toml;
+mod compile;
 mod cond;
 mod consts;
 mod copy;
@@ -59,8 +59,9 @@ pub struct Options {
     /// Whether known flag calls (`starts_with`, `parse`, `contains_key`, ...) get observers
     /// and two branch goals each (testability transformations, `observe.rs`).
     pub testability: bool,
-    /// Extra arguments for `cargo build`, such as `--features x` or `--all-features`.
-    pub cargo_args: Vec<String>,
+    /// The features the copy is built with, as analysis resolved them: they decide which
+    /// modules exist (`cfg`) and the build's cargo flags.
+    pub features: crate::analyze::AnalyzeOptions,
     /// How many builds [`instrument_and_build`] may try before giving up.
     pub max_builds: usize,
     /// Confinement of the builds (build scripts and proc macros are crate code).
@@ -80,7 +81,7 @@ impl Default for Options {
             line_goals: true,
             mutants: false,
             testability: true,
-            cargo_args: Vec::new(),
+            features: Default::default(),
             max_builds: 8,
             sandbox: None,
             open_private: false,
@@ -223,7 +224,7 @@ pub fn instrument_and_build(
         let (errors, stderr) = match compile::build_lib(
             &inst.root,
             target_dir,
-            &opts.cargo_args,
+            &opts.features.cargo_args(),
             opts.sandbox.as_ref(),
         )? {
             compile::Build::Ok => return Ok(inst),
@@ -316,9 +317,11 @@ fn exclusions_for(
 /// does not parse or is test-only; the reason is in the manifest.
 pub fn instrument_source(text: &str, file: &str, opts: &Options) -> (Option<String>, Manifest) {
     let mut manifest = Manifest::default();
-    // One file, no manifest: only the flags say which features are on.
-    let requested = crate::analyze::AnalyzeOptions::from_cargo_args(&opts.cargo_args);
-    let cfg = CfgEval::new(EnabledFeatures::resolve(&requested, &Default::default()));
+    // One file, no manifest: only the options say which features are on.
+    let cfg = CfgEval::new(EnabledFeatures::resolve(
+        &opts.features,
+        &Default::default(),
+    ));
     // One file: its own const contexts decide which `const fn`s keep `const`.
     let keep_const = opts.strip_const.then(|| {
         let parsed: Vec<syn::File> = syn::parse_file(text).into_iter().collect();

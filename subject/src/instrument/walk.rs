@@ -15,7 +15,6 @@ use super::Options;
 use super::edits;
 use super::skip;
 use super::visit::{FileInstrumenter, ModDecl, Region};
-use crate::analyze::AnalyzeOptions;
 use crate::analyze::attrs::CfgEval;
 use crate::analyze::{cargo_toml, options::EnabledFeatures};
 use crate::manifest::{CompiledOut, Manifest, Skipped};
@@ -36,14 +35,13 @@ struct Queued {
     namespace: Vec<String>,
 }
 
-/// The `cfg` the copy is built under: cargo's feature flags closed over the manifest's
+/// The `cfg` the copy is built under: the run's features closed over the manifest's
 /// `[features]` table, as analysis resolves them.
 fn build_cfg(crate_dir: &Path, opts: &Options) -> CfgEval {
     let features = cargo_toml::read_lib_target(crate_dir, true)
         .map(|lib| lib.features)
         .unwrap_or_default();
-    let requested = AnalyzeOptions::from_cargo_args(&opts.cargo_args);
-    CfgEval::new(EnabledFeatures::resolve(&requested, &features))
+    CfgEval::new(EnabledFeatures::resolve(&opts.features, &features))
 }
 
 /// Instruments every file of the module tree rooted at `root_rel` (relative to `crate_dir`).

@@ -154,7 +154,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         progress,
         times: Timings::default(),
     };
-    let (mut model, cargo_args) = clock.time(Phase::Analyse, |_| analyse(opts))?;
+    let mut model = clock.time(Phase::Analyse, |_| analyse(opts))?;
     let mut artifacts = Artifacts::new(work_dir(opts, &model)?, &opts.out_dir);
     let capabilities = frugal_sandbox::Capabilities::probe();
     let policy = match opts.unconfined {
@@ -164,7 +164,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
     let open_private = !model.homes.is_empty();
     let inst = clock.time(Phase::Instrument, |_| {
         let work = &artifacts.work;
-        match instrument(opts, work, &cargo_args, policy.as_ref(), open_private) {
+        match instrument(opts, work, policy.as_ref(), open_private) {
             // Widened items can clash (two glob imports now both offering a name): private
             // items of submodules are then given up rather than the run.
             Err(e) if open_private => {
@@ -173,14 +173,14 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
                      `pub(crate)` does not build ({e})"
                 ));
                 model.forget_homes();
-                instrument(opts, work, &cargo_args, policy.as_ref(), false)
+                instrument(opts, work, policy.as_ref(), false)
             }
             built => built,
         }
     })?;
     let verify_opts = verify::VerifyOptions {
         placement: opts.placement,
-        cargo_args,
+        cargo_args: opts.analyze.cargo_args(),
         sandbox: policy.clone(),
     };
     let harness = clock.time(Phase::BuildHarness, |_| {
@@ -418,12 +418,11 @@ impl Artifacts {
     }
 }
 
-/// Phase 1: the crate's API model, and the cargo flags for the features it was analysed with.
-fn analyse(opts: &RunOptions) -> Result<(crate::model::ApiModel, Vec<String>), RunError> {
+/// Phase 1: the crate's API model.
+fn analyse(opts: &RunOptions) -> Result<crate::model::ApiModel, RunError> {
     let mut analyze_opts = opts.analyze.clone();
     analyze_opts.in_crate |= opts.placement == Placement::InCrate;
-    let model = analyze::analyze(&opts.crate_dir, &analyze_opts)?;
-    Ok((model, cargo_feature_args(&opts.analyze)))
+    Ok(analyze::analyze(&opts.crate_dir, &analyze_opts)?)
 }
 
 /// The scratch directory, created and made absolute (the harness and executor run elsewhere).
@@ -472,12 +471,11 @@ fn sandbox_report(capabilities: &frugal_sandbox::Capabilities, unconfined: bool)
 fn instrument(
     opts: &RunOptions,
     work: &Path,
-    cargo_args: &[String],
     policy: Option<&frugal_sandbox::Policy>,
     open_private: bool,
 ) -> Result<instrument::Instrumented, RunError> {
     let options = instrument::Options {
-        cargo_args: cargo_args.to_vec(),
+        features: opts.analyze.clone(),
         sandbox: policy.cloned(),
         mutants: opts.criteria.mutants(),
         testability: opts.testability,
@@ -732,21 +730,6 @@ pub(super) fn header(krate: &str, opts: &RunOptions) -> String {
         opts.search.budget,
         opts.placement.prelude(krate),
     )
-}
-
-/// `cargo build`/`cargo test` flags for the features analysis treats as enabled.
-pub fn cargo_feature_args(a: &AnalyzeOptions) -> Vec<String> {
-    let mut args = Vec::new();
-    if a.all_features {
-        args.push("--all-features".to_string());
-    } else if !a.features.is_empty() {
-        args.push("--features".to_string());
-        args.push(a.features.iter().cloned().collect::<Vec<_>>().join(","));
-    }
-    if a.no_default_features {
-        args.push("--no-default-features".to_string());
-    }
-    args
 }
 
 /// Feature names for the harness's dependency on the crate: the requested ones, or with
