@@ -1359,11 +1359,30 @@ fn h1_a_git_dependency_on_an_internal_host_is_refused() {
     let dir = tmp.path().join("allowed-daemon");
     std::fs::create_dir_all(dir.join("state")).unwrap();
     common::give_to_daemon(&dir.join("state"));
+    // A `$CARGO_HOME` the fetch may write its git database to (the real one is not the
+    // unprivileged daemon's, and is left as it was), its tools linked to the real ones.
+    let cargo_home = dir.join("cargo-home");
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    common::give_to_daemon(&cargo_home);
+    let real_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .unwrap();
+    if real_home.join("bin").exists() {
+        std::os::unix::fs::symlink(real_home.join("bin"), cargo_home.join("bin")).unwrap();
+    }
     let cfg = daemon_config(
         &dir,
         "[search]\nbudget = \"300\"\n\n[jobs]\ngit_hosts = [\"127.0.0.1\"]\n",
     );
-    let d = common::start_daemon(&dir, &cfg, &dir.join("state"), true, &[]);
+    let home = cargo_home.to_string_lossy().into_owned();
+    let d = common::start_daemon(
+        &dir,
+        &cfg,
+        &dir.join("state"),
+        true,
+        &[("CARGO_HOME", &home)],
+    );
     let id = common::register(&d, &repo, "fetcher");
     let record = triggered_run(&d, id);
     drop(d);
