@@ -205,8 +205,9 @@ fn git_source(url: &str, git_hosts: &[String]) -> Result<(), String> {
 }
 
 /// The host a git URL makes cargo contact, lower case, IPv6 without brackets: parsed as cargo
-/// parses it (the `url` crate), and scp-like `user@host:path` by hand (cargo refuses that
-/// form, so only its host matters). A repository on this host (`file://`, a path) is an error.
+/// parses it (the `url` crate), and scp-like `user@host:path` by hand (cargo may reject that
+/// form itself, but git reads it as ssh to the host before the colon, so that host is the one
+/// checked). A repository on this host (`file://`, a path) is an error.
 fn git_host(url: &str) -> Result<String, String> {
     let url = url.trim();
     let lower = url.to_ascii_lowercase();
@@ -254,8 +255,8 @@ fn git_host(url: &str) -> Result<String, String> {
 }
 
 /// A `[patch.<source>]` table patches crates.io, a git repository (its URL) or a registry (its
-/// name or URL). Patching a git source is allowed where its host is; patching another
-/// registry is as pointless as depending on one is refused.
+/// name or URL). Patching a git source is allowed where its host is; another registry is
+/// refused, as a dependency on one is.
 fn patched_source(source: &str, git_hosts: &[String]) -> Result<(), String> {
     // crates.io by name, or by either of its index URLs.
     let crates_io = [
