@@ -1109,7 +1109,8 @@ fn h3_a_setsid_double_fork_survivor_is_killed_and_reported() {
 /// A build script reads `$CARGO_HOME/credentials.toml` (the registry tokens of whoever runs
 /// frugald) and leaves what it got in its `OUT_DIR`: it gets nothing. frugald runs with a
 /// `$CARGO_HOME` of the test's own (its tools and registry linked to the real ones), holding a
-/// secret `credentials.toml`.
+/// secret `credentials.toml`, and a `git` dir holding another tenant's checkout: with no
+/// `jobs.git_hosts` (the default) the build script cannot list it either (before, it could).
 #[test]
 fn h1_a_build_script_cannot_read_cargo_credentials() {
     let Some(tmp) = common::hostile_scratch("credentials").map(common::daemon_dir) else {
@@ -1121,7 +1122,7 @@ fn h1_a_build_script_cannot_read_cargo_credentials() {
         .unwrap();
     let cargo_home = tmp.path().join("cargo-home");
     std::fs::create_dir_all(&cargo_home).unwrap();
-    for part in ["bin", "registry", "git"] {
+    for part in ["bin", "registry"] {
         if real_home.join(part).exists() {
             std::os::unix::fs::symlink(real_home.join(part), cargo_home.join(part)).unwrap();
         }
@@ -1131,6 +1132,11 @@ fn h1_a_build_script_cannot_read_cargo_credentials() {
         &cargo_home.join("credentials.toml"),
         &format!("[registry]\ntoken = \"{secret}\"\n"),
     );
+    let checkout = "other-tenant-0123456789abcdef";
+    write(
+        &cargo_home.join(format!("git/checkouts/{checkout}/main/src/lib.rs")),
+        &format!("pub const KEY: &str = \"{secret}\";\n"),
+    );
     let repo = tmp.path().join("thief");
     crate_with_build_script(
         &repo,
@@ -1138,8 +1144,12 @@ fn h1_a_build_script_cannot_read_cargo_credentials() {
         "fn main() {\n    let home = std::env::var(\"CARGO_HOME\").unwrap_or_default();\n    \
          let got = match std::fs::read_to_string(format!(\"{home}/credentials.toml\")) {\n        \
          Ok(text) => format!(\"read:{text}\"),\n        Err(e) => format!(\"denied:{e}\"),\n    };\n    \
+         let git = match std::fs::read_dir(format!(\"{home}/git/checkouts\")) {\n        \
+         Ok(dir) => format!(\"listed:{:?}\", dir.flatten().map(|e| e.file_name()).collect::<Vec<_>>()),\n        \
+         Err(e) => format!(\"denied:{e}\"),\n    };\n    \
          let out = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
-         let _ = std::fs::write(format!(\"{out}/credentials-probe\"), got);\n}\n",
+         let _ = std::fs::write(format!(\"{out}/credentials-probe\"), got);\n    \
+         let _ = std::fs::write(format!(\"{out}/git-probe\"), git);\n}\n",
     );
     first_commit(&repo, "thief");
     let cfg = small_jobs_config(tmp.path());
@@ -1161,6 +1171,17 @@ fn h1_a_build_script_cannot_read_cargo_credentials() {
         assert!(
             !got.contains(&secret),
             "{} holds the credentials: {got}",
+            p.display()
+        );
+        assert!(got.starts_with("denied:"), "{}: {got}", p.display());
+    }
+    let git_probes = find_named(&state.join("work"), "git-probe");
+    assert_eq!(git_probes.len(), probes.len(), "{record}");
+    for p in &git_probes {
+        let got = std::fs::read_to_string(p).unwrap();
+        assert!(
+            !got.contains(checkout),
+            "{} lists the checkout: {got}",
             p.display()
         );
         assert!(got.starts_with("denied:"), "{}: {got}", p.display());
@@ -1226,6 +1247,151 @@ fn h1_a_file_git_dependency_on_another_repository_is_refused() {
         error.contains("`other`") && error.contains("repository on this host"),
         "{error}"
     );
+}
+
+/// A loopback port that counts the connections made to it: a thread polls the listener
+/// (non-blocking) and closes each connection at once, so a client fails at once instead of
+/// waiting for an answer that never comes.
+struct CountingListener {
+    port: u16,
+    seen: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl CountingListener {
+    fn start() -> CountingListener {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, halt) = (seen.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            loop {
+                // Drain what is queued before looking at `halt`: a connection made just before
+                // the job ended still counts.
+                match listener.accept() {
+                    Ok((conn, _)) => {
+                        s.fetch_add(1, Ordering::SeqCst);
+                        drop(conn);
+                    }
+                    Err(_) if halt.load(Ordering::SeqCst) => break,
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        CountingListener {
+            port,
+            seen,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Connections made so far, the queued ones included.
+    fn connections(mut self) -> usize {
+        use std::sync::atomic::Ordering;
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        self.seen.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for CountingListener {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A crate at `dir` depending on the git repository `url`, committed.
+fn crate_with_git_dependency(dir: &Path, url: &str) {
+    write(
+        &dir.join("Cargo.toml"),
+        &format!(
+            "[package]\nname = \"fetcher\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\ninternal = {{ git = \"{url}\" }}\n"
+        ),
+    );
+    write(&dir.join("src/lib.rs"), "pub fn f(x: u8) -> u8 { x }\n");
+    first_commit(dir, "an internal git dependency");
+}
+
+/// H1 (network sources): a committed manifest names a git dependency on an internal http host
+/// (here a port the test listens on). frugald's unconfined `cargo fetch` would connect to it
+/// from the daemon's host; the job is refused before any cargo command, naming the dependency
+/// and `jobs.git_hosts`, and nothing connects (before the fix, the listener saw cargo's
+/// connections). The control: where the admin lists the host, the same commit's job reaches
+/// the listener, so the listener would have seen the attack.
+#[test]
+fn h1_a_git_dependency_on_an_internal_host_is_refused() {
+    let Some(tmp) = common::hostile_scratch("git_internal").map(common::daemon_dir) else {
+        return;
+    };
+    let listener = CountingListener::start();
+    let url = format!("http://127.0.0.1:{}/x.git", listener.port);
+    let repo = tmp.path().join("fetcher");
+    crate_with_git_dependency(&repo, &url);
+    let cfg = small_jobs_config(tmp.path());
+    let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
+    let id = common::register(&d, &repo, "fetcher");
+    let record = triggered_run(&d, id);
+    drop(d);
+    let connections = listener.connections();
+    assert_eq!(connections, 0, "the internal host was contacted: {record}");
+    assert_eq!(record["status"], "failed", "{record}");
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("Cargo.toml")
+            && error.contains("`internal`")
+            && error.contains("127.0.0.1")
+            && error.contains("jobs.git_hosts"),
+        "{error}"
+    );
+
+    let listener = CountingListener::start();
+    let url = format!("http://127.0.0.1:{}/x.git", listener.port);
+    let repo = tmp.path().join("allowed");
+    crate_with_git_dependency(&repo, &url);
+    let dir = tmp.path().join("allowed-daemon");
+    std::fs::create_dir_all(dir.join("state")).unwrap();
+    common::give_to_daemon(&dir.join("state"));
+    // A `$CARGO_HOME` the fetch may write its git database to (the real one is not the
+    // unprivileged daemon's, and is left as it was), its tools linked to the real ones.
+    let cargo_home = dir.join("cargo-home");
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    common::give_to_daemon(&cargo_home);
+    let real_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .unwrap();
+    if real_home.join("bin").exists() {
+        std::os::unix::fs::symlink(real_home.join("bin"), cargo_home.join("bin")).unwrap();
+    }
+    let cfg = daemon_config(
+        &dir,
+        "[search]\nbudget = \"300\"\n\n[jobs]\ngit_hosts = [\"127.0.0.1\"]\n",
+    );
+    let home = cargo_home.to_string_lossy().into_owned();
+    let d = common::start_daemon(
+        &dir,
+        &cfg,
+        &dir.join("state"),
+        true,
+        &[("CARGO_HOME", &home)],
+    );
+    let id = common::register(&d, &repo, "fetcher");
+    let record = triggered_run(&d, id);
+    drop(d);
+    assert!(
+        listener.connections() > 0,
+        "the control reached no one: {record}"
+    );
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(!error.contains("jobs.git_hosts"), "{error}");
 }
 
 /// Whether frugald's startup report says a job's memory is bounded by its cgroup; the tests

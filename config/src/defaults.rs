@@ -118,6 +118,8 @@ pub mod jobs {
     /// Each job builds from empty dirs: nothing one commit's code wrote is built or run
     /// by the next.
     pub const KEEP_BUILDS: bool = false;
+    // `git_hosts`: none. A git dependency makes frugald's unconfined `cargo fetch` contact the
+    // host its URL names, so only hosts the admin lists are contacted.
 }
 
 pub mod retention {

@@ -132,6 +132,7 @@ pub(crate) struct RawJobs {
     pub max_files: Option<Spanned<i64>>,
     pub keep_builds: Option<Spanned<bool>>,
     pub uid_range: Option<Spanned<String>>,
+    pub git_hosts: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

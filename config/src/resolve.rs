@@ -14,9 +14,9 @@ use crate::raw::{
     RawRepo, RawRetention, RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
 };
 use crate::values::{
-    Budget, algorithm, boolean, cron, goal_selection, host_list, log_format, mutants_mode,
-    non_empty, parse_size, poll_interval, positive_duration, regression_policy, socket_addr,
-    uid_range,
+    Budget, algorithm, boolean, cron, git_host_list, goal_selection, host_list, log_format,
+    mutants_mode, non_empty, parse_size, poll_interval, positive_duration, regression_policy,
+    socket_addr, uid_range,
 };
 use crate::{
     Config, ConfigError, CrateConfig, DaemonConfig, ExecutorConfig, HttpConfig, JobsConfig,
@@ -67,6 +67,7 @@ pub const KEYS: &[&str] = &[
     "jobs.max_files",
     "jobs.keep_builds",
     "jobs.uid_range",
+    "jobs.git_hosts",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -551,6 +552,10 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
         .parsed("jobs.keep_builds", s, boolean)?
         .unwrap_or(d::KEEP_BUILDS);
     let uid_range = r.string_parsed("jobs.uid_range", &raw.uid_range, uid_range)?;
+    let s = r.pick("jobs.git_hosts", &raw.git_hosts, |v| v.join(","));
+    let git_hosts = r
+        .parsed("jobs.git_hosts", s, git_host_list)?
+        .unwrap_or_default();
     let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -560,6 +565,7 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
         max_files: positive(files),
         keep_builds,
         uid_range,
+        git_hosts,
     })
 }
 

@@ -172,6 +172,13 @@ pub struct JobsConfig {
     /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.
     /// `None`: jobs run as frugald's uid.
     pub uid_range: Option<(u32, u32)>,
+    /// The hosts a committed git dependency may name (lower case, no port), compared exactly
+    /// with the host of its URL. frugald's `cargo fetch` runs unconfined, with the network, so
+    /// a dependency's URL decides which host the daemon's machine contacts: an internal one
+    /// (`http://10.0.0.5/x`, `http://localhost:8080/x`) as well as any other. Empty (the
+    /// default): every git dependency is refused, and confined code cannot read
+    /// `$CARGO_HOME/git` (the checkouts of whatever other crates were fetched).
+    pub git_hosts: Vec<String>,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.

@@ -138,6 +138,20 @@ pub(crate) fn host_list(v: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Git hosts (`jobs.git_hosts`): as [`host_list`], but without `*`: a wildcard would let a
+/// committed URL name any host, internal ones included, for the daemon's unconfined fetch.
+pub(crate) fn git_host_list(v: &str) -> Result<Vec<String>, String> {
+    let hosts = host_list(v)?;
+    if hosts.iter().any(|h| h == "*") {
+        return Err(
+            "`*` is not allowed here: name each host git dependencies may be fetched from \
+             (e.g. \"github.com\")"
+                .into(),
+        );
+    }
+    Ok(hosts)
+}
+
 /// A size in bytes: a number with an optional `K`, `M`, `G` or `T` suffix (powers of 1024,
 /// an optional `iB`/`B` after it), e.g. `500M`, `20G`, `1048576`.
 pub fn parse_size(s: &str) -> Result<u64, String> {

@@ -520,3 +520,24 @@ fn kept_builds_are_off_unless_the_admin_turns_them_on() {
     assert!(Config::from_env(env).unwrap().jobs.keep_builds);
     assert_names("[jobs]\nkeep_builds = \"yes\"\n", 2, "jobs.keep_builds", "");
 }
+
+#[test]
+fn git_hosts_are_none_unless_the_admin_names_them() {
+    assert!(Config::default().jobs.git_hosts.is_empty());
+    let (_dir, _path, r) = load("[jobs]\ngit_hosts = [\"GitHub.com\", \"10.0.0.5\", \"[::1]\"]\n");
+    assert_eq!(r.unwrap().jobs.git_hosts, ["github.com", "10.0.0.5", "::1"]);
+    let env = vec![(
+        "FRUGAL_JOBS_GIT_HOSTS".to_string(),
+        "github.com, gitlab.com".to_string(),
+    )];
+    let c = Config::from_env(env).unwrap();
+    assert_eq!(c.jobs.git_hosts, ["github.com", "gitlab.com"]);
+    // A wildcard would open every host, internal ones included; a URL is not a host.
+    assert_names("[jobs]\ngit_hosts = [\"*\"]\n", 2, "jobs.git_hosts", "`*`");
+    assert_names(
+        "[jobs]\n\ngit_hosts = [\"https://github.com\"]\n",
+        3,
+        "jobs.git_hosts",
+        "not a host name",
+    );
+}

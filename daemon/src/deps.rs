@@ -1,10 +1,12 @@
-//! Dependencies a commit may not name: a `path` outside the repository's snapshot, or a git
-//! repository on this host (`file://`). cargo fetches and reads both unconfined (`cargo fetch`,
-//! `cargo metadata` run before any sandbox), and the build then compiles them in: a tenant
-//! could build another user's repository, or any file the daemon can read, into its own crate
-//! and read it back from the suite frugald stores. Checked on every manifest of the snapshot
-//! and on cargo's config files in it (`[patch]`, `paths`, local `[source]`s), before any cargo
-//! command runs on it.
+//! Dependencies a commit may not name: a `path` outside the repository's snapshot, a git
+//! repository on this host (`file://`), a git repository on a host `jobs.git_hosts` does not
+//! list, or a registry other than crates.io (`registry`, `registry-index`). cargo fetches and
+//! reads them unconfined (`cargo fetch` runs before any sandbox, with the daemon's network),
+//! and the build then compiles them in: a tenant could build another user's repository, or any
+//! file the daemon can read, into its own crate and read it back from the suite frugald stores,
+//! or make the daemon's host contact any other host (an internal http service) with cargo's
+//! requests. Checked on every manifest of the snapshot and on cargo's config files in it
+//! (`[patch]`, `paths`, local `[source]`s), before any cargo command runs on it.
 //!
 //! Files are read with `tree::read_in_tree` (no link leads out of a snapshot anyway), and an
 //! error names the file, the dependency and what it names, never other text of the file.
@@ -44,9 +46,11 @@ fn manifests(root: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Refuses a snapshot at `root` whose manifests or cargo config name a dependency outside it
-/// or a git repository on this host; the error names the file and the dependency.
-pub fn check_snapshot(root: &Path) -> Result<(), String> {
+/// Refuses a snapshot at `root` whose manifests or cargo config name a dependency outside it,
+/// a git repository on this host or on a host not in `git_hosts` (`jobs.git_hosts`: lower
+/// case, no port), or another registry than crates.io; the error names the file and the
+/// dependency.
+pub fn check_snapshot(root: &Path, git_hosts: &[String]) -> Result<(), String> {
     for rel in manifests(root) {
         let text = tree::read_in_tree(root, &root.join(&rel))
             .map_err(|e| format!("read {}: {e}", rel.display()))?;
@@ -61,14 +65,36 @@ pub fn check_snapshot(root: &Path) -> Result<(), String> {
         } else {
             dir
         };
-        check_document(root, base, &doc).map_err(|why| format!("{}: {why}", rel.display()))?;
+        check_document(root, base, git_hosts, &doc)
+            .map_err(|why| format!("{}: {why}", rel.display()))?;
     }
     Ok(())
 }
 
-fn check_document(root: &Path, base: &Path, doc: &toml::Table) -> Result<(), String> {
+/// Dependency tables of a manifest, as cargo reads them: the `_` spellings are still accepted
+/// (with a warning) before edition 2024, and a table cargo reads must not escape the check.
+const DEPENDENCY_TABLES: [&str; 5] = [
+    "dependencies",
+    "dev-dependencies",
+    "build-dependencies",
+    "dev_dependencies",
+    "build_dependencies",
+];
+
+fn check_document(
+    root: &Path,
+    base: &Path,
+    git_hosts: &[String],
+    doc: &toml::Table,
+) -> Result<(), String> {
+    // `package.workspace` names the workspace root, whose manifest (and its dependencies) cargo
+    // reads as well.
+    let package = doc.get("package").and_then(toml::Value::as_table);
+    if let Some(ws) = package.and_then(|p| p.get("workspace")?.as_str()) {
+        inside(root, base, ws).map_err(|why| format!("`package.workspace` `{ws}` {why}"))?;
+    }
     let mut tables: Vec<(&str, &toml::Table)> = Vec::new();
-    for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+    for key in DEPENDENCY_TABLES {
         if let Some(t) = doc.get(key).and_then(toml::Value::as_table) {
             tables.push((key, t));
         }
@@ -84,7 +110,8 @@ fn check_document(root: &Path, base: &Path, doc: &toml::Table) -> Result<(), Str
         tables.push(("workspace.dependencies", t));
     }
     let patches = doc.get("patch").and_then(toml::Value::as_table);
-    for t in patches.into_iter().flat_map(|p| p.values()) {
+    for (source, t) in patches.into_iter().flatten() {
+        patched_source(source, git_hosts).map_err(|why| format!("[patch.{source}] {why}"))?;
         if let Some(t) = t.as_table() {
             tables.push(("patch", t));
         }
@@ -102,7 +129,16 @@ fn check_document(root: &Path, base: &Path, doc: &toml::Table) -> Result<(), Str
                     .map_err(|why| format!("[{section}] `{name}`: path `{path}` {why}"))?;
             }
             if let Some(url) = spec.get("git").and_then(toml::Value::as_str) {
-                local_git(url).map_err(|why| format!("[{section}] `{name}`: git `{url}` {why}"))?;
+                git_source(url, git_hosts)
+                    .map_err(|why| format!("[{section}] `{name}`: git `{url}` {why}"))?;
+            }
+            for key in ["registry", "registry-index"] {
+                if let Some(v) = spec.get(key) {
+                    let v = v.as_str().unwrap_or("...");
+                    return Err(format!(
+                        "[{section}] `{name}`: `{key} = \"{v}\"` {ONLY_CRATES_IO}"
+                    ));
+                }
             }
         }
     }
@@ -138,19 +174,105 @@ fn inside(root: &Path, base: &Path, path: &str) -> Result<(), &'static str> {
     }
 }
 
-/// Refuses a git dependency on this host's files: `file://` URLs (and cargo's other spellings
-/// of a local repository), which `cargo fetch` would clone unconfined.
-fn local_git(url: &str) -> Result<(), &'static str> {
-    let lower = url.trim().to_ascii_lowercase();
-    let local = lower.starts_with("file:")
-        || lower.starts_with('/')
-        || lower.starts_with('.')
-        || !lower.contains("://");
-    if local {
-        Err("is a repository on this host: frugald fetches git dependencies only over the network")
-    } else {
-        Ok(())
+/// Why a dependency on another registry is refused: `registry-index` names any URL, and a
+/// `registry` name any index the daemon's cargo config knows; either makes the unconfined
+/// `cargo fetch` contact that host.
+const ONLY_CRATES_IO: &str = "names another registry than crates.io: frugald fetches \
+     registry dependencies only from crates.io (its fetch runs unconfined, with the daemon's \
+     network, so another registry's URL would make this host contact any server)";
+
+/// The URL schemes cargo fetches git dependencies over; any other (a `file:` URL, an `ext::`
+/// transport) is refused.
+const GIT_SCHEMES: [&str; 4] = ["https", "http", "ssh", "git"];
+
+/// A git dependency's URL passes when it is a network URL whose host `git_hosts` lists:
+/// `cargo fetch` clones it unconfined, with the daemon's files and network.
+fn git_source(url: &str, git_hosts: &[String]) -> Result<(), String> {
+    let host = git_host(url)?;
+    if git_hosts.contains(&host) {
+        return Ok(());
     }
+    let listed = if git_hosts.is_empty() {
+        "lists no host".to_string()
+    } else {
+        format!("lists only {}", git_hosts.join(", "))
+    };
+    Err(format!(
+        "is on host `{host}`, and `jobs.git_hosts` {listed}: frugald fetches git dependencies \
+         unconfined, with this host's network, only from the hosts the admin lists there \
+         (add \"{host}\" to `jobs.git_hosts` to allow it)"
+    ))
+}
+
+/// The host a git URL makes cargo contact, lower case, IPv6 without brackets: parsed as cargo
+/// parses it (the `url` crate), and scp-like `user@host:path` by hand (cargo may reject that
+/// form itself, but git reads it as ssh to the host before the colon, so that host is the one
+/// checked). A repository on this host (`file://`, a path) is an error.
+fn git_host(url: &str) -> Result<String, String> {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("file:") || lower.starts_with('/') || lower.starts_with('.') {
+        return Err(
+            "is a repository on this host: frugald fetches git dependencies only over \
+                    the network"
+                .into(),
+        );
+    }
+    let bare = |host: &str| {
+        host.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase()
+    };
+    if !url.contains("://") {
+        // `git@github.com:owner/repo.git`, `github.com:owner/repo`: the host ends at the first
+        // colon, and a path has a slash before any colon.
+        return match url.split_once(':') {
+            // `ext::sh -c ...`: a remote helper, which git runs as a command.
+            Some((before, rest)) if rest.starts_with(':') => Err(format!(
+                "uses `{before}::`, a git remote helper: frugald fetches git dependencies over \
+                 {} only",
+                GIT_SCHEMES.join(", ")
+            )),
+            Some((before, _)) if !before.is_empty() && !before.contains('/') => {
+                let host = before.rsplit('@').next().unwrap_or(before);
+                Ok(bare(host))
+            }
+            _ => Err("is not a URL of a git repository on the network".into()),
+        };
+    }
+    let parsed = url::Url::parse(url).map_err(|e| format!("is not a URL: {e}"))?;
+    let scheme = parsed.scheme().to_ascii_lowercase();
+    if !GIT_SCHEMES.contains(&scheme.as_str()) {
+        return Err(format!(
+            "uses `{scheme}:`: frugald fetches git dependencies over {} only",
+            GIT_SCHEMES.join(", ")
+        ));
+    }
+    match parsed.host_str() {
+        Some(host) if !host.is_empty() => Ok(bare(host)),
+        _ => Err("names no host".into()),
+    }
+}
+
+/// A `[patch.<source>]` table patches crates.io, a git repository (its URL) or a registry (its
+/// name or URL). Patching a git source is allowed where its host is; another registry is
+/// refused, as a dependency on one is.
+fn patched_source(source: &str, git_hosts: &[String]) -> Result<(), String> {
+    // crates.io by name, or by either of its index URLs.
+    let crates_io = [
+        "crates-io",
+        "https://github.com/rust-lang/crates.io-index",
+        "sparse+https://index.crates.io/",
+    ];
+    if crates_io.contains(&source) {
+        return Ok(());
+    }
+    let lower = source.to_ascii_lowercase();
+    let registry = lower.starts_with("sparse+") || lower.starts_with("registry+");
+    if registry || !(source.contains("://") || source.contains(':')) {
+        return Err(ONLY_CRATES_IO.into());
+    }
+    git_source(source, git_hosts)
 }
 
 #[cfg(test)]
@@ -182,7 +304,177 @@ mod tests {
             ("b/Cargo.toml", "[package]\nname = \"b\"\n"),
             (".cargo/config.toml", "paths = [\"b\"]\n"),
         ]);
-        assert_eq!(check_snapshot(s.path()), Ok(()));
+        assert_eq!(
+            check_snapshot(s.path(), &hosts(&["example.invalid"])),
+            Ok(())
+        );
+    }
+
+    fn hosts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|h| h.to_string()).collect()
+    }
+
+    /// Refused shapes: `(file, text, what the error names besides the file)`.
+    fn assert_refused(git_hosts: &[String], cases: &[(&str, &str, &[&str])]) {
+        for (file, text, names) in cases {
+            let s = snapshot(&[(file, text)]);
+            let e = check_snapshot(s.path(), git_hosts).unwrap_err();
+            assert!(e.starts_with(file), "{text}: {e}");
+            for n in *names {
+                assert!(e.contains(n), "{text}: `{n}` missing from: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn git_dependencies_are_refused_where_no_host_is_listed() {
+        const NAMED: &[&str] = &["`int`", "`10.0.0.5`", "jobs.git_hosts", "lists no host"];
+        let dep = |table: &str| format!("{table}\nint = {{ git = \"http://10.0.0.5/x\" }}\n");
+        let mut cases: Vec<(String, &[&str])> = [
+            "[dependencies]",
+            "[dev-dependencies]",
+            "[build-dependencies]",
+            "[dev_dependencies]",
+            "[build_dependencies]",
+            "[target.'cfg(unix)'.dependencies]",
+            "[target.x86_64-unknown-linux-gnu.dev-dependencies]",
+            "[workspace.dependencies]",
+            "[patch.crates-io]",
+        ]
+        .iter()
+        .map(|t| (dep(t), NAMED))
+        .collect();
+        cases.push((
+            "[replace]\n\"foo:0.1.0\" = { git = \"http://localhost:8080/foo\" }\n".into(),
+            &["`foo:0.1.0`", "`localhost`", "jobs.git_hosts"],
+        ));
+        let cases: Vec<(&str, &str, &[&str])> = cases
+            .iter()
+            .map(|(text, names)| ("Cargo.toml", text.as_str(), *names))
+            .collect();
+        assert_refused(&[], &cases);
+    }
+
+    #[test]
+    fn a_git_dependency_passes_only_on_a_listed_host_compared_exactly() {
+        let allowed = hosts(&["github.com", "::1"]);
+        for url in [
+            "https://github.com/o/r",
+            "https://GitHub.COM/o/r.git",
+            "ssh://git@GITHUB.com/o/r.git",
+            "git://github.com/o/r",
+            "http://github.com:8080/o/r",
+            "git@github.com:o/r.git",
+            "GitHub.com:o/r",
+            "http://[::1]:9418/r",
+        ] {
+            let s = snapshot(&[(
+                "Cargo.toml",
+                &format!("[dependencies]\nr = {{ git = \"{url}\" }}\n"),
+            )]);
+            assert_eq!(check_snapshot(s.path(), &allowed), Ok(()), "{url}");
+        }
+        for (url, host) in [
+            // Another host's name ends, or begins, like a listed one: not the same host.
+            (
+                "https://github.com.evil.example/o/r",
+                "github.com.evil.example",
+            ),
+            ("https://evilgithub.com/o/r", "evilgithub.com"),
+            // The user part is not the host.
+            ("https://github.com@10.0.0.5/o/r", "10.0.0.5"),
+            ("ssh://github.com@localhost/o/r", "localhost"),
+            ("git@10.0.0.5:o/r.git", "10.0.0.5"),
+            ("http://127.0.0.1:8080/x.git", "127.0.0.1"),
+            ("http://[::2]/r", "::2"),
+        ] {
+            let s = snapshot(&[(
+                "Cargo.toml",
+                &format!("[dependencies]\nr = {{ git = \"{url}\" }}\n"),
+            )]);
+            let e = check_snapshot(s.path(), &allowed).unwrap_err();
+            assert!(
+                e.contains(&format!("on host `{host}`")) && e.contains("lists only github.com"),
+                "{url}: {e}"
+            );
+        }
+        // Neither a scheme cargo fetches git over nor a URL at all.
+        assert_refused(
+            &allowed,
+            &[
+                (
+                    "Cargo.toml",
+                    "[dependencies]\nr = { git = \"ext::sh -c touch% /tmp/x\" }\n",
+                    &["`r`", "`ext::`"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[dependencies]\nr = { git = \"ftp://github.com/r\" }\n",
+                    &["`r`", "`ftp:`"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[dependencies]\nr = { git = \"other-repo\" }\n",
+                    &["`r`", "not a URL"],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn other_registries_are_refused_whatever_the_hosts() {
+        let any = hosts(&["github.com", "10.0.0.5"]);
+        assert_refused(
+            &any,
+            &[
+                (
+                    "Cargo.toml",
+                    "[dependencies]\nz = { version = \"1\", registry = \"internal\" }\n",
+                    &["`z`", "`registry = \"internal\"`", "crates.io"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[dependencies.z]\nversion = \"1\"\n\
+                     registry-index = \"sparse+http://10.0.0.5/index/\"\n",
+                    &["`z`", "registry-index", "crates.io"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[target.'cfg(unix)'.build-dependencies]\n\
+                     z = { version = \"1\", registry-index = \"https://10.0.0.5/i\" }\n",
+                    &["`z`", "registry-index"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[workspace.dependencies]\nz = { version = \"1\", registry = \"x\" }\n",
+                    &["`z`", "registry"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[patch.internal]\nz = { path = \"z\" }\n",
+                    &["[patch.internal]", "crates.io"],
+                ),
+                (
+                    "Cargo.toml",
+                    "[patch.\"sparse+http://10.0.0.5/i/\"]\nz = { path = \"z\" }\n",
+                    &["[patch.sparse+http://10.0.0.5/i/]", "crates.io"],
+                ),
+            ],
+        );
+        // crates.io itself, by name or index URL, and a patch of an allowed git host pass.
+        let s = snapshot(&[(
+            "Cargo.toml",
+            "[dependencies]\nserde = { version = \"1\", default-features = false }\n\
+             [patch.crates-io]\nserde = { path = \"serde\" }\n\
+             [patch.\"https://github.com/rust-lang/crates.io-index\"]\nlog = { path = \"log\" }\n\
+             [patch.\"https://github.com/o/r\"]\nr = { path = \"r\" }\n",
+        )]);
+        assert_eq!(check_snapshot(s.path(), &any), Ok(()));
+        let e = check_snapshot(s.path(), &hosts(&["10.0.0.5"])).unwrap_err();
+        assert!(
+            e.contains("[patch.https://github.com/o/r]") && e.contains("`github.com`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -218,6 +510,11 @@ mod tests {
                 "[dependencies]\no = { git = \"/srv/other\" }\n",
                 "`o`",
             ),
+            (
+                "Cargo.toml",
+                "[package]\nname = \"a\"\nworkspace = \"../..\"\n",
+                "package.workspace",
+            ),
             (".cargo/config.toml", "paths = [\"../other\"]\n", "paths"),
             (
                 ".cargo/config.toml",
@@ -226,7 +523,7 @@ mod tests {
             ),
         ] {
             let s = snapshot(&[(file, text)]);
-            let e = check_snapshot(s.path()).unwrap_err();
+            let e = check_snapshot(s.path(), &hosts(&["srv"])).unwrap_err();
             assert!(e.starts_with(file), "{e}");
             assert!(e.contains(names), "{e}");
         }

@@ -86,6 +86,9 @@ pub struct JobEnv {
     /// `jobs.keep_builds`: a crate's build dirs are kept from one job to the next; otherwise
     /// each job starts from an empty work dir ([`fresh_work_dir`]).
     pub keep_builds: bool,
+    /// `jobs.git_hosts`: the hosts a committed git dependency may name ([`crate::deps`]); none
+    /// also keeps `$CARGO_HOME/git` from the jobs' confined code (see `runner.rs`).
+    pub git_hosts: Vec<String>,
 }
 
 impl JobEnv {
@@ -268,7 +271,8 @@ pub fn run(
     set_phase(store, live, run, "snapshot");
     frugal_scheduler::snapshot(Path::new(&repo.path), &commit, &dirs.krate.snapshot)?;
     // Before any cargo command: cargo fetches and reads what the manifests name unconfined.
-    crate::deps::check_snapshot(&dirs.krate.snapshot).map_err(anyhow::Error::msg)?;
+    crate::deps::check_snapshot(&dirs.krate.snapshot, &env.git_hosts)
+        .map_err(anyhow::Error::msg)?;
     let crate_dir = crate_dir_in(&dirs.krate.snapshot, &krate.dir)?;
     if cancel.load(Ordering::SeqCst) {
         return Ok(None);

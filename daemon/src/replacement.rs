@@ -121,13 +121,17 @@ pub(crate) struct Computation {
     pub require_confinement: bool,
     /// The computation's cgroup: it runs the crate's tests, as a job does.
     pub limits: frugal_sandbox::JobLimits,
+    /// `jobs.git_hosts`: the hosts the snapshot's git dependencies may name, as for a job.
+    pub git_hosts: std::sync::Arc<[String]>,
 }
 
 impl Computation {
     pub(crate) fn run(self) {
         // Every policy made on this thread puts its commands in the computation's cgroup,
         // bounded and killed whole like a job's.
-        let scope = frugal_sandbox::JobScope::new(self.limits);
+        // As for a job: without an allowed git host, no checkout of `$CARGO_HOME/git` is read.
+        let scope = frugal_sandbox::JobScope::new(self.limits)
+            .cargo_git_readable(!self.git_hosts.is_empty());
         let entered = scope.enter();
         let result = self.compute();
         drop(entered);
@@ -186,7 +190,7 @@ impl Computation {
         let base = dir.path();
         let src = base.join("replace-src");
         frugal_scheduler::snapshot(Path::new(&self.repo.path), &commit, &src)?;
-        crate::deps::check_snapshot(&src).map_err(anyhow::Error::msg)?;
+        crate::deps::check_snapshot(&src, &self.git_hosts).map_err(anyhow::Error::msg)?;
         let generated = base.join("replace-generated.rs");
         std::fs::write(&generated, &self.suite.source)
             .with_context(|| format!("write {}", generated.display()))?;

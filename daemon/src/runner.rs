@@ -376,7 +376,9 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<u32>) -> Option<InFli
     let cancel = Arc::new(AtomicBool::new(false));
     let dirs = job::job_dirs(&ctx.env, &job, run);
     let (repo, krate) = (job.repo, job.krate.clone());
-    let scope = JobScope::new(ctx.job_limits);
+    // No git host allowed, no git dependency to build: the job's code has no business in
+    // `$CARGO_HOME/git`, which holds the checkouts of other tenants' git dependencies.
+    let scope = JobScope::new(ctx.job_limits).cargo_git_readable(!ctx.env.git_hosts.is_empty());
     let scope = match uid {
         Some(uid) => scope.run_as(uid, uid),
         None => scope,

@@ -111,6 +111,7 @@ fn job_env(
         regressions: cfg.regressions.clone(),
         stall_generations: cfg.search.stall_generations,
         keep_builds: cfg.jobs.keep_builds,
+        git_hosts: cfg.jobs.git_hosts.clone(),
     })
 }
 
@@ -374,6 +375,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
             memory_max: cfg.jobs.max_memory,
             pids_max: cfg.jobs.max_processes,
         },
+        git_hosts: cfg.jobs.git_hosts.clone().into(),
         refusal,
         gc,
     });

@@ -279,6 +279,8 @@ struct ScopeInner {
     ids: Option<(u32, u32)>,
     /// The job's memory bound as asked for, held by its cgroup or, without one, per process.
     memory_max: Option<u64>,
+    /// Whether the job's policies open `$CARGO_HOME/git` ([`JobScope::cargo_git_readable`]).
+    cargo_git: bool,
 }
 
 thread_local! {
@@ -343,6 +345,7 @@ impl JobScope {
                 escaped: AtomicUsize::new(0),
                 ids: None,
                 memory_max: limits.memory_max,
+                cargo_git: true,
             }),
         }
     }
@@ -357,6 +360,23 @@ impl JobScope {
             inner.ids = Some((uid, gid));
         }
         self
+    }
+
+    /// Whether the policies made in this scope let confined code read `$CARGO_HOME/git` (the
+    /// checkouts of every git dependency this `$CARGO_HOME` fetched, other jobs' included); on
+    /// unless turned off here, for a job that has no git dependency to build
+    /// ([`Policy::cargo_git_readable`](crate::Policy::cargo_git_readable)). A scope already
+    /// shared is left as it is.
+    pub fn cargo_git_readable(mut self, on: bool) -> JobScope {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.cargo_git = on;
+        }
+        self
+    }
+
+    /// Whether this scope's policies open `$CARGO_HOME/git` ([`JobScope::cargo_git_readable`]).
+    pub fn cargo_git(&self) -> bool {
+        self.inner.cargo_git
     }
 
     /// The uid and gid the job's commands run as, if it has its own ([`JobScope::run_as`]).

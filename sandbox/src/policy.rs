@@ -118,7 +118,9 @@ impl Policy {
     pub fn new() -> Policy {
         let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         readable.extend(toolchain_dirs());
-        Policy {
+        let scope = JobScope::current();
+        let cargo_git = scope.as_ref().is_none_or(JobScope::cargo_git);
+        let policy = Policy {
             writable: SYSTEM_WRITE.iter().map(PathBuf::from).collect(),
             readable,
             env: Vec::new(),
@@ -129,8 +131,9 @@ impl Policy {
             net_namespace: true,
             hide_sockets: true,
             require_fs_confinement: false,
-            scope: JobScope::current(),
-        }
+            scope,
+        };
+        policy.cargo_git_readable(cargo_git)
     }
 
     /// The usual job policy: `scratch` and `target_dir` writable, `scratch/home` as
@@ -181,6 +184,23 @@ impl Policy {
             Some(root) => self.readable(root),
             None => self,
         }
+    }
+
+    /// Whether confined code may read `$CARGO_HOME/git`, which [`Policy::new`] opens (offline
+    /// builds read their git dependencies' checkouts there) unless the [`JobScope`] it was made
+    /// in says otherwise. It holds every git dependency this `$CARGO_HOME` ever fetched, other
+    /// jobs' and users' private ones included: a command with no git dependency to build needs
+    /// none of it. Only the default grant is withdrawn: Landlock cannot take the dir back out
+    /// of a readable dir above it (a `$CARGO_HOME` under `/usr`).
+    pub fn cargo_git_readable(mut self, on: bool) -> Policy {
+        let Some(git) = cargo_home().map(|h| h.join("git")) else {
+            return self;
+        };
+        self.readable.retain(|p| *p != git);
+        if on {
+            self.readable.push(git);
+        }
+        self
     }
 
     /// Adds an environment variable for the child (e.g. a harness control variable).
@@ -573,6 +593,14 @@ fn default_home_dir(name: &str) -> Option<PathBuf> {
 /// the old `credentials`) hold the user's registry tokens, which no build needs.
 const CARGO_HOME_READABLE: [&str; 6] = ["bin", "registry", "git", "config.toml", "config", "env"];
 
+/// `$CARGO_HOME`, or its default (`~/.cargo`).
+fn cargo_home() -> Option<PathBuf> {
+    match std::env::var_os("CARGO_HOME") {
+        Some(v) => Some(PathBuf::from(v)),
+        None => default_home_dir(".cargo"),
+    }
+}
+
 /// `$RUSTUP_HOME`, the readable parts of `$CARGO_HOME` (or their defaults), and the
 /// installation prefix of whatever `cargo` and `rustc` resolve to on `PATH`, unless that prefix
 /// holds `$CARGO_HOME` (rustup's proxies live in `$CARGO_HOME/bin`): it would open the
@@ -583,7 +611,7 @@ fn toolchain_dirs() -> Vec<PathBuf> {
         None => default_home_dir(default),
     };
     let mut dirs: Vec<PathBuf> = home_of("RUSTUP_HOME", ".rustup").into_iter().collect();
-    let cargo_home = home_of("CARGO_HOME", ".cargo");
+    let cargo_home = cargo_home();
     if let Some(home) = &cargo_home {
         dirs.extend(CARGO_HOME_READABLE.iter().map(|part| home.join(part)));
     }
@@ -720,5 +748,41 @@ mod workspace_tests {
             crate_workspace(&krate, &krate.join("w")),
             Some(krate.clone())
         );
+    }
+}
+
+#[cfg(test)]
+mod cargo_git_tests {
+    use super::{Policy, cargo_home};
+    use crate::{JobLimits, JobScope};
+
+    #[test]
+    fn the_cargo_git_dir_is_readable_unless_the_policy_or_its_scope_turns_it_off() {
+        let Some(git) = cargo_home().map(|h| h.join("git")) else {
+            return;
+        };
+        let grants = |p: &Policy| p.readable.iter().filter(|r| **r == git).count();
+        assert_eq!(grants(&Policy::new()), 1);
+        assert_eq!(grants(&Policy::new().cargo_git_readable(false)), 0);
+        let again = Policy::new()
+            .cargo_git_readable(false)
+            .cargo_git_readable(true)
+            .cargo_git_readable(true);
+        assert_eq!(grants(&again), 1);
+        // The rest of `$CARGO_HOME` that builds read stays.
+        let registry = git.with_file_name("registry");
+        assert!(
+            Policy::new()
+                .cargo_git_readable(false)
+                .readable
+                .contains(&registry)
+        );
+        let scope = JobScope::new(JobLimits::default()).cargo_git_readable(false);
+        assert!(!scope.cargo_git());
+        let entered = scope.enter();
+        assert_eq!(grants(&Policy::new()), 0);
+        assert_eq!(grants(&Policy::new().cargo_git_readable(true)), 1);
+        drop(entered);
+        assert_eq!(grants(&Policy::new()), 1);
     }
 }

@@ -1,6 +1,8 @@
 mod common;
 
-use common::{Job, need_fs};
+use std::path::Path;
+
+use common::{Job, need_fs, sh_with, skip};
 
 #[test]
 fn canary_outside_cannot_be_deleted_or_truncated() {
@@ -62,4 +64,44 @@ fn secret_outside_cannot_be_read() {
         "directory listing leaked: {stdout}"
     );
     assert!(!out.finished.status.success());
+}
+
+/// `$CARGO_HOME/git` holds the checkouts of every git dependency fetched with this
+/// `$CARGO_HOME`, other users' included: a policy (or its job scope) that turns it off leaves
+/// confined code unable to list it, while the registry's sources stay readable.
+#[test]
+fn cargo_git_dir_is_unreadable_where_the_policy_turns_it_off() {
+    let test = "cargo_git_dir_is_unreadable_where_the_policy_turns_it_off";
+    if !need_fs(test) {
+        return;
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(git) = cargo_home.map(|h| h.join("git")).filter(|g| g.is_dir()) else {
+        return skip(test, "no $CARGO_HOME/git here");
+    };
+    // Where a readable system dir holds `$CARGO_HOME` (`/usr/local/cargo`), Landlock cannot
+    // take it back out: the policy says so, this host cannot show it.
+    if ["/usr", "/etc", "/opt", "/nix"]
+        .iter()
+        .any(|d| git.starts_with(d))
+    {
+        return skip(test, "$CARGO_HOME lies in a dir the sandbox opens anyway");
+    }
+    let job = Job::new();
+    let listing = |policy: &frugal_sandbox::Policy| sh_with(policy, "ls \"$1\"", &[&git]);
+    let open = listing(&job.policy.clone().cargo_git_readable(true));
+    assert!(open.finished.status.success(), "{open:?}");
+    let shut = listing(&job.policy.clone().cargo_git_readable(false));
+    assert!(!shut.finished.status.success(), "{shut:?}");
+    assert!(shut.stdout.is_empty(), "listed: {shut:?}");
+    // A scope that turns it off does so for every policy made in it.
+    let scope = frugal_sandbox::JobScope::new(Default::default()).cargo_git_readable(false);
+    let entered = scope.enter();
+    let s = job.scratch();
+    let policy = frugal_sandbox::Policy::for_job(s, s.join("target"), s.join("crate")).unwrap();
+    drop(entered);
+    let in_scope = listing(&policy);
+    assert!(!in_scope.finished.status.success(), "{in_scope:?}");
 }

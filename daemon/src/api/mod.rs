@@ -78,6 +78,8 @@ pub struct AppState {
     /// `jobs.max_memory`, `jobs.max_processes`: the cgroup of each replacement computation, as
     /// of each job.
     pub job_limits: frugal_sandbox::JobLimits,
+    /// `jobs.git_hosts`: the hosts a replacement's snapshot may name git dependencies on.
+    pub git_hosts: std::sync::Arc<[String]>,
     /// Why no crate code may run on this host (`JobEnv::refusal`); `None` when it may.
     pub refusal: Option<String>,
     /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).
