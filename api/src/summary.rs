@@ -395,9 +395,10 @@ pub struct OwnMutants {
 }
 
 impl RunSummary {
-    /// Reads a stored summary; `None` when it is not one (never written by frugald).
-    pub fn from_stored(v: &serde_json::Value) -> Option<RunSummary> {
-        serde_json::from_value(v.clone()).ok()
+    /// Reads a stored summary; the decoder's error when it is not one (never written by
+    /// frugald, or by a version whose shapes this one cannot read).
+    pub fn from_stored(v: &serde_json::Value) -> Result<RunSummary, serde_json::Error> {
+        serde_json::from_value(v.clone())
     }
 }
 

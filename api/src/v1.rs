@@ -195,6 +195,10 @@ pub struct Run {
     /// The pipeline's summary, the profile digest and the best-suite verdict (`show` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<RunSummary>,
+    /// Why a stored summary could not be read as this version's [`RunSummary`] (`show` only):
+    /// the run has one, and a client is told so instead of seeing none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_unreadable: Option<String>,
 }
 
 /// A measured cost on a named basis.

@@ -83,6 +83,10 @@ pub fn run(r: &RunRecord, detail: bool) -> Run {
         RunStatus::Failed { error } => ("failed", Some(error.clone())),
         RunStatus::Cancelled => ("cancelled", None),
     };
+    let summary = detail
+        .then_some(r.summary_json.as_ref())
+        .flatten()
+        .map(RunSummary::from_stored);
     Run {
         id: r.id.0,
         repo: r.repo.0,
@@ -95,11 +99,10 @@ pub fn run(r: &RunRecord, detail: bool) -> Run {
         job: r.job.map(|j| j.0),
         suite: r.suite.map(|s| s.0),
         progress: progress(&r.progress),
-        summary: if detail {
-            r.summary_json.as_ref().and_then(RunSummary::from_stored)
-        } else {
-            None
-        },
+        summary: summary.as_ref().and_then(|s| s.as_ref().ok()).cloned(),
+        summary_unreadable: summary
+            .and_then(Result::err)
+            .map(|e| format!("the stored run summary does not decode: {e}")),
     }
 }
 
@@ -164,5 +167,49 @@ pub fn crate_report(r: &ReportRecord) -> CrateReport {
         note: r.note.clone(),
         report: r.report.clone(),
         created_ms: r.created,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frugal_storage::{RepoId, RunId, RunProgress};
+    use serde_json::json;
+
+    fn stored(summary: serde_json::Value) -> RunRecord {
+        RunRecord {
+            id: RunId(7),
+            repo: RepoId(1),
+            krate: "k".into(),
+            commit: None,
+            status: RunStatus::Succeeded,
+            started: 0,
+            finished: Some(1),
+            progress: RunProgress::default(),
+            summary_json: Some(summary),
+            job: None,
+            suite: None,
+        }
+    }
+
+    /// A stored summary this version cannot decode is said to be there and unreadable, with
+    /// the decoder's reason, instead of the run showing none; a readable one is typed.
+    #[test]
+    fn an_undecodable_summary_is_reported_not_dropped() {
+        let bad = run(&stored(json!({"pipeline": {"executions": "many"}})), true);
+        assert!(bad.summary.is_none());
+        let why = bad.summary_unreadable.expect("the reason is served");
+        assert!(
+            why.contains("does not decode") && why.contains("\"many\""),
+            "{why}"
+        );
+        let good = run(
+            &stored(json!({"version": 1, "pipeline": {"executions": 5}})),
+            true,
+        );
+        assert_eq!(good.summary.map(|s| s.pipeline.executions), Some(5));
+        assert!(good.summary_unreadable.is_none());
+        // Lists carry no summary, readable or not.
+        assert!(run(&stored(json!(3)), false).summary_unreadable.is_none());
     }
 }

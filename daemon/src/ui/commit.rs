@@ -8,6 +8,7 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum_extra::extract::cookie::CookieJar;
+use frugal_api::summary::RunSummary;
 use frugal_storage::{RepoRecord, ReportRecord, RunRecord};
 use frugal_subject::regress::{Change, Outcome, Report, TestReport};
 use maud::{Markup, html};
@@ -168,22 +169,24 @@ fn change_detail(c: &Change) -> Markup {
     }
 }
 
-/// The pipeline's phases and their seconds, from a run's summary.
+/// The pipeline's phases and their seconds, from a run's typed summary (none where the run
+/// has no summary or one this version cannot read).
 fn phases(summary: Option<&Value>) -> Vec<(&'static str, f64)> {
-    let Some(s) = summary.and_then(|s| s.pointer("/pipeline/seconds")) else {
+    let Some(s) = summary.and_then(|v| RunSummary::from_stored(v).ok()) else {
         return Vec::new();
     };
-    [
-        ("analyse", "analyse"),
-        ("instrument", "instrument"),
-        ("build harness", "build_harness"),
-        ("search", "search"),
-        ("minimise", "minimise"),
-        ("verify", "verify"),
+    let t = s.pipeline.seconds;
+    if t == Default::default() {
+        return Vec::new();
+    }
+    vec![
+        ("analyse", t.analyse),
+        ("instrument", t.instrument),
+        ("build harness", t.build_harness),
+        ("search", t.search),
+        ("minimise", t.minimise),
+        ("verify", t.verify),
     ]
-    .into_iter()
-    .map(|(label, key)| (label, s[key].as_f64().unwrap_or(0.0)))
-    .collect()
 }
 
 fn run_section(r: &RunRecord) -> Markup {
