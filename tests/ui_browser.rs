@@ -9,7 +9,7 @@
 //! Chromium is found through `$FRUGAL_CHROMIUM` or on `PATH` (`chromium`, `chromium-browser`,
 //! `google-chrome`). When it is missing the test fails and says how to install it, unless
 //! `FRUGAL_UI_BROWSER=skip` says to skip. `FRUGAL_UI_SCREENSHOTS=<dir>` saves the history and
-//! commit pages as `ui-history.png` and `ui-commit.png` there (the README's come from
+//! commit pages as `ui-history.png` and `ui-commit.png` there (docs/daemon.md's come from
 //! `FRUGAL_UI_SCREENSHOTS=docs`).
 
 mod common;

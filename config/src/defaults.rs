@@ -52,7 +52,7 @@ pub mod search {
     pub const POPULATION: usize = 50;
     pub const TOURNAMENT_SIZE: usize = 10;
     pub const GOAL_SELECTION: &str = "all";
-    /// Off: strong-mutation goals cost a share of the executions (README).
+    /// Off: strong-mutation goals cost a share of the executions (docs/run.md).
     pub const MUTANTS: &str = "off";
     /// Generations without a new goal before a seeded search stops (0 would be never). On
     /// humantime after an API change, 20 stopped 0.7 points of goals short of a from-scratch

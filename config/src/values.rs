@@ -89,8 +89,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// Algorithms the configuration accepts, one name per search algorithm of the design (the
-/// README's `--algorithm` lists them); the daemon rejects those its search does not implement
-/// yet.
+/// `--algorithm` flag in docs/run.md lists them); the daemon rejects those its search does not
+/// implement yet.
 pub const ALGORITHMS: &[&str] = &[
     "random",
     "wholesuite",

@@ -1,4 +1,4 @@
-//! The documented keys and defaults (`config/frugal.example.toml`, which the README points to)
+//! The documented keys and defaults (`config/frugal.example.toml`, which docs/daemon.md points to)
 //! against the code's: a key added, renamed or given a new default without its documentation
 //! fails here.
 

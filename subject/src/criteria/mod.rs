@@ -70,7 +70,7 @@ pub const ALL: [GoalKind; 7] = [
 
 /// Criteria that exist but are not in `all` (the default): named one by one. Weak mutation
 /// adds two or three goals per comparison and arithmetic site and a probe per evaluation,
-/// for little coverage the branch goals do not already steer towards (see README).
+/// for little coverage the branch goals do not already steer towards (see docs/run.md).
 pub const OPT_IN: [GoalKind; 2] = [GoalKind::WeakMutation, GoalKind::StrongMutation];
 
 /// The name of a criterion on the command line and in `summary.json`.
