@@ -60,6 +60,10 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("DoubleEndedIterator", "next_back", None),
     ("ExactSizeIterator", "len", None),
     ("IntoIterator", "into_iter", None),
+    // A collection built from items, or grown by them, runs its own insertion code (slab's
+    // `Builder`, which nothing else reaches); `from_iter` is in no prelude before 2021.
+    ("FromIterator", "from_iter", None),
+    ("Extend", "extend", None),
 ];
 
 /// Callables and unsupported public functions, in source order.
@@ -200,6 +204,9 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match entry {
             // `FromStr`, `Read` and `Write` are in no edition's prelude: calls name the trait.
             Some((_, "from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+            Some((_, "from_iter", _)) => {
+                c.via_trait = Some("::std::iter::FromIterator<_>".to_string());
+            }
             Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
             Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
             Some((_, _, Some(op))) => c.operator = Some(op.to_string()),
