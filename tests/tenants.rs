@@ -2028,3 +2028,75 @@ fn print_medians(label: &str, times: &[(bool, u64)]) {
         eprintln!("{label} {side}: {t:?} ms, median {} ms", t[t.len() / 2]);
     }
 }
+
+/// A crate whose committed `.cargo/config.toml` names a `rustc-wrapper` that appends to
+/// `marker` (a file anyone may write, outside the repository and the job's dirs) and then runs
+/// rustc.
+fn crate_with_rustc_wrapper(dir: &Path, marker: &Path) {
+    write(
+        &dir.join("Cargo.toml"),
+        "[package]\nname = \"wrapped\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&dir.join("src/lib.rs"), "pub fn f(x: u8) -> u8 { x }\n");
+    let wrapper = dir.join("wrap.sh");
+    executable(
+        &wrapper,
+        &format!(
+            "#!/bin/sh\necho \"$(id -u) $PWD\" >> {} 2>/dev/null\nexec \"$@\"\n",
+            marker.display()
+        ),
+    );
+    write(
+        &dir.join(".cargo/config.toml"),
+        "[build]\nrustc-wrapper = \"./wrap.sh\"\n",
+    );
+    first_commit(dir, "a rustc wrapper in the crate's cargo config");
+}
+
+/// The repository's cargo config is the crate's code too: a `rustc-wrapper` it names is met
+/// only inside the job's sandbox, never in the cargo commands frugald runs unconfined
+/// (`cargo metadata --no-deps` in the snapshot, `cargo fetch` from `/`). The wrapper appends to
+/// a world-writable marker outside the job's dirs: unconfined, it would; confined, the build
+/// cannot even execute it (nothing in the job's dirs is executable) and the job fails naming
+/// it.
+/// The control: a full `cargo metadata` on the same crate, which asks rustc for the target's
+/// `cfg` through the wrapper, writes the marker, so the wrapper is found and runs.
+#[test]
+fn c2_a_rustc_wrapper_in_the_repository_cargo_config_runs_only_confined() {
+    let Some(tmp) = common::hostile_scratch("rustc_wrapper").map(common::daemon_dir) else {
+        return;
+    };
+    let open = tmp.path().join("open");
+    std::fs::create_dir_all(&open).unwrap();
+    std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let marker = open.join("wrapper-ran");
+    let repo = tmp.path().join("wrapped");
+    crate_with_rustc_wrapper(&repo, &marker);
+    let cfg = small_jobs_config(tmp.path());
+    let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
+    let id = common::register(&d, &repo, "wrapped");
+    let record = triggered_run(&d, id);
+    drop(d);
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(ran, "", "the wrapper ran outside the sandbox: {record}");
+    // The job went through the unconfined commands to the confined build, which met the
+    // wrapper and could not execute it (the job's dirs are writable, not executable).
+    let error = record["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("instrumented crate does not build") && error.contains("wrap.sh"),
+        "{record}"
+    );
+
+    let control = Command::new("cargo")
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert!(
+        control.status.success(),
+        "{}",
+        String::from_utf8_lossy(&control.stderr)
+    );
+    let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert!(!ran.is_empty(), "the control's wrapper did not run");
+}
