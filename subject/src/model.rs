@@ -224,25 +224,26 @@ pub struct Param {
 }
 
 /// The shape of a closure parameter: what the call writes for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClosureParam {
     pub kind: ClosureKind,
     /// Number of arguments the closure takes (each ignored, `_`).
     pub arity: usize,
     /// For a predicate (`FnMut(&mut T) -> bool`) with an integer argument: that argument, so
-    /// that a call may also pass one that decides by it (`move |e| (*e % 2 == 0) == flag`).
-    /// A closure ignoring its arguments keeps all or none, and `retain` that keeps some and
+    /// that a call may also pass one that compares it with a value (`move |e| *e < 5`). A
+    /// closure ignoring its arguments keeps all or none, and `retain` that keeps some and
     /// drops others is where its shifting code runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<ClosureKey>,
 }
 
-/// The closure argument a predicate may decide by: its position and whether it is a borrow
-/// (`&T`, `&mut T`: read as `*e`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The closure argument a predicate may decide by: its position, whether it is a borrow
+/// (`&T`, `&mut T`: read as `*e`), and its integer type (what it is compared with).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClosureKey {
     pub arg: usize,
     pub borrowed: bool,
+    pub ty: Ty,
 }
 
 /// Which closure trait the parameter is bounded by.

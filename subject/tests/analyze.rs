@@ -853,7 +853,7 @@ fn predicates_name_their_integer_argument_as_key() {
         callable(&m, path)
             .params
             .iter()
-            .find_map(|p| p.closure)
+            .find_map(|p| p.closure.clone())
             .unwrap_or_else(|| panic!("{path} has no closure parameter"))
     };
     let keep_if = closure("modern::callbacks::keep_if");
@@ -861,10 +861,22 @@ fn predicates_name_their_integer_argument_as_key() {
         keep_if.key,
         Some(frugal_subject::model::ClosureKey {
             arg: 0,
-            borrowed: true
+            borrowed: true,
+            ty: Ty::Prim("i32".into()),
         })
     );
     // `FnOnce() -> String` has no argument, `FnMut(u32) -> u32` is no predicate.
     assert_eq!(closure("modern::callbacks::or_else_with").key, None);
     assert_eq!(closure("modern::callbacks::iterate").key, None);
+    // The registry calls `keep_if` both ways: the twin's closure slot takes the key's `i32`.
+    let reg = frugal_subject::harness::registry::Registry::build(&m);
+    let ops: Vec<_> = reg
+        .ops
+        .iter()
+        .filter(|o| o.name.starts_with("modern::callbacks::keep_if"))
+        .collect();
+    assert_eq!(ops.len(), 2, "{ops:?}");
+    assert!(!ops[0].keyed && ops[1].keyed);
+    assert_eq!(ops[0].params[1].0, Ty::Prim("bool".into()));
+    assert_eq!(ops[1].params[1].0, Ty::Prim("i32".into()));
 }

@@ -801,7 +801,11 @@ fn predicate_key(
         // A scratch copy: lowering records the stand-ins it chose, and this one is not kept.
         let mut scratch = inst.to_vec();
         let lowered = low.lower(scope, inner, Pos::Param, &mut scratch).ok()?;
-        matches!(&lowered, Ty::Prim(p) if is_integer(p)).then_some(ClosureKey { arg, borrowed })
+        matches!(&lowered, Ty::Prim(p) if is_integer(p)).then(|| ClosureKey {
+            arg,
+            borrowed,
+            ty: lowered.clone(),
+        })
     })
 }
 

@@ -167,23 +167,23 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
 /// Arguments with each closure parameter's value wrapped in a closure that ignores its
 /// arguments and returns the value: moved out for `FnOnce`, cloned for `Fn` and `FnMut`
 /// (a crate type without `Clone` fails to compile there and its call is dropped). With
-/// `keyed`, a predicate with a key argument answers by the key's parity instead, the value
-/// saying which parity: `move |_, e| (e % 2 == 0) == flag` keeps some items and drops others.
+/// `keyed`, a predicate with a key argument compares the key with the value instead (the op's
+/// slot holds the key's type then): `move |_, e| *e < 5` keeps some items and drops others.
 fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
     let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
     let mut out = args.to_vec();
     for (i, p) in c.params.iter().enumerate() {
-        let (Some(closure), Some(arg)) = (p.closure, out.get_mut(first + i)) else {
+        let (Some(closure), Some(arg)) = (&p.closure, out.get_mut(first + i)) else {
             continue;
         };
         let mut names = vec!["_"; closure.arity];
-        let value = match (closure.key.filter(|_| keyed), closure.kind, &p.ty) {
+        let value = match (closure.key.as_ref().filter(|_| keyed), closure.kind, &p.ty) {
             (Some(key), _, _) => {
                 if let Some(name) = names.get_mut(key.arg) {
                     *name = "e";
                 }
                 let e = if key.borrowed { "*e" } else { "e" };
-                format!("({e} % 2 == 0) == {arg}")
+                format!("{e} < {arg}")
             }
             (None, ClosureKind::FnOnce, _) | (None, _, Ty::Prim(_)) => arg.clone(),
             _ => format!("{arg}.clone()"),
@@ -266,30 +266,35 @@ mod tests {
     }
 
     /// A closure ignores its arguments, unless the op is the keyed twin of a predicate with a
-    /// key: then the key's parity, read through the borrow where it is one, decides.
+    /// key: then the key, read through the borrow where it is one, is compared with the value.
     #[test]
     fn keyed_predicates_decide_by_their_key() {
-        let args = ["flag".to_string()];
+        let int = Ty::Prim("i32".into());
         let borrowed = Some(ClosureKey {
             arg: 1,
             borrowed: true,
+            ty: int.clone(),
         });
         let c = predicate(2, borrowed);
-        assert_eq!(with_closures(&c, &args, false), ["move |_, _| flag"]);
         assert_eq!(
-            with_closures(&c, &args, true),
-            ["move |_, e| (*e % 2 == 0) == flag"]
+            with_closures(&c, &["flag".to_string()], false),
+            ["move |_, _| flag"]
+        );
+        assert_eq!(
+            with_closures(&c, &["n".to_string()], true),
+            ["move |_, e| *e < n"]
         );
         let by_value = Some(ClosureKey {
             arg: 0,
             borrowed: false,
+            ty: int,
         });
         assert_eq!(
-            with_closures(&predicate(1, by_value), &args, true),
-            ["move |e| (e % 2 == 0) == flag"]
+            with_closures(&predicate(1, by_value), &["5".to_string()], true),
+            ["move |e| e < 5"]
         );
         assert_eq!(
-            with_closures(&predicate(1, None), &args, true),
+            with_closures(&predicate(1, None), &["flag".to_string()], true),
             ["move |_| flag"]
         );
     }

@@ -305,6 +305,35 @@ fn storable_or_opaque(ty: &Ty) -> bool {
     storable(ty) || matches!(ty, Ty::Unit)
 }
 
+/// The keys of a callable's predicates, by parameter index.
+fn closure_keys(c: &Callable) -> impl Iterator<Item = &crate::model::ClosureKey> {
+    c.params
+        .iter()
+        .filter_map(|p| p.closure.as_ref()?.key.as_ref())
+}
+
+/// The twin of call `op` whose predicates compare their key argument with a value of its type
+/// (`move |e| *e < 5`) instead of returning a `bool` the search chose: that value takes the
+/// closure's parameter slot. `None` when `c` has no predicate with a key.
+fn keyed_twin(c: &Callable, op: &Op) -> Option<Op> {
+    let receiver = op.params.len().checked_sub(c.params.len())?;
+    let mut twin = Op {
+        keyed: true,
+        name: format!("{} (closure comparing its argument)", c.path),
+        ..op.clone()
+    };
+    let mut any = false;
+    for (i, p) in c.params.iter().enumerate() {
+        let Some(key) = p.closure.as_ref().and_then(|s| s.key.as_ref()) else {
+            continue;
+        };
+        let slot = twin.params.get_mut(receiver + i)?;
+        *slot = (key.ty.clone(), Pass::Move, key.ty.clone());
+        any = true;
+    }
+    any.then_some(twin)
+}
+
 /// Inspectors asserted per type at most: a type with more shows its first ones, in source order.
 const MAX_INSPECTORS: usize = 8;
 
@@ -367,6 +396,9 @@ impl Registry {
             for (t, _, _) in params {
                 reg.add_type_tree(t, model);
             }
+            for key in closure_keys(&model.callables[*i]) {
+                reg.add_type_tree(&key.ty, model);
+            }
             if let Some(r) = pool_ret(model.callables[*i].ret.as_ref()) {
                 reg.add_type_tree(&r, model);
             }
@@ -386,15 +418,7 @@ impl Registry {
                 name: c.path.clone(),
                 keyed: false,
             };
-            let keyed = c
-                .params
-                .iter()
-                .any(|p| p.closure.is_some_and(|s| s.key.is_some()));
-            let twin = keyed.then(|| Op {
-                keyed: true,
-                name: format!("{} (closure deciding by its argument)", c.path),
-                ..op.clone()
-            });
+            let twin = keyed_twin(c, &op);
             reg.ops.push(op);
             reg.ops.extend(twin);
         }
