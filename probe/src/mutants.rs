@@ -117,6 +117,27 @@ pub fn ror_strong(
     }
 }
 
+/// The constant a comparison's value is replaced by in the third mutant of its subsuming set
+/// (`<`, `>`, `==`: `false`; `<=`, `>=`, `!=`: `true`), which a condition's branch goals
+/// stand in for and a comparison whose value is returned or stored (`return v.patch > p`)
+/// needs of its own.
+pub const fn ror_constant_of(opcode: u8) -> bool {
+    matches!(opcode, op::LE | op::GE | op::NE)
+}
+
+/// A comparison's value `c` replaced by `constant` (mutant `goal`): covers it where the
+/// comparison gives the other value, and with it on, gives the constant.
+#[inline(always)]
+pub fn ror_constant(goal: u32, c: bool, constant: bool) -> bool {
+    if c != constant {
+        crate::tables::hit(goal);
+    }
+    match active_among(goal, 1) {
+        Some(_) => constant,
+        None => c,
+    }
+}
+
 /// A function body's FBR mutant `goal`: covers it (entering the function infects it) and
 /// says whether it is on, in which case the function returns the mutant's value at once.
 #[inline(always)]
@@ -590,8 +611,18 @@ mod tests {
             None => n + 3,
         };
         assert_eq!(v[inferred(2)], 70);
+        // A value comparison's constant mutant gives its constant only when on.
+        assert!(ror_constant(g + 2, true, false));
+        activate(g + 2);
+        assert!(!ror_constant(g + 2, true, false));
         activate(NO_MUTANT);
         assert_eq!(v[inferred(2)], 60);
+    }
+
+    #[test]
+    fn value_comparisons_take_the_constant_of_their_subsuming_set() {
+        let constants = [op::LT, op::LE, op::GT, op::GE, op::EQ, op::NE].map(ror_constant_of);
+        assert_eq!(constants, [false, true, false, true, false, true]);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! this module numbers goals from, so both sides agree on the order.
 //!
 //! - ROR: every comparison `cond.rs` rewrites gets its two subsuming mutants as goals; its probe
-//!   call passes the operands' order to `ror` (see [`ror_call`]). Skipped for `==`/`!=` when an
+//!   call passes the operands' order to `ror` (see [`ror_call`]). A comparison whose value is
+//!   used outside a condition also gets the third, the constant (`ROR > -> false`), which a
+//!   condition's branch goals stand in for ([`FileInstrumenter::value_comparison_site`]). Skipped for `==`/`!=` when an
 //!   operand is syntactically an enum variant or a struct, tuple or array value: such operands
 //!   usually have no order, and their mutants would be goals nothing can cover.
 //! - AOR: a binary `+ - * / %` in an instrumented fn (not in const contexts,
@@ -54,7 +56,9 @@
 //! DynaMOSA (\[dynamosa\]) targets them once their code is reached. Constant replacement (CR) is not done:
 //! a literal's replacements would mostly duplicate the ROR/AOR kills of the site it feeds.
 
-use frugal_probe::mutants::{aop, aop_symbol, aor_mutants, cmp_symbol, ror_mutants};
+use frugal_probe::mutants::{
+    aop, aop_symbol, aor_mutants, cmp_symbol, ror_constant_of, ror_mutants,
+};
 use frugal_probe::op;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -275,6 +279,14 @@ impl FileInstrumenter<'_> {
         let Some(goal) = self.ror_goals(b) else {
             return false;
         };
+        // The third mutant of the subsuming set, which no branch goal stands in for here.
+        let constant = cmp_opcode(&b.op).is_some_and(ror_constant_of);
+        let sym = self.source(self.range(&b.op)).to_string();
+        let constant_goal = self.goal(
+            GoalKind::Mutant,
+            line(b.op.span()),
+            format!("ROR {sym} -> {constant}"),
+        );
         let (uses, weak) = ror_call(Some(goal), op);
         let left = self.range(&*b.left);
         let right = self.range(&*b.right);
@@ -286,11 +298,16 @@ impl FileInstrumenter<'_> {
             &format!("*__frugal_l {op_text} *__frugal_r"),
         );
         let node = (left.0, right.1);
-        self.open(node, format!("{{ {uses} match (&("));
+        self.open(
+            node,
+            format!("::frugal_probe::mutants::ror_constant({constant_goal}, {{ {uses} match (&("),
+        );
         self.replace(op_range, node, "), &(");
         self.close(
             node,
-            format!(")) {{ (__frugal_l, __frugal_r) => {{ let _ = {weak}; {strong} }} }} }}"),
+            format!(
+                ")) {{ (__frugal_l, __frugal_r) => {{ let _ = {weak}; {strong} }} }} }}, {constant})"
+            ),
         );
         self.visit_expr(&b.left);
         self.visit_expr(&b.right);
@@ -683,26 +700,28 @@ match __frugal_m { Some(__frugal_m) => __frugal_m.value(), None => __frugal_a % 
 1 Mutant parent=0 line=2 LOR && -> ||
 2 Mutant parent=0 line=2 ROR > -> >=
 3 Mutant parent=0 line=2 ROR > -> !=
-4 Mutant parent=0 line=2 ROR >= -> >
-5 Mutant parent=0 line=2 ROR >= -> ==
-6 Mutant parent=0 line=2 AOR - -> +
-7 Mutant parent=0 line=2 AOR - -> /
-8 Mutant parent=0 line=2 AOR - -> %
-9 Function parent=- line=4 fn entry
-10 Branch parent=9 line=5 if true
-11 Branch parent=9 line=5 if false
-12 Mutant parent=9 line=5 LOR && -> ||
-13 Branch parent=9 line=5 && operand true
-14 Branch parent=9 line=5 && operand false
-15 Mutant parent=9 line=5 ROR > -> >=
-16 Mutant parent=9 line=5 ROR > -> !=
-17 Branch parent=13 line=5 && operand true
-18 Branch parent=13 line=5 && operand false
-19 Mutant parent=13 line=5 ROR >= -> >
-20 Mutant parent=13 line=5 ROR >= -> ==
-21 Mutant parent=13 line=5 AOR - -> +
-22 Mutant parent=13 line=5 AOR - -> /
-23 Mutant parent=13 line=5 AOR - -> %
+4 Mutant parent=0 line=2 ROR > -> false
+5 Mutant parent=0 line=2 ROR >= -> >
+6 Mutant parent=0 line=2 ROR >= -> ==
+7 Mutant parent=0 line=2 ROR >= -> true
+8 Mutant parent=0 line=2 AOR - -> +
+9 Mutant parent=0 line=2 AOR - -> /
+10 Mutant parent=0 line=2 AOR - -> %
+11 Function parent=- line=4 fn entry
+12 Branch parent=11 line=5 if true
+13 Branch parent=11 line=5 if false
+14 Mutant parent=11 line=5 LOR && -> ||
+15 Branch parent=11 line=5 && operand true
+16 Branch parent=11 line=5 && operand false
+17 Mutant parent=11 line=5 ROR > -> >=
+18 Mutant parent=11 line=5 ROR > -> !=
+19 Branch parent=15 line=5 && operand true
+20 Branch parent=15 line=5 && operand false
+21 Mutant parent=15 line=5 ROR >= -> >
+22 Mutant parent=15 line=5 ROR >= -> ==
+23 Mutant parent=15 line=5 AOR - -> +
+24 Mutant parent=15 line=5 AOR - -> /
+25 Mutant parent=15 line=5 AOR - -> %
 "
         );
     }
@@ -823,7 +842,8 @@ let __frugal_m = ::frugal_probe::mutants::aor_inferred(4, ::frugal_probe::mutant
     }
 
     /// A comparison whose value is used (`return a > b;`) gets the ROR mutants a condition's
-    /// would; one whose operands are all still being inferred does not.
+    /// would, and the constant of its subsuming set, which no branch goal stands in for; one
+    /// whose operands are all still being inferred gets none.
     #[test]
     fn value_comparisons_get_ror_mutants() {
         let got = show(
@@ -832,9 +852,10 @@ let __frugal_m = ::frugal_probe::mutants::aor_inferred(4, ::frugal_probe::mutant
         let (text, goals) = got.split_once("----\n").unwrap();
         assert!(text.contains("let z = n == 0;"), "{text}");
         assert!(
-            text.contains("return { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) { (__frugal_l, __frugal_r) => { let _ = ::frugal_probe::ror(1, ::frugal_probe::op::GT, "),
+            text.contains("return ::frugal_probe::mutants::ror_constant(3, { use ::frugal_probe::{Mag as _, Order as _}; match (&(a ), &( b)) { (__frugal_l, __frugal_r) => { let _ = ::frugal_probe::ror(1, ::frugal_probe::op::GT, "),
             "{text}"
         );
+        assert!(text.contains(") } } }, false);"), "{text}");
         assert!(
             text.contains("::frugal_probe::mutants::ror_strong(1, ::frugal_probe::op::GT, *__frugal_l > *__frugal_r, "),
             "{text}"
@@ -844,7 +865,8 @@ let __frugal_m = ::frugal_probe::mutants::aor_inferred(4, ::frugal_probe::mutant
             ror,
             [
                 "1 Mutant parent=0 line=4 ROR > -> >=",
-                "2 Mutant parent=0 line=4 ROR > -> !="
+                "2 Mutant parent=0 line=4 ROR > -> !=",
+                "3 Mutant parent=0 line=4 ROR > -> false",
             ]
         );
     }
