@@ -98,8 +98,8 @@ pub struct Op {
     /// The call's full return type, kept for summaries even when the pool cannot hold it.
     pub ret_source: Option<Ty>,
     pub name: String,
-    /// A call whose predicate closures decide by their key argument
-    /// ([`crate::model::ClosureKey`]) instead of ignoring it: a second op of the same callable.
+    /// A call whose predicate closures compare their key argument ([`crate::model::ClosureKey`])
+    /// with the value in their slot instead of returning it: a second op of the same callable.
     pub keyed: bool,
 }
 
