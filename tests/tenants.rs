@@ -2057,8 +2057,8 @@ fn crate_with_rustc_wrapper(dir: &Path, marker: &Path) {
 /// only inside the job's sandbox, never in the cargo commands frugald runs unconfined
 /// (`cargo metadata --no-deps` in the snapshot, `cargo fetch` from `/`). The wrapper appends to
 /// a world-writable marker outside the job's dirs: unconfined, it would; confined, the build
-/// cannot even execute it (nothing in the job's dirs is executable) and the job fails naming
-/// it.
+/// meets it and is refused its execution (`Permission denied` on the copy of `wrap.sh`), and
+/// the job fails naming it.
 /// The control: a full `cargo metadata` on the same crate, which asks rustc for the target's
 /// `cfg` through the wrapper, writes the marker, so the wrapper is found and runs.
 #[test]
@@ -2080,7 +2080,7 @@ fn c2_a_rustc_wrapper_in_the_repository_cargo_config_runs_only_confined() {
     let ran = std::fs::read_to_string(&marker).unwrap_or_default();
     assert_eq!(ran, "", "the wrapper ran outside the sandbox: {record}");
     // The job went through the unconfined commands to the confined build, which met the
-    // wrapper and could not execute it (the job's dirs are writable, not executable).
+    // wrapper and was refused its execution.
     let error = record["error"].as_str().unwrap_or_default();
     assert!(
         error.contains("instrumented crate does not build") && error.contains("wrap.sh"),
