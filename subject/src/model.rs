@@ -109,6 +109,11 @@ pub enum Ty {
     Other(String),
 }
 
+/// [`Callable::via_trait`] of an `IntoIterator` impl for a borrow (`&'a T`, `&'a mut T`):
+/// called as `IntoIterator::into_iter(&v)`, since `v.into_iter()` or `T::into_iter(&v)` would
+/// pick the impl for `T`.
+pub const BORROW_INTO_ITER: &str = "::std::iter::IntoIterator";
+
 /// How a callable takes its receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Receiver {

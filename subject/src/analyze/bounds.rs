@@ -263,6 +263,21 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "io::BufRead",
         ],
     },
+    // `R: RangeBounds<usize>` (`drain`, `replace_range`): a range of indices, both ends chosen
+    // by the search (`harness::std_values` builds it as `(a..b)`).
+    StdCandidate {
+        name: "Range<usize>",
+        shared: &[],
+        own: &[
+            "RangeBounds<usize>",
+            "Clone",
+            "Debug",
+            "PartialEq",
+            "Eq",
+            "Hash",
+            "Default",
+        ],
+    },
     // `S: BuildHasher` (`IndexMap<K, V, S>`, `HashMap::with_hasher`): std's default hasher
     // with fixed keys, so a hash-ordered result is the same in every run (`RandomState` is
     // seeded per process).
@@ -319,6 +334,10 @@ fn std_ty(name: &str) -> Ty {
             args: Vec::new(),
         },
         "BuildHasherDefault" => crate::harness::std_values::build_hasher_default(),
+        "Range<usize>" => Ty::Adt {
+            path: crate::harness::std_values::STD_RANGE.to_string(),
+            args: vec![Ty::Prim("usize".to_string())],
+        },
         "&[u8]" => Ty::Ref {
             mutable: false,
             inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".to_string())))),

@@ -17,7 +17,9 @@ use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
 use super::macros::MacroImpl;
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
-use crate::model::{Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported};
+use crate::model::{
+    BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported,
+};
 
 /// Trait impls whose functions become callables: trait name, function name, and the operator
 /// a call is written with (`None`: called by path). A trait may list several functions.
@@ -34,7 +36,15 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("From", "from", None),
     ("AsRef", "as_ref", None),
     ("PartialEq", "eq", None),
+    ("PartialEq", "ne", None),
+    // A type that writes its comparisons out (arrayvec's `ArrayString`, whose `lt`..`ge` each
+    // compare the bytes) has code in each that `partial_cmp` never runs. Called by name: an
+    // operator (`a <= b`) would auto-reference differently for each `Rhs`.
     ("PartialOrd", "partial_cmp", None),
+    ("PartialOrd", "lt", None),
+    ("PartialOrd", "le", None),
+    ("PartialOrd", "gt", None),
+    ("PartialOrd", "ge", None),
     ("Ord", "cmp", None),
     ("Add", "add", Some("+")),
     ("Sub", "sub", Some("-")),
@@ -209,6 +219,12 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
             }
             Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
             Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
+            // `impl IntoIterator for &'a ArrayVec<T, CAP>`: a path call through the type
+            // (`ArrayVec::into_iter(&v)`) finds the by-value impl; the trait's path does not
+            // (see `harness::op_expr::call`).
+            Some(("IntoIterator", ..)) if self_ref.is_some() => {
+                c.via_trait = Some(BORROW_INTO_ITER.to_string());
+            }
             Some((_, _, Some(op))) => c.operator = Some(op.to_string()),
             _ => {}
         });
@@ -509,6 +525,11 @@ fn self_type_args(
     scope: Scope<'_>,
     self_ty: &syn::Type,
 ) -> Result<Vec<Ty>, Problem> {
+    // `impl IntoIterator for &'a ArrayVec<T, CAP>`: the arguments are the borrowed type's.
+    let self_ty = match self_ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
     let syn::Type::Path(tp) = self_ty else {
         return Ok(Vec::new());
     };

@@ -6,7 +6,9 @@
 
 use crate::harness::registry::{self, Op, OpCode};
 use crate::harness::render::{self, STD};
-use crate::model::{ApiModel, Callable, CallableKind, ClosureKind, Consume, Ty};
+use crate::model::{
+    ApiModel, BORROW_INTO_ITER, Callable, CallableKind, ClosureKind, Consume, Receiver, Ty,
+};
 
 /// What an expression is written for.
 pub(crate) trait Target {
@@ -98,7 +100,7 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
             ..
         }
     );
-    !(on_prim && c.via_trait.is_some())
+    !(on_prim && c.via_trait.is_some()) && c.via_trait.as_deref() != Some(BORROW_INTO_ITER)
 }
 
 /// A call of `c` (the callable of `op`), kept through `.ok()` when the registry converted its
@@ -124,6 +126,15 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
         }
         CallableKind::Method { .. } if t.readable() && method_syntax(c) => {
             format!("{}.{name}({})", t.subject(0), args[1..].join(", "))
+        }
+        // `IntoIterator::into_iter(&v)`: by value through its receiver's type, the call would
+        // pick the impl for `T` instead of the one for `&T` (`into_iter` takes `self`, so a
+        // borrowed receiver means the impl is for the borrow).
+        CallableKind::Method {
+            receiver: Receiver::Ref | Receiver::RefMut,
+            ..
+        } if c.via_trait.as_deref() == Some(BORROW_INTO_ITER) => {
+            format!("{}::{name}({})", t.path(BORROW_INTO_ITER), args.join(", "))
         }
         // Tests import a crate trait (see `emit::render`); the harness names it.
         CallableKind::Assoc { self_ty } | CallableKind::Method { self_ty, .. }
