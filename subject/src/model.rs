@@ -114,6 +114,11 @@ pub enum Ty {
 /// pick the impl for `T`.
 pub const BORROW_INTO_ITER: &str = "::std::iter::IntoIterator";
 
+/// In [`Callable::via_trait`], the trait argument the function's return type decides:
+/// `::std::convert::Into<{ret}>`. A type with several `Into` or `AsRef` impls needs it named
+/// (`<Duration as Into<std::time::Duration>>::into(d)`); an `AsRef`'s `&T` names `T`.
+pub const VIA_RET: &str = "{ret}";
+
 /// How a callable takes its receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Receiver {

@@ -18,7 +18,7 @@ use super::macros::MacroImpl;
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
 use super::walk::ModId;
 use crate::model::{
-    BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported,
+    BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported, VIA_RET,
 };
 
 /// Trait impls whose functions become callables: trait name, function name, and the operator
@@ -34,6 +34,8 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("Clone", "clone", None),
     ("FromStr", "from_str", None),
     ("From", "from", None),
+    // Older crates implement `Into` where `From` is meant (humantime's `Duration`).
+    ("Into", "into", None),
     ("AsRef", "as_ref", None),
     ("PartialEq", "eq", None),
     ("PartialEq", "ne", None),
@@ -148,7 +150,34 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval, made: &[MacroImpl]) -> 
         let decl = made.decl();
         collect_crate_trait_impl(low, cfg, (&decl, Body::Unread), &made.trait_path, &mut set);
     }
+    unname_lone_targets(&mut set.callables);
     set
+}
+
+/// `AsRef` impls name their target only where the type has several: a lone `AsRef<str>`
+/// reads best as `v.as_ref()`. (`Into` always names it: std's `impl<T> Into<T> for T` is
+/// another.)
+fn unname_lone_targets(callables: &mut [Callable]) {
+    let named = |c: &Callable| {
+        c.via_trait
+            .as_deref()
+            .is_some_and(|v| v.contains("AsRef<") && v.contains(VIA_RET))
+    };
+    let key = |c: &Callable| match &c.kind {
+        CallableKind::Method { self_ty, .. } => Some((self_ty.clone(), c.name.clone())),
+        _ => None,
+    };
+    let mut count: BTreeMap<(Ty, String), usize> = BTreeMap::new();
+    for c in callables.iter().filter(|c| named(c)) {
+        if let Some(k) = key(c) {
+            *count.entry(k).or_default() += 1;
+        }
+    }
+    for c in callables.iter_mut().filter(|c| named(c)) {
+        if key(c).is_some_and(|k| count.get(&k) == Some(&1)) {
+            c.via_trait = None;
+        }
+    }
 }
 
 /// Whether an impl's items are the ones it has (written out), or stand for those a macro
@@ -219,6 +248,9 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
             }
             Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
             Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
+            // Named with their target: a type often has several (`AsRef<str>`, `AsRef<Path>`).
+            Some(("Into", ..)) => c.via_trait = Some(format!("::std::convert::Into<{VIA_RET}>")),
+            Some(("AsRef", ..)) => c.via_trait = Some(format!("::std::convert::AsRef<{VIA_RET}>")),
             // `impl IntoIterator for &'a ArrayVec<T, CAP>`: a path call through the type
             // (`ArrayVec::into_iter(&v)`) finds the by-value impl; the trait's path does not
             // (see `harness::op_expr::call`).

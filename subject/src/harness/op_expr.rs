@@ -7,7 +7,7 @@
 use crate::harness::registry::{self, Op, OpCode};
 use crate::harness::render::{self, STD};
 use crate::model::{
-    ApiModel, BORROW_INTO_ITER, Callable, CallableKind, ClosureKind, Consume, Receiver, Ty,
+    ApiModel, BORROW_INTO_ITER, Callable, CallableKind, ClosureKind, Consume, Receiver, Ty, VIA_RET,
 };
 
 /// What an expression is written for.
@@ -100,7 +100,20 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
             ..
         }
     );
-    !(on_prim && c.via_trait.is_some()) && c.via_trait.as_deref() != Some(BORROW_INTO_ITER)
+    let named = |via: &str| via == BORROW_INTO_ITER || via.contains(VIA_RET);
+    !(on_prim && c.via_trait.is_some()) && !c.via_trait.as_deref().is_some_and(named)
+}
+
+/// The trait a call names, with [`VIA_RET`] replaced by the type the function returns (the
+/// borrowed type of an `AsRef`'s `&T`).
+fn via_trait(c: &Callable, t: &impl Target) -> String {
+    let via = t.path(c.via_trait.as_deref().unwrap_or_default());
+    let target = match &c.ret {
+        Some(Ty::Ref { inner, .. }) => t.ty(inner),
+        Some(ret) => t.ty(ret),
+        None => "()".to_string(),
+    };
+    via.replace(VIA_RET, &target)
 }
 
 /// A call of `c` (the callable of `op`), kept through `.ok()` when the registry converted its
@@ -143,7 +156,7 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
             format!(
                 "<{} as {}>::{name}({})",
                 t.ty(self_ty),
-                t.path(c.via_trait.as_deref().unwrap_or_default()),
+                via_trait(c, t),
                 args.join(", ")
             )
         }
