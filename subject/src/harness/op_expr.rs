@@ -100,8 +100,12 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
             ..
         }
     );
+    // Calls that must name their trait: see `BORROW_INTO_ITER` and `VIA_RET`.
     let named = |via: &str| via == BORROW_INTO_ITER || via.contains(VIA_RET);
-    !(on_prim && c.via_trait.is_some()) && !c.via_trait.as_deref().is_some_and(named)
+    match c.via_trait.as_deref() {
+        Some(via) => !on_prim && !named(via),
+        None => true,
+    }
 }
 
 /// The trait a call names, with [`VIA_RET`] replaced by the type the function returns (the
