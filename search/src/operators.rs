@@ -555,15 +555,41 @@ fn delta(rng: &mut impl Rng) -> i64 {
 /// Small values are far more interesting than uniform ones over the full range; a share is
 /// spread evenly over magnitudes, so every number of digits a type holds is drawn.
 fn random_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
-    let v: i128 = match rng.random_range(0..10) {
+    let v: i128 = match rng.random_range(0..11) {
         0 => min,
         1 => max,
         2..=5 => rng.random_range(-10..=100),
         6 | 7 => rng.random_range(-1000..=10_000),
         8 => log_uniform_int(min, max, rng),
+        9 => boundary_int(min, max, rng),
         _ => rng.random_range(min..=max),
     };
     v.clamp(min, max)
+}
+
+/// A power of two or of ten the type holds, or one less: where code changes width, digit
+/// count or algorithm (itoa's `n < 1 << 83`), and the exact multiples an approximate division
+/// rounds wrongly when one of its carries is off (`10^38 = 10^19 * 10^19`). No delta or
+/// random draw lands on them.
+fn boundary_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
+    let widest = max.max(min.saturating_add(1).saturating_neg()).max(1);
+    let base: i128 = if rng.random_bool(0.5) { 2 } else { 10 };
+    let mut powers = vec![1i128];
+    while let Some(next) = powers[powers.len() - 1].checked_mul(base) {
+        if next > widest {
+            break;
+        }
+        powers.push(next);
+    }
+    let mut v = powers[rng.random_range(0..powers.len())];
+    if rng.random_bool(0.3) {
+        v -= 1;
+    }
+    if min < 0 && rng.random_bool(0.5) {
+        -v
+    } else {
+        v
+    }
 }
 
 /// A value whose bit width is uniform over the widths `min..=max` holds: `1e20` is as likely
@@ -686,6 +712,25 @@ mod tests {
         // panics if one does).
         for _ in 0..1_000 {
             assert_ne!(log_uniform_int(i128::MIN, i128::MAX, &mut rng), 0);
+        }
+    }
+
+    /// Boundaries stay inside the type, and reach its widest powers: `2^126` and `10^38` for
+    /// a `u128` (whose range the schema caps at `i128::MAX`), `2^6` and `-10^2` for an `i8`.
+    #[test]
+    fn boundary_draws_reach_the_widest_powers_of_the_type() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for (min, max, wanted) in [
+            (0, i128::MAX, vec![1i128 << 126, 10i128.pow(38), 1 << 83]),
+            (-128, 127, vec![-100, 100, 64, 99, -1]),
+        ] {
+            let seen: std::collections::BTreeSet<i128> = (0..20_000)
+                .map(|_| boundary_int(min, max, &mut rng).clamp(min, max))
+                .collect();
+            assert!(seen.iter().all(|v| (min..=max).contains(v)));
+            for w in wanted {
+                assert!(seen.contains(&w), "{w} never drawn in {min}..={max}");
+            }
         }
     }
 }

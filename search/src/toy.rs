@@ -399,7 +399,8 @@ mod tests {
 
     #[test]
     fn a_stalled_search_stops_before_its_budget() {
-        // Random search covers goals 0 and 2 in its first batch and then never the needle.
+        // Random search covers goals 0 and 2 in its first batch; the needle takes it far
+        // longer than five generations, if it finds it at all within the budget.
         let mut params = seeded(AlgorithmKind::Random, vec![], 20_000);
         let full = run_search(&schema(), &goals(), &mut ToyExecutor, &params, &mut ());
         assert_eq!(
@@ -413,7 +414,8 @@ mod tests {
         // One generation that covers, five that do not.
         assert_eq!(seen.0.len(), 6, "{:?}", seen.0);
         assert_eq!(out.executions, 6 * params.population as u64);
-        assert_eq!(out.archive.len(), full.archive.len());
+        assert_eq!(out.archive.len(), 2);
+        assert!(out.archive.len() <= full.archive.len());
     }
 
     #[test]
