@@ -1356,11 +1356,24 @@ fn h1_a_git_dependency_on_an_internal_host_is_refused() {
     let url = format!("http://127.0.0.1:{}/x.git", listener.port);
     let repo = tmp.path().join("allowed");
     crate_with_git_dependency(&repo, &url);
-    let dir = tmp.path().join("allowed-daemon");
+    let d = daemon_fetching_from_loopback(&tmp.path().join("allowed-daemon"), &[]);
+    let id = common::register(&d, &repo, "fetcher");
+    let record = triggered_run(&d, id);
+    drop(d);
+    assert!(
+        listener.connections() > 0,
+        "the control reached no one: {record}"
+    );
+    let error = record["error"].as_str().unwrap_or("");
+    assert!(!error.contains("jobs.git_hosts"), "{error}");
+}
+
+/// A frugald in `dir` that lists `127.0.0.1` in `jobs.git_hosts`, with a `$CARGO_HOME` of its
+/// own the fetch may write its git database to (the real one is not the unprivileged daemon's,
+/// and is left as it was), its tools linked to the real ones; `env` goes to frugald.
+fn daemon_fetching_from_loopback(dir: &Path, env: &[(&str, &str)]) -> Daemon {
     std::fs::create_dir_all(dir.join("state")).unwrap();
     common::give_to_daemon(&dir.join("state"));
-    // A `$CARGO_HOME` the fetch may write its git database to (the real one is not the
-    // unprivileged daemon's, and is left as it was), its tools linked to the real ones.
     let cargo_home = dir.join("cargo-home");
     std::fs::create_dir_all(&cargo_home).unwrap();
     common::give_to_daemon(&cargo_home);
@@ -1372,26 +1385,78 @@ fn h1_a_git_dependency_on_an_internal_host_is_refused() {
         std::os::unix::fs::symlink(real_home.join("bin"), cargo_home.join("bin")).unwrap();
     }
     let cfg = daemon_config(
-        &dir,
+        dir,
         "[search]\nbudget = \"300\"\n\n[jobs]\ngit_hosts = [\"127.0.0.1\"]\n",
     );
     let home = cargo_home.to_string_lossy().into_owned();
-    let d = common::start_daemon(
-        &dir,
-        &cfg,
-        &dir.join("state"),
-        true,
-        &[("CARGO_HOME", &home)],
+    let mut env = env.to_vec();
+    env.push(("CARGO_HOME", &home));
+    common::start_daemon(dir, &cfg, &dir.join("state"), true, &env)
+}
+
+/// A loopback HTTP server that answers every request `401 Unauthorized` asking for a password,
+/// as a private repository on an allowed git host does; it counts the requests.
+fn start_password_asking_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = seen.clone();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"private\"\r\n\
+                  Content-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// H1 (credentials): the admin listed a git host, and frugald's own `HOME` has a git credential
+/// helper for it (as a service that fetches its own private dependencies does). A tenant's
+/// manifest names a private repository on that host, which asks for a password. frugald's
+/// unconfined `cargo fetch` ran the helper, as the daemon, and would have fetched the
+/// repository with the service's credentials for that tenant; the confined fetch
+/// (`Policy::for_fetch`) has the job's own `HOME`, so no helper runs, while the host is still
+/// asked (the fetch did run).
+#[test]
+fn h1_the_dependency_fetch_never_runs_the_services_credential_helper() {
+    let Some(tmp) = common::hostile_scratch("fetch_credentials").map(common::daemon_dir) else {
+        return;
+    };
+    let (port, requests) = start_password_asking_server();
+    let repo = tmp.path().join("tenant");
+    crate_with_git_dependency(&repo, &format!("http://127.0.0.1:{port}/private.git"));
+    let service_home = tmp.path().join("service-home");
+    let marker = tmp.path().join("helper-ran");
+    std::fs::create_dir_all(&service_home).unwrap();
+    write(
+        &service_home.join(".gitconfig"),
+        &format!(
+            "[credential]\n\thelper = \"!f() {{ touch {}; echo username=svc; echo password=secret; }}; f\"\n",
+            marker.display()
+        ),
     );
+    common::give_to_daemon(tmp.path());
+    let home = service_home.to_string_lossy().into_owned();
+    let d = daemon_fetching_from_loopback(&tmp.path().join("daemon"), &[("HOME", &home)]);
     let id = common::register(&d, &repo, "fetcher");
     let record = triggered_run(&d, id);
     drop(d);
     assert!(
-        listener.connections() > 0,
-        "the control reached no one: {record}"
+        requests.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the fetch never asked the host: {record}"
     );
-    let error = record["error"].as_str().unwrap_or("");
-    assert!(!error.contains("jobs.git_hosts"), "{error}");
+    assert!(
+        !marker.exists(),
+        "the service's credential helper ran for a tenant's dependency: {record}"
+    );
+    assert_eq!(record["status"], "failed", "{record}");
 }
 
 /// Whether frugald's startup report says a job's memory is bounded by its cgroup; the tests

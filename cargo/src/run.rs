@@ -17,6 +17,9 @@ pub struct Cargo {
     target_dir: Option<PathBuf>,
     prepare: Option<Box<Prepare>>,
     sandbox: Option<Policy>,
+    /// The end of `cargo fetch`'s stderr when the fetch before an offline build failed: a
+    /// failed build then ends with the cause, not with "you are in the offline mode".
+    fetch_failure: Option<String>,
 }
 
 /// What the caller does to each command before it is spawned.
@@ -83,6 +86,7 @@ impl Cargo {
             target_dir: None,
             prepare: None,
             sandbox: None,
+            fetch_failure: None,
         }
     }
 
@@ -107,9 +111,14 @@ impl Cargo {
     }
 
     /// The usual way to build a crate's code confined: first `cargo fetch` the dependencies of
-    /// `manifest` unconfined (network allowed, but fetching runs no crate code), then run every
-    /// later command through `policy`, offline. A failed fetch is left for the offline build to
-    /// report; the fetch runs at most `fetch_timeout`.
+    /// `manifest`, then run every later command through `policy`, offline. A failed fetch is
+    /// left for the offline build to report; the fetch runs at most `fetch_timeout`.
+    ///
+    /// In a service job ([`Policy::in_job`]) the fetch is confined as well
+    /// ([`Policy::for_fetch`]: the network, but the job's files and `HOME`, so no credentials
+    /// of the service's reach another tenant's manifest). Outside one (`frugal run` on the
+    /// user's own crate) it runs with the user's network and credentials, as `cargo` would:
+    /// fetching runs no crate code.
     ///
     /// The fetch runs from `/`, naming the manifest: cargo reads `.cargo/config.toml` from the
     /// working directory up, and one planted in the work dir by confined code (a credential
@@ -123,8 +132,14 @@ impl Cargo {
     ) -> Cargo {
         let mut fetch = self.command(Path::new("/"));
         fetch.arg("fetch").arg("--manifest-path").arg(manifest);
-        let _ = self.output(fetch, fetch_timeout);
-        self.sandbox(policy.clone().env("CARGO_NET_OFFLINE", "true"))
+        let mut cargo = self;
+        cargo.sandbox = policy.clone().for_fetch().filter(|_| policy.in_job());
+        cargo.fetch_failure = match cargo.output(fetch, fetch_timeout) {
+            Ok(out) if out.success => None,
+            Ok(out) => Some(out.stderr_tail(2000).to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        cargo.sandbox(policy.clone().env("CARGO_NET_OFFLINE", "true"))
     }
 
     /// `cargo` in `dir` with the environment frugal always sets: warnings capped so a crate's
@@ -154,10 +169,14 @@ impl Cargo {
             f(&mut cmd);
         }
         let command = describe(&cmd);
-        let (stdout, stderr, success) = match &self.sandbox {
+        let (stdout, mut stderr, success) = match &self.sandbox {
             Some(policy) => run_confined(policy, cmd, &command, timeout)?,
             None => run_in_group(cmd, &command, timeout)?,
         };
+        if let (false, Some(fetch)) = (success, &self.fetch_failure) {
+            stderr.push_str("\n`cargo fetch` failed before this offline command:\n");
+            stderr.push_str(fetch);
+        }
         let messages = Messages::parse(&stdout);
         Ok(Output {
             success,

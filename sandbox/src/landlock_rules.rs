@@ -28,11 +28,16 @@ pub(crate) fn kernel_abi() -> Option<i32> {
     if v > 0 { i32::try_from(v).ok() } else { None }
 }
 
-/// Builds the ruleset for the given read-only and writable paths and returns its
+/// Builds the ruleset for the given read-only and writable paths (and no TCP unless `tcp`) and
+/// returns its
 /// descriptor (close-on-exec, so it never reaches the confined program). `Ok(None)` when the
 /// kernel has no Landlock. Paths that do not exist are skipped (a system without
 /// `/lib64` is normal).
-pub(crate) fn build(readable: &[PathBuf], writable: &[PathBuf]) -> Result<Option<OwnedFd>, Error> {
+pub(crate) fn build(
+    readable: &[PathBuf],
+    writable: &[PathBuf],
+    tcp: bool,
+) -> Result<Option<OwnedFd>, Error> {
     let Some(abi_num) = kernel_abi() else {
         return Ok(None);
     };
@@ -41,7 +46,7 @@ pub(crate) fn build(readable: &[PathBuf], writable: &[PathBuf]) -> Result<Option
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))?;
-    if abi >= ABI::V4 {
+    if abi >= ABI::V4 && !tcp {
         // Handled with no rule: every TCP bind and connect is refused.
         ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
@@ -120,7 +125,7 @@ mod tests {
 
     #[test]
     fn the_ruleset_sits_above_the_descriptors_callers_place() {
-        let Ok(Some(fd)) = build(&[PathBuf::from("/")], &[]) else {
+        let Ok(Some(fd)) = build(&[PathBuf::from("/")], &[], false) else {
             return; // no Landlock on this kernel: nothing to place
         };
         assert!(fd.as_raw_fd() >= RULESET_FD_MIN, "{}", fd.as_raw_fd());

@@ -102,6 +102,8 @@ pub struct Policy {
     /// The job whose cgroup holds every command of this policy: the scope entered on the
     /// thread that made it.
     scope: Option<JobScope>,
+    /// [`Policy::for_fetch`]: inet sockets and TCP allowed, the job's own uid not taken.
+    fetch: bool,
 }
 
 impl Default for Policy {
@@ -132,6 +134,7 @@ impl Policy {
             hide_sockets: true,
             require_fs_confinement: false,
             scope,
+            fetch: false,
         };
         policy.cargo_git_readable(cargo_git)
     }
@@ -203,6 +206,46 @@ impl Policy {
         self
     }
 
+    /// This build policy made fit for `cargo fetch` of the crate it builds. The fetch runs
+    /// cargo's own code on a manifest the crate's author wrote (which names the sources), so it
+    /// gets the network and writes the dependency caches, but reads no more than the build:
+    /// - inet sockets and TCP are allowed, and no network namespace is made (which hosts a
+    ///   manifest may name is the caller's check, before: `jobs.git_hosts` under frugald);
+    /// - `$CARGO_HOME`'s `registry` and `git` and its lock and cache files are writable, and
+    ///   the resolver's and TLS's configuration under `/etc` readable;
+    /// - `HOME` stays the job's own, so no `~/.ssh`, `~/.gitconfig` or credential helper of
+    ///   the caller is found, and `credentials.toml` stays unreadable: a private repository on
+    ///   an allowed host is not fetched with the service's credentials for another tenant;
+    /// - socket dirs are not hidden (`/etc/resolv.conf` may link under `/run`), and the job's
+    ///   own uid is not taken: the shared caches are the service's, not the job's, to own.
+    ///
+    /// Returns `None` without a `$CARGO_HOME`.
+    pub fn for_fetch(mut self) -> Option<Policy> {
+        let home = cargo_home()?;
+        // Landlock grants only what exists, and cargo would create these in `$CARGO_HOME`
+        // itself, which stays read-only: a fresh one gets them here, empty (an empty file is
+        // an empty lock and an empty database).
+        for part in FETCH_WRITABLE {
+            let path = home.join(part);
+            let _ = if part.starts_with('.') {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .map(drop)
+            } else {
+                std::fs::create_dir_all(&path)
+            };
+            self.writable.push(path);
+        }
+        self.readable
+            .extend(FETCH_READABLE.iter().map(PathBuf::from));
+        self.fetch = true;
+        self.net_namespace = false;
+        self.hide_sockets = false;
+        Some(self)
+    }
+
     /// Adds an environment variable for the child (e.g. a harness control variable).
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Policy {
         self.env
@@ -254,6 +297,12 @@ impl Policy {
     pub fn require_fs_confinement(mut self, on: bool) -> Policy {
         self.require_fs_confinement = on;
         self
+    }
+
+    /// Whether this policy's commands belong to a service job (a [`JobScope`]): a tenant's,
+    /// whose dependencies are fetched confined too ([`Policy::for_fetch`]).
+    pub fn in_job(&self) -> bool {
+        self.scope.is_some()
     }
 
     /// Puts the commands in `scope` (or in no job's cgroup), whatever thread made the policy.
@@ -331,14 +380,18 @@ impl Policy {
     }
 
     fn prepare(&self) -> Result<(Plan, Job), Error> {
-        let landlock = landlock_rules::build(&self.readable, &self.writable)?;
+        let landlock = landlock_rules::build(&self.readable, &self.writable, self.fetch)?;
         if landlock.is_none() && self.require_fs_confinement {
             return Err(Error::Unconfinable(
                 "the kernel has no usable Landlock".into(),
             ));
         }
         let seccomp = if crate::seccomp::available() {
-            Some(Program::deny_network()?)
+            Some(if self.fetch {
+                Program::deny_sockets_but_inet()?
+            } else {
+                Program::deny_network()?
+            })
         } else {
             None
         };
@@ -346,7 +399,11 @@ impl Policy {
         let pids_limited = cgroup.as_ref().is_some_and(JobCgroup::pids_limited);
         let root = is_root();
         // A uid of the job's own needs root, to take it and to hand it the writable dirs.
-        let run_as = self.scope.as_ref().and_then(JobScope::ids).filter(|_| root);
+        let run_as = self
+            .scope
+            .as_ref()
+            .and_then(JobScope::ids)
+            .filter(|_| root && !self.fetch);
         if let Some((uid, gid)) = run_as {
             for dir in self
                 .writable
@@ -592,6 +649,30 @@ fn default_home_dir(name: &str) -> Option<PathBuf> {
 /// (offline builds read them) and cargo's config. Never the whole dir: `credentials.toml` (and
 /// the old `credentials`) hold the user's registry tokens, which no build needs.
 const CARGO_HOME_READABLE: [&str; 6] = ["bin", "registry", "git", "config.toml", "config", "env"];
+
+/// What `cargo fetch` writes in `$CARGO_HOME` ([`Policy::for_fetch`]): the sources, the lock
+/// files and the last-use database (each a file Landlock can grant; the dir itself stays
+/// read-only).
+const FETCH_WRITABLE: [&str; 5] = [
+    "registry",
+    "git",
+    ".package-cache",
+    ".package-cache-mutate",
+    ".global-cache",
+];
+
+/// What a fetch reads beyond a build: name resolution, TLS trust, and the admin's git config
+/// (libgit2 refuses to fetch when it exists but cannot be read).
+const FETCH_READABLE: [&str; 8] = [
+    "/etc/gitconfig",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+];
 
 /// `$CARGO_HOME`, or its default (`~/.cargo`).
 fn cargo_home() -> Option<PathBuf> {

@@ -32,12 +32,29 @@ impl Program {
     /// architectures than the filter's are killed by the filter's own architecture check (so no
     /// 32-bit `socketcall` detour).
     pub(crate) fn deny_network() -> Result<Program, seccompiler::BackendError> {
+        Program::deny_sockets_but(&[ALLOWED_FAMILY])
+    }
+
+    /// [`Program::deny_network`] with `AF_INET` and `AF_INET6` allowed as well: for `cargo
+    /// fetch`, which needs the network and runs cargo's own code only.
+    pub(crate) fn deny_sockets_but_inet() -> Result<Program, seccompiler::BackendError> {
+        Program::deny_sockets_but(&[ALLOWED_FAMILY, libc::AF_INET, libc::AF_INET6])
+    }
+
+    /// Refuses `socket()` and `socketpair()` for every family not in `families` (one rule whose
+    /// conditions all hold: the family is none of them), and the rest as [`Program::deny_network`].
+    fn deny_sockets_but(families: &[libc::c_int]) -> Result<Program, seccompiler::BackendError> {
         let arch = TargetArch::try_from(std::env::consts::ARCH)?;
         let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-        let family = u64::try_from(ALLOWED_FAMILY).unwrap_or_default();
         let other_family = || -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
-            let cond = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)?;
-            Ok(vec![SeccompRule::new(vec![cond])?])
+            let conds = families
+                .iter()
+                .map(|&f| {
+                    let family = u64::try_from(f).unwrap_or_default();
+                    SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(vec![SeccompRule::new(conds)?])
         };
         rules.insert(libc::SYS_socket, other_family()?);
         rules.insert(libc::SYS_socketpair, other_family()?);

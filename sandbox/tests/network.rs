@@ -123,3 +123,52 @@ fn unix_sockets_still_work() {
 fn libc_eacces() -> i32 {
     13
 }
+
+/// `Policy::for_fetch` (frugald's `cargo fetch`): the network is there, and the dependency
+/// caches are writable, but the rest of `$CARGO_HOME` (where `credentials.toml` lives) stays
+/// unreadable, as for the build the fetch precedes.
+#[test]
+fn a_fetch_policy_connects_and_writes_the_caches_but_reads_no_more_of_cargo_home() {
+    if !usable("a_fetch_policy_connects_and_writes_the_caches_but_reads_no_more_of_cargo_home") {
+        return;
+    }
+    let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+    else {
+        return skip(
+            "a_fetch_policy_connects_and_writes_the_caches",
+            "no $CARGO_HOME",
+        );
+    };
+    let job = Job::new();
+    let fetch = job.policy.clone().for_fetch().expect("a $CARGO_HOME");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    assert_eq!(try_connect(&fetch, &listener), (true, 1));
+
+    // A file of `$CARGO_HOME` outside the caches, made for the test.
+    let private = home.join(format!("frugal-fetch-test-{}", std::process::id()));
+    std::fs::write(&private, "token = \"secret\"\n").unwrap();
+    let probe = home
+        .join("registry")
+        .join(format!("frugal-fetch-probe-{}", std::process::id()));
+    let script = format!(
+        "cat {} && echo READ; echo x > {} && echo WROTE",
+        private.display(),
+        probe.display()
+    );
+    let mut cmd = fetch.command(BASH).unwrap();
+    cmd.arg("-c").arg(&script);
+    let out = cmd.output().unwrap();
+    let _ = std::fs::remove_file(&private);
+    let wrote = probe.exists();
+    let _ = std::fs::remove_file(&probe);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if caps().fs_confined() {
+        assert!(
+            !stdout.contains("READ") && !stdout.contains("secret"),
+            "{stdout}"
+        );
+    }
+    assert!(stdout.contains("WROTE") && wrote, "{out:?}");
+}
