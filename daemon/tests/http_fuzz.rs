@@ -60,23 +60,15 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         .unwrap();
     store
         .store_suite(NewSuite {
-            repo: repo.id,
-            krate: "numeric".into(),
             commit: Some("0".repeat(40)),
             source: "#[test]\nfn t() {}\n".into(),
             goals_total: 3,
-            total_cost: None,
             proxy_cost: 1.0,
-            tests: vec![NewTest {
-                name: "t".into(),
-                goals: [1u32, 2].into_iter().collect::<GoalSet>(),
-                cost: None,
-                proxies: Default::default(),
-            }],
-            run: None,
-            model: None,
-            hold: false,
-            mutation: None,
+            ..NewSuite::new(
+                repo.id,
+                "numeric",
+                vec![NewTest::new("t", GoalSet::from(vec![1, 2]))],
+            )
         })
         .unwrap();
     store.create_run(repo.id, "numeric", None, None).unwrap();

@@ -13,24 +13,13 @@ use frugal_testkit::child;
 const JOBS: u64 = 12;
 
 fn suite(n: u64) -> NewSuite {
+    let tests = vec![NewTest::new(format!("t{n}"), (0..=n as u32).collect())];
     NewSuite {
-        repo: RepoId(1),
-        krate: format!("crate{}", n % 3),
         commit: Some(format!("c{n}")),
         source: format!("// suite {n}\n"),
         goals_total: 10,
-        total_cost: None,
         proxy_cost: 1.0,
-        tests: vec![NewTest {
-            name: format!("t{n}"),
-            goals: (0..=n as u32).collect(),
-            cost: None,
-            proxies: Default::default(),
-        }],
-        run: None,
-        model: None,
-        hold: false,
-        mutation: None,
+        ..NewSuite::new(RepoId(1), format!("crate{}", n % 3), tests)
     }
 }
 

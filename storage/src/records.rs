@@ -290,6 +290,40 @@ pub struct NewSuite {
     pub mutation: Option<MutationFigures>,
 }
 
+impl NewTest {
+    /// A test covering `goals`, with no measured cost and no proxy figures.
+    pub fn new(name: impl Into<String>, goals: GoalSet) -> NewTest {
+        NewTest {
+            name: name.into(),
+            goals,
+            cost: None,
+            proxies: BTreeMap::new(),
+        }
+    }
+}
+
+impl NewSuite {
+    /// The suite of `tests` for `krate` of `repo`: no commit, an empty source, goals total and
+    /// proxy cost 0, no measured cost, run, model or mutation figures, not held. Callers set
+    /// what they have by struct update (`NewSuite { commit, ..NewSuite::new(..) }`).
+    pub fn new(repo: RepoId, krate: impl Into<String>, tests: Vec<NewTest>) -> NewSuite {
+        NewSuite {
+            repo,
+            krate: krate.into(),
+            commit: None,
+            source: String::new(),
+            goals_total: 0,
+            total_cost: None,
+            proxy_cost: 0.0,
+            tests,
+            run: None,
+            model: None,
+            hold: false,
+            mutation: None,
+        }
+    }
+}
+
 /// State of a queued job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

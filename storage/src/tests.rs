@@ -3,27 +3,16 @@
 use super::*;
 
 fn suite(repo: RepoId, n: &str, goals: &[u32]) -> NewSuite {
+    let tests = goals
+        .iter()
+        .map(|g| NewTest::new(format!("t_{n}_{g}"), GoalSet::from(vec![*g])))
+        .collect();
     NewSuite {
-        repo,
-        krate: "k".into(),
         commit: Some("c1".into()),
         source: format!("// suite {n}"),
         goals_total: 10,
-        total_cost: None,
         proxy_cost: 1.0,
-        tests: goals
-            .iter()
-            .map(|g| NewTest {
-                name: format!("t_{n}_{g}"),
-                goals: GoalSet::from(vec![*g]),
-                cost: None,
-                proxies: Default::default(),
-            })
-            .collect(),
-        run: None,
-        model: None,
-        hold: false,
-        mutation: None,
+        ..NewSuite::new(repo, "k", tests)
     }
 }
 

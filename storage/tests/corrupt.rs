@@ -11,23 +11,15 @@ fn crates() -> Vec<CrateEntry> {
 
 fn suite(repo: RepoId) -> NewSuite {
     NewSuite {
-        repo,
-        krate: "demo".into(),
         commit: Some("abc".into()),
         source: "#[test]\nfn t() {}\n".into(),
         goals_total: 2,
-        total_cost: None,
         proxy_cost: 1.0,
-        tests: vec![NewTest {
-            name: "t".into(),
-            goals: [0u32].into_iter().collect(),
-            cost: None,
-            proxies: Default::default(),
-        }],
-        run: None,
-        model: None,
-        hold: false,
-        mutation: None,
+        ..NewSuite::new(
+            repo,
+            "demo",
+            vec![NewTest::new("t", GoalSet::from(vec![0]))],
+        )
     }
 }
 

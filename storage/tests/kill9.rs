@@ -13,26 +13,21 @@ use frugal_testkit::child;
 
 fn new_suite(n: u64) -> NewSuite {
     // Every suite gains a goal, so each one replaces the best.
+    let tests = (0..5)
+        .map(|i| NewTest {
+            cost: Some(Cost::new("wall-ns/wall-clock", (n * 10 + i as u64) as f64)),
+            ..NewTest::new(
+                format!("t{n}_{i}"),
+                (0..=n as u32).chain([100 + i]).collect(),
+            )
+        })
+        .collect();
     NewSuite {
-        repo: RepoId(1),
-        krate: "demo".into(),
         commit: Some(format!("commit{n}")),
         source: format!("// suite {n}\n{}", "#[test] fn t() {}\n".repeat(50)),
         goals_total: 100_000,
-        total_cost: None,
         proxy_cost: n as f64,
-        tests: (0..5)
-            .map(|i| NewTest {
-                name: format!("t{n}_{i}"),
-                goals: (0..=n as u32).chain([100 + i]).collect(),
-                cost: Some(Cost::new("wall-ns/wall-clock", (n * 10 + i as u64) as f64)),
-                proxies: Default::default(),
-            })
-            .collect(),
-        run: None,
-        model: None,
-        hold: false,
-        mutation: None,
+        ..NewSuite::new(RepoId(1), "demo", tests)
     }
 }
 

@@ -5,25 +5,14 @@
 use frugal_storage::*;
 
 fn suite(repo: RepoId, krate: &str, n: u32) -> NewSuite {
+    let tests = vec![NewTest::new(format!("t{n}"), GoalSet::from(vec![1]))];
     NewSuite {
-        repo,
-        krate: krate.into(),
         commit: Some(format!("c{n}")),
         source: format!("// suite {n}\n"),
         goals_total: 10,
-        total_cost: None,
         // Each newer suite is cheaper, so each becomes the best one.
         proxy_cost: 100.0 - n as f64,
-        tests: vec![NewTest {
-            name: format!("t{n}"),
-            goals: GoalSet::from(vec![1]),
-            cost: None,
-            proxies: Default::default(),
-        }],
-        run: None,
-        model: None,
-        hold: false,
-        mutation: None,
+        ..NewSuite::new(repo, krate, tests)
     }
 }
 

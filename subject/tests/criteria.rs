@@ -27,9 +27,6 @@ impl Progress for Quiet {
 fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSummary, Vec<Goal>) {
     let work = common::work_dir("criteria-statemachine");
     let opts = RunOptions {
-        crate_dir: common::example("statemachine"),
-        out_dir: out.to_path_buf(),
-        write: false,
         search: SearchParams {
             seed: 1,
             budget: Budget::Executions(executions),
@@ -41,14 +38,8 @@ fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSumma
             ..ExecConfig::default()
         },
         work_dir: Some(work.path.clone()),
-        analyze: Default::default(),
         criteria: criteria.parse::<Criteria>().unwrap(),
-        goal_selection: Default::default(),
-        placement: Default::default(),
-        unconfined: false,
-        seed_model: None,
-        testability: true,
-        survivors: Vec::new(),
+        ..RunOptions::new(common::example("statemachine"), out)
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

@@ -210,9 +210,6 @@ impl Progress for Quiet {
 /// `frugal run examples/numeric --criteria <criteria>` with 6000 executions, seed 1.
 fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
     RunOptions {
-        crate_dir: common::example("numeric"),
-        out_dir: out.to_path_buf(),
-        write: false,
         search: SearchParams {
             seed: 1,
             budget: Budget::Executions(6000),
@@ -224,14 +221,8 @@ fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
             ..ExecConfig::default()
         },
         work_dir: Some(work.to_path_buf()),
-        analyze: Default::default(),
         criteria: criteria.parse::<Criteria>().unwrap(),
-        goal_selection: Default::default(),
-        placement: Default::default(),
-        unconfined: false,
-        seed_model: None,
-        testability: true,
-        survivors: Vec::new(),
+        ..RunOptions::new(common::example("numeric"), out)
     }
 }
 

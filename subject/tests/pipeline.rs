@@ -67,9 +67,6 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         None => common::example(krate),
     };
     let opts = RunOptions {
-        crate_dir,
-        out_dir: out.to_path_buf(),
-        write: false,
         search: SearchParams {
             algorithm: algorithm.unwrap_or(SearchParams::default().algorithm),
             seed: 1,
@@ -82,14 +79,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
             ..ExecConfig::default()
         },
         work_dir: Some(work.path.clone()),
-        analyze: Default::default(),
-        criteria: Default::default(),
-        goal_selection: Default::default(),
-        placement: Default::default(),
-        unconfined: false,
-        seed_model: None,
-        testability: true,
-        survivors: Vec::new(),
+        ..RunOptions::new(crate_dir, out)
     };
     let mut progress = Recorder::default();
     let started = Instant::now();

@@ -45,9 +45,6 @@ fn options(
     out: &Path,
 ) -> RunOptions {
     RunOptions {
-        crate_dir: fixture(name),
-        out_dir: out.to_path_buf(),
-        write: false,
         search: SearchParams {
             seed: 1,
             budget: Budget::Executions(executions),
@@ -58,14 +55,8 @@ fn options(
             ..ExecConfig::default()
         },
         work_dir: Some(work.to_path_buf()),
-        analyze: Default::default(),
-        criteria: Default::default(),
-        goal_selection: Default::default(),
         placement,
-        unconfined: false,
-        seed_model: None,
-        testability: true,
-        survivors: Vec::new(),
+        ..RunOptions::new(fixture(name), out)
     }
 }
 

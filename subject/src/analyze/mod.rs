@@ -22,6 +22,7 @@ mod macros;
 pub(crate) mod options;
 mod pipeline;
 mod public;
+mod signature_types;
 mod typedefs;
 mod types;
 pub(crate) mod walk;

@@ -65,6 +65,31 @@ pub struct RunOptions {
     pub survivors: Vec<crate::survivors::Survivor>,
 }
 
+impl RunOptions {
+    /// A run of the crate at `crate_dir` writing to `out_dir` with every default: the default
+    /// search, executor, criteria, goal selection and placement, confined, testability on, the
+    /// user cache as work dir, nothing written to the crate, no seed model, no survivors.
+    /// Callers change what they need by struct update.
+    pub fn new(crate_dir: impl Into<PathBuf>, out_dir: impl Into<PathBuf>) -> RunOptions {
+        RunOptions {
+            crate_dir: crate_dir.into(),
+            out_dir: out_dir.into(),
+            write: false,
+            search: SearchParams::default(),
+            exec: ExecConfig::default(),
+            work_dir: None,
+            analyze: AnalyzeOptions::default(),
+            criteria: Criteria::default(),
+            goal_selection: frugal_search::GoalSelection::default(),
+            placement: Placement::default(),
+            unconfined: false,
+            seed_model: None,
+            testability: true,
+            survivors: Vec::new(),
+        }
+    }
+}
+
 /// Phases a run goes through, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Phase {
