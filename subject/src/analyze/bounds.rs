@@ -567,14 +567,7 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         else {
             continue;
         };
-        let ty = match shown {
-            "String" => Ty::String,
-            // Std values the pool builds from a string (`harness::registry`).
-            "std::ffi::OsString" => std_ty("OsString"),
-            "std::path::PathBuf" => std_ty("PathBuf"),
-            p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Ty::Prim(p.into()),
-            _ => return None,
-        };
+        let ty = item_ty(shown)?;
         if item.as_ref().is_some_and(|i| *i != ty) {
             return None;
         }
@@ -587,6 +580,46 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         path: "std::vec::IntoIter".into(),
         args: vec![item],
     })
+}
+
+/// An iterator item the pool holds by value, from its shown form: a primitive, `String`, the
+/// std values built from a string, or a tuple of those (`(usize, i32)`: slab's
+/// `FromIterator<(usize, T)>`).
+fn item_ty(shown: &str) -> Option<Ty> {
+    if let Some(inner) = shown.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+        let parts = top_level_parts(inner);
+        return (parts.len() > 1)
+            .then(|| parts.into_iter().map(item_ty).collect::<Option<Vec<Ty>>>())
+            .flatten()
+            .map(Ty::Tuple);
+    }
+    match shown {
+        "String" => Some(Ty::String),
+        // Std values the pool builds from a string (`harness::registry`).
+        "std::ffi::OsString" => Some(std_ty("OsString")),
+        "std::path::PathBuf" => Some(std_ty("PathBuf")),
+        p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Some(Ty::Prim(p.into())),
+        _ => None,
+    }
+}
+
+/// `a, (b, c), d` split at the commas outside brackets, each part trimmed.
+fn top_level_parts(list: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(list[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
 }
 
 /// How many instantiations of one generic function at most (see
@@ -807,6 +840,18 @@ mod tests {
         let plain = c.choose(&keys(&["IntoIterator"]));
         assert!(plain.is_some());
         assert_eq!(c.choose(&keys(&["IntoIterator<Item = T>"])), plain);
+        // Tuples of such items (slab's `FromIterator<(usize, T)>`).
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = (usize, i32)>"])),
+            Some(Ty::Adt {
+                path: "std::vec::IntoIter".into(),
+                args: vec![Ty::Tuple(vec![
+                    Ty::Prim("usize".into()),
+                    Ty::Prim("i32".into())
+                ])],
+            })
+        );
+
         // Items the pool builds from a string (clap_lex's `Into<OsString>` arguments).
         assert_eq!(
             c.choose(&keys(&["IntoIterator<Item = std::ffi::OsString>"])),

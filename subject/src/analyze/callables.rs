@@ -461,6 +461,31 @@ fn impl_cx(
     }
 }
 
+/// Whether the result of a function of an impl for a borrow (`impl<'a, T> IntoIterator for
+/// &'a Slab<T>`) names the borrow's lifetime (`Iter<'a, T>`), and so borrows the receiver.
+fn borrow_lent(cx: &ImplCx, output: &syn::ReturnType) -> bool {
+    let syn::Type::Reference(r) = &cx.written_self else {
+        return false;
+    };
+    let Some(lifetime) = &r.lifetime else {
+        return false;
+    };
+    names_lifetime(quote::ToTokens::to_token_stream(output), &lifetime.ident)
+}
+
+/// Whether `tokens` (groups included) hold the lifetime `'name`.
+fn names_lifetime(tokens: proc_macro2::TokenStream, name: &proc_macro2::Ident) -> bool {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.windows(2).any(|w| {
+        matches!(&w[0], TokenTree::Punct(p) if p.as_char() == '\'')
+            && matches!(&w[1], TokenTree::Ident(i) if i == name)
+    }) || tokens.iter().any(|t| match t {
+        TokenTree::Group(g) => names_lifetime(g.stream(), name),
+        _ => false,
+    })
+}
+
 /// The lowered type arguments of an impl's self type (`Stack<T>` with `T = i32` gives `[i32]`).
 fn self_type_args(
     low: &Lowering<'_>,
@@ -605,6 +630,9 @@ fn lower_fn_nth(
     let no_impl = ImplBorrows::default();
     let impl_borrows = site.imp.map_or(&no_impl, |cx| &cx.borrows);
     let mut lent = borrows::lent_inputs(sig, impl_borrows, &ref_params, &hides_lifetime);
+    if site.imp.is_some_and(|cx| borrow_lent(cx, &sig_output)) && !lent.contains(&0) {
+        lent.insert(0, 0);
+    }
     // A collected or formatted result keeps no borrow unless its items are references or
     // crate types with lifetimes (mime's `Params` yields `(Name<'a>, Name<'a>)`).
     let lifetimed = |path: &str| {
