@@ -21,13 +21,28 @@ pub use run::{BUILD_TIMEOUT, BUILD_TIMEOUT_ENV, Cargo, Output, build_timeout, co
 /// What went wrong driving cargo (not a failed build: that is an [`Output`] with errors).
 #[derive(Debug, thiserror::Error)]
 pub enum CargoError {
+    /// The command could not be started or waited for, or the sandbox could not confine it.
     #[error("could not run `{command}`: {source}")]
     Spawn {
+        /// `cargo` and its first three arguments, enough to tell which run it was.
         command: String,
+        /// The I/O error; a sandbox failure is carried as its message.
         source: std::io::Error,
     },
+    /// The command ran past its timeout; its whole process tree was killed.
     #[error("`{command}` did not finish within {seconds} s and was killed")]
-    Timeout { command: String, seconds: u64 },
+    Timeout {
+        /// `cargo` and its first three arguments.
+        command: String,
+        /// The timeout that expired, in whole seconds.
+        seconds: u64,
+    },
+    /// `cargo metadata` exited with an error or printed JSON we could not read.
     #[error("`cargo metadata` on {manifest} failed: {stderr}")]
-    Metadata { manifest: String, stderr: String },
+    Metadata {
+        /// The `Cargo.toml` it was run on.
+        manifest: String,
+        /// Cargo's stderr, trimmed, or why its output was unreadable.
+        stderr: String,
+    },
 }

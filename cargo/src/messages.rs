@@ -9,6 +9,7 @@ use serde_json::Value;
 pub struct Location {
     /// As cargo reports it: relative to the package root, or absolute.
     pub file: String,
+    /// 1-based line where the span starts (0 when cargo gave none).
     pub line: usize,
     /// 1-based column where the span starts (0 when cargo gave none).
     pub column: usize,
@@ -18,7 +19,10 @@ pub struct Location {
 /// from (innermost first), and its rendered text as a user would see it.
 #[derive(Debug, Clone)]
 pub struct CompilerError {
+    /// The primary span first (the first span when none is marked primary), then the call
+    /// site of each macro it was expanded from, outwards. Empty when the error has no span.
     pub chain: Vec<Location>,
+    /// The error as rustc renders it for a terminal; empty when cargo gave none.
     pub rendered: String,
     /// The target being compiled, as `kind name` (`lib helper`, `test frugal_generated`);
     /// empty when cargo did not say.
@@ -47,19 +51,26 @@ impl CompilerError {
 /// A `compiler-artifact` message.
 #[derive(Debug, Clone)]
 pub struct Artifact {
+    /// Cargo's package id, as in `cargo metadata`'s `id` ([`crate::Package::id`]).
     pub package_id: String,
+    /// The target's name, as in [`crate::Target::name`].
     pub target: String,
     /// The target's first kind (`lib`, `bin`, `test`, ...).
     pub kind: String,
     /// Built with the test profile (a test harness).
     pub test: bool,
+    /// The binary that was built, when the target is one (bins, examples, test harnesses);
+    /// `None` for libraries.
     pub executable: Option<PathBuf>,
 }
 
 /// The messages of one cargo run.
 #[derive(Debug, Default)]
 pub struct Messages {
+    /// Compiler messages at level `error` (and `error: internal compiler error`), in order;
+    /// warnings are dropped.
     pub errors: Vec<CompilerError>,
+    /// Every `compiler-artifact` message, in the order cargo finished them.
     pub artifacts: Vec<Artifact>,
 }
 

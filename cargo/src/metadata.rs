@@ -10,23 +10,32 @@ use crate::{Cargo, CargoError};
 /// The packages of the workspace a manifest belongs to.
 #[derive(Debug, Clone)]
 pub struct Metadata {
+    /// The workspace members (`--no-deps`: no dependencies), in cargo's order.
     pub packages: Vec<Package>,
 }
 
 /// One package.
 #[derive(Debug, Clone)]
 pub struct Package {
+    /// The package name from `Cargo.toml` (with `-`, not the crate name).
     pub name: String,
+    /// Its version; empty when cargo gave none.
     pub version: String,
+    /// Cargo's package id, which [`crate::Artifact::package_id`] matches.
     pub id: String,
+    /// Absolute path of its `Cargo.toml`.
     pub manifest_path: PathBuf,
+    /// Its targets (lib, bins, tests, benches, examples, build script); nameless ones skipped.
     pub targets: Vec<Target>,
 }
 
 /// One target of a package.
 #[derive(Debug, Clone)]
 pub struct Target {
+    /// The target's name (`[lib] name`, `[[bin]] name`, a test file's stem, ...).
     pub name: String,
+    /// Cargo's kinds: `lib`, `rlib`, `proc-macro`, `bin`, `test`, `bench`, `example`,
+    /// `custom-build`, ...
     pub kinds: Vec<String>,
     /// `cargo test` runs its doc tests.
     pub doctest: bool,

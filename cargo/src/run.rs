@@ -28,9 +28,15 @@ type Prepare = dyn Fn(&mut Command) + Send + Sync;
 /// What a cargo run printed, and its messages when it was asked for JSON.
 #[derive(Debug, Default)]
 pub struct Output {
+    /// Cargo exited with status 0.
     pub success: bool,
+    /// Everything cargo printed to stdout (the JSON lines, with `--message-format=json`),
+    /// lossily decoded.
     pub stdout: String,
+    /// Cargo's stderr, lossily decoded; after a failure in offline mode it ends with why the
+    /// `cargo fetch` before it failed.
     pub stderr: String,
+    /// Compiler errors and artifacts parsed from `stdout`; empty unless JSON was asked for.
     pub messages: Messages,
 }
 

@@ -11,12 +11,18 @@ pub enum Origin {
     Default,
     /// A config file; line and column are 1-based.
     File {
+        /// The config file; `<config>` for text that came from no file.
         path: PathBuf,
+        /// Line of the value, or of the syntax error.
         line: usize,
+        /// Column where the value, or the syntax error, starts.
         column: usize,
     },
     /// An environment variable.
-    Env { var: String },
+    Env {
+        /// Its name, `FRUGAL_<SECTION>_<KEY>` (see [`crate::env_var`]).
+        var: String,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -34,17 +40,23 @@ impl fmt::Display for Origin {
 /// A configuration error. Messages fit after "failed to load the configuration: ".
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The config file could not be read.
     #[error("read {}: {source}", path.display())]
     Read {
+        /// The file, as given.
         path: PathBuf,
+        /// Why reading it failed.
         #[source]
         source: std::io::Error,
     },
+    /// A value, or the file's TOML, is wrong: bad syntax, an unknown key, a value out of range.
     #[error("{origin}: {}{message}", key.as_ref().map(|k| format!("key `{k}`: ")).unwrap_or_default())]
     Invalid {
+        /// Where the bad value came from.
         origin: Origin,
         /// Dotted key (`daemon.listen`, `repo[1].schedule`), when known.
         key: Option<String>,
+        /// What is wrong with it, without a position (`origin` gives that).
         message: String,
     },
 }

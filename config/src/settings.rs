@@ -11,7 +11,9 @@ use crate::{Budget, CronExpr, Origin};
 /// Output format of the daemon's logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LogFormat {
+    /// Human-readable lines (`text`, the default).
     Text,
+    /// One JSON object per line, for log collectors (`json`).
     Json,
 }
 
@@ -28,6 +30,7 @@ pub struct DaemonConfig {
     pub token_file: PathBuf,
     /// Threads serving the HTTP API.
     pub workers: usize,
+    /// How the daemon writes its log (`daemon.log_format`).
     pub log_format: LogFormat,
     /// Whether reads (every GET but `/healthz`) need a token too (any scope).
     pub auth_reads: bool,
@@ -60,8 +63,9 @@ pub struct HttpConfig {
 pub struct SearchConfig {
     /// Budget of one job for one crate, before change-aware scaling.
     pub budget: Budget,
-    /// One of [`ALGORITHMS`].
+    /// One of [`ALGORITHMS`](crate::ALGORITHMS).
     pub algorithm: String,
+    /// Seed of the search's random generator, as `frugal run --seed`.
     pub seed: u64,
     /// Individuals per generation of the genetic algorithms (\[evosuite\]: 50).
     pub population: usize,
@@ -93,6 +97,7 @@ pub struct ExecutorConfig {
 /// `[scheduler]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedulerConfig {
+    /// Jobs running at once, over all repositories; at least 1.
     pub max_concurrent_jobs: usize,
     /// Queued jobs one token may have at once.
     pub max_queued_per_token: usize,
@@ -120,6 +125,7 @@ pub enum RegressionPolicy {
 }
 
 impl RegressionPolicy {
+    /// The name it is configured by (`record`, `hold`).
     pub fn as_str(self) -> &'static str {
         match self {
             RegressionPolicy::Record => "record",
@@ -133,6 +139,7 @@ impl RegressionPolicy {
 pub struct RegressionsConfig {
     /// Run the previous suite against each new commit before generating (the regression check).
     pub check: bool,
+    /// What a job does when that check finds behaviour changes.
     pub policy: RegressionPolicy,
 }
 
@@ -204,6 +211,7 @@ pub struct RetentionConfig {
 /// One crate of a `[[repo]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrateConfig {
+    /// The package name, as in its `Cargo.toml`; never empty.
     pub name: String,
     /// Directory relative to the repository root; `None`: the daemon finds it with cargo.
     pub dir: Option<String>,
@@ -212,10 +220,15 @@ pub struct CrateConfig {
 /// `[[repo]]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct RepoConfig {
+    /// The repository's directory, made absolute against the config file's directory; no
+    /// two repos share one.
     pub path: PathBuf,
     /// Empty: every library crate of the workspace.
     pub crates: Vec<CrateConfig>,
+    /// When the repository's suites are regenerated; `None` (unset, or `off`): it follows
+    /// `scheduler.default_schedule`.
     pub schedule: Option<CronExpr>,
+    /// Budget of this repository's jobs in place of `search.budget`; `None`: that one.
     pub budget: Option<Budget>,
 }
 
@@ -224,16 +237,27 @@ pub struct RepoConfig {
 pub struct Config {
     /// The file it was read from, if any.
     pub file: Option<PathBuf>,
+    /// `[daemon]`: where the API listens, the state dir, logging.
     pub daemon: DaemonConfig,
+    /// `[search]`: budget, algorithm and parameters of test generation.
     pub search: SearchConfig,
+    /// `[executor]`: how candidate tests are run.
     pub executor: ExecutorConfig,
+    /// `[scheduler]`: job concurrency, queue limits, polling and schedules.
     pub scheduler: SchedulerConfig,
+    /// `[sandbox]`: whether jobs need filesystem confinement.
     pub sandbox: SandboxConfig,
+    /// `[regressions]`: the check against the previous suite.
     pub regressions: RegressionsConfig,
+    /// `[mutation]`: cargo-mutants survivors as targets.
     pub mutation: MutationConfig,
+    /// `[http]`: timeouts and connection limits of the API.
     pub http: HttpConfig,
+    /// `[jobs]`: each job's time, memory, process and disk limits.
     pub jobs: JobsConfig,
+    /// `[retention]`: what garbage collection keeps.
     pub retention: RetentionConfig,
+    /// `[[repo]]`: repositories the daemon serves from the start, in file order.
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.
     pub origins: BTreeMap<String, Origin>,

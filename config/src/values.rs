@@ -10,7 +10,9 @@ use crate::{CronExpr, LogFormat, RegressionPolicy};
 /// A search budget: wall time or executions (the syntax of `frugal run --budget`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
+    /// Wall time of the search; [`Budget::parse`] gives at most [`MAX_BUDGET_TIME`], never zero.
     Time(Duration),
+    /// Test executions; [`Budget::parse`] gives at most [`MAX_BUDGET_EXECUTIONS`], never zero.
     Executions(u64),
 }
 

@@ -30,8 +30,13 @@ pub struct Finished {
 /// Captured output of a confined run.
 #[derive(Debug, Clone)]
 pub struct ConfinedOutput {
+    /// How the tree ended: the root's status, whether it timed out, survivors.
     pub finished: Finished,
+    /// What the tree wrote to stdout, up to 64 MiB (the rest is read and dropped); empty when
+    /// stdout was not piped. What arrives more than half a second after the tree ended (from
+    /// an escaped process holding the pipe) is lost.
     pub stdout: Vec<u8>,
+    /// Stderr, captured like `stdout`.
     pub stderr: Vec<u8>,
 }
 

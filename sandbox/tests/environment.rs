@@ -1,3 +1,7 @@
+//! The confined environment: the parent's variables (a token, say) and the ones set on the
+//! command never reach the child; only the policy's allow-list and its own variables do, and
+//! `HOME` is the job's scratch home.
+
 mod common;
 
 use common::Job;

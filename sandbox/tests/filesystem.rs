@@ -1,3 +1,7 @@
+//! Filesystem confinement: confined code cannot read, delete or truncate files outside the
+//! job's dirs, nor list `$CARGO_HOME/git` when the policy turns it off; its scratch dir stays
+//! writable. Tests skip where Landlock is missing.
+
 mod common;
 
 use std::path::Path;

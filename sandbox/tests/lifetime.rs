@@ -1,3 +1,7 @@
+//! The job's process tree lives no longer than the job: escaped grandchildren are killed,
+//! one holding stdout does not hang the wait, the timeout and dropping the child kill the
+//! tree, and the caller's own descriptors survive.
+
 mod common;
 
 use std::process::Stdio;

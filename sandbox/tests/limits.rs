@@ -1,3 +1,6 @@
+//! Resource limits: a fork bomb stops at the process limit, a write at the file-size limit,
+//! and core dumps are off.
+
 mod common;
 
 use std::time::Duration;

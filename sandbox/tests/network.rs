@@ -1,3 +1,7 @@
+//! Network confinement: the default policy refuses TCP connections (with or without a network
+//! namespace) while unix sockets still work, and the fetch policy connects but reads no more
+//! of `$CARGO_HOME` than the caches.
+
 mod common;
 
 use std::io::ErrorKind;

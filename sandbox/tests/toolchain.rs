@@ -1,3 +1,6 @@
+//! The toolchain under confinement: `cargo` and `rustc` run, a crate with a build script builds
+//! offline, and the host's capabilities are reported.
+
 mod common;
 
 use std::time::Duration;

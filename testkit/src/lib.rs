@@ -27,8 +27,11 @@ use anyhow::{Context, bail};
 /// The binaries under test.
 #[derive(Clone, Debug)]
 pub struct Bins {
+    /// `frugald`, the daemon ([`Daemon::start`] runs it).
     pub frugald: PathBuf,
+    /// `frugal`, the command-line client.
     pub frugal: PathBuf,
+    /// `frugal-launch`, the profiler's launcher that frugald profiles suites with.
     pub launcher: PathBuf,
 }
 
@@ -94,9 +97,13 @@ fn build_binaries() -> anyhow::Result<Bins> {
 
 /// A running `frugald`, killed (SIGKILL) on drop if still running.
 pub struct Daemon {
+    /// The `frugald` process; a test may kill or wait for it itself.
     pub child: Child,
+    /// `http://<addr>` read from `frugald.addr`, without a trailing `/`: paths are appended.
     pub base: String,
+    /// The bearer token the daemon generated into `<state_dir>/token`.
     pub token: String,
+    /// The file the daemon's stdout and stderr go to, beside the state dir (`RUST_LOG=info`).
     pub log: PathBuf,
     agent: ureq::Agent,
 }
@@ -104,11 +111,14 @@ pub struct Daemon {
 /// An HTTP answer.
 #[derive(Debug)]
 pub struct Answer {
+    /// The HTTP status code; every status is an answer, not an error.
     pub status: u16,
+    /// The body as text.
     pub body: String,
 }
 
 impl Answer {
+    /// The body parsed as JSON; panics with the body when it is not JSON.
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
     }
@@ -189,6 +199,8 @@ impl Daemon {
         Ok(d)
     }
 
+    /// Everything the daemon has logged so far (empty if the log cannot be read), for
+    /// failure messages.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
@@ -201,6 +213,8 @@ impl Daemon {
         })
     }
 
+    /// GET without a token; `path` starts with `/`. Errs only when no whole answer came
+    /// (connection refused, the agent's 30 s timeout): any status is an [`Answer`].
     pub fn get(&self, path: &str) -> anyhow::Result<Answer> {
         Self::answer(self.agent.get(format!("{}{path}", self.base)).call())
     }
@@ -239,6 +253,7 @@ impl Daemon {
         Self::answer(req.send(body))
     }
 
+    /// DELETE with an optional bearer token.
     pub fn delete(&self, path: &str, token: Option<&str>) -> anyhow::Result<Answer> {
         let mut req = self.agent.delete(format!("{}{path}", self.base));
         if let Some(t) = token {

@@ -19,20 +19,31 @@ pub struct LoadSpec {
     pub paths: Vec<String>,
     /// Requests per second.
     pub rate: u32,
+    /// How long to send for; `rate × duration` requests are sent in all.
     pub duration: Duration,
+    /// Sending threads, each with its own keep-alive connection and every `threads`-th
+    /// request: a slow answer holds back only its own thread's next requests.
     pub threads: usize,
 }
 
 /// What a run measured.
 #[derive(Clone, Debug)]
 pub struct LoadReport {
+    /// Requests scheduled (`rate × duration`); each is counted in `ok` or `errors`.
     pub sent: usize,
+    /// Requests answered 200 with a body read in full.
     pub ok: usize,
+    /// Requests that failed, answered another status, or were skipped at the hard deadline.
     pub errors: usize,
+    /// Wall-clock time from the first scheduled send to the end of the last request.
     pub elapsed: Duration,
+    /// `ok` requests per second of `elapsed`.
     pub achieved_rps: f64,
+    /// Median latency of the ok requests, from their scheduled send time (zero if none).
     pub p50: Duration,
+    /// 99th percentile latency of the ok requests, measured like `p50`.
     pub p99: Duration,
+    /// Highest latency of the ok requests.
     pub max: Duration,
     /// Per path: (path, p50, p99, max), in the order of [`LoadSpec::paths`].
     pub by_path: Vec<(String, Duration, Duration, Duration)>,

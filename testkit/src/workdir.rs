@@ -14,6 +14,7 @@ pub fn example(name: &str) -> PathBuf {
 
 /// A work directory held exclusively while the value lives.
 pub struct WorkDir {
+    /// The directory, absolute and canonical; it persists after the lock is released.
     pub path: PathBuf,
     _lock: File,
 }

@@ -1,6 +1,6 @@
 //! Shared set-up: a job scratch dir (allowed) and an outside dir (not allowed), both
 //! private temp dirs, so even a sandbox bug can only hurt the test's own files.
-#![allow(dead_code)]
+#![expect(dead_code, reason = "each test binary uses only some of these helpers")]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
