@@ -150,8 +150,9 @@ def coverage_lines(result, baseline):
     lines = ["", f"Line goals with the mutation phase against a run without it (criteria "
              f"{baseline['rows'][0]['criteria'] if baseline['rows'] else 'all'}, same budget and "
              f"seed; `{baseline['command']}`, frugal {baseline['commit']}):", "",
-             "| crate | line goals, without | line goals, with | difference (points) |",
-             "|---|---|---|---|"]
+             "| crate | line goals, without | line goals, with | difference (points) "
+             "| assertions/test, without | assertions/test, with |",
+             "|---|---|---|---|---|---|"]
     for r in result["rows"]:
         b = base.get((r["crate"], r["version"]))
         s = r["suites"].get("new", {})
@@ -160,7 +161,9 @@ def coverage_lines(result, baseline):
         without, with_ = line_share(b["line_goals"]), line_share(s["line_goals"])
         lines.append(f"| {r['crate']} {r['version']} | {b['line_goals']['covered']}/"
                      f"{b['line_goals']['total']} | {s['line_goals']['covered']}/"
-                     f"{s['line_goals']['total']} | {100 * (with_ - without):+.1f} |")
+                     f"{s['line_goals']['total']} | {100 * (with_ - without):+.1f} "
+                     f"| {b.get('assertions_per_test', 'n/a')} "
+                     f"| {s.get('assertions_per_test', 'n/a')} |")
     return lines
 
 
@@ -269,7 +272,8 @@ def main():
                     help="only run frugal (with --criteria) and record its line goals; no "
                          "cargo-mutants (the baseline of the coverage comparison)")
     ap.add_argument("--coverage-baseline", metavar="JSON",
-                    help="a --coverage-only run to compare line goals with")
+                    help="a --coverage-only run to compare line goals with (with --render "
+                         "too)")
     args = ap.parse_args()
     if args.coverage_only:
         result = {"command": "python3 " + " ".join(sys.argv), "commit": frugal_commit(),
@@ -288,6 +292,10 @@ def main():
     if args.render:
         with open(args.render) as f:
             result = json.load(f)
+        # A baseline run alongside (or after) this one can be attached when rendering.
+        if args.coverage_baseline:
+            with open(args.coverage_baseline) as f:
+                result["coverage_baseline"] = json.load(f)
     else:
         frugals = [("new", frugal_bin(args.frugal), args.criteria)]
         if args.baseline_frugal or args.baseline_criteria:
