@@ -58,7 +58,8 @@ pub struct AddRepo {
     /// Crates to generate suites for; empty: the daemon asks cargo for the library crates.
     #[serde(default)]
     pub crates: Vec<CrateSpec>,
-    /// Cron schedule forcing regeneration, if any.
+    /// Cron schedule forcing regeneration, or `off` for none (not even
+    /// `scheduler.default_schedule`); absent: the default applies.
     #[serde(default)]
     pub schedule: Option<String>,
     /// Whether the client installed the git hooks.

@@ -29,7 +29,7 @@ pub use error::{ConfigError, Origin};
 pub use resolve::{KEYS, SYSTEM_CONFIG, env_var};
 pub use settings::{
     Config, CrateConfig, DaemonConfig, ExecutorConfig, HttpConfig, JobsConfig, LogFormat,
-    MutationConfig, RegressionPolicy, RegressionsConfig, RepoConfig, RetentionConfig,
+    MutationConfig, RegressionPolicy, RegressionsConfig, RepoConfig, RepoSchedule, RetentionConfig,
     SandboxConfig, SchedulerConfig, SearchConfig,
 };
 pub use values::{

@@ -20,8 +20,8 @@ use crate::values::{
 };
 use crate::{
     Config, ConfigError, CrateConfig, DaemonConfig, ExecutorConfig, HttpConfig, JobsConfig,
-    MutationConfig, Origin, RegressionsConfig, RepoConfig, RetentionConfig, SandboxConfig,
-    SchedulerConfig, SearchConfig,
+    MutationConfig, Origin, RegressionsConfig, RepoConfig, RepoSchedule, RetentionConfig,
+    SandboxConfig, SchedulerConfig, SearchConfig,
 };
 
 /// Every scalar key, in file order; `FRUGAL_<KEY with . as _, upper case>` overrides it.
@@ -640,10 +640,13 @@ pub(crate) fn resolve_repo(
         .iter()
         .map(|c| resolve_crate(r, c, &key("crates")))
         .collect::<Result<Vec<_>, _>>()?;
+    // `off` exempts this repository from `scheduler.default_schedule`; an empty value is unset.
     let schedule = match &rr.schedule {
         None => None,
+        Some(s) if matches!(s.get_ref().trim(), "off" | "none") => Some(RepoSchedule::Off),
         Some(s) => cron(s.get_ref())
-            .map_err(|m| Resolver::error(r.origin(s.span()), &key("schedule"), m))?,
+            .map_err(|m| Resolver::error(r.origin(s.span()), &key("schedule"), m))?
+            .map(|c| RepoSchedule::Cron(Box::new(c))),
     };
     let budget = rr
         .budget

@@ -217,6 +217,28 @@ pub struct CrateConfig {
     pub dir: Option<String>,
 }
 
+/// A repository's own `schedule`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RepoSchedule {
+    /// Regenerate on this cron schedule (boxed: an expression is large, `Off` is nothing).
+    Cron(Box<CronExpr>),
+    /// `off` (or `none`): no scheduled regeneration, whatever `scheduler.default_schedule` says.
+    Off,
+}
+
+impl RepoSchedule {
+    /// The word a repository record and the API use for [`RepoSchedule::Off`].
+    pub const OFF: &'static str = "off";
+
+    /// How the repository record stores it: the cron expression as written, or `off`.
+    pub fn source(&self) -> &str {
+        match self {
+            RepoSchedule::Cron(c) => c.source(),
+            RepoSchedule::Off => RepoSchedule::OFF,
+        }
+    }
+}
+
 /// `[[repo]]`
 #[derive(Clone, Debug, PartialEq)]
 pub struct RepoConfig {
@@ -225,9 +247,9 @@ pub struct RepoConfig {
     pub path: PathBuf,
     /// Empty: every library crate of the workspace.
     pub crates: Vec<CrateConfig>,
-    /// When the repository's suites are regenerated; `None` (unset, or `off`): it follows
+    /// When the repository's suites are regenerated; `None` (unset): it follows
     /// `scheduler.default_schedule`.
-    pub schedule: Option<CronExpr>,
+    pub schedule: Option<RepoSchedule>,
     /// Budget of this repository's jobs in place of `search.budget`; `None`: that one.
     pub budget: Option<Budget>,
 }

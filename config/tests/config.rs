@@ -90,6 +90,7 @@ budget = "10m"
 
 [[repo]]
 path = "/srv/git/b"
+schedule = "off"
 "#,
     );
     let c = r.unwrap();
@@ -126,6 +127,12 @@ path = "/srv/git/b"
         Some(Budget::Time(Duration::from_secs(600)))
     );
     assert!(c.repos[1].crates.is_empty());
+    // `off` exempts the repository from the default schedule; it is not the same as unset.
+    assert_eq!(c.repos[1].schedule, Some(RepoSchedule::Off));
+    assert_eq!(
+        c.repos[0].schedule.as_ref().map(RepoSchedule::source),
+        Some("0 0 4 * * * *")
+    );
     assert_eq!(
         c.origin("daemon.listen"),
         Origin::File {

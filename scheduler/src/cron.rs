@@ -47,3 +47,9 @@ impl From<CronExpr> for CronSchedule {
         CronSchedule(e)
     }
 }
+
+/// Whether a repository's stored schedule is `off` (or `none`): no scheduled regeneration, not
+/// even the default one (`config::RepoSchedule::Off`).
+pub fn schedule_is_off(schedule: &str) -> bool {
+    matches!(schedule.trim(), "off" | "none")
+}

@@ -22,7 +22,7 @@ mod queue;
 mod snapshot;
 
 pub use budget::{BudgetDecision, CHANGED_WEIGHT, CrateBudget, plan_budgets};
-pub use cron::CronSchedule;
+pub use cron::{CronSchedule, schedule_is_off};
 pub use error::SchedulerError;
 pub use frugal_storage::{JobId, JobRecord as Job, JobState};
 pub use git::{

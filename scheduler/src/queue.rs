@@ -546,6 +546,7 @@ impl Scheduler {
         let mut due = Vec::new();
         for r in self.store.repos()? {
             let own = match r.schedule.as_deref() {
+                Some(s) if crate::schedule_is_off(s) => continue,
                 Some(s) => Some(CronSchedule::parse(s)?),
                 None => None,
             };

@@ -255,7 +255,7 @@ fn cron_parses_five_six_and_seven_fields_and_finds_the_next_time() {
 }
 
 #[test]
-fn due_repos_uses_the_repo_schedule_or_the_default() {
+fn due_repos_uses_the_repo_schedule_or_the_default_unless_it_is_off() {
     let (_dir, s) = open(1);
     let t0 = 1_767_225_600_000u64;
     let hour = 3_600_000;
@@ -279,6 +279,15 @@ fn due_repos_uses_the_repo_schedule_or_the_default() {
             .unwrap()
             .is_empty()
     );
+    // `off`: not even the default's hour makes it due.
+    let off = s
+        .store()
+        .add_repo("/c", vec![], Some("off".into()))
+        .unwrap();
+    let due = s
+        .due_repos(Some(&default), t0 + hour, t0 + 2 * hour)
+        .unwrap();
+    assert!(!due.contains(&off.id) && due.contains(&plain.id), "{due:?}");
 }
 
 #[test]

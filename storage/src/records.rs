@@ -66,7 +66,8 @@ pub struct RepoRecord {
     /// Absolute path of the work tree (or bare repository).
     pub path: String,
     pub crates: Vec<CrateEntry>,
-    /// Cron expression (5, 6 or 7 fields) forcing regeneration of unchanged crates, if any.
+    /// Cron expression (5, 6 or 7 fields) forcing regeneration of unchanged crates, or `off`
+    /// (no scheduled regeneration, not even the default); `None`: the default applies.
     pub schedule: Option<String>,
     pub hooks_installed: bool,
     /// Unix time in milliseconds.

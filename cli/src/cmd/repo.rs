@@ -39,7 +39,8 @@ pub struct RepoAdd {
     /// Default: every library crate of the workspace.
     #[arg(long = "crate", value_name = "NAME[=DIR]")]
     pub crates: Vec<String>,
-    /// Cron schedule regenerating even without new commits (e.g. "0 3 * * *").
+    /// Cron schedule regenerating even without new commits (e.g. "0 3 * * *"), or "off" for
+    /// none at all (without it the repository follows `scheduler.default_schedule`).
     #[arg(long)]
     pub schedule: Option<String>,
     /// Do not install git hooks (rely on polling and schedules).

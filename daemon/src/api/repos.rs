@@ -108,9 +108,14 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
         }
         crate_dir_inside(&path, &c.name, &c.dir)?;
     }
-    if let Some(s) = &req.schedule {
-        frugal_scheduler::CronSchedule::parse(s)
-            .map_err(|e| ApiError::bad_request(format!("schedule `{s}`: {e}")))?;
+    if let Some(s) = &req.schedule
+        && !frugal_scheduler::schedule_is_off(s)
+    {
+        frugal_scheduler::CronSchedule::parse(s).map_err(|e| {
+            ApiError::bad_request(format!(
+                "schedule `{s}`: {e} (or `off`: no scheduled regeneration)"
+            ))
+        })?;
     }
     let mut rec = sched
         .store()
