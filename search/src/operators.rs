@@ -592,6 +592,22 @@ fn boundary_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
     }
 }
 
+/// Whether `v` is a value [`boundary_int`] draws: `±2^k` or `±10^k`, or one less in magnitude.
+/// Strong mutation judges such values beyond its usual attempts (`subject::strong`), since a
+/// mutant that only shows at an exact power is otherwise given up on before one is drawn.
+pub fn is_boundary_int(v: i128) -> bool {
+    let m = v.unsigned_abs();
+    let power_of_ten = |mut x: u128| {
+        while x >= 10 && x.is_multiple_of(10) {
+            x /= 10;
+        }
+        x == 1
+    };
+    [m, m.saturating_add(1)]
+        .into_iter()
+        .any(|x| x.is_power_of_two() || power_of_ten(x))
+}
+
 /// A value whose bit width is uniform over the widths `min..=max` holds: `1e20` is as likely
 /// as `1e3`, and a `u8` draws each of its eight widths rather than clamping most draws to 255.
 fn log_uniform_int(min: i128, max: i128, rng: &mut impl Rng) -> i128 {
@@ -712,6 +728,21 @@ mod tests {
         // panics if one does).
         for _ in 0..1_000 {
             assert_ne!(log_uniform_int(i128::MIN, i128::MAX, &mut rng), 0);
+        }
+    }
+
+    #[test]
+    fn every_boundary_draw_is_recognised_and_few_other_values_are() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+        for _ in 0..5_000 {
+            let v = boundary_int(i128::MIN, i128::MAX, &mut rng);
+            assert!(is_boundary_int(v), "{v}");
+        }
+        for v in [10i128.pow(25), 10i128.pow(25) - 1, -1024, -99, 0, 1, 2] {
+            assert!(is_boundary_int(v), "{v}");
+        }
+        for v in [5i128, 12, 98, 1001, 10i128.pow(25) + 1, -1000 + 7] {
+            assert!(!is_boundary_int(v), "{v}");
         }
     }
 

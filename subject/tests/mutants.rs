@@ -207,12 +207,18 @@ impl Progress for Quiet {
     fn generation(&mut self, _: &Generation) {}
 }
 
-/// `frugal run examples/numeric --criteria <criteria>` with 6000 executions, seed 1.
-fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
+/// `frugal run <dir> --criteria <criteria>` with `executions` executions, seed 1.
+fn run_options(
+    dir: PathBuf,
+    criteria: &str,
+    executions: u64,
+    work: &Path,
+    out: &Path,
+) -> RunOptions {
     RunOptions {
         search: SearchParams {
             seed: 1,
-            budget: Budget::Executions(6000),
+            budget: Budget::Executions(executions),
             ..SearchParams::default()
         },
         exec: ExecConfig {
@@ -222,8 +228,13 @@ fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
         },
         work_dir: Some(work.to_path_buf()),
         criteria: criteria.parse::<Criteria>().unwrap(),
-        ..RunOptions::new(common::example("numeric"), out)
+        ..RunOptions::new(dir, out)
     }
+}
+
+/// `frugal run examples/numeric --criteria <criteria>` with 6000 executions, seed 1.
+fn numeric_options(criteria: &str, work: &Path, out: &Path) -> RunOptions {
+    run_options(common::example("numeric"), criteria, 6000, work, out)
 }
 
 /// Strong-mutation goals: a mutant goal is covered only by a test that kills it, so every
@@ -294,4 +305,31 @@ fn numeric_kills_mutants_end_to_end() {
     assert_eq!(m.killed + m.survived, wm.covered, "{m:?}");
     assert!(m.killed * 2 >= wm.covered, "{m:?}");
     assert_eq!(m.survivors.len(), m.survived.min(50));
+}
+
+/// Mutants that show only at an exact power of ten: the carries of `exact_division`'s
+/// multiplication by an inverse change its quotient only at exact multiples of `10^19`. Random
+/// tests infect them at once and give up after the usual attempts; judging tests that hold a
+/// boundary integer beyond those attempts kills them (itoa's `u128_mulhi`).
+#[test]
+fn mutants_showing_only_at_exact_powers_are_killed() {
+    let work = common::work_dir("mutants-exact-division");
+    let out = tempfile::tempdir().unwrap();
+    let opts = run_options(
+        fixture("exact_division"),
+        "branch,strong-mutation",
+        8000,
+        &work.path,
+        out.path(),
+    );
+    let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
+    let m = s.mutation.as_ref().expect("mutation figures");
+    eprintln!("exact_division: {m:?}");
+    // Without the boundary judgements, seed 1 leaves the four carry mutants of `mulhi` alive.
+    assert!(
+        m.survivors.is_empty(),
+        "mutants survived: {:?}",
+        m.survivors
+    );
+    assert!(m.killed * 10 >= m.mutants * 9, "{m:?}");
 }

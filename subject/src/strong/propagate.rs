@@ -12,7 +12,11 @@
 //!
 //! Cost is bounded: a mutant is judged on at most one test per batch, at most
 //! [`ATTEMPTS`] times without a kill (after that it is likely equivalent, and its infecting
-//! tests stay at [`INFECTED`]); once killed, later tests are not judged for it, so the archive
+//! tests stay at [`INFECTED`]). Past that, a test is still judged for it when it holds a
+//! boundary integer (`±2^k`, `±10^k`, or one less; [`frugal_search::is_boundary_int`]) not
+//! judged for that mutant before, up to [`BOUNDARY_ATTEMPTS`] more times: some mutants show
+//! only at such a value, and random tests rarely draw one among the first attempts (itoa's
+//! `u128_mulhi` carries change the quotient only at exact multiples of `10^19`). Once killed, later tests are not judged for it, so the archive
 //! keeps the judged killer. Verdicts are remembered per test, so the minimiser's re-runs of the
 //! same tests are not judged again. The minimiser's shortened tests are judged for every
 //! mutant they infect ([`Propagate::thorough_switch`]), except mutants that kill by crashing
@@ -32,6 +36,14 @@ pub const INFECTED: f64 = 0.25;
 
 /// Judgements of one mutant without a kill, after which it is no longer judged.
 pub const ATTEMPTS: u16 = 12;
+
+/// Judgements of one mutant past [`ATTEMPTS`], each on a test holding a boundary integer not
+/// judged for it before.
+pub const BOUNDARY_ATTEMPTS: u16 = 24;
+
+/// Boundary integers up to this magnitude are among the values random draws give most often
+/// (`-10..=100`), so the first [`ATTEMPTS`] have most likely tried them.
+const COMMON: u128 = 100;
 
 /// Mutants judged per batch at most: the first batches infect many at once.
 const PER_BATCH: usize = 96;
@@ -60,6 +72,8 @@ pub struct Propagate<'a> {
     /// crash costs a harness restart).
     ends_run: Vec<bool>,
     attempts: Vec<u16>,
+    /// Per mutant: the boundary integers of the tests judged for it.
+    boundaries: HashMap<u32, BTreeSet<i128>>,
     /// Whether any goal is a mutant goal (else this wrapper only passes results through).
     any: bool,
     /// Judge every infecting test, also for mutants killed or given up on: set for the
@@ -93,6 +107,7 @@ impl<'a> Propagate<'a> {
             killed: vec![false; goals],
             ends_run: vec![false; goals],
             attempts: vec![0; goals],
+            boundaries: HashMap::new(),
             infected: BTreeSet::new(),
             verdicts: Verdicts::default(),
             stats: PropagateStats::default(),
@@ -125,7 +140,7 @@ impl<'a> Propagate<'a> {
             return;
         }
         let keys: Vec<u64> = tests.iter().map(test_key).collect();
-        let wanted = self.wanted(&keys, results);
+        let wanted = self.wanted(tests, &keys, results);
         if !wanted.is_empty() {
             self.judge(tests, &keys, wanted);
         }
@@ -149,9 +164,27 @@ impl<'a> Propagate<'a> {
         }
     }
 
+    /// Whether mutant `g` is open for `test`: not killed, and within its [`ATTEMPTS`], or
+    /// within its [`BOUNDARY_ATTEMPTS`] and `test` holds a boundary integer not judged for it.
+    fn open_for(&self, g: u32, test: &TestCase) -> bool {
+        let attempts = self.attempts[g as usize];
+        if self.killed[g as usize] || attempts >= ATTEMPTS + BOUNDARY_ATTEMPTS {
+            return false;
+        }
+        attempts < ATTEMPTS || {
+            let tried = self.boundaries.get(&g);
+            boundary_ints(test).any(|v| !tried.is_some_and(|t| t.contains(&v)))
+        }
+    }
+
     /// The (mutant, test index) pairs to judge in this batch: per infected mutant not killed
     /// yet and not given up on, its shortest infecting test not judged for it before.
-    fn wanted(&self, keys: &[u64], results: &[ExecResult]) -> Vec<(u32, usize)> {
+    fn wanted(
+        &self,
+        tests: &[TestCase],
+        keys: &[u64],
+        results: &[ExecResult],
+    ) -> Vec<(u32, usize)> {
         let mut best: HashMap<u32, usize> = HashMap::new();
         for (i, r) in results.iter().enumerate() {
             let judged = self.verdicts.0.get(&keys[i]);
@@ -159,8 +192,8 @@ impl<'a> Propagate<'a> {
                 if !self.is_mutant(g) || d != 0.0 {
                     continue;
                 }
-                let given_up = self.killed[g as usize] || self.attempts[g as usize] >= ATTEMPTS;
-                let open = ((self.thorough.get() && !self.ends_run[g as usize]) || !given_up)
+                let open = ((self.thorough.get() && !self.ends_run[g as usize])
+                    || self.open_for(g, &tests[i]))
                     && !judged.is_some_and(|v| v.iter().any(|&(m, _)| m == g));
                 if !open {
                     continue;
@@ -203,6 +236,10 @@ impl<'a> Propagate<'a> {
                 _ => Verdict::Killed,
             };
             self.stats.judged += 1;
+            self.boundaries
+                .entry(*g)
+                .or_default()
+                .extend(boundary_ints(&run[j]));
             if verdict.kills() {
                 self.stats.killed += 1;
                 self.killed[*g as usize] = true;
@@ -219,6 +256,18 @@ impl<'a> Propagate<'a> {
         self.stats.executions += judged.executions;
         self.stats.seconds += began.elapsed().as_secs_f64();
     }
+}
+
+/// The boundary integers of `test` above the [`COMMON`] magnitudes.
+fn boundary_ints(test: &TestCase) -> impl Iterator<Item = i128> + '_ {
+    test.stmts.iter().filter_map(|s| match s.value {
+        Some(frugal_search::Value::Int(v))
+            if v.unsigned_abs() > COMMON && frugal_search::is_boundary_int(v) =>
+        {
+            Some(v)
+        }
+        _ => None,
+    })
 }
 
 /// How a judged test fared against one mutant.
