@@ -174,14 +174,14 @@ pub struct JobsConfig {
     /// write there (artifacts, fingerprints), and the next job of another commit would build
     /// and test with what it planted.
     pub keep_builds: bool,
-    /// The uids (first and last, inclusive) jobs run as where no job cgroup can be had, one of
-    /// its own each, so a job cannot signal frugald or another job; its gid is the same
+    /// The uids (first and last, inclusive) jobs and replacement computations run as where no
+    /// job cgroup can be had, one of its own each, so none can signal frugald or another; its gid is the same
     /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.
     /// `None`: jobs run as frugald's uid.
     pub uid_range: Option<(u32, u32)>,
     /// The hosts a committed git dependency may name (lower case, no port), compared exactly
-    /// with the host of its URL. frugald's `cargo fetch` runs unconfined, with the network, so
-    /// a dependency's URL decides which host the daemon's machine contacts: an internal one
+    /// with the host of its URL. frugald's `cargo fetch` runs confined but with the network,
+    /// so a dependency's URL decides which host the daemon's machine contacts: an internal one
     /// (`http://10.0.0.5/x`, `http://localhost:8080/x`) as well as any other. Empty (the
     /// default): every git dependency is refused, and confined code cannot read
     /// `$CARGO_HOME/git` (the checkouts of whatever other crates were fetched).

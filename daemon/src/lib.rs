@@ -2,7 +2,8 @@
 //! wire types from `frugal-api`), the whole HTTP surface (`http`: the API and the pages), the
 //! state dir's layout (`layout`), the job runner (`runner`, one job in `job`, its first
 //! phase, the regression check, in `regression`; a job's disk bounds in `quota`, its processes
-//! where it has no cgroup in `procs`), live progress of runs in flight (`live`), the
+//! where it has no cgroup in `procs`, the uid each holds where a uid per job is in force in
+//! `uids`), live progress of runs in flight (`live`), the
 //! replacement suites it serves (`replacement`), the web pages (`ui`), metrics, who may do
 //! what (`auth`: scoped tokens and the `Host` check; `token`: the token file), and its lifecycle
 //! (`service`: configuration, logging, systemd notify and watchdog, signals, graceful shutdown).
@@ -30,3 +31,4 @@ pub mod runner;
 pub mod service;
 pub mod token;
 pub mod ui;
+pub mod uids;

@@ -123,7 +123,13 @@ pub(crate) struct Computation {
     pub limits: frugal_sandbox::JobLimits,
     /// `jobs.git_hosts`: the hosts the snapshot's git dependencies may name, as for a job.
     pub git_hosts: std::sync::Arc<[String]>,
+    /// `jobs.uid_range` where in force: the computation runs the crate's code as a uid of its
+    /// own, as a job does.
+    pub uids: crate::uids::JobUids,
 }
+
+/// How long a computation waits for a uid of `jobs.uid_range` while jobs hold them all.
+const UID_PATIENCE: Duration = Duration::from_secs(600);
 
 impl Computation {
     pub(crate) fn run(self) {
@@ -132,9 +138,19 @@ impl Computation {
         // As for a job: without an allowed git host, no checkout of `$CARGO_HOME/git` is read.
         let scope = frugal_sandbox::JobScope::new(self.limits)
             .cargo_git_readable(!self.git_hosts.is_empty());
-        let entered = scope.enter();
-        let result = self.compute();
-        drop(entered);
+        let (scope, result) = match self.uids.lease_within(UID_PATIENCE) {
+            Ok(lease) => {
+                let scope = match &lease {
+                    Some(l) => scope.run_as(l.uid(), l.uid()),
+                    None => scope,
+                };
+                let entered = scope.enter();
+                let result = self.compute();
+                drop(entered);
+                (scope, result)
+            }
+            Err(e) => (scope, Err(anyhow::anyhow!("{e} (waited {UID_PATIENCE:?})"))),
+        };
         let survivors = scope.kill();
         if survivors > 0 {
             tracing::warn!(repo = %self.repo.id, krate = %self.krate, survivors,

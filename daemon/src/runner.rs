@@ -32,6 +32,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use frugal_sandbox::{JobLimits, JobScope};
+
+use crate::uids::{AllHeld, JobUids, UidLease};
 use frugal_scheduler::{CronSchedule, JobOutcome, Scheduler};
 use frugal_storage::{JobId, JobRecord, RepoId, RunId, RunStatus, Store, now_ms};
 
@@ -70,8 +72,8 @@ pub struct RunnerCtx {
     /// Garbage collection, run every `retention.gc_interval`.
     pub gc: SharedGc,
     /// `jobs.uid_range` where it is in force (no job cgroup, frugald root): each job runs as a
-    /// uid of the range that no other job in flight has.
-    pub job_uids: Option<(u32, u32)>,
+    /// uid of the range that no other job or replacement in flight holds.
+    pub job_uids: JobUids,
 }
 
 /// When the runner loop last went round: the systemd watchdog pings only while this is fresh.
@@ -119,6 +121,8 @@ struct InFlight {
     cancel: Arc<AtomicBool>,
     /// The job's cgroup: killed whole at the time cap.
     scope: JobScope,
+    /// The job's uid, held until its processes are torn down.
+    _uid: Option<UidLease>,
     handle: JoinHandle<()>,
 }
 
@@ -314,11 +318,10 @@ fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>, stopped: &[InFlight]
             .any(|s| s.repo == j.repo && s.krate == j.krate)
     };
     loop {
-        let taken = flights.iter().chain(stopped).filter_map(|f| f.scope.ids());
-        let uid = match free_uid(ctx.job_uids, taken.map(|(uid, _)| uid)) {
+        let uid = match ctx.job_uids.lease() {
             Ok(uid) => uid,
-            // Every uid of the range has a job in flight: the next waits for one to end.
-            Err(()) => return,
+            // Every uid of the range is held: the next job waits for one to end.
+            Err(AllHeld) => return,
         };
         let job = match ctx.sched.claim_where(free) {
             Ok(Some(j)) => j,
@@ -335,25 +338,9 @@ fn claim(ctx: &Arc<RunnerCtx>, flights: &mut Vec<InFlight>, stopped: &[InFlight]
     }
 }
 
-/// The lowest uid of `range` that no job in flight runs as (`taken`); `Ok(None)` without a
-/// range, `Err` when every uid of it is taken.
-fn free_uid(
-    range: Option<(u32, u32)>,
-    taken: impl Iterator<Item = u32>,
-) -> Result<Option<u32>, ()> {
-    let Some((first, last)) = range else {
-        return Ok(None);
-    };
-    let taken: std::collections::HashSet<u32> = taken.collect();
-    (first..=last)
-        .find(|u| !taken.contains(u))
-        .map(Some)
-        .ok_or(())
-}
-
 /// Creates the run and starts the job's thread; with `uid`, every confined command of the job
 /// runs as it (and as the gid of the same number).
-fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<u32>) -> Option<InFlight> {
+fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<UidLease>) -> Option<InFlight> {
     let store = ctx.sched.store();
     let run = match store.create_run(job.repo, &job.krate, job.commit.as_deref(), Some(job.id)) {
         Ok(r) => r.id,
@@ -379,8 +366,8 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<u32>) -> Option<InFli
     // No git host allowed, no git dependency to build: the job's code has no business in
     // `$CARGO_HOME/git`, which holds the checkouts of other tenants' git dependencies.
     let scope = JobScope::new(ctx.job_limits).cargo_git_readable(!ctx.env.git_hosts.is_empty());
-    let scope = match uid {
-        Some(uid) => scope.run_as(uid, uid),
+    let scope = match &uid {
+        Some(lease) => scope.run_as(lease.uid(), lease.uid()),
         None => scope,
     };
     let (c, a, stop, id) = (ctx.clone(), abandoned.clone(), cancel.clone(), job.id);
@@ -399,6 +386,7 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<u32>) -> Option<InFli
             abandoned,
             cancel,
             scope,
+            _uid: uid,
             handle,
         }),
         Err(e) => {
@@ -663,24 +651,4 @@ pub fn job_counts(store: &Store) -> frugal_storage::Result<BTreeMap<&'static str
         *m.entry(k).or_default() += 1;
     }
     Ok(m)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::free_uid;
-
-    #[test]
-    fn each_job_in_flight_gets_a_uid_no_other_has() {
-        assert_eq!(free_uid(None, [7].into_iter()), Ok(None));
-        let range = Some((200_000, 200_002));
-        assert_eq!(free_uid(range, [].into_iter()), Ok(Some(200_000)));
-        assert_eq!(
-            free_uid(range, [200_000, 200_002].into_iter()),
-            Ok(Some(200_001))
-        );
-        assert_eq!(
-            free_uid(range, [200_001, 200_000, 200_002].into_iter()),
-            Err(())
-        );
-    }
 }

@@ -298,6 +298,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     absolute_paths(&mut cfg)?;
     let caps = sandbox_startup(&cfg);
     let (job_uids, uid_line) = job_uids(&cfg, &caps);
+    let job_uids = crate::uids::JobUids::new(job_uids);
     if let Some(line) = &uid_line {
         tracing::info!(sandbox = %line, "sandbox");
     }
@@ -355,7 +356,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         },
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
-        job_uids,
+        job_uids: job_uids.clone(),
     });
     let state = Arc::new(AppState {
         auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
@@ -376,6 +377,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
             pids_max: cfg.jobs.max_processes,
         },
         git_hosts: cfg.jobs.git_hosts.clone().into(),
+        job_uids,
         refusal,
         gc,
     });

@@ -98,6 +98,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
         sandbox_required: true,
         job_limits: Default::default(),
         git_hosts: Vec::new().into(),
+        job_uids: Default::default(),
         refusal: None,
         gc: Arc::new(frugald::gc::Gc::new(
             frugal_config::Config::from_toml("", None, Vec::new())

@@ -158,10 +158,15 @@ impl Capabilities {
             "unix socket files hidden: /run, /tmp, /var/tmp, /dev/shm and the daemon's socket dir \
              covered in a private mount namespace, the job's own paths bound back"
                 .into()
+        } else if self.seccomp {
+            "no mount namespace (needs CAP_SYS_ADMIN) to hide unix socket files, which Landlock \
+             does not govern connect() to: seccomp refuses confined code every unix socket \
+             instead (socketpair() still works), so code that listens or connects on one fails"
+                .into()
         } else {
-            "no mount namespace (needs CAP_SYS_ADMIN): confined code can connect() to unix \
-             socket files it can name (the daemon's socket, /run/*, docker.sock); Landlock does \
-             not govern connect()"
+            "no mount namespace (needs CAP_SYS_ADMIN) and no seccomp: confined code can \
+             connect() to unix socket files it can name (the daemon's socket, /run/*, \
+             docker.sock); Landlock does not govern connect()"
                 .into()
         }
     }

@@ -287,7 +287,9 @@ impl Policy {
     /// Whether to hide the dirs that hold unix socket files (`/run`, `/tmp`, `/var/tmp`,
     /// `/dev/shm`, and those given to [`crate::hide_from_confined`]) behind an empty tmpfs in a
     /// private mount namespace, the policy's own paths under them bound back, when the kernel
-    /// lets us (needs `CAP_SYS_ADMIN`). Landlock does not govern `connect()` to a socket file.
+    /// lets us (needs `CAP_SYS_ADMIN`). Landlock does not govern `connect()` to a socket file,
+    /// so where nothing hides them (off, or no mount namespace) seccomp refuses `socket()` for
+    /// `AF_UNIX` instead (`socketpair()` stays allowed).
     pub fn hide_sockets(mut self, on: bool) -> Policy {
         self.hide_sockets = on;
         self
@@ -386,9 +388,21 @@ impl Policy {
                 "the kernel has no usable Landlock".into(),
             ));
         }
+        let hide = (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
+            let keep: Vec<PathBuf> = self
+                .readable
+                .iter()
+                .chain(&self.writable)
+                .cloned()
+                .collect();
+            crate::hide::HidePlan::new(&keep)
+        });
         let seccomp = if crate::seccomp::available() {
             Some(if self.fetch {
                 Program::deny_sockets_but_inet()?
+            } else if hide.is_none() {
+                // Nothing hides the host's socket files (M3): no unix socket to connect with.
+                Program::deny_network_and_unix_sockets()?
             } else {
                 Program::deny_network()?
             })
@@ -424,15 +438,7 @@ impl Policy {
             // RLIMIT_NPROC counts the processes of the job's own uid.
             rlimits: rlimits(&self.job_limits(), root && run_as.is_none(), pids_limited),
             new_netns: self.net_namespace && crate::caps::net_namespace_possible(),
-            hide: (self.hide_sockets && crate::caps::mount_namespace_possible()).then(|| {
-                let keep: Vec<PathBuf> = self
-                    .readable
-                    .iter()
-                    .chain(&self.writable)
-                    .cloned()
-                    .collect();
-                crate::hide::HidePlan::new(&keep)
-            }),
+            hide,
             drop_caps_upto: if root { last_capability() } else { None },
             run_as,
             landlock,

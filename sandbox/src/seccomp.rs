@@ -32,33 +32,50 @@ impl Program {
     /// architectures than the filter's are killed by the filter's own architecture check (so no
     /// 32-bit `socketcall` detour).
     pub(crate) fn deny_network() -> Result<Program, seccompiler::BackendError> {
-        Program::deny_sockets_but(&[ALLOWED_FAMILY])
+        Program::deny_sockets_but(&[ALLOWED_FAMILY], &[ALLOWED_FAMILY])
+    }
+
+    /// [`Program::deny_network`], and `socket()` refused for `AF_UNIX` too: where no mount
+    /// namespace hides the socket files of the host (M3), a unix socket of one's own is the
+    /// only way to `connect()` to one, which Landlock does not govern. `socketpair()` still
+    /// makes connected pairs, which reach nothing outside the process tree.
+    pub(crate) fn deny_network_and_unix_sockets() -> Result<Program, seccompiler::BackendError> {
+        Program::deny_sockets_but(&[], &[ALLOWED_FAMILY])
     }
 
     /// [`Program::deny_network`] with `AF_INET` and `AF_INET6` allowed as well: for `cargo
     /// fetch`, which needs the network and runs cargo's own code only.
     pub(crate) fn deny_sockets_but_inet() -> Result<Program, seccompiler::BackendError> {
-        Program::deny_sockets_but(&[ALLOWED_FAMILY, libc::AF_INET, libc::AF_INET6])
+        let families = [ALLOWED_FAMILY, libc::AF_INET, libc::AF_INET6];
+        Program::deny_sockets_but(&families, &families)
     }
 
-    /// Refuses `socket()` and `socketpair()` for every family not in `families` (one rule whose
-    /// conditions all hold: the family is none of them), and the rest as [`Program::deny_network`].
-    fn deny_sockets_but(families: &[libc::c_int]) -> Result<Program, seccompiler::BackendError> {
+    /// Refuses `socket()` for every family not in `socket` and `socketpair()` for every family
+    /// not in `pair` (per call one rule whose conditions all hold: the family is none of them;
+    /// no rule at all where none is allowed), and the rest as [`Program::deny_network`].
+    fn deny_sockets_but(
+        socket: &[libc::c_int],
+        pair: &[libc::c_int],
+    ) -> Result<Program, seccompiler::BackendError> {
         let arch = TargetArch::try_from(std::env::consts::ARCH)?;
         let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-        let other_family = || -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
-            let conds = families
-                .iter()
-                .map(|&f| {
-                    let family = u64::try_from(f).unwrap_or_default();
-                    SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(vec![SeccompRule::new(conds)?])
-        };
-        rules.insert(libc::SYS_socket, other_family()?);
-        rules.insert(libc::SYS_socketpair, other_family()?);
-        // An empty rule list matches the system call whatever its arguments.
+        let other_family =
+            |families: &[libc::c_int]| -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+                if families.is_empty() {
+                    // An empty rule list matches the system call whatever its arguments.
+                    return Ok(Vec::new());
+                }
+                let conds = families
+                    .iter()
+                    .map(|&f| {
+                        let family = u64::try_from(f).unwrap_or_default();
+                        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(vec![SeccompRule::new(conds)?])
+            };
+        rules.insert(libc::SYS_socket, other_family(socket)?);
+        rules.insert(libc::SYS_socketpair, other_family(pair)?);
         rules.insert(libc::SYS_io_uring_setup, Vec::new());
         let filter = SeccompFilter::new(
             rules,

@@ -81,3 +81,48 @@ fn a_listening_socket_outside_the_jobs_dirs_cannot_be_reached() {
     assert_eq!(connect_confined(&job, &inside), "connected");
     assert_eq!(accepted(&listener), 1);
 }
+
+/// Makes a connected unix socket pair and says whether it carries a byte.
+const PAIR: &str = "use Socket; socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) or die \"pair: $!\"; \
+     syswrite($a, \"x\"); sysread($b, my $got, 1); print($got eq \"x\" ? \"paired\" : \"silent\")";
+
+/// Where nothing hides the host's socket files (no mount namespace: the shipped unit, without
+/// `CAP_SYS_ADMIN`; here forced with `hide_sockets(false)`), seccomp refuses the confined
+/// process a unix socket, so no socket file is reached, the job's own included; a socket pair,
+/// which reaches nothing outside the process, still works.
+#[test]
+fn without_hidden_dirs_no_unix_socket_is_made_but_pairs_are() {
+    if !Path::new(PERL).exists() {
+        skip("socket_unhidden", "no /usr/bin/perl to connect with");
+        return;
+    }
+    if !caps().seccomp {
+        skip("socket_unhidden", "no seccomp here");
+        return;
+    }
+    let mut job = Job::new();
+    job.policy = job.policy.clone().hide_sockets(false);
+    let elsewhere = tempfile::tempdir().unwrap();
+    for path in [
+        elsewhere.path().join("daemon.sock"),
+        job.scratch().join("own.sock"),
+    ] {
+        let listener = UnixListener::bind(&path).unwrap();
+        let got = connect_confined(&job, &path);
+        assert!(
+            got.starts_with("socket: Permission denied"),
+            "{}: {got}",
+            path.display()
+        );
+        assert_eq!(accepted(&listener), 0, "{} was reached", path.display());
+    }
+    let mut cmd = job.policy.command(PERL).unwrap();
+    cmd.arg("-e").arg(PAIR);
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "paired",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

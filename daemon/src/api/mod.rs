@@ -80,6 +80,8 @@ pub struct AppState {
     pub job_limits: frugal_sandbox::JobLimits,
     /// `jobs.git_hosts`: the hosts a replacement's snapshot may name git dependencies on.
     pub git_hosts: std::sync::Arc<[String]>,
+    /// `jobs.uid_range` where in force: a replacement computation holds a uid as a job does.
+    pub job_uids: crate::uids::JobUids,
     /// Why no crate code may run on this host (`JobEnv::refusal`); `None` when it may.
     pub refusal: Option<String>,
     /// Garbage collection (`POST /v1/gc`, and the data of a removed repository).
