@@ -25,13 +25,22 @@ pub enum BudgetDecision {
     /// Unchanged and not forced.
     Skip,
     /// Regenerate with `budget_factor` times the configured budget.
-    Run { budget_factor: f64, changed: bool },
+    Run {
+        /// Multiplier of the configured search budget: the crate's weight over the mean weight
+        /// of the crates that run (1.0 for a crate running alone).
+        budget_factor: f64,
+        /// Whether a file the crate owns changed (or history is unknown); false when the crate
+        /// runs only because its schedule forces it.
+        changed: bool,
+    },
 }
 
 /// The decision for one crate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrateBudget {
+    /// Name of the crate, as in the repository's crate list.
     pub krate: String,
+    /// Whether the crate runs, and with what share of the budget.
     pub decision: BudgetDecision,
 }
 

@@ -16,6 +16,8 @@ fn to_dt(ms: u64) -> DateTime<Utc> {
 }
 
 impl CronSchedule {
+    /// Parses a crontab (5 fields) or `cron` crate (6/7 fields) expression;
+    /// [`SchedulerError::Cron`] says why one is refused.
     pub fn parse(expr: &str) -> Result<CronSchedule, SchedulerError> {
         CronExpr::parse(expr)
             .map(CronSchedule)

@@ -25,6 +25,7 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The name stored in a job record's `reason` (`api`, `hook`, `poll`, `cron`).
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Api => "api",
@@ -34,6 +35,7 @@ impl Reason {
         }
     }
 
+    /// The job priority it gives: 3 for `Api` down to 0 for `Cron`; higher is claimed first.
     pub fn priority(self) -> u8 {
         match self {
             Reason::Api => 3,
@@ -47,9 +49,13 @@ impl Reason {
 /// A request for a job.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
+    /// The registered repository the crate belongs to.
     pub repo: RepoId,
+    /// Name of the crate to regenerate.
     pub krate: String,
+    /// Why the job is asked for; sets its priority.
     pub reason: Reason,
+    /// Commit to build; `None` leaves a merged job's commit as it was.
     pub commit: Option<String>,
     /// Multiplier of the configured search budget (see [`crate::plan_budgets`]).
     pub budget_factor: f64,
@@ -59,6 +65,7 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// A request with the configured budget (`budget_factor` 1.0) and no token behind it.
     pub fn new(repo: RepoId, krate: &str, reason: Reason, commit: Option<&str>) -> Self {
         JobSpec {
             repo,
@@ -81,6 +88,7 @@ pub enum EnqueueOutcome {
 }
 
 impl EnqueueOutcome {
+    /// The id of the job that was queued or merged into.
     pub fn job(self) -> JobId {
         match self {
             EnqueueOutcome::Enqueued(id) | EnqueueOutcome::Deduped(id) => id,
@@ -91,8 +99,20 @@ impl EnqueueOutcome {
 /// How a job ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum JobOutcome {
-    Succeeded { run: Option<RunId> },
-    Failed { error: String, run: Option<RunId> },
+    /// The run finished and stored its results.
+    Succeeded {
+        /// The run the job made, if any; `None` keeps the run already on the job record.
+        run: Option<RunId>,
+    },
+    /// The job failed.
+    Failed {
+        /// Why; kept as the job record's `outcome`.
+        error: String,
+        /// The run the job made, if it got that far; `None` keeps the run already on the job
+        /// record.
+        run: Option<RunId>,
+    },
+    /// The running job was stopped before it ended; the record keeps the run it had, if any.
     Cancelled,
 }
 
@@ -115,7 +135,9 @@ pub struct TriggerReport {
     pub commit: Option<String>,
     /// False when a poll saw no new commit (nothing was planned).
     pub new_commit: bool,
+    /// The budget decision for every crate of the repository (empty when nothing was planned).
     pub plan: Vec<CrateBudget>,
+    /// Each crate that runs, by name, with the job it was queued as or merged into.
     pub jobs: Vec<(String, EnqueueOutcome)>,
 }
 
@@ -165,6 +187,8 @@ fn jobs_queued_by<'a>(jobs: &'a [JobRecord], by: &str) -> Vec<&'a JobRecord> {
 }
 
 impl Scheduler {
+    /// The queue over `store`'s job records, with limits `opts`; call [`Scheduler::recover`]
+    /// before the first claim.
     pub fn new(store: Store, opts: SchedulerOptions) -> Self {
         Scheduler {
             store,
@@ -173,10 +197,12 @@ impl Scheduler {
         }
     }
 
+    /// The store the jobs are kept in (shared with the rest of the daemon).
     pub fn store(&self) -> &Store {
         &self.store
     }
 
+    /// The queue's limits.
     pub fn options(&self) -> &SchedulerOptions {
         &self.opts
     }
