@@ -36,11 +36,13 @@ pub enum Method {
 pub struct Solution {
     /// Indices into the candidate list, increasing.
     pub chosen: Vec<usize>,
+    /// Sum of the chosen candidates' costs.
     pub cost: f64,
     /// Cost of the greedy start, before local search.
     pub greedy_cost: f64,
     /// No cover costs less than this.
     pub lower_bound: f64,
+    /// Whether the set is proved optimal or only found by heuristics.
     pub method: Method,
     /// Required goals no candidate covers (left out of the cover).
     pub uncoverable: Vec<u32>,

@@ -20,11 +20,17 @@ use crate::ReplaceError;
 pub struct TestCoverage {
     /// `kind:target` of its binary.
     pub binary: String,
+    /// Cargo target kind of its binary: `lib`, `bin`, `test`, `bench`, `example`.
     pub kind: String,
+    /// Cargo target name of its binary (`frugal_generated` for the generated file).
     pub target: String,
+    /// Full libtest name, as `--exact` takes it.
     pub name: String,
+    /// Manifest goal ids its coverage dump listed; empty when no probe ran.
     pub goals: BTreeSet<u32>,
+    /// How its run ended; a test that did not pass is not a candidate for the cover.
     pub outcome: Outcome,
+    /// The last bytes of its output when it did not pass.
     pub output_tail: Option<String>,
 }
 

@@ -8,12 +8,17 @@
 /// A generated file split into its preamble and tests.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedFile {
+    /// Everything before the first test (doc comments, inner attributes, `use`s, helpers),
+    /// kept whole in every rendering; the whole file when it has no test.
     pub preamble: String,
     /// (name, text) in file order.
     pub tests: Vec<(String, String)>,
 }
 
 impl GeneratedFile {
+    /// Splits the emitter's text at each test's first attribute line. Never fails: a file
+    /// without a `#[test]` is all preamble, and a test whose `fn` is not found at column 0 gets
+    /// an empty name.
     pub fn parse(text: &str) -> GeneratedFile {
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let starts = test_starts(&lines);

@@ -58,6 +58,8 @@ pub enum CostMetric {
 }
 
 impl CostMetric {
+    /// The metric's name as the command line and `replacement.json` spell it (`cpu`,
+    /// `instructions`, `wall`, `memory`).
     pub fn name(self) -> &'static str {
         match self {
             CostMetric::Cpu => "cpu",
@@ -115,7 +117,9 @@ pub struct ReplaceConfig {
     pub out_dir: PathBuf,
     /// A generated test file (`frugal_generated.rs`); `None`: own tests only.
     pub generated: Option<PathBuf>,
+    /// Which measured figure is a test's cost.
     pub metric: CostMetric,
+    /// Which goals the replacement must cover.
     pub cover: CoverTarget,
     /// Profile repetitions per test.
     pub repeat: u32,
@@ -125,6 +129,7 @@ pub struct ReplaceConfig {
     pub launcher: Option<PathBuf>,
     /// The crate's features for every build (cargo's `--features x`, `--all-features`).
     pub features: frugal_subject::analyze::AnalyzeOptions,
+    /// When the set cover is searched exactly, and for how long.
     pub limits: cover::Limits,
     /// Confine every build and test run (`frugal-sandbox`): they may write only under
     /// `work_dir` and read the system, the toolchain and the crate's workspace.
@@ -159,39 +164,85 @@ impl ReplaceConfig {
 /// Where a replacement is, for progress displays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// Building the uninstrumented copy and measuring the cost of every test.
     Profile,
+    /// Instrumenting the crate and building the instrumented copy.
     Instrument,
-    Coverage { done: usize, total: usize },
+    /// Running every test of the instrumented copy alone for its goals.
+    Coverage {
+        /// Tests run so far.
+        done: usize,
+        /// Tests to run.
+        total: usize,
+    },
+    /// Choosing the cheapest covering set.
     Solve,
-    Verify { done: usize, total: usize },
+    /// Running the replacement on the instrumented build; first reported as `0` of `0`,
+    /// before its tests are built and listed.
+    Verify {
+        /// Tests run so far.
+        done: usize,
+        /// Tests to run (0 until they are listed).
+        total: usize,
+    },
 }
 
 /// Why a replacement failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplaceError {
+    /// Building, listing, profiling or running the tests failed.
     #[error(transparent)]
     Profile(#[from] ProfileError),
+    /// The confinement of the builds and test runs could not be set up.
     #[error("sandbox: {0}")]
     Sandbox(#[from] frugal_sandbox::Error),
+    /// Copying the crate standalone, or instrumenting and building it, failed.
     #[error(transparent)]
     Instrument(#[from] InstrumentError),
+    /// Reading or writing a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The error of the operation.
         source: std::io::Error,
     },
+    /// A test's coverage dump does not end with the end mark (or holds a line that is not a
+    /// goal id), so its goal set is unknown.
     #[error("the coverage dump of `{test}` ({}) is cut short: did the test exit abnormally?", file.display())]
-    Dump { test: String, file: PathBuf },
+    Dump {
+        /// Full libtest name of the test.
+        test: String,
+        /// The dump file.
+        file: PathBuf,
+    },
+    /// The chosen metric has no figure on this host (instructions without a hardware counter or
+    /// cachegrind).
     #[error("{metric} is not measured on this machine: {reason}")]
-    NotMeasured { metric: String, reason: String },
+    NotMeasured {
+        /// The metric's name.
+        metric: String,
+        /// Why the profiler could not measure it.
+        reason: String,
+    },
+    /// No own test passed on both builds with a measured cost, so there is no suite to replace.
     #[error("`{krate}` has no own test that passes (nothing to replace)")]
-    NoOwnTests { krate: String },
+    NoOwnTests {
+        /// The crate's package name.
+        krate: String,
+    },
+    /// The verification run did not reach every required goal.
     #[error(
         "the replacement loses {} goal(s) of the own suite on the instrumented build: {}",
         lost.len(),
         lost.join(", ")
     )]
-    LostGoals { lost: Vec<String> },
+    LostGoals {
+        /// The required goals missed, as `file:line kind label`.
+        lost: Vec<String>,
+    },
+    /// Tests of the replacement did not pass in the verification run; each is
+    /// `kind:target name (outcome)`.
     #[error("tests of the replacement fail on the instrumented build: {}", .0.join(", "))]
     ReplacementFails(Vec<String>),
 }
@@ -208,6 +259,7 @@ impl ReplaceError {
 /// Cost and goals of one suite.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SuiteFigures {
+    /// Tests in the suite: the candidates of one origin, or the kept tests.
     pub tests: usize,
     /// Sum of the tests' costs, in [`Replacement::unit`].
     pub cost: f64,
@@ -224,6 +276,7 @@ pub struct TestEntry {
     pub binary_id: String,
     /// `kind:target`.
     pub binary: String,
+    /// Full libtest name, as `--exact` takes it.
     pub name: String,
     /// `own` or `generated`.
     pub origin: String,
@@ -231,6 +284,7 @@ pub struct TestEntry {
     pub cost: Option<f64>,
     /// Manifest goal ids it covers.
     pub goals: Vec<u32>,
+    /// Whether the cover chose it: part of the replacement.
     pub kept: bool,
     /// Why it is not a candidate, if it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -240,13 +294,19 @@ pub struct TestEntry {
 /// How the cover was found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SolverFigures {
+    /// Whether the cover is proved optimal or found by heuristics.
     pub method: cover::Method,
+    /// Tests the solver could choose from (passed on both builds, with a measured cost).
     pub candidates: usize,
     /// Candidates left after dropping those covering no required goal and the dominated.
     #[serde(default)]
     pub reduced: usize,
+    /// Cost of the greedy start, as the solver charges it (every test at least one unit).
     pub greedy_cost: f64,
+    /// Cost of the chosen cover, as the solver charges it (every test at least one unit, so it
+    /// can exceed `after.cost` of the [`Replacement`]).
     pub cost: f64,
+    /// No cover costs less than this, in the solver's charges; equal to `cost` when exact.
     pub lower_bound: f64,
     /// `(cost - lower_bound) / cost`.
     pub gap: f64,
@@ -255,8 +315,11 @@ pub struct SolverFigures {
 /// What the verification run saw.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verification {
+    /// Tests run: the kept own tests and every test of the cut generated file.
     pub tests_run: usize,
+    /// Goals the replacement must cover.
     pub goals_required: usize,
+    /// Required goals the run covered (all of them in a returned replacement).
     pub goals_reached: usize,
     /// Always empty in a returned replacement (a lost goal is an error).
     pub lost: Vec<String>,
@@ -265,11 +328,15 @@ pub struct Verification {
 /// The answer: a cheaper suite that covers what the own suite covers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Replacement {
+    /// The crate's package name.
     pub krate: String,
+    /// Which measured figure the costs are.
     pub metric: CostMetric,
     /// `metric/source` of the figures summed (`+` joins two).
     pub basis: String,
+    /// Unit of every cost: `ns`, `count` (instructions) or `bytes`.
     pub unit: String,
+    /// Which goals the replacement had to cover.
     pub cover: CoverTarget,
     /// Manifest goals of the crate.
     pub goals_total: usize,
@@ -300,12 +367,16 @@ pub struct Replacement {
     pub generated_needed: Vec<String>,
     /// The cut generated file, when one is needed.
     pub generated_file: Option<PathBuf>,
+    /// How the cover was found.
     pub solver: SolverFigures,
+    /// What the verification run on the instrumented build saw.
     pub verification: Verification,
     /// Every test seen, kept or not, with goals and cost.
     pub tests: Vec<TestEntry>,
     /// `file:line kind label` of every goal some test covers, by id.
     pub goal_keys: BTreeMap<u32, String>,
+    /// For the reader: how the costs were measured (with the profiler's remarks on missing
+    /// hardware counters and on valgrind), and the tests and binaries left out of both suites.
     pub notes: Vec<String>,
 }
 
@@ -755,7 +826,7 @@ fn verify(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 fn assemble(
     cfg: &ReplaceConfig,
     report: &Report,
