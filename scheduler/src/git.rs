@@ -240,16 +240,20 @@ pub fn resolve_commit(repo: &Path, name: &str) -> Result<String, SchedulerError>
         return Err(bad("it contains control characters".into()));
     }
     let rev = format!("{name}^{{commit}}");
-    let out = git(
-        repo,
-        &["rev-parse", "--verify", "--quiet", "--end-of-options", &rev],
-    )
-    .map_err(|e| match e {
-        SchedulerError::Git { message, .. } if !message.starts_with("cannot start git") => {
-            bad("git rev-parse --verify names no commit by it".into())
-        }
-        other => other,
+    let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", &rev];
+    let mut cmd = git_command(repo);
+    cmd.args(args);
+    // Git that could not run (missing, refused by the sandbox, timed out) is a git error; git
+    // that ran and failed says the name is no commit.
+    let out = git_output(repo, &mut cmd, None).map_err(|e| SchedulerError::Git {
+        repo: repo.to_path_buf(),
+        args: args.join(" "),
+        message: format!("git: {e}"),
     })?;
+    if !out.status.success() {
+        return Err(bad("git rev-parse --verify names no commit by it".into()));
+    }
+    let out = String::from_utf8_lossy(&out.stdout);
     let full = out.trim();
     if !matches!(full.len(), 40 | 64) || !full.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(bad(format!(
