@@ -24,6 +24,7 @@ pub struct RunEnvironment {
 }
 
 impl RunEnvironment {
+    /// The spellings of `work` (as given, and canonical when that differs).
     pub fn new(work: &Path) -> Self {
         let mut needles = vec![work.display().to_string()];
         if let Ok(real) = work.canonicalize() {
@@ -77,6 +78,7 @@ struct Seen<'a> {
 }
 
 impl<'a> Watch<'a> {
+    /// Wraps `inner` for the search over `schema`, watching for values named in `env`.
     pub fn new(inner: &'a mut dyn Executor, env: &'a RunEnvironment, schema: &Schema) -> Self {
         Watch {
             inner,

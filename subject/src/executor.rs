@@ -41,6 +41,7 @@ pub const CODE_FILE_LIMIT: u64 = 64 << 20;
 /// Limits and sizes of the pool.
 #[derive(Debug, Clone)]
 pub struct ExecConfig {
+    /// Harness processes run side by side (at least one is started); defaults to the cores available.
     pub workers: usize,
     /// Longest a single test may take, wall clock.
     pub timeout: Duration,
@@ -95,9 +96,13 @@ impl Default for ExecConfig {
 /// What went wrong and how often, for the summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecStats {
+    /// Tests sent to harnesses, crashed and timed out ones included.
     pub executions: u64,
+    /// Tests that killed their harness process (not by timeout).
     pub crashes: u64,
+    /// Tests that ran past [`ExecConfig::timeout`].
     pub timeouts: u64,
+    /// Harness processes stopped and replaced, after a crash or a timeout.
     pub restarts: u64,
     /// Tests answered with the result of an earlier run instead of running (see `repeats`).
     pub repeats: u64,
@@ -106,8 +111,11 @@ pub struct ExecStats {
 /// What [`ExecutorPool::judge`] ran: the unmutated runs, then per mutant the runs of its
 /// tests, in the order asked.
 pub struct Judged {
+    /// Results of every test with every mutant off, state observed, in the order given.
     pub baseline: Vec<ExecResult>,
+    /// Per mutant, in the order asked, the results of its tests.
     pub mutated: Vec<Vec<ExecResult>>,
+    /// Tests run in all: the baseline plus every mutant's.
     pub executions: u64,
 }
 
@@ -129,6 +137,7 @@ pub struct ExecutorPool {
     /// Parts sent by [`Executor::start`] whose results [`Executor::finish`] has yet to collect.
     started: Vec<Started>,
     repeats: Repeats,
+    /// What went wrong and how often, since the pool was made.
     pub stats: ExecStats,
 }
 
@@ -185,6 +194,7 @@ const LOST_GRACE: Duration = Duration::from_millis(20);
 const STDERR_KEEP: usize = 8 << 10;
 
 impl ExecutorPool {
+    /// A pool that runs `binary` (the built harness) with `config`; no process starts until tests are sent.
     pub fn new(binary: PathBuf, config: ExecConfig) -> Self {
         let n = config.workers.max(1);
         ExecutorPool {

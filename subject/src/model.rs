@@ -63,7 +63,9 @@ impl ApiModel {
 /// (`date`, `meta::size`) and its file relative to the crate directory (`src/date.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Home {
+    /// Module path from the crate root, without the crate name (`date`, `meta::size`).
     pub module: String,
+    /// The module's file, relative to the crate directory (`src/date.rs`).
     pub file: String,
 }
 
@@ -71,8 +73,11 @@ pub struct Home {
 /// `const`), `&krate::HTTP` for a `&'static` parameter (either).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CrateValue {
+    /// Public path a test names it by (`krate::HTTP`).
     pub path: String,
+    /// Its type: the struct or enum it is a value of.
     pub ty: Ty,
+    /// A `static` rather than a `const`: it can only be borrowed (`&krate::X`), never moved.
     pub is_static: bool,
     /// Declared as a reference to its type (`const SET: &AsciiSet = &..`): the value is a
     /// `&'static` borrow already and is never moved out.
@@ -92,7 +97,12 @@ pub enum Ty {
     /// `String`.
     String,
     /// `&T` or `&mut T` (lifetimes dropped).
-    Ref { mutable: bool, inner: Box<Ty> },
+    Ref {
+        /// `&mut T` rather than `&T`.
+        mutable: bool,
+        /// The borrowed type.
+        inner: Box<Ty>,
+    },
     /// `[T]` (only meaningful behind a reference).
     Slice(Box<Ty>),
     /// `Vec<T>`.
@@ -104,7 +114,12 @@ pub enum Ty {
     /// `(A, B, ...)`.
     Tuple(Vec<Ty>),
     /// A crate struct or enum by its public path, e.g. `my_crate::shapes::Circle`.
-    Adt { path: String, args: Vec<Ty> },
+    Adt {
+        /// Public path of the type.
+        path: String,
+        /// Its generic arguments, in order; empty for a non-generic type.
+        args: Vec<Ty>,
+    },
     /// Anything else, kept as source text for messages (`Box<dyn Fn()>`, `HashMap<K, V>`, ...).
     Other(String),
 }
@@ -136,9 +151,17 @@ pub enum CallableKind {
     /// A free function: called as `path(args)`.
     Free,
     /// A method with a receiver on `self_ty`: called as `recv.name(args)`.
-    Method { self_ty: Ty, receiver: Receiver },
+    Method {
+        /// The type the method is implemented on.
+        self_ty: Ty,
+        /// How it takes `self`.
+        receiver: Receiver,
+    },
     /// An associated function without receiver: called as `SelfTy::name(args)`.
-    Assoc { self_ty: Ty },
+    Assoc {
+        /// The type the function is associated with.
+        self_ty: Ty,
+    },
 }
 
 /// One public callable.
@@ -149,6 +172,7 @@ pub struct Callable {
     pub path: String,
     /// The bare name (`push`).
     pub name: String,
+    /// Free function, method or associated function, with what calling it needs.
     pub kind: CallableKind,
     /// Parameters without the receiver, generics already instantiated.
     pub params: Vec<Param>,
@@ -156,6 +180,7 @@ pub struct Callable {
     pub ret: Option<Ty>,
     /// Source file relative to the crate root, and 1-based line of the `fn`.
     pub file: String,
+    /// 1-based line of the `fn` in `file`.
     pub line: usize,
     /// The concrete types chosen for generic parameters, for display (`T = i32`).
     pub instantiation: Vec<(String, Ty)>,
@@ -217,6 +242,7 @@ pub enum Consume {
 pub struct Param {
     /// Source name, or `arg{i}` for patterns.
     pub name: String,
+    /// Its type, generics already instantiated (for a closure parameter, see `closure`).
     pub ty: Ty,
     /// The type comes from a generic stand-in (`V`, `&[T]`, `impl Into<u64>`): a call infers
     /// it from the argument, so an emitted literal must carry its type (`5u64`, not `5`).
@@ -236,6 +262,7 @@ pub struct Param {
 /// The shape of a closure parameter: what the call writes for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClosureParam {
+    /// Which closure trait bounds the parameter.
     pub kind: ClosureKind,
     /// Number of arguments the closure takes (each ignored, `_`).
     pub arity: usize,
@@ -251,16 +278,22 @@ pub struct ClosureParam {
 /// (`&T`, `&mut T`: read as `*e`), and its integer type (what it is compared with).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClosureKey {
+    /// Position of the argument among the closure's arguments (0-based).
     pub arg: usize,
+    /// The argument is a borrow (`&T`, `&mut T`), read as `*e` in the comparison.
     pub borrowed: bool,
+    /// The argument's integer type (as a [`Ty::Prim`]).
     pub ty: Ty,
 }
 
 /// Which closure trait the parameter is bounded by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClosureKind {
+    /// Bounded by `Fn`.
     Fn,
+    /// Bounded by `FnMut`.
     FnMut,
+    /// Bounded by `FnOnce`.
     FnOnce,
 }
 
@@ -269,6 +302,7 @@ pub enum ClosureKind {
 pub struct TypeDef {
     /// Public path (`my_crate::shapes::Circle`).
     pub path: String,
+    /// Struct or enum, with its fields or variants.
     pub kind: TypeKind,
     /// Derived or implemented traits that matter: `Clone`, `Copy`, `Debug`, `Default`,
     /// `PartialEq`, `Display`, `FromStr`, ...
@@ -288,41 +322,57 @@ pub struct TypeDef {
 pub enum TypeKind {
     /// A struct; `fields` is `Some` only when every field is public (a literal can build it).
     Struct {
+        /// Fields in declaration order; `None` when any is private.
         fields: Option<Vec<Field>>,
+        /// A tuple struct (`S(a, b)`): fields are positional, named `"0"`, `"1"`, ...
         tuple: bool,
     },
     /// An enum with its variants.
-    Enum { variants: Vec<Variant> },
+    Enum {
+        /// Variants in declaration order.
+        variants: Vec<Variant>,
+    },
 }
 
 /// A named (or positional, `name = "0"`) field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Field {
+    /// Field name, or its position for a tuple struct or tuple variant (`"0"`).
     pub name: String,
+    /// Declared type of the field, lowered (generic parameters still by name; unlowerable types as [`Ty::Other`]).
     pub ty: Ty,
 }
 
 /// An enum variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Variant {
+    /// The variant's name, without the enum's path.
     pub name: String,
+    /// Its fields, if any.
     pub shape: VariantShape,
 }
 
 /// How a variant is built.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum VariantShape {
+    /// No fields: `E::A`.
     Unit,
+    /// Positional fields, in order: `E::A(x, y)`.
     Tuple(Vec<Ty>),
+    /// Named fields: `E::A { x, y }`.
     Struct(Vec<Field>),
 }
 
 /// Literal constants of the crate, deduplicated, for seeding values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConstantPool {
+    /// Integer literals (bytes included), with their sign when negated; distinct, capped in number.
     pub ints: Vec<i128>,
+    /// Float literals, with their sign when negated; distinct by bit pattern, capped in number.
     pub floats: Vec<f64>,
+    /// Non-empty string literals (and UTF-8 byte strings) up to a length cap; distinct, capped in number.
     pub strings: Vec<String>,
+    /// Char literals; distinct, capped in number.
     pub chars: Vec<char>,
 }
 

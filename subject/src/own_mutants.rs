@@ -21,23 +21,41 @@ const MAX_OUTCOMES_BYTES: u64 = 64 << 20;
 /// Why there are no survivors to aim at.
 #[derive(Debug, thiserror::Error)]
 pub enum OwnMutantsError {
+    /// cargo-mutants is not installed (cargo has no `mutants` command).
     #[error(
         "cargo-mutants is not installed for the cargo frugal runs (`cargo install --locked cargo-mutants`)"
     )]
     NotInstalled,
+    /// cargo-mutants ran past its time limit.
     #[error("cargo mutants did not finish within {seconds} s")]
-    Timeout { seconds: u64 },
+    Timeout {
+        /// The limit, in seconds.
+        seconds: u64,
+    },
+    /// cargo-mutants left no usable `outcomes.json`.
     #[error("cargo mutants wrote no outcomes ({why})")]
-    NoOutcomes { why: String },
+    NoOutcomes {
+        /// Its stderr's tail, or what is wrong with the file.
+        why: String,
+    },
+    /// The crate's own suite fails without mutants: no mutant can be judged.
     #[error("the crate's own suite failed cargo-mutants' baseline run: {why}")]
-    Baseline { why: String },
+    Baseline {
+        /// What cargo-mutants reported of the baseline run.
+        why: String,
+    },
+    /// cargo failed to run.
     #[error("{0}")]
     Cargo(#[from] frugal_cargo::CargoError),
+    /// The outcomes file could not be read or parsed.
     #[error("{0}")]
     Outcomes(#[from] crate::survivors::SurvivorsError),
+    /// A file or directory of the run could not be made or read.
     #[error("{what}: {source}")]
     Io {
+        /// What was being done (`create DIR`, ...).
         what: String,
+        /// The I/O error.
         source: std::io::Error,
     },
 }

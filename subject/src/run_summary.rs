@@ -17,14 +17,18 @@ use crate::strong::MutationScore;
 /// Covered and total goals of one kind.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GoalCount {
+    /// Goals of this kind the emitted suite covers.
     pub covered: usize,
+    /// Goals of this kind the run counts.
     pub total: usize,
 }
 
 /// The share of public callables the harness drives, and why the rest are left out.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CallableSupport {
+    /// Public callables the harness drives (registry calls, keyed variants not counted).
     pub supported: usize,
+    /// All public callables: those driven plus those left out by the analysis or the registry.
     pub total: usize,
     /// Reason -> number of callables.
     pub reasons: BTreeMap<String, usize>,
@@ -35,41 +39,55 @@ pub struct CallableSupport {
 /// Everything a run reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSummary {
+    /// The crate's library name (dashes as underscores).
     pub krate: String,
+    /// The search algorithm's name.
     pub algorithm: String,
     /// The archive's rule when `--archive` chose one other than the algorithm's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<String>,
+    /// The search's random seed: the same seed, crate and budget repeat the run.
     pub seed: u64,
+    /// The search budget as configured, displayed (`60s`, ...).
     pub budget: String,
-    pub goals: BTreeMap<String, GoalCount>,
     /// Goals covered by the emitted suite (after minimisation), by kind.
+    pub goals: BTreeMap<String, GoalCount>,
+    /// The share of public callables the harness drives, and the reasons for the rest.
     pub callables: CallableSupport,
     /// Tests the search evaluated (its budget counts them), repeats included.
     pub executions: u64,
+    /// `executions` per second of search wall time.
     pub executions_per_second: f64,
     /// Of `executions`, tests answered with the result of an earlier run: identical to it, or
     /// starting with its statements up to the one where it stopped.
     pub repeats: u64,
+    /// Tests that crashed their harness process (not counting timeouts).
     pub crashes: u64,
+    /// Tests that ran past the per-test timeout.
     pub timeouts: u64,
+    /// Tests in the emitted suite (kept by verification).
     pub tests_emitted: usize,
     /// Sums over the emitted tests of the proxies I1..I7 (loop cycles, covered calls, test
     /// calls, allocations, covered statements, test statements, test length).
     pub suite_proxies: [u64; 7],
     /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises (\[adynamosa\]).
     pub suite_proxy_total: u64,
+    /// Tests verification dropped, with the reason.
     pub tests_dropped: Vec<DroppedTest>,
     /// Kept tests whose assertions on values that differ between runs (an address, an inode, a
     /// path under `HOME`) verification turned into comments, with how many each lost.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub assertions_not_reproducible: BTreeMap<String, usize>,
+    /// Items or sites the instrumenter left without probes ([`crate::manifest::Manifest::skipped`]).
     pub uninstrumented: usize,
+    /// Wall time of each phase.
     pub seconds: Timings,
+    /// The suite file written to the output directory.
     pub output: PathBuf,
     /// The suite's test model (`frugal_generated.model.json` next to `output`): the verified
     /// tests by stable operation keys, which [`RunOptions::seed_model`] reads back.
     pub model: PathBuf,
+    /// Where `--write` put the suite in the crate, if it did.
     pub written_to_crate: Option<PathBuf>,
     /// Module files `--write` appended a home's invocation to (in-module placement).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -117,7 +135,9 @@ pub struct MeasuredCost {
     pub unit: String,
     /// Where the figure comes from: `hardware-perf`, `software-perf`, `cachegrind`, ...
     pub source: String,
+    /// Tests the profiler measured.
     pub tests_measured: usize,
+    /// Tests it could not measure (not counted in `total`).
     pub tests_unmeasured: usize,
     /// Wall time the measurement took (its build and the runs).
     pub seconds: f64,
@@ -133,7 +153,9 @@ pub struct MeasuredCost {
 /// The goals one emitted test covers.
 #[derive(Debug, Clone, Serialize)]
 pub struct TestGoals {
+    /// The test function's name.
     pub name: String,
+    /// Ids of the goals it covers (indices into [`RunSummary::goal_info`]).
     pub goals: Vec<u32>,
     /// The test's performance proxies I1..I7, by name.
     pub proxies: BTreeMap<String, u64>,
@@ -170,18 +192,26 @@ pub struct Seeding {
 /// A test verification (or, in [`Seeding::dropped`], resolution) dropped.
 #[derive(Debug, Clone, Serialize)]
 pub struct DroppedTest {
+    /// The test's name.
     pub name: String,
+    /// Why it was dropped.
     pub reason: String,
 }
 
 /// Wall time per phase, in seconds.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Timings {
+    /// Analysing the crate's API.
     pub analyse: f64,
+    /// Making and checking the instrumented copy.
     pub instrument: f64,
+    /// Building the harness (and the verification preflight).
     pub build_harness: f64,
+    /// The search itself.
     pub search: f64,
+    /// Minimising the archive's tests and splitting conflicting ones.
     pub minimise: f64,
+    /// Verifying the emitted suite against the uninstrumented crate.
     pub verify: f64,
 }
 

@@ -28,24 +28,31 @@ pub const MODEL_FILE: &str = "frugal_generated.model.json";
 /// The tests of one emitted suite, by stable operation keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteModel {
+    /// The file format's version: [`MODEL_VERSION`] when written.
     pub version: u32,
     /// The library's name as used in paths (`ApiModel::crate_name`).
     pub krate: String,
+    /// The suite's tests, in the emitted file's order.
     pub tests: Vec<ModelTest>,
 }
 
 /// One test of the suite, named as in the emitted file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelTest {
+    /// The test function's name in the emitted file.
     pub name: String,
+    /// Its statements, in order; each one's result is referred to by its index.
     pub stmts: Vec<ModelStmt>,
 }
 
 /// One statement: the operation's key, earlier statements as arguments, the literal if any.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelStmt {
+    /// The operation's stable key (`call numeric::gcd(u64, u64) -> u64`).
     pub op: String,
+    /// The arguments: indices of earlier statements of the same test.
     pub args: Vec<u32>,
+    /// The literal the statement produces, for a value operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<ModelValue>,
 }
@@ -55,10 +62,15 @@ pub struct ModelStmt {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelValue {
+    /// An integer of any width, as `i128`.
     Int(i128),
+    /// A float as text that reads back to the same bits.
     Float(String),
+    /// A `bool`.
     Bool(bool),
+    /// A `char`.
     Char(char),
+    /// A string.
     Str(String),
 }
 
@@ -75,25 +87,40 @@ pub struct Resolved {
 /// `source`, so `{:#}` does not print it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// The model file could not be read.
     #[error("cannot read the test model {path}: {error}")]
     Read {
+        /// The model file.
         path: PathBuf,
+        /// The I/O error.
         error: std::io::Error,
     },
+    /// The model file could not be written.
     #[error("cannot write the test model {path}: {error}")]
     Write {
+        /// The model file.
         path: PathBuf,
+        /// The I/O error.
         error: std::io::Error,
     },
+    /// The text is not a test model's JSON.
     #[error("{origin} is not a frugal test model: {error}")]
     Json {
+        /// Where the text came from (a path, or a description), for the message.
         origin: String,
+        /// The JSON error.
         error: serde_json::Error,
     },
+    /// A test model of another format version than [`MODEL_VERSION`].
     #[error(
         "{origin} is a test model of version {found}; this frugal reads version {MODEL_VERSION}"
     )]
-    Version { origin: String, found: u32 },
+    Version {
+        /// Where the text came from, for the message.
+        origin: String,
+        /// The version the model says it has.
+        found: u32,
+    },
 }
 
 impl SuiteModel {

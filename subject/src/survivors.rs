@@ -48,16 +48,24 @@ pub struct Survivor {
 /// An outcomes file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SurvivorsError {
+    /// The outcomes file could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
+        /// The file, as given.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The file is not cargo-mutants' `outcomes.json` as this reader knows it.
     #[error("{path} is not cargo-mutants' outcomes.json (line {line}, column {column}: {problem})")]
     Format {
+        /// The file, as given.
         path: String,
+        /// 1-based line of the JSON problem.
         line: usize,
+        /// 1-based column of the JSON problem.
         column: usize,
+        /// What the JSON parser said.
         problem: String,
     },
 }
@@ -227,14 +235,20 @@ fn replaced_operator(name: &str) -> Option<&str> {
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     /// An emitted test fails on it.
-    Killed { test: String },
+    Killed {
+        /// The name of the first test found that fails on it.
+        test: String,
+    },
     /// frugal's counterpart is infected but no emitted test tells it apart within the
     /// budget: possibly equivalent.
     PossiblyEquivalent,
     /// No emitted test reaches frugal's counterpart.
     NotReached,
     /// frugal has no mutant of this kind here; `reached_by` is a test running its line.
-    NoCounterpart { reached_by: Option<String> },
+    NoCounterpart {
+        /// A test running the survivor's line, if any.
+        reached_by: Option<String>,
+    },
     /// In code the run's features compile out (`#[cfg(feature = "serde")]`): no test of this
     /// build can reach it, so cargo-mutants' "missed" says nothing about the suite.
     NotCompiled,
@@ -243,7 +257,9 @@ pub enum Verdict {
 /// A survivor and its verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SurvivorVerdict {
+    /// cargo-mutants' name of the survivor ([`Survivor::name`]).
     pub name: String,
+    /// What became of it.
     #[serde(flatten)]
     pub verdict: Verdict,
 }
@@ -251,11 +267,17 @@ pub struct SurvivorVerdict {
 /// The verdicts on the own suite's survivors, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SurvivorReport {
+    /// Survivors judged, all of them.
     pub survivors: usize,
+    /// Of them, killed by an emitted test.
     pub killed: usize,
+    /// Of them, possibly equivalent: infected but not told apart.
     pub possibly_equivalent: usize,
+    /// Of them, with a counterpart no emitted test reaches.
     pub not_reached: usize,
+    /// Of them, without a counterpart among frugal's mutants.
     pub no_counterpart: usize,
+    /// Of them, in code the run's features compile out.
     pub not_compiled: usize,
     /// The first [`LISTED`] verdicts, killed ones first.
     pub verdicts: Vec<SurvivorVerdict>,
@@ -263,15 +285,20 @@ pub struct SurvivorReport {
 
 /// One emitted test as the report needs it: its name, the goals it covers, what it kills.
 pub struct TestView<'a> {
+    /// The test function's name.
     pub name: &'a str,
+    /// Ids of the goals it covers (the run's goal ids, as in `goals`).
     pub covers: &'a BTreeSet<u32>,
+    /// Ids of frugal's own mutant goals it kills.
     pub kills: &'a BTreeSet<u32>,
 }
 
 /// What the run saw beside the kept tests: the mutants some execution infected (weakly
 /// killed), and which code its features compile out.
 pub struct RunSeen<'a> {
+    /// Ids of the mutant goals some execution of the run infected.
     pub infected: &'a BTreeSet<u32>,
+    /// Whether a line (file relative to the crate root, 1-based line) is compiled out.
     pub compiled_out: &'a dyn Fn(&str, usize) -> bool,
 }
 

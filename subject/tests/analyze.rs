@@ -643,7 +643,7 @@ fn every_unsupported_reason_is_reported() {
 }
 
 #[test]
-#[allow(clippy::approx_constant, reason = "the fixture holds the literal 3.14")]
+#[expect(clippy::approx_constant, reason = "the fixture holds the literal 3.14")]
 fn constants_come_from_code_and_match_patterns() {
     let m = model("analyze_generics");
     let k = &m.constants;

@@ -8,18 +8,37 @@ use std::path::PathBuf;
 /// Why a crate could not be analysed at all.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
+    /// The crate's `Cargo.toml` could not be read.
     #[error("failed to read {path}: {source}")]
     Read {
+        /// The manifest's path.
         path: PathBuf,
+        /// The I/O error reading it.
         #[source]
         source: std::io::Error,
     },
+    /// The crate's `Cargo.toml` is not valid TOML, or names neither a package nor a library.
     #[error("failed to parse manifest {path}: {message}")]
-    Manifest { path: PathBuf, message: String },
+    Manifest {
+        /// The manifest's path.
+        path: PathBuf,
+        /// What is wrong with it, for the user.
+        message: String,
+    },
+    /// The manifest names no `[lib] path`, there is no `src/lib.rs`, and no binary root stands in.
     #[error("failed to find a library target in {path}: no [lib] path and no src/lib.rs")]
-    NoLibrary { path: PathBuf },
+    NoLibrary {
+        /// The manifest's path.
+        path: PathBuf,
+    },
+    /// The library root file is missing or does not parse as Rust.
     #[error("failed to parse the library root {path}: {message}")]
-    RootParse { path: PathBuf, message: String },
+    RootParse {
+        /// The root file's path.
+        path: PathBuf,
+        /// Why it could not be read or parsed.
+        message: String,
+    },
 }
 
 /// A problem that cost part of the model: a module file missing or failing to parse.
@@ -27,6 +46,7 @@ pub enum AnalyzeError {
 pub struct AnalyzeWarning {
     /// File relative to the crate directory (the module file, or the file declaring it).
     pub file: String,
+    /// What went wrong with that file (read or parse error).
     pub message: String,
 }
 

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 /// The model and what the analysis had to skip on the way.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
+    /// The crate's API model.
     pub model: ApiModel,
     /// Module files missing or failing to parse; their items are absent from the model.
     pub warnings: Vec<AnalyzeWarning>,

@@ -20,10 +20,12 @@ use crate::model::{ApiModel, Ty, TypeKind};
 pub enum Scheme {
     /// Integers: negative (signed types only), zero, positive.
     Int {
+        /// A signed type: it has a negative class.
         signed: bool,
     },
     /// Floats: negative, zero, positive, NaN or infinite.
     Float,
+    /// `bool`: false, true.
     Bool,
     /// Characters: alphabetic, digit (`char::is_numeric`), other.
     Char,

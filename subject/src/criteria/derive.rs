@@ -29,6 +29,7 @@ impl Discovered {
         self.labels.contains_key(&goal)
     }
 
+    /// The label of panic slot `goal`: the location and the first message seen there, once found.
     pub fn label(&self, goal: u32) -> Option<&str> {
         self.labels.get(&goal).map(String::as_str)
     }
@@ -38,6 +39,7 @@ impl Discovered {
         self.labels.len()
     }
 
+    /// Whether no location has been found.
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
@@ -58,6 +60,7 @@ struct Deriver<'a> {
 }
 
 impl<'a> DerivingExecutor<'a> {
+    /// Wraps `inner`, deriving `plan`'s goals from each result; nothing is found yet.
     pub fn new(inner: &'a mut dyn Executor, plan: &'a Plan) -> Self {
         DerivingExecutor {
             inner,
@@ -75,6 +78,7 @@ impl<'a> DerivingExecutor<'a> {
         self.goals.frozen = true;
     }
 
+    /// The panic locations found so far, by slot.
     pub fn discovered(&self) -> &Discovered {
         &self.goals.found
     }

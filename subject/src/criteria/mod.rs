@@ -99,6 +99,7 @@ impl Default for Criteria {
 }
 
 impl Criteria {
+    /// Whether criterion `kind` is selected.
     pub fn has(&self, kind: GoalKind) -> bool {
         self.0.contains(&kind)
     }
@@ -186,13 +187,18 @@ pub const LINE_SPAN: usize = 8;
 /// One goal as the search numbers it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GoalInfo {
+    /// The search's id: the goal's index in [`Plan::goals`].
     pub id: u32,
+    /// The criterion it belongs to (serialized by name).
     #[serde(serialize_with = "kind_name")]
     pub kind: GoalKind,
+    /// The search id of its nearest enclosing goal the run keeps; `None` for roots.
     pub parent: Option<u32>,
     /// Where to look: the goal's line, or the callable's `fn` line for derived goals.
     pub file: String,
+    /// The 1-based line in `file`.
     pub line: usize,
+    /// Human-readable description (`if true`, `returns`, a panic slot, ...).
     pub label: String,
     /// The manifest goal behind it, for probe goals.
     pub manifest: Option<u32>,
@@ -217,6 +223,7 @@ pub(crate) struct OpGoals {
 /// Every goal of a run, numbered for the search, and how derived goals are computed.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// Every goal, indexed by search id.
     pub goals: Vec<GoalInfo>,
     /// Manifest id -> search id, `None` for goals of unselected criteria.
     pub(crate) from_manifest: Vec<Option<u32>>,
@@ -405,7 +412,6 @@ impl Plan {
         out
     }
 
-    /// The label of a goal, with panic slots named by the location found.
     /// The selected weak-mutation goals: (manifest id, the probe's name of the mutant; search
     /// id).
     pub(crate) fn mutants(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
@@ -416,6 +422,7 @@ impl Plan {
             .filter(|&(_, search)| self.goals[search as usize].kind.is_mutant())
     }
 
+    /// The label of a goal, with panic slots named by the location found.
     pub fn label(&self, id: u32, found: &Discovered) -> String {
         found
             .label(id)

@@ -36,6 +36,7 @@ impl TestHome {
         }
     }
 
+    /// The module the test must be compiled in, when it is one.
     pub fn module(&self) -> Option<&Home> {
         match self {
             TestHome::Module(h) => Some(h),

@@ -13,8 +13,11 @@ use rand::SeedableRng;
 /// A test with the goals it must keep covering.
 #[derive(Debug, Clone)]
 pub struct Kept {
+    /// The minimised test.
     pub test: TestCase,
+    /// Its execution's result.
     pub result: ExecResult,
+    /// Search goal ids it must keep covering.
     pub goals: BTreeSet<u32>,
     /// The mutants it kills (strong mutation, `crate::strong`), by search goal id; filled in
     /// after minimisation.

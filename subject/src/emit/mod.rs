@@ -66,6 +66,7 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// The placement's name on the command line and in messages (`tests`, `in-crate`).
     pub fn name(self) -> &'static str {
         match self {
             Placement::Tests => "tests",

@@ -15,7 +15,9 @@ use crate::model::{ApiModel, CallableKind, Ty};
 /// One test ready to be written: its name and its text.
 #[derive(Debug, Clone)]
 pub struct RenderedTest {
+    /// The test fn's name.
     pub name: String,
+    /// The test fn's source text.
     pub text: String,
     /// The module it must be compiled in (in-module placement).
     pub home: super::home::TestHome,

@@ -16,12 +16,15 @@ use frugal_sandbox::Policy;
 pub struct Verified {
     /// The final file text (only passing tests).
     pub text: String,
+    /// Names of the tests kept, in file order.
     pub kept: Vec<String>,
     /// Dropped tests with the reason.
     pub dropped: Vec<(String, String)>,
     /// The dropped tests' text, each preceded by a comment with the reason, for inspection.
     pub dropped_text: String,
+    /// Wall time of the test builds, all rounds.
     pub build_time: Duration,
+    /// Wall time of the test runs, all rounds.
     pub run_time: Duration,
     /// Test builds it took: one, plus one per round that dropped tests which did not compile
     /// or edited tests (tests dropped for failing at run time are skipped in the same binary).
@@ -30,24 +33,35 @@ pub struct Verified {
     pub loosened: BTreeMap<String, usize>,
 }
 
+/// Why verification (or the preflight) could not judge the tests.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// The crate could not be copied for verification, or a link was found where a file is written.
     #[error("failed to copy the crate into {path}: {source}")]
     Copy {
+        /// The file or directory.
         path: PathBuf,
+        /// What went wrong.
         source: crate::instrument::InstrumentError,
     },
+    /// A file or directory of the verification copy could not be read or written.
     #[error("failed to prepare the verification copy in {path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The test binary could not be started or confined.
     #[error("failed to run the tests: {0}")]
     Run(std::io::Error),
+    /// cargo failed to run or timed out.
     #[error(transparent)]
     Cargo(#[from] frugal_cargo::CargoError),
+    /// The crate itself does not build with the tests' target, or cannot hold them: the message says why.
     #[error("{0}")]
     CrateBroken(String),
+    /// A run of the test binary did not finish within the limit given.
     #[error("the test binary did not finish within {0:?}")]
     Hung(Duration),
 }
@@ -62,6 +76,7 @@ const ALONE_LIMIT: Duration = Duration::from_secs(30);
 /// How the emitted file is built: where it goes and with which cargo flags.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
+    /// Where the emitted tests go in the crate.
     pub placement: Placement,
     /// Extra `cargo test` arguments (`--all-features`, `--features a,b`).
     pub cargo_args: Vec<String>,

@@ -21,22 +21,34 @@ use registry::{OpCode, Registry};
 /// A built harness binary and the operations it serves.
 #[derive(Debug)]
 pub struct Harness {
+    /// The built harness executable.
     pub binary: PathBuf,
+    /// The operations it serves, by the ids its dispatch table uses.
     pub registry: Registry,
 }
 
 /// Why the harness could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
+    /// A harness source file could not be written.
     #[error("failed to write the harness into {path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// cargo failed to run or timed out.
     #[error(transparent)]
     Cargo(#[from] frugal_cargo::CargoError),
+    /// The harness does not compile, even after dropping the operations the compiler blamed.
     #[error("the harness for {krate} does not compile:\n{errors}")]
-    Compile { krate: String, errors: String },
+    Compile {
+        /// The crate's name.
+        krate: String,
+        /// The compiler's first errors, or why dropping operations stopped.
+        errors: String,
+    },
 }
 
 const DISPATCH_MOD: &str = "__frugal_dispatch";

@@ -35,17 +35,25 @@ pub enum OpCode {
     /// `Path { field: a, ... }` or `Path(a, ...)` for a struct whose fields are all public.
     /// `args`: the type arguments of a generic struct, rendered as a turbofish.
     StructLit {
+        /// The struct's path, as a test names it.
         path: String,
+        /// Field names in order (positions `"0"`, `"1"`, ... for a tuple struct).
         fields: Vec<String>,
+        /// A tuple struct: written `Path(a, ...)`.
         tuple: bool,
+        /// Type arguments of a generic struct, for the turbofish; empty otherwise.
         args: Vec<Ty>,
     },
     /// `Enum::Variant`, `Enum::Variant(a, ...)` or `Enum::Variant { f: a }`; `args` as for
     /// `StructLit` (`Either::<i32, i32>::Left(a)`: the other side is not inferred).
     Variant {
+        /// The variant's path, `Enum::Variant`.
         path: String,
+        /// Field names of a struct variant; empty for unit and tuple variants.
         fields: Vec<String>,
+        /// A unit or tuple variant: written without braces.
         tuple: bool,
+        /// Type arguments of a generic enum, for the turbofish; empty otherwise.
         args: Vec<Ty>,
     },
     /// `x.to_string()` for a type implementing `Display`: reaches `fmt` bodies, which take a
@@ -63,11 +71,21 @@ pub enum OpCode {
     HashOf(Ty),
     /// A crate's `const` or `static` by path: `krate::HTTP`, or `&krate::HTTP` (`borrowed`) for
     /// a `&'static` parameter.
-    CrateValue { path: String, borrowed: bool },
+    CrateValue {
+        /// The value's public path.
+        path: String,
+        /// Passed as `&path` to a `&'static` parameter.
+        borrowed: bool,
+    },
     /// A std value built from integers or a string (`Duration::new(s, n)`, `UNIX_EPOCH +
     /// Duration::from_secs(s)`, `PathBuf::from(s)`): `template` with `{0}`, `{1}`, ... standing
     /// for the arguments, the same text in the harness and in emitted tests.
-    StdValue { ty: Ty, template: String },
+    StdValue {
+        /// The std type built.
+        ty: Ty,
+        /// The construction, with `{0}`, `{1}`, ... for the arguments.
+        template: String,
+    },
 }
 
 /// Reason for callables left out because their results differ run to run.
@@ -89,6 +107,7 @@ pub type ParamSlot = (Ty, Pass, Ty);
 /// One operation with its signature over pool types.
 #[derive(Debug, Clone)]
 pub struct Op {
+    /// What the operation does.
     pub code: OpCode,
     /// Pool type and passing mode per parameter; for calls the receiver comes first. The
     /// parameter's source type is kept to render the right borrow (`&str` from a `String`).
@@ -97,6 +116,7 @@ pub struct Op {
     pub ret: Option<Ty>,
     /// The call's full return type, kept for summaries even when the pool cannot hold it.
     pub ret_source: Option<Ty>,
+    /// The operation's name in the schema and in messages: a callable's path, a type's rendering, ...
     pub name: String,
     /// A call whose predicate closures compare their key argument ([`crate::model::ClosureKey`])
     /// with the value in their slot instead of returning it: a second op of the same callable.
@@ -106,7 +126,9 @@ pub struct Op {
 /// Operations and pool types of one crate.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
+    /// Every operation; its index is its id in the schema and the harness's dispatch table.
     pub ops: Vec<Op>,
+    /// Every pool type; its index is its type id.
     pub types: Vec<Ty>,
     /// Public callables dropped here (no way to build an argument, ...).
     pub dropped: Vec<Unsupported>,

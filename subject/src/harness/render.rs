@@ -84,6 +84,7 @@ fn ty_in(t: &Ty, krate: &str) -> String {
 /// Number of lines the dispatch source spends before the first op, and per op: used to map
 /// compiler errors back to the op that caused them.
 pub struct DispatchSource {
+    /// The dispatch module's source.
     pub text: String,
     /// First line (1-based) of each op's function.
     pub op_lines: Vec<usize>,

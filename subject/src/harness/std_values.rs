@@ -167,8 +167,11 @@ pub(crate) fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
 
 /// Paths analysis lowers std value types to (see `analyze::types`).
 pub const STD_DURATION: &str = "std::time::Duration";
+/// `SystemTime`: built as `UNIX_EPOCH` plus a `Duration` of two `u32`s (seconds, nanoseconds).
 pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
+/// `PathBuf`: built from a string by one of [`SCRATCH_TEMPLATES`], always inside `frugal-scratch`.
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
+/// `OsString`: built from a `String`.
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
 /// The pseudo-path of `[T; N]`: `Ty::Adt { path: ARRAY, args: [T, Ty::Other("N")] }`, rendered
 /// as the array type.
@@ -176,24 +179,41 @@ pub const ARRAY: &str = "[array]";
 /// Arrays up to this length get one search value per element (`[{0}, {1}, ...]`); longer ones
 /// of a primitive repeat one (`[{0}; 58]`).
 const ARRAY_ELEMENTS: usize = 8;
+/// `Ordering`: the sign of an `i8` (`i8::cmp(&x, &0)`), so every variant is one draw away.
 pub const STD_CMP_ORDERING: &str = "std::cmp::Ordering";
+/// `Wrapping<T>`: wraps a value of `T`.
 pub const STD_WRAPPING: &str = "std::num::Wrapping";
+/// `Ipv4Addr`: from a `u32`, or from four `u8` octets.
 pub const STD_IPV4_ADDR: &str = "std::net::Ipv4Addr";
+/// `Ipv6Addr`: from a `u128`.
 pub const STD_IPV6_ADDR: &str = "std::net::Ipv6Addr";
+/// `IpAddr`: a v4 address from a `u32` or a v6 address from a `u128`.
 pub const STD_IP_ADDR: &str = "std::net::IpAddr";
+/// `SocketAddr`: a v4 or v6 address with a `u16` port.
 pub const STD_SOCKET_ADDR: &str = "std::net::SocketAddr";
+/// `SocketAddrV4`: an address from a `u32` and a `u16` port.
 pub const STD_SOCKET_ADDR_V4: &str = "std::net::SocketAddrV4";
+/// `SocketAddrV6`: an address from a `u128` and a `u16` port (flow info and scope id 0).
 pub const STD_SOCKET_ADDR_V6: &str = "std::net::SocketAddrV6";
 /// Unsized: a parameter or receiver of this type is an `OsString` of the pool, lent.
 pub const STD_OS_STR: &str = "std::ffi::OsStr";
+/// `HashMap<K, V>`: a `Vec<K>` zipped with a `Vec<V>`, the shorter deciding the length.
 pub const STD_HASH_MAP: &str = "std::collections::HashMap";
+/// `BTreeMap<K, V>`: a `Vec<K>` zipped with a `Vec<V>`, the shorter deciding the length.
 pub const STD_BTREE_MAP: &str = "std::collections::BTreeMap";
+/// `HashSet<T>`: collected from a `Vec<T>`.
 pub const STD_HASH_SET: &str = "std::collections::HashSet";
+/// `BTreeSet<T>`: collected from a `Vec<T>`.
 pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
+/// `vec::IntoIter<T>`: the stand-in for iterator bounds, from a `Vec<T>`.
 pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
+/// `Range<T>`: `(a..b)` from two values of `T`.
 pub const STD_RANGE: &str = "std::ops::Range";
+/// `RangeInclusive<T>`: `(a..=b)` from two values of `T`.
 pub const STD_RANGE_INCLUSIVE: &str = "std::ops::RangeInclusive";
+/// `BuildHasherDefault<H>`: with [`STD_DEFAULT_HASHER`], the stand-in for `S: BuildHasher` (see [`build_hasher_default`]).
 pub const STD_BUILD_HASHER_DEFAULT: &str = "std::hash::BuildHasherDefault";
+/// `DefaultHasher`: the hasher argument of [`STD_BUILD_HASHER_DEFAULT`].
 pub const STD_DEFAULT_HASHER: &str = "std::hash::DefaultHasher";
 /// The stand-in for `R: Rng` when the crate depends on rand (see `analyze::bounds`).
 pub const STEP_RNG: &str = "rand::rngs::mock::StepRng";

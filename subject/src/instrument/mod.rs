@@ -106,6 +106,7 @@ pub struct Exclusion {
 pub struct Instrumented {
     /// The copy's root directory (`out_dir/crate`).
     pub root: PathBuf,
+    /// The goals manifest of the copy: what its probes number.
     pub manifest: Manifest,
     /// Line ranges of the instrumented fns.
     pub regions: Vec<Region>,
@@ -114,19 +115,37 @@ pub struct Instrumented {
 /// Why a crate could not be instrumented.
 #[derive(Debug, thiserror::Error)]
 pub enum InstrumentError {
+    /// A file of the crate or the copy could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The crate's `Cargo.toml` could not be parsed or rewritten.
     #[error("{}: {message}", path.display())]
-    Manifest { path: PathBuf, message: String },
+    Manifest {
+        /// The manifest's path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The crate has no library target (the crate directory is given).
     #[error("{}: no library target (no src/lib.rs and no [lib] path)", .0.display())]
     NoLibrary(PathBuf),
+    /// cargo failed to run or timed out.
     #[error(transparent)]
     Cargo(#[from] frugal_cargo::CargoError),
+    /// The copy still does not build after excluding every fn the compiler blamed.
     #[error("the instrumented crate does not build (after {attempts} attempts):\n{messages}")]
-    Build { attempts: usize, messages: String },
+    Build {
+        /// Builds tried.
+        attempts: usize,
+        /// The last build's errors (or its stderr when it reported none).
+        messages: String,
+    },
+    /// The thread rewriting the files panicked.
     #[error("instrumentation thread panicked")]
     Panicked,
 }

@@ -32,8 +32,11 @@ const COMPILED_OUT: &str = "compiled out by cfg";
 /// An instrumented fn's line range, so a compile error can be traced back to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
+    /// Source file relative to the crate root.
     pub file: String,
+    /// First line of the fn item's span, 1-based.
     pub start: usize,
+    /// Last line of the fn item's span, 1-based.
     pub end: usize,
     /// Line of the `fn` keyword, or of a `macro_rules!` whose body is instrumented: what an
     /// [`Exclusion`] names.

@@ -29,15 +29,19 @@ use suite::{Suite, Written, verify_suite, write_suite};
 /// What to run and where to put the result.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// The crate under test: the directory with its `Cargo.toml`.
     pub crate_dir: PathBuf,
     /// Directory for `frugal_generated.rs` and `summary.json`.
     pub out_dir: PathBuf,
     /// Also write the suite to `tests/frugal_generated.rs` in the crate.
     pub write: bool,
+    /// Search algorithm, budget, seed and its other parameters.
     pub search: SearchParams,
+    /// Harness pool sizes and per-test limits.
     pub exec: ExecConfig,
     /// Scratch space (instrumented copy, harness, build cache); defaults to the user cache.
     pub work_dir: Option<PathBuf>,
+    /// How the crate is analysed (features, in-crate placement, ...).
     pub analyze: AnalyzeOptions,
     /// Coverage criteria to search for (default: all).
     pub criteria: Criteria,
@@ -93,11 +97,17 @@ impl RunOptions {
 /// Phases a run goes through, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Phase {
+    /// Analysing the crate's API.
     Analyse,
+    /// Making and building the instrumented copy.
     Instrument,
+    /// Building the harness.
     BuildHarness,
+    /// Searching for tests.
     Search,
+    /// Minimising the tests found.
     Minimise,
+    /// Verifying the emitted suite.
     Verify,
 }
 
@@ -123,7 +133,9 @@ impl std::fmt::Display for Phase {
 
 /// Receives progress of a run.
 pub trait Progress {
+    /// Called when the run enters `phase`.
     fn phase(&mut self, phase: Phase);
+    /// Called after each generation of the search.
     fn generation(&mut self, g: &Generation);
 }
 
@@ -138,30 +150,43 @@ impl Observer for SearchObserver<'_> {
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The crate could not be analysed.
     #[error(transparent)]
     Analyze(#[from] analyze::AnalyzeError),
+    /// The crate could not be instrumented, or its instrumented copy does not build.
     #[error(transparent)]
     Instrument(#[from] instrument::InstrumentError),
+    /// The harness could not be generated or built.
     #[error(transparent)]
     Harness(#[from] harness::HarnessError),
+    /// The verification preflight or the emitted suite's verification failed.
     #[error(transparent)]
     Verify(#[from] verify::VerifyError),
+    /// A file or directory of the run could not be created or written.
     #[error("failed to write {path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The sandbox policy could not be made.
     #[error("cannot confine the crate's code: {0}")]
     Sandbox(#[from] frugal_sandbox::Error),
+    /// No public callable of the crate can be driven: there is nothing to test.
     #[error(
         "{krate} has no public callable the harness can drive ({reasons}); each callable left out, with the compiler's or analysis' detail, is in {}",
         details.display()
     )]
     NothingToCall {
+        /// The crate's name.
         krate: String,
+        /// Why callables were left out, for the message.
         reasons: String,
+        /// The file listing each callable left out.
         details: PathBuf,
     },
+    /// The seed model could not be read or written.
     #[error(transparent)]
     Model(#[from] suite_model::ModelError),
 }

@@ -85,13 +85,23 @@ impl CheckOptions {
 /// Why a check could not say anything about the tests.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
+    /// The suite file does not parse as Rust.
     #[error("the suite is not valid Rust (line {line}): {message}")]
-    Suite { line: usize, message: String },
+    Suite {
+        /// 1-based line of the parse error.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The crate's `Cargo.toml` could not be read or names no library.
     #[error("cannot read the crate's manifest: {0}")]
     Manifest(#[from] crate::analyze::AnalyzeError),
+    /// The check's work directory could not be created.
     #[error("failed to create the work dir {path}: {source}")]
     WorkDir {
+        /// The work directory.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
     /// The crate (or its test profile) does not compile: nothing of the suite can run.
@@ -99,10 +109,18 @@ pub enum CheckError {
         "{krate} does not build (`cargo test` of the suite's target), so no test of the suite \
          can run:\n{errors}"
     )]
-    CrateBroken { krate: String, errors: String },
+    CrateBroken {
+        /// The crate's name.
+        krate: String,
+        /// The compiler's errors.
+        errors: String,
+    },
     /// The suite's lines outside its tests (imports, helpers) do not compile.
     #[error("the suite's code outside its tests does not compile:\n{errors}")]
-    SuiteBroken { errors: String },
+    SuiteBroken {
+        /// The compiler's errors.
+        errors: String,
+    },
     /// Copying, writing, building or running failed for a reason of its own.
     #[error(transparent)]
     Prepare(#[from] VerifyError),
@@ -113,13 +131,29 @@ pub enum CheckError {
 pub enum CheckEvent {
     /// A build of the suite with `tests` tests starts; `round` counts from 1 (later rounds
     /// follow tests that no longer compile).
-    Building { round: usize, tests: usize },
+    Building {
+        /// The build round, from 1.
+        round: usize,
+        /// Tests in the suite being built.
+        tests: usize,
+    },
     /// The suite's first, whole run starts.
-    Running { tests: usize },
+    Running {
+        /// Tests in the run.
+        tests: usize,
+    },
     /// The whole run died (`why`): `tests` tests it did not report run one at a time.
-    OneByOne { tests: usize, why: String },
+    OneByOne {
+        /// Tests to run one at a time.
+        tests: usize,
+        /// Why the whole run died.
+        why: String,
+    },
     /// `failing` tests are re-run before their failures count.
-    Rerunning { failing: usize },
+    Rerunning {
+        /// Failing tests to re-run.
+        failing: usize,
+    },
 }
 
 /// Runs the suite `suite_source` against the crate at `crate_dir` (see the module docs).

@@ -21,9 +21,11 @@ pub struct Report {
 /// One test of the suite and what became of it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct TestReport {
+    /// The test fn's name.
     pub name: String,
     /// The fn's source text as the suite holds it, attributes included.
     pub body: String,
+    /// What the test did against the crate checked.
     pub outcome: Outcome,
 }
 
@@ -35,14 +37,28 @@ pub enum Outcome {
     Passed,
     /// It failed, then passed on a re-run: nondeterminism, not a change. `first` says how it
     /// failed first.
-    Flaky { first: String },
+    Flaky {
+        /// How it failed the first time.
+        first: String,
+    },
     /// The behaviour changed (after the failure held on every re-run).
-    Changed { change: Change },
+    Changed {
+        /// What changed.
+        change: Change,
+    },
     /// The test does not compile any more: the API it calls changed. `item` is the crate item
     /// the failing call names, when the error lets us tell; `error` is the compiler's message.
-    NoLongerCompiles { item: Option<String>, error: String },
+    NoLongerCompiles {
+        /// The crate item the failing call names, when the error tells.
+        item: Option<String>,
+        /// The compiler's message.
+        error: String,
+    },
     /// The test's process died (a signal, an abort, a stack overflow, an unexpected exit).
-    Crashed { detail: String },
+    Crashed {
+        /// How it died, as far as the run tells.
+        detail: String,
+    },
     /// The test did not finish within the per-test timeout.
     TimedOut,
 }
@@ -57,17 +73,32 @@ pub enum Change {
     /// bound to the asserted variable, when there is one); `assertion` is the failing
     /// statement.
     Value {
+        /// What was asserted on: the expression that produced the value.
         subject: String,
+        /// The recorded value.
         expected: String,
+        /// The value the crate checked gives now.
         actual: String,
+        /// The failing assertion statement.
         assertion: String,
     },
     /// A panic where the test recorded none.
-    UnexpectedPanic { message: String },
+    UnexpectedPanic {
+        /// The panic's message.
+        message: String,
+    },
     /// No panic where the test (`#[should_panic]`) recorded one.
-    MissingPanic { expected: Option<String> },
+    MissingPanic {
+        /// The message the test expects, if it names one.
+        expected: Option<String>,
+    },
     /// A panic, but with another message than recorded.
-    PanicMessage { expected: String, actual: String },
+    PanicMessage {
+        /// The recorded message.
+        expected: String,
+        /// The message of the panic now.
+        actual: String,
+    },
 }
 
 impl Outcome {

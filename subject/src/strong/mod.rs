@@ -186,11 +186,13 @@ pub fn infects(plan: &Plan, r: &ExecResult, search: u32) -> bool {
 /// What the strong-mutation runs took, and what they left of the state assertions.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Kills {
+    /// Executions the judgements took.
     pub executions: u64,
     /// Mutants some kept test infects that were not judged: the phase's deadline came first.
     pub unjudged: usize,
     /// State observations of the kept tests before minimisation, and kept after.
     pub state_observed: usize,
+    /// Of `state_observed`, those kept after minimisation.
     pub state_kept: usize,
 }
 
@@ -302,15 +304,18 @@ pub struct MutationScore {
     pub share_of_executions: f64,
     /// Their wall time, with the run that records what the unmutated tests observe.
     pub seconds: f64,
+    /// `executions` per second of `seconds`.
     pub executions_per_second: f64,
     /// With strong-mutation goals: one mutant judged on one test during the search, and how
     /// many of those judgements killed.
     pub search_judged: u64,
+    /// Of `search_judged`, the judgements that killed.
     pub search_killed: u64,
     /// State observations (what `&mut` calls left behind) of the kept tests, and how many of
     /// them are asserted after minimisation: those that kill a mutant nothing else kept in
     /// their test kills.
     pub state_observed: usize,
+    /// Of `state_observed`, those asserted.
     pub state_asserted: usize,
 }
 
@@ -319,6 +324,7 @@ pub struct MutationScore {
 pub struct MutationCost {
     /// The judgement of the emitted tests, and its wall time.
     pub kills: Kills,
+    /// Wall time of that judgement, in seconds.
     pub seconds: f64,
     /// The judgements during the search (strong-mutation goals).
     pub search: PropagateStats,

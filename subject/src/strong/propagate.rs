@@ -57,6 +57,7 @@ pub struct PropagateStats {
     pub killed: u64,
     /// Executions they took (unmutated and mutated runs).
     pub executions: u64,
+    /// Wall time of the judgements, in seconds.
     pub seconds: f64,
 }
 
@@ -82,6 +83,7 @@ pub struct Propagate<'a> {
     /// Manifest ids of the mutants some test infected.
     infected: BTreeSet<u32>,
     verdicts: Verdicts,
+    /// What the judgements cost and found so far.
     pub stats: PropagateStats,
 }
 
