@@ -412,8 +412,7 @@ impl Plan {
         out
     }
 
-    /// The selected weak-mutation goals: (manifest id, the probe's name of the mutant; search
-    /// id).
+    /// The selected mutant goals (weak or strong): (manifest id, search id).
     pub(crate) fn mutants(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.from_manifest
             .iter()
