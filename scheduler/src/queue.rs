@@ -225,6 +225,11 @@ impl Scheduler {
     /// [`Scheduler::enqueue`] with a budget factor.
     pub fn enqueue_spec(&self, spec: JobSpec) -> Result<EnqueueOutcome> {
         let _g = self.guard();
+        self.enqueue_locked(spec)
+    }
+
+    /// [`Scheduler::enqueue_spec`] under the queue's lock, which the caller holds.
+    fn enqueue_locked(&self, spec: JobSpec) -> Result<EnqueueOutcome> {
         let jobs = self.store.active_jobs()?;
         if let Some(mut q) = jobs
             .into_iter()
@@ -458,6 +463,9 @@ impl Scheduler {
         plan: &[CrateBudget],
         by: Option<&str>,
     ) -> Result<Vec<(String, EnqueueOutcome)>> {
+        // One lock for the check and the queueing: two triggers of one token at once must not
+        // both pass the check and then fail halfway.
+        let _g = self.guard();
         if let Some(by) = by {
             // All or nothing: a trigger beyond the token's share queues none of its crates.
             let active = self.store.active_jobs()?;
@@ -480,7 +488,7 @@ impl Scheduler {
                 let mut spec = JobSpec::new(repo, &c.krate, reason, commit);
                 spec.budget_factor = budget_factor;
                 spec.by = by.map(str::to_string);
-                jobs.push((c.krate.clone(), self.enqueue_spec(spec)?));
+                jobs.push((c.krate.clone(), self.enqueue_locked(spec)?));
             }
         }
         Ok(jobs)
