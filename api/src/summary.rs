@@ -52,34 +52,43 @@ pub struct RunSummary {
 /// The engine's summary of one run (`frugal_subject::pipeline::RunSummary` as serialised).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PipelineSummary {
+    /// The crate's package name.
     #[serde(default)]
     pub krate: String,
+    /// The search algorithm's name (`adynamosa`, `mosa`, ...).
     #[serde(default)]
     pub algorithm: String,
     /// The archive's rule when `--archive` chose one other than the algorithm's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive: Option<String>,
+    /// The search's random seed.
     #[serde(default)]
     pub seed: u64,
+    /// The search budget as given (`3000 executions`, `30s`, ...).
     #[serde(default)]
     pub budget: String,
     /// Goals covered by the emitted suite and in all, by kind (`branch`, `line`, ...).
     #[serde(default)]
     pub goals: BTreeMap<String, GoalCount>,
+    /// Public callables the harness drives, and why the rest are left out.
     #[serde(default)]
     pub callables: CallableSupport,
     /// Tests the search evaluated, repeats included.
     #[serde(default)]
     pub executions: u64,
+    /// `executions` per second of the search phase's wall time.
     #[serde(default)]
     pub executions_per_second: f64,
     /// Of `executions`, tests answered with the result of an earlier run.
     #[serde(default)]
     pub repeats: u64,
+    /// Executions whose harness process died, other than by the timeout.
     #[serde(default)]
     pub crashes: u64,
+    /// Executions stopped at the wall-clock timeout.
     #[serde(default)]
     pub timeouts: u64,
+    /// Tests in the emitted suite.
     #[serde(default)]
     pub tests_emitted: u64,
     /// Sums over the emitted tests of the proxies I1..I7.
@@ -88,21 +97,25 @@ pub struct PipelineSummary {
     /// The sum of `suite_proxies`: the estimated cost aDynaMOSA minimises.
     #[serde(default)]
     pub suite_proxy_total: u64,
+    /// Tests verification dropped, with the reason.
     #[serde(default)]
     pub tests_dropped: Vec<DroppedTest>,
     /// Kept tests whose irreproducible assertions became comments, with how many each lost.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub assertions_not_reproducible: BTreeMap<String, u64>,
+    /// Items or sites of the crate the instrumenter left without probes.
     #[serde(default)]
     pub uninstrumented: u64,
     /// Wall time per phase.
     #[serde(default)]
     pub seconds: Timings,
+    /// The emitted suite's file in the run's output directory.
     #[serde(default)]
     pub output: PathBuf,
     /// The suite's test model (`frugal_generated.model.json`).
     #[serde(default)]
     pub model: PathBuf,
+    /// The copy of the suite `--write` put into the crate; `None` without `--write`.
     #[serde(default)]
     pub written_to_crate: Option<PathBuf>,
     /// Module files `--write` appended a home's invocation to.
@@ -117,11 +130,13 @@ pub struct PipelineSummary {
     /// Goals each emitted test covers, in the suite's order.
     #[serde(default)]
     pub tests: Vec<TestGoals>,
+    /// Work-dir dumps that could not be written; the suite is unaffected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// What confined the crate's code, one line per layer.
     #[serde(default)]
     pub sandbox: Vec<String>,
+    /// Whether files outside the run's work dir were really out of the crate code's reach.
     #[serde(default)]
     pub sandbox_fs_confined: bool,
     /// The emitted suite's measured cost (`frugal run` only).
@@ -141,20 +156,25 @@ pub struct PipelineSummary {
 /// Goals of one kind: covered by the suite, and in all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoalCount {
+    /// Goals of this kind the emitted suite covers.
     pub covered: u64,
+    /// Goals of this kind in all.
     pub total: u64,
 }
 
 /// Which public callables the harness can drive.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallableSupport {
+    /// Public callables the harness drives.
     #[serde(default)]
     pub supported: u64,
+    /// Public callables in all, left out ones included.
     #[serde(default)]
     pub total: u64,
     /// Reason -> number of callables left out.
     #[serde(default)]
     pub reasons: BTreeMap<String, u64>,
+    /// Every callable left out.
     #[serde(default)]
     pub left_out: Vec<LeftOut>,
 }
@@ -162,8 +182,11 @@ pub struct CallableSupport {
 /// A callable left out: its path, the reason and the piece of its signature behind it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeftOut {
+    /// Path of the callable.
     pub path: String,
+    /// A short, stable reason, used to group (`unsafe fn`, `closure parameter`, ...).
     pub reason: String,
+    /// The piece of the signature behind the reason, as source text.
     #[serde(default)]
     pub detail: String,
 }
@@ -171,23 +194,31 @@ pub struct LeftOut {
 /// A test verification (or the seed model's resolution) dropped, and why.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DroppedTest {
+    /// The test's name.
     pub name: String,
+    /// Why it was dropped.
     pub reason: String,
 }
 
 /// Wall time per phase, in seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
+    /// Analysing the crate's API and goals.
     #[serde(default)]
     pub analyse: f64,
+    /// Instrumenting a copy of the crate.
     #[serde(default)]
     pub instrument: f64,
+    /// Building the harness.
     #[serde(default)]
     pub build_harness: f64,
+    /// The search.
     #[serde(default)]
     pub search: f64,
+    /// Minimising the archive's tests.
     #[serde(default)]
     pub minimise: f64,
+    /// Verifying the emitted tests against the uninstrumented crate.
     #[serde(default)]
     pub verify: f64,
 }
@@ -195,12 +226,17 @@ pub struct Timings {
 /// What the previous suite's test model contributed to a seeded run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seeding {
+    /// Model tests that still apply to the new build.
     #[serde(default)]
     pub resolved: u64,
+    /// Model tests that do not, with the reason (the callable is gone, its signature or a type
+    /// changed).
     #[serde(default)]
     pub dropped: Vec<DroppedTest>,
+    /// Resolved tests executed before the first generation (the budget may cut them short).
     #[serde(default)]
     pub executed: u64,
+    /// Goals the search pursues that the seeds covered before its first generation.
     #[serde(default)]
     pub goals_covered: u64,
 }
@@ -208,12 +244,15 @@ pub struct Seeding {
 /// The goals one emitted test covers, its proxies and the mutants it kills.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestGoals {
+    /// The `#[test]` fn name.
     pub name: String,
+    /// Goal ids the test covers.
     #[serde(default)]
     pub goals: Vec<u32>,
     /// The proxies I1..I7 by name.
     #[serde(default)]
     pub proxies: BTreeMap<String, u64>,
+    /// frugal's own mutants it kills (strong mutation), by goal id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kills: Vec<u32>,
 }
@@ -224,18 +263,26 @@ pub struct MeasuredCost {
     /// Sum over the measured tests, in `unit`; `None` when the measurement failed.
     #[serde(default)]
     pub total: Option<f64>,
+    /// The metric, as the profiler names it (`instructions`, `task-clock-ns`, ...).
     #[serde(default)]
     pub unit: String,
+    /// Where the figure comes from (`hardware-perf`, `software-perf`, `cachegrind`, ...).
     #[serde(default)]
     pub source: String,
+    /// Tests measured.
     #[serde(default)]
     pub tests_measured: u64,
+    /// Tests not measured.
     #[serde(default)]
     pub tests_unmeasured: u64,
+    /// Wall time the measurement took (its build and the runs), in seconds.
     #[serde(default)]
     pub seconds: f64,
+    /// Why there is no figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What the host lacked for the preferred figure (hardware instruction counts) and what was
+    /// used instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
 }
@@ -243,35 +290,50 @@ pub struct MeasuredCost {
 /// What the emitted suite does against frugal's own mutants.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MutationScore {
+    /// frugal's own mutants (ROR, AOR and FBR schemata) in the crate.
     #[serde(default)]
     pub mutants: u64,
+    /// Killed by some emitted test: it would fail on the mutated crate.
     #[serde(default)]
     pub killed: u64,
+    /// Infected, killed by no emitted test.
     #[serde(default)]
     pub survived: u64,
+    /// Infected by no test.
     #[serde(default)]
     pub not_infected: u64,
+    /// Infected by an emitted test but not judged: the mutation phase's share of the budget ran
+    /// out.
     #[serde(default)]
     pub unjudged: u64,
+    /// `killed / mutants`.
     #[serde(default)]
     pub score: f64,
     /// Survivors, `file:line label`.
     #[serde(default)]
     pub survivors: Vec<String>,
+    /// Executions the strong-mutation runs took (judging the search's tests and the emitted ones).
     #[serde(default)]
     pub executions: u64,
+    /// Their share of all the run's executions, search included.
     #[serde(default)]
     pub share_of_executions: f64,
+    /// Their wall time, in seconds.
     #[serde(default)]
     pub seconds: f64,
+    /// `executions` per second of `seconds`.
     #[serde(default)]
     pub executions_per_second: f64,
+    /// With strong-mutation goals: judgements of one mutant on one test during the search.
     #[serde(default)]
     pub search_judged: u64,
+    /// Of `search_judged`, the judgements that killed.
     #[serde(default)]
     pub search_killed: u64,
+    /// State observations (what `&mut` calls left behind) of the kept tests.
     #[serde(default)]
     pub state_observed: u64,
+    /// Of `state_observed`, those asserted after minimisation.
     #[serde(default)]
     pub state_asserted: u64,
 }
@@ -279,18 +341,25 @@ pub struct MutationScore {
 /// The verdicts on the own suite's survivors, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SurvivorReport {
+    /// Survivors of the own suite judged.
     #[serde(default)]
     pub survivors: u64,
+    /// Of them, killed by an emitted test.
     #[serde(default)]
     pub killed: u64,
+    /// Of them, possibly equivalent: infected but told apart by no emitted test.
     #[serde(default)]
     pub possibly_equivalent: u64,
+    /// Of them, not reached by any emitted test.
     #[serde(default)]
     pub not_reached: u64,
+    /// Of them, without a mutant of frugal's of the same kind at that place.
     #[serde(default)]
     pub no_counterpart: u64,
+    /// Of them, in code the run's features compile out.
     #[serde(default)]
     pub not_compiled: u64,
+    /// The first verdicts, killed ones first.
     #[serde(default)]
     pub verdicts: Vec<SurvivorVerdict>,
 }
@@ -298,7 +367,9 @@ pub struct SurvivorReport {
 /// A survivor and what became of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SurvivorVerdict {
+    /// cargo-mutants' name of the survivor (`src/lib.rs:399:35: replace - with + in ...`).
     pub name: String,
+    /// What became of it.
     #[serde(flatten)]
     pub verdict: Verdict,
 }
@@ -308,13 +379,19 @@ pub struct SurvivorVerdict {
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     /// An emitted test fails on it.
-    Killed { test: String },
+    Killed {
+        /// The emitted test that fails on it.
+        test: String,
+    },
     /// frugal's counterpart is infected but no emitted test tells it apart.
     PossiblyEquivalent,
     /// No emitted test reaches frugal's counterpart.
     NotReached,
     /// frugal has no mutant of this kind here; `reached_by` is a test running its line.
-    NoCounterpart { reached_by: Option<String> },
+    NoCounterpart {
+        /// An emitted test running the survivor's line, if any.
+        reached_by: Option<String>,
+    },
     /// In code the run's features compile out: no test of this build reaches it.
     NotCompiled,
     /// A verdict a newer engine wrote: kept readable rather than failing the whole summary.
@@ -327,7 +404,11 @@ pub enum Verdict {
 #[serde(untagged)]
 pub enum ProfileDigest {
     /// Profiling failed: the suite is stored without measured cost.
-    Failed { error: String },
+    Failed {
+        /// Why profiling failed.
+        error: String,
+    },
+    /// The suite was profiled.
     Measured {
         /// The figure tests are ranked by (`{"metric": "instructions", "source": ...}`).
         cost_basis: CostBasis,
@@ -335,8 +416,10 @@ pub enum ProfileDigest {
         hardware_unavailable: Option<String>,
         /// Tests measured.
         tests: u64,
+        /// Tests and targets found but not measured.
         #[serde(default)]
         not_profiled: Vec<NotProfiled>,
+        /// Remarks a reader of the profile needs.
         #[serde(default)]
         notes: Vec<String>,
     },
@@ -345,23 +428,29 @@ pub enum ProfileDigest {
 /// The metric and its source, as the profiler names them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CostBasis {
+    /// The metric (`instructions`, `task-clock-ns`, ...).
     pub metric: String,
+    /// Where it comes from (`hardware-perf`, `software-perf`, `cachegrind`, ...).
     pub source: String,
 }
 
 /// A test or target the profiler found but did not measure.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotProfiled {
+    /// Binary label (`kind:target`) or `doc` for doc tests.
     pub binary: String,
     /// `None` for a whole target.
     pub name: Option<String>,
+    /// Why it was not measured.
     pub reason: String,
 }
 
 /// The best-suite rule's verdict on the stored suite.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BestVerdict {
+    /// Whether the suite became the best one of its crate.
     pub replaced: bool,
+    /// The rule's reason, for people.
     pub reason: String,
     /// The best suite before this one.
     pub previous: Option<u64>,
@@ -372,7 +461,9 @@ pub struct BestVerdict {
 pub struct Regressions {
     /// Tests whose behaviour changed or that no longer compile.
     pub changed: u32,
+    /// The commit the baseline suite was generated at.
     pub baseline_commit: Option<String>,
+    /// The suite run as the oracle.
     pub baseline_suite: Option<u64>,
     /// Why there is no report (no earlier suite, or the check failed).
     pub note: Option<String>,

@@ -16,13 +16,20 @@ pub const MIN_DISTINCT: usize = 10;
 /// Why a token file gave no token. The messages never quote the token.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
+    /// The file could not be read.
     #[error("read the token file {}: {source}", path.display())]
     Read {
+        /// The token file.
         path: PathBuf,
+        /// Why reading failed.
         source: std::io::Error,
     },
+    /// The file holds nothing but whitespace.
     #[error("the token file {} is empty: delete it to have frugald generate one", path.display())]
-    Empty { path: PathBuf },
+    Empty {
+        /// The token file.
+        path: PathBuf,
+    },
 }
 
 /// Reads a token file (surrounding whitespace ignored); an empty one is an error.

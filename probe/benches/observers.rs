@@ -5,14 +5,13 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-#[allow(unused_imports)]
+#[expect(unused_imports)]
 use frugal_probe::observe::{
     CollFlags as _, Fallback1 as _, Fallback2 as _, Obs1, Obs2, Out, TextFlags as _,
     TextFlags1 as _, Went as _, on, parsed, site,
 };
 
 /// `recv.starts_with(arg)` as instrumented.
-#[allow(clippy::needless_borrow)]
 fn observed_starts_with(s: &str, p: &str) -> bool {
     let d = if on() {
         (&&&Obs2(&s, &p)).d_starts_with()
@@ -24,7 +23,7 @@ fn observed_starts_with(s: &str, p: &str) -> bool {
     v
 }
 
-#[allow(clippy::needless_borrow)]
+#[expect(clippy::needless_borrow)]
 fn observed_contains(v: &[u32], x: &u32) -> bool {
     let d = if on() {
         (&&&Obs2(&v, &x)).d_contains()
@@ -36,7 +35,7 @@ fn observed_contains(v: &[u32], x: &u32) -> bool {
     r
 }
 
-#[allow(clippy::needless_borrow)]
+#[expect(clippy::needless_borrow)]
 fn observed_get<'a>(m: &'a BTreeMap<String, u16>, k: &str) -> Option<&'a u16> {
     let d = if on() {
         (&&&Obs2(&m, &k)).d_get()
@@ -48,7 +47,6 @@ fn observed_get<'a>(m: &'a BTreeMap<String, u16>, k: &str) -> Option<&'a u16> {
     r
 }
 
-#[allow(clippy::needless_borrow)]
 fn observed_parse(s: &str) -> Result<u16, std::num::ParseIntError> {
     let r = s.parse::<u16>();
     parsed(6, 7, (&&&Obs1(&s)).d_text(), &r);

@@ -78,7 +78,9 @@ pub fn resume() {
 /// Allocation counts since the last [`reset`].
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct AllocStats {
+    /// Allocations and growing reallocations admitted while counting was on.
     pub allocations: u64,
+    /// Bytes those requested, in total (a growing reallocation counts its growth only).
     pub bytes: u64,
 }
 

@@ -11,6 +11,7 @@ pub struct Probe<L, R>(pub L, pub R);
 
 /// How far apart two operands are; `None` when the types give no useful measure.
 pub trait Mag {
+    /// The distance between the two operands (0 when equal), or `None` when there is no measure.
     fn mag(&self) -> Option<f64>;
 }
 
@@ -162,7 +163,7 @@ impl<const N: usize, const M: usize> Mag for &Probe<&[u8; N], &[u8; M]> {
 
 #[cfg(test)]
 // The extra borrows are the point: they are how the instrumenter calls `mag`.
-#[allow(clippy::needless_borrow)]
+#[expect(clippy::needless_borrow)]
 mod tests {
     use super::*;
 

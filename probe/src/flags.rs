@@ -111,9 +111,13 @@ fn char_dist(a: char, b: char) -> f64 {
 /// A value compared by `contains`, `contains_key` or `get`, reduced to what has a distance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum KeyRef<'a> {
+    /// A number of any primitive numeric type, as `f64`.
     Num(f64),
+    /// A string.
     Text(&'a str),
+    /// A char.
     Char(char),
+    /// A bool.
     Bool(bool),
 }
 

@@ -190,6 +190,8 @@ pub struct Summ<'a, T: ?Sized>(pub &'a T);
 
 /// `Debug` summary when the type has one.
 pub trait Summarise {
+    /// The value's `Debug` form, at most [`MAX_SUMMARY`] bytes long; `None` when the type has no
+    /// `Debug`, when the form is longer, or for values whose form differs between processes.
     fn summ(&self) -> Option<String>;
 }
 
@@ -282,6 +284,8 @@ pub struct Items<'a, T: ?Sized>(pub &'a T);
 /// `IntoIterator` with `Debug` items: a collection whose own `Debug` hides its contents (slab's
 /// shows only its length and capacity) is observed by them.
 pub trait Iterate {
+    /// The collected items' `Debug` form; `None` when `&T` does not iterate into `Debug` items,
+    /// when there are more than 128 of them, or when the form is longer than [`MAX_SUMMARY`].
     fn items(&self) -> Option<String>;
 }
 
@@ -606,7 +610,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    #[expect(clippy::needless_borrow)] // the borrows are the specialisation
     fn summaries_skip_raw_pointers_and_types_without_debug() {
         struct Opaque;
         let v = vec![1u8, 2];
@@ -618,7 +622,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    #[expect(clippy::needless_borrow)] // the borrows are the specialisation
     fn items_are_what_iterating_by_reference_yields() {
         /// A collection whose `Debug` hides its contents, iterable by reference.
         struct Hidden(Vec<(usize, char)>);
@@ -640,7 +644,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::needless_borrow)] // the borrows are the specialisation
+    #[expect(clippy::needless_borrow)] // the borrows are the specialisation
     fn summaries_are_the_debug_text_up_to_the_limit() {
         for n in [
             0,

@@ -42,10 +42,16 @@ pub enum Stop {
 
 /// Operators of comparisons that report a branch distance, in wire order.
 pub mod op {
+    /// `==`.
     pub const EQ: u8 = 0;
+    /// `!=`.
     pub const NE: u8 = 1;
+    /// `<`.
     pub const LT: u8 = 2;
+    /// `<=`.
     pub const LE: u8 = 3;
+    /// `>`.
     pub const GT: u8 = 4;
+    /// `>=`.
     pub const GE: u8 = 5;
 }

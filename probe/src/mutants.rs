@@ -45,10 +45,15 @@ use crate::tables::{goal_slots, normalise};
 
 /// Arithmetic operators of AOR sites, in wire order.
 pub mod aop {
+    /// `+`.
     pub const ADD: u8 = 0;
+    /// `-`.
     pub const SUB: u8 = 1;
+    /// `*`.
     pub const MUL: u8 = 2;
+    /// `/`.
     pub const DIV: u8 = 3;
+    /// `%`.
     pub const REM: u8 = 4;
 }
 
@@ -352,6 +357,7 @@ pub fn ror(goal: u32, opcode: u8, ord: Option<Option<Ordering>>, mag: Option<f64
 /// `PartialOrd` pair (impl on `&&Probe`), string pairs that only compare for equality (impl on
 /// `&Probe`, e.g. `String == &str`), else `None` (impl on `Probe`).
 pub trait Order {
+    /// `Some(l.partial_cmp(r))` when the operands have an order, `None` when they have none.
     fn ord(&self) -> Option<Option<Ordering>>;
 }
 
@@ -473,7 +479,12 @@ fn same_state<T: Num>(x: Option<T>, y: Option<T>) -> bool {
 /// mutant's value when one of the site's is on ([`activate`]): the rewritten site uses it
 /// instead of the original operation.
 pub trait Arith {
+    /// What the rewritten site gets back: [`Mutated`] for primitive numbers, the uninhabited
+    /// [`NoMutant`] otherwise.
     type Mutant;
+    /// Records the site's AOR mutant goals from `goal` on, for the operator `aop` ([`aop`]); the
+    /// switched-on mutant's result if it is one of this site's, else `None` (the site runs the
+    /// original operation).
     fn aor(&self, goal: u32, aop: u8) -> Option<Self::Mutant>;
 }
 
@@ -569,7 +580,7 @@ pub fn arith<T>(v: T) -> T {
 
 #[cfg(test)]
 // The extra borrows are the point: they are how the instrumenter calls the probes.
-#[allow(clippy::needless_borrow)]
+#[expect(clippy::needless_borrow)]
 mod tests {
     use super::*;
     use Ordering::{Equal, Greater, Less};

@@ -173,12 +173,15 @@ macro_rules! through_refs {
 
 /// A string-method pattern the observers measure: a string or a char.
 pub enum PatRef<'a> {
+    /// A string pattern (`&str` or `String`).
     Text(&'a str),
+    /// A single-char pattern.
     Char(char),
 }
 
 /// Patterns of `str` methods that have a distance (closures and char sets do not).
 pub trait Pat {
+    /// The pattern, borrowed.
     fn pat(&self) -> PatRef<'_>;
 }
 
@@ -201,6 +204,7 @@ through_refs!(Pat { pat -> PatRef<'_> });
 
 /// Values with a distance between them: numbers, strings, chars, bools.
 pub trait Key {
+    /// The value reduced to a [`KeyRef`], the form distances are computed on.
     fn key(&self) -> KeyRef<'_>;
 }
 
@@ -252,7 +256,9 @@ through_refs!(Key { key -> KeyRef<'_> });
 
 /// Std collections of [`Key`]s: their elements, or a map's keys.
 pub trait Coll {
+    /// The elements (for a map, the keys), as [`KeyRef`]s, in iteration order.
     fn keys(&self) -> impl Iterator<Item = KeyRef<'_>>;
+    /// Number of elements (for a map, of entries).
     fn count(&self) -> usize;
     /// Whether `get` looks up a key (maps) rather than an index (sequences).
     fn is_map(&self) -> bool {
@@ -307,6 +313,7 @@ through_refs!(Coll { keys -> impl Iterator<Item = KeyRef<'_>>, count -> usize, i
 
 /// Single chars the ASCII class tests and `to_digit` apply to.
 pub trait CharLike {
+    /// The value as a `char` (a byte is taken as the Latin-1 char of that code).
     fn as_char(&self) -> char;
 }
 impl CharLike for char {
@@ -325,25 +332,37 @@ through_refs!(CharLike { as_char -> char });
 
 /// Distances of `str` methods taking a pattern.
 pub trait TextFlags {
+    /// Distance to `s.starts_with(p)` being `true`.
     fn d_starts_with(&self) -> Option<f64>;
+    /// Distance to `s.ends_with(p)` being `true`.
     fn d_ends_with(&self) -> Option<f64>;
+    /// Distance to `s.contains(p)` being `true`: the best window of `s` for a text pattern, the
+    /// nearest char for a char pattern.
     fn d_contains(&self) -> Option<f64>;
+    /// Distance to `s.eq_ignore_ascii_case(p)` being `true`; `None` for a char argument, which
+    /// that method does not take.
     fn d_eq_ignore_ascii_case(&self) -> Option<f64>;
+    /// Distance to `s.strip_prefix(p)` being `Some`: that of `starts_with`.
     fn d_strip_prefix(&self) -> Option<f64> {
         self.d_starts_with()
     }
+    /// Distance to `s.strip_suffix(p)` being `Some`: that of `ends_with`.
     fn d_strip_suffix(&self) -> Option<f64> {
         self.d_ends_with()
     }
+    /// Distance to `s.find(p)` being `Some`: that of `contains`.
     fn d_find(&self) -> Option<f64> {
         self.d_contains()
     }
+    /// Distance to `s.rfind(p)` being `Some`: that of `contains`.
     fn d_rfind(&self) -> Option<f64> {
         self.d_contains()
     }
+    /// Distance to `s.split_once(p)` being `Some`: that of `contains`.
     fn d_split_once(&self) -> Option<f64> {
         self.d_contains()
     }
+    /// Distance to `s.rsplit_once(p)` being `Some`: that of `contains`.
     fn d_rsplit_once(&self) -> Option<f64> {
         self.d_contains()
     }
@@ -381,8 +400,13 @@ impl<R: AsRef<str> + ?Sized, A: Pat + ?Sized> TextFlags for &&Obs2<'_, R, A> {
 
 /// Distances of collection lookups: the nearest element or key.
 pub trait CollFlags {
+    /// Distance to `c.contains(x)` being `true`: to the nearest element; `None` when the
+    /// collection is empty or no element is comparable with `x`.
     fn d_contains(&self) -> Option<f64>;
+    /// Distance to `m.contains_key(k)` being `true`: to the nearest key, as for `contains`.
     fn d_contains_key(&self) -> Option<f64>;
+    /// Distance to `c.get(i)` being `Some`: for a sequence and a number, how far `i` is past the
+    /// last index; for a map, the distance to the nearest key.
     fn d_get(&self) -> Option<f64>;
 }
 
@@ -403,6 +427,7 @@ impl<C: Coll + ?Sized, K: Key + ?Sized> CollFlags for &Obs2<'_, C, K> {
 
 /// `c.to_digit(radix)`.
 pub trait DigitFlags {
+    /// Distance to `c.to_digit(radix)` being `Some`: to the digits of the radix.
     fn d_to_digit(&self) -> Option<f64>;
 }
 
@@ -414,42 +439,55 @@ impl<R: CharLike + ?Sized> DigitFlags for &&Obs2<'_, R, u32> {
 
 /// Everything else: a flag.
 pub trait Fallback2 {
+    /// No distance: the site gets a flag.
     fn d_starts_with(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_ends_with(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_contains(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_eq_ignore_ascii_case(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_strip_prefix(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_strip_suffix(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_find(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_rfind(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_split_once(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_rsplit_once(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_contains_key(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_get(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_to_digit(&self) -> Option<f64> {
         None
     }
@@ -461,7 +499,9 @@ impl<R: ?Sized, A: ?Sized> Fallback2 for Obs2<'_, R, A> {}
 
 /// The receiver as text (for `parse`) and its emptiness.
 pub trait TextFlags1 {
+    /// The receiver as a `&str`, for the distance of a `parse` of it.
     fn d_text(&self) -> Option<&str>;
+    /// Distance to `s.is_empty()` being `true`: the length in bytes.
     fn d_is_empty(&self) -> Option<f64>;
 }
 
@@ -476,6 +516,8 @@ impl<R: AsRef<str> + ?Sized> TextFlags1 for &&Obs1<'_, R> {
 
 /// A number's value (for `try_from`) and a char's class tests.
 pub trait ScalarFlags1 {
+    /// The receiver as a number, for the distance of a `try_from` of it: a number's value, a char's
+    /// code point; `None` for other keys.
     fn d_num(&self) -> Option<f64>;
 }
 
@@ -491,6 +533,8 @@ impl<R: Key + ?Sized> ScalarFlags1 for &&Obs1<'_, R> {
 
 /// `c.is_ascii_digit()` and the other ASCII class tests, by name.
 pub trait CharFlags1 {
+    /// Distance to the ASCII class test named `class` (`is_ascii_digit`, ...) being `true`; `None`
+    /// for a name that is not one.
     fn d_ascii(&self, class: &str) -> Option<f64>;
 }
 
@@ -502,6 +546,7 @@ impl<R: CharLike + ?Sized> CharFlags1 for &&Obs1<'_, R> {
 
 /// A collection's emptiness.
 pub trait CollFlags1 {
+    /// Distance to `c.is_empty()` being `true`: the number of elements.
     fn d_is_empty(&self) -> Option<f64>;
 }
 
@@ -513,15 +558,19 @@ impl<C: Coll + ?Sized> CollFlags1 for &Obs1<'_, C> {
 
 /// Everything else: a flag.
 pub trait Fallback1 {
+    /// No text: the site gets a flag.
     fn d_text(&self) -> Option<&str> {
         None
     }
+    /// No number: the site gets a flag.
     fn d_num(&self) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_ascii(&self, _class: &str) -> Option<f64> {
         None
     }
+    /// No distance: the site gets a flag.
     fn d_is_empty(&self) -> Option<f64> {
         None
     }
@@ -533,6 +582,8 @@ impl<R: ?Sized> Fallback1 for Obs1<'_, R> {}
 
 /// Which way a call went: `true`, `Some` and `Ok` are `Some(true)`; other types `None`.
 pub trait Went {
+    /// Which way the call went: `Some(true)` for `true`, `Some` and `Ok`, `Some(false)` for the
+    /// other outcome, `None` for a result of any other type.
     fn went(&self) -> Option<bool>;
 }
 
@@ -563,7 +614,7 @@ impl<T: ?Sized> Went for Out<'_, T> {
 
 #[cfg(test)]
 // The extra borrows are the point: they are how the instrumenter calls the observers.
-#[allow(clippy::needless_borrow)]
+#[expect(clippy::needless_borrow)]
 mod tests {
     use super::*;
 

@@ -128,6 +128,7 @@ pub struct Snapshot {
     pub calls: Vec<(u32, u32)>,
     /// Iterations per loop, non-zero only.
     pub loops: Vec<(u32, u32)>,
+    /// Line probes passed: statements of the instrumented code executed.
     pub statements: u64,
 }
 
@@ -485,6 +486,7 @@ pub fn bytes_arms<T: AsRef<[u8]> + Copy>(arms: &[(u32, &[u8])], v: T) -> T {
 
 /// A scrutinee of a `match` on integer, byte or char literals, read as a number.
 pub trait ArmKey: Copy {
+    /// The scrutinee as `f64`, to measure its distance to each arm's literal.
     fn key(self) -> f64;
 }
 
@@ -541,6 +543,8 @@ pub fn num_arms<T: ArmKey>(arms: &[(u32, f64, f64)], v: T) -> T {
 
 /// Things `?` applies to on stable Rust.
 pub trait Tried {
+    /// Whether the operand took the `?` path that continues: `Ok`, `Some`, or a `Poll` that is
+    /// not a ready error.
     fn went_ok(&self) -> bool;
 }
 

@@ -13,11 +13,17 @@ pub const VERSION: u32 = 1;
 /// A value carried by a value statement.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// No literal: the statement is not a value statement.
     None,
+    /// An integer literal.
     Int(i128),
+    /// A floating-point literal.
     Float(f64),
+    /// A boolean literal.
     Bool(bool),
+    /// A char literal.
     Char(char),
+    /// A string literal.
     Str(String),
 }
 
@@ -25,11 +31,17 @@ pub enum Value {
 /// statements without building [`Stmt`]s first.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ValueRef<'a> {
+    /// No literal: the statement is not a value statement.
     None,
+    /// An integer literal.
     Int(i128),
+    /// A floating-point literal.
     Float(f64),
+    /// A boolean literal.
     Bool(bool),
+    /// A char literal.
     Char(char),
+    /// A string literal, borrowed.
     Str(&'a str),
 }
 
@@ -50,8 +62,11 @@ impl Value {
 /// One statement: run operation `op` over earlier statements' results `args`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stmt {
+    /// Index of the operation in the harness's registry.
     pub op: u32,
+    /// Indices of earlier statements whose results are the arguments, in parameter order.
     pub args: Vec<u32>,
+    /// The literal of a value statement; [`Value::None`] for other statements.
     pub value: Value,
 }
 
@@ -60,8 +75,12 @@ pub struct Stmt {
 pub enum Request {
     /// Limits for the following tests.
     Config {
+        /// Fuel each test starts with: loop iterations plus function entries before it is stopped as
+        /// [`Status::OutOfFuel`].
         fuel: i64,
+        /// Deepest nesting of instrumented calls before a test is stopped as [`Status::TooDeep`].
         depth: u32,
+        /// Live heap bytes above which allocations fail (saturated to `usize::MAX` where larger).
         heap_bytes: u64,
         /// Record the state each statement leaves in values it borrows mutably
         /// ([`Outcome::observed`]); off while searching, where nothing reads it.
@@ -94,11 +113,13 @@ pub enum Status {
 /// The answer to one [`Request::Run`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// How the test ended.
     pub status: Status,
     /// Index of the statement that ended the test early, or the number of statements.
     pub stopped_at: u32,
     /// Panic message and `file:line:col` when the status is not `Completed`.
     pub message: String,
+    /// Where the panic was raised, as `file:line:col`; see `message`.
     pub location: String,
     /// `Debug` rendering of each executed statement's result, when it has one.
     pub summaries: Vec<Option<String>>,
@@ -106,11 +127,17 @@ pub struct Outcome {
     /// what was looked at ([`LOOK_DEBUG`], [`LOOK_ITEMS`] or an inspector), its `Debug` rendering after the
     /// call), for the values that have one.
     pub observed: Vec<(u32, u32, u8, String)>,
+    /// Reached goals with their normalised distance (0 = covered).
     pub goals: Vec<(u32, f64)>,
+    /// Entries per function id, non-zero only.
     pub calls: Vec<(u32, u32)>,
+    /// Iterations per loop id, non-zero only.
     pub loops: Vec<(u32, u32)>,
+    /// Statements of the instrumented code executed (line probes passed).
     pub statements: u64,
+    /// Heap allocations made while the test ran, the harness's own work excluded.
     pub allocations: u64,
+    /// Bytes those allocations requested, in total.
     pub alloc_bytes: u64,
 }
 
@@ -145,25 +172,32 @@ impl From<WireError> for io::Error {
 /// Appends little-endian fields to a reusable buffer.
 #[derive(Default)]
 pub struct Enc {
+    /// The encoded bytes; clear it to reuse the allocation for the next frames.
     pub buf: Vec<u8>,
 }
 
 impl Enc {
+    /// Appends one byte.
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
+    /// Appends a little-endian `u32`.
     pub fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Appends a little-endian `u64`.
     pub fn u64(&mut self, v: u64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Appends a little-endian `i64`.
     pub fn i64(&mut self, v: i64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Appends a little-endian `f64` (its IEEE 754 bits).
     pub fn f64(&mut self, v: f64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Appends a string: its length in bytes as a `u32`, then its UTF-8 bytes.
     pub fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.buf.extend_from_slice(s.as_bytes());
@@ -181,6 +215,7 @@ impl Enc {
         self.u32(0);
         at
     }
+    /// Finishes the frame [`Enc::begin_frame`] started at `at`: writes its body's length there.
     pub fn end_frame(&mut self, at: usize) {
         let len = (self.buf.len() - at - 4) as u32;
         self.buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
@@ -315,6 +350,7 @@ pub struct Dec<'a> {
 }
 
 impl<'a> Dec<'a> {
+    /// A decoder at the start of `buf`, one frame's body.
     pub fn new(buf: &'a [u8]) -> Self {
         Dec { buf, at: 0 }
     }
@@ -330,21 +366,27 @@ impl<'a> Dec<'a> {
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
+    /// Reads one byte.
     pub fn u8(&mut self) -> Result<u8, WireError> {
         Ok(self.take(1)?[0])
     }
+    /// Reads a little-endian `u32`.
     pub fn u32(&mut self) -> Result<u32, WireError> {
         Ok(u32::from_le_bytes(self.arr()?))
     }
+    /// Reads a little-endian `u64`.
     pub fn u64(&mut self) -> Result<u64, WireError> {
         Ok(u64::from_le_bytes(self.arr()?))
     }
+    /// Reads a little-endian `i64`.
     pub fn i64(&mut self) -> Result<i64, WireError> {
         Ok(i64::from_le_bytes(self.arr()?))
     }
+    /// Reads a little-endian `f64`.
     pub fn f64(&mut self) -> Result<f64, WireError> {
         Ok(f64::from_le_bytes(self.arr()?))
     }
+    /// Reads a string written by [`Enc::str`]; fails when truncated or not UTF-8.
     pub fn str(&mut self) -> Result<String, WireError> {
         let n = self.u32()? as usize;
         let b = self.take(n)?;

@@ -1,6 +1,6 @@
 //! Observers record through the real tables (a process of their own: the tables are global).
 
-#[allow(unused_imports)]
+#[expect(unused_imports)]
 use frugal_probe::observe::{
     CollFlags as _, Fallback1 as _, Fallback2 as _, TextFlags as _, TextFlags1 as _, Went as _,
 };
@@ -21,7 +21,6 @@ fn distance(goal: u32) -> Option<f64> {
 }
 
 #[test]
-#[allow(clippy::needless_borrow)]
 fn sites_cover_the_outcome_and_grade_the_other() {
     init(16, 1, 1);
 

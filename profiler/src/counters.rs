@@ -11,12 +11,20 @@ use crate::report::{CostBasis, CounterAvailability, Metric, Source};
 /// A perf_event counter the profiler asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PerfEvent {
+    /// Retired instructions, user space only (hardware).
     Instructions,
+    /// CPU cycles, user space only (hardware).
     Cycles,
+    /// Branch mispredictions, user space only (hardware).
     BranchMisses,
+    /// Cache misses as perf's generic event counts them (usually the last level), user space
+    /// only (hardware).
     CacheMisses,
+    /// CPU time the task ran, in nanoseconds (software).
     TaskClock,
+    /// Page faults (software).
     PageFaults,
+    /// Context switches (software).
     ContextSwitches,
 }
 
@@ -32,6 +40,8 @@ impl PerfEvent {
         PerfEvent::ContextSwitches,
     ];
 
+    /// Whether the event needs the PMU (hardware counters, often missing in VMs) rather than
+    /// being counted by the kernel in software.
     pub fn is_hardware(self) -> bool {
         matches!(
             self,
@@ -42,6 +52,7 @@ impl PerfEvent {
         )
     }
 
+    /// Where a figure from this event comes from: hardware or software perf_event.
     pub fn source(self) -> Source {
         if self.is_hardware() {
             Source::HardwarePerf
@@ -50,6 +61,7 @@ impl PerfEvent {
         }
     }
 
+    /// The report metric this event measures.
     pub fn metric(self) -> Metric {
         match self {
             PerfEvent::Instructions => Metric::Instructions,
@@ -67,8 +79,12 @@ impl PerfEvent {
 /// multiplexed hardware counters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CounterValue {
+    /// The raw count the kernel read, not scaled for multiplexing.
     pub count: u64,
+    /// Nanoseconds the counter was enabled.
     pub time_enabled: u64,
+    /// Nanoseconds the counter was actually on the PMU; less than `time_enabled` when the kernel
+    /// multiplexed it.
     pub time_running: u64,
 }
 
@@ -86,6 +102,7 @@ impl CounterValue {
 
 /// An open counter; readable after the observed process exited.
 pub trait OpenCounter {
+    /// Reads the counter's value with its enabled and running times.
     fn read(&mut self) -> io::Result<CounterValue>;
 }
 

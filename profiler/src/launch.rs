@@ -37,6 +37,7 @@ const POLL_INTERVAL: Duration = Duration::from_millis(20);
 /// the launcher itself (`<exe> __frugal-launch`, see [`crate::launcher::serve_if_asked`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launcher {
+    /// The launcher executable.
     pub program: PathBuf,
     /// Arguments before the launcher's own `-- PROGRAM ...`.
     pub args: Vec<OsString>,

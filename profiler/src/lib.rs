@@ -82,6 +82,7 @@ const NO_SUCH_TEST: &str = "__frugal_profiler_baseline_no_such_test__";
 pub struct ProfileConfig {
     /// Directory of the crate (holding its `Cargo.toml`).
     pub crate_dir: PathBuf,
+    /// Which tests of the crate are profiled.
     pub suite: Suite,
     /// Runs per test under counters; at least 1.
     pub repeat: u32,
@@ -170,10 +171,32 @@ impl ProfileConfig {
 /// Where a profile is, for progress displays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Progress {
-    Building { krate: String },
-    Listed { binaries: usize, tests: usize },
-    Measured { done: usize, total: usize },
-    Valgrind { done: usize, total: usize },
+    /// The crate's tests are being built.
+    Building {
+        /// The crate's package name.
+        krate: String,
+    },
+    /// The tests are built and listed.
+    Listed {
+        /// Test binaries built.
+        binaries: usize,
+        /// Tests found in them (baseline runs not counted).
+        tests: usize,
+    },
+    /// One more run under counters finished.
+    Measured {
+        /// Runs finished so far, baseline runs included.
+        done: usize,
+        /// Runs to make: every test and baseline, times `repeat`.
+        total: usize,
+    },
+    /// One more test was run under valgrind (tests that never passed are skipped silently).
+    Valgrind {
+        /// Position of the test just run among the tests and baselines.
+        done: usize,
+        /// Number of tests and baselines.
+        total: usize,
+    },
 }
 
 /// Profiles a crate with the machine's perf_event counters.

@@ -98,8 +98,11 @@ impl Metric {
 pub struct Stats {
     /// Number of values.
     pub n: u32,
+    /// Median of the values, in the metric's unit ([`Metric::unit`]).
     pub median: f64,
+    /// Smallest value.
     pub min: f64,
+    /// Largest value.
     pub max: f64,
     /// Median absolute deviation from the median.
     pub mad: f64,
@@ -108,8 +111,11 @@ pub struct Stats {
 /// One figure of one test (or of a baseline).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
+    /// What the figure measures.
     pub metric: Metric,
+    /// Where the figure came from.
     pub source: Source,
+    /// The figure, or why there is none.
     pub reading: Reading,
 }
 
@@ -117,6 +123,7 @@ pub struct Figure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Reading {
+    /// The figure was measured on the passing runs.
     Measured {
         /// Raw values, baseline not subtracted.
         stats: Stats,
@@ -125,7 +132,9 @@ pub enum Reading {
         /// negative for tests cheaper than the noise.
         net_median: Option<f64>,
     },
+    /// The figure could not be measured (the counter is missing, no run passed, ...).
     Unavailable {
+        /// Why, for people.
         reason: String,
     },
 }
@@ -152,27 +161,34 @@ impl Figure {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum Outcome {
+    /// Exited with code 0.
     Pass,
     /// Exited with a non-zero code.
     Fail {
+        /// The exit code.
         code: i32,
     },
     /// Killed by a signal it did not get from frugal.
     Crashed {
+        /// The signal's number.
         signal: i32,
+        /// Whether the kernel wrote a core dump.
         core_dumped: bool,
     },
     /// Killed by frugal (SIGKILL to its process group) after the timeout.
     Timeout {
+        /// The timeout that was exceeded, in milliseconds.
         after_ms: u64,
     },
     /// Could not be started.
     ExecFailed {
+        /// Why, for people (the program and the operating system's error).
         reason: String,
     },
 }
 
 impl Outcome {
+    /// Whether the run passed; only passing runs enter the statistics.
     pub fn is_pass(&self) -> bool {
         matches!(self, Outcome::Pass)
     }
@@ -210,6 +226,7 @@ impl TestBinary {
 /// Figures of one test over all repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TestReport {
+    /// The test binary holding the test.
     pub binary: TestBinary,
     /// Full libtest name, as `--exact` takes it.
     pub name: String,
@@ -217,6 +234,8 @@ pub struct TestReport {
     pub outcomes: Vec<Outcome>,
     /// Outcome of the valgrind runs, when `--valgrind` was asked for.
     pub valgrind_outcomes: Vec<Outcome>,
+    /// Every figure measured for the test; baseline-subtracted where the metric allows
+    /// ([`Reading::Measured::net_median`](Reading::Measured)).
     pub figures: Vec<Figure>,
     /// Last bytes of stdout+stderr of the last run that did not pass.
     pub failure_output: Option<String>,
@@ -252,12 +271,16 @@ impl TestReport {
 /// under exactly the same launcher and counters, interleaved with the tests.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
+    /// The test binary this baseline belongs to.
     pub binary: TestBinary,
+    /// One outcome per repetition, in order.
     pub outcomes: Vec<Outcome>,
+    /// The baseline's raw figures.
     pub figures: Vec<Figure>,
 }
 
 impl Baseline {
+    /// The figure for `metric` from `source`, if the baseline has one.
     pub fn figure(&self, metric: Metric, source: Source) -> Option<&Figure> {
         find_figure(&self.figures, metric, source)
     }
@@ -272,7 +295,9 @@ fn find_figure(figures: &[Figure], metric: Metric, source: Source) -> Option<&Fi
 /// Whether a counter could be opened on this machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CounterAvailability {
+    /// What the counter measures.
     pub metric: Metric,
+    /// Where the figure would come from.
     pub source: Source,
     /// `None` when available, else why not (with the errno).
     pub unavailable: Option<String>,
@@ -281,7 +306,10 @@ pub struct CounterAvailability {
 /// Which figure ranks tests by cost, chosen from what the machine offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CostBasis {
+    /// The metric tests are ranked by.
     pub metric: Metric,
+    /// Where that metric comes from: instructions from cachegrind when valgrind ran, else from
+    /// the hardware counter, else task-clock, else `wait4` user CPU time.
     pub source: Source,
 }
 
@@ -304,30 +332,43 @@ pub struct NotProfiled {
     pub binary: String,
     /// Test name, or `None` for a whole target.
     pub name: Option<String>,
+    /// Why it was not measured, for people.
     pub reason: String,
 }
 
 /// Everything `frugal profile` measured on one crate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// Version of this report's shape: [`SCHEMA_VERSION`] when written.
     pub schema_version: u32,
+    /// The crate's package name.
     pub crate_name: String,
+    /// The crate's directory, as cargo metadata reports it, canonicalised where possible.
     pub crate_dir: String,
+    /// Which tests were profiled.
     pub suite: Suite,
     /// Repetitions per test under counters (valgrind runs once: it is deterministic).
     pub repeat: u32,
+    /// The per-run timeout, in milliseconds.
     pub timeout_ms: u64,
     /// Cargo profile the tests were built with (`dev` or `release`).
     pub build_profile: String,
     /// `None` when the kernel exposes hardware counters, else why not; the software figures are
     /// the ones to use then.
     pub hardware_unavailable: Option<String>,
+    /// Every counter the profiler tried, and whether it could be opened.
     pub counters: Vec<CounterAvailability>,
+    /// The figure that ranks tests by cost on this machine.
     pub cost_basis: CostBasis,
+    /// The valgrind version used, when the tests also ran under valgrind.
     pub valgrind: Option<String>,
+    /// One empty-test baseline per test binary, subtracted from its tests' figures.
     pub baselines: Vec<Baseline>,
+    /// The profiler's own cost per test process; `None` when no run was measured.
     pub overhead: Option<Overhead>,
+    /// One report per test.
     pub tests: Vec<TestReport>,
+    /// Tests and targets found but not measured, with the reason.
     pub not_profiled: Vec<NotProfiled>,
     /// Plain-language remarks a reader needs (e.g. how the baseline is subtracted).
     pub notes: Vec<String>,
@@ -336,7 +377,9 @@ pub struct Report {
 /// What a whole suite measured on a report's cost basis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteCost {
+    /// The metric of [`Report::cost_basis`].
     pub metric: Metric,
+    /// The source of [`Report::cost_basis`].
     pub source: Source,
     /// Sum over the measured tests of their net median (baseline subtracted; a figure dipping
     /// under zero counts as zero).

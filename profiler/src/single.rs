@@ -12,6 +12,7 @@ use crate::{ProfileConfig, Scratch, build, collect_units, launch};
 /// One test of a built crate, ready to run as its own process.
 #[derive(Clone, Debug)]
 pub struct TestUnit {
+    /// The test binary holding the test.
     pub binary: TestBinary,
     /// Full libtest name, as `--exact` takes it.
     pub name: String,
@@ -21,7 +22,10 @@ pub struct TestUnit {
 /// How one run ended, with the tail of its output when it did not pass.
 #[derive(Clone, Debug)]
 pub struct SingleRun {
+    /// How the run ended.
     pub outcome: Outcome,
+    /// The last bytes (up to 4 KiB, lossily decoded) of the test's stdout and stderr when it did
+    /// not pass.
     pub output_tail: Option<String>,
 }
 

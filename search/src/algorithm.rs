@@ -13,9 +13,17 @@ use crate::{Archive, Budget, BudgetClock, Builder, ExecResult, Executor, Goals, 
 /// Algorithms selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AlgorithmKind {
+    /// Random search with an archive: random tests in batches of `population`, the baseline.
     Random,
+    /// MOSA (\[mosa\]): one objective per uncovered goal, preference sorting, fronts; the archive
+    /// keeps the shorter test.
     Mosa,
+    /// DynaMOSA (\[dynamosa\]): MOSA whose targets are activated along the control dependencies
+    /// ([`Goals::parents`]).
     DynaMosa,
+    /// aDynaMOSA (\[adynamosa\]), the default: DynaMOSA whose archive keeps the cheaper test (Eq. 1)
+    /// and whose survivors within a front are picked by the performance heuristic or the crowding
+    /// distance, switched on stagnation.
     ADynaMosa,
     /// Whole test suite generation with memetic local search (\[memetic\]).
     WholeSuite,
@@ -51,6 +59,7 @@ impl std::fmt::Display for AlgorithmKind {
 }
 
 impl AlgorithmKind {
+    /// Every algorithm, in the order their names are listed in messages.
     pub const ALL: [AlgorithmKind; 6] = [
         AlgorithmKind::Random,
         AlgorithmKind::Mosa,
@@ -85,12 +94,24 @@ impl AlgorithmKind {
 /// \[dynamosa\]).
 #[derive(Debug, Clone)]
 pub struct SearchParams {
+    /// Which algorithm runs.
     pub algorithm: AlgorithmKind,
+    /// Seed of the search's random number generator: with an execution budget, the same seed,
+    /// subject and parameters give the same run.
     pub seed: u64,
+    /// What bounds the search: wall time or executions.
     pub budget: Budget,
+    /// Tests per generation of the many-objective family, and per batch of random search; MIO
+    /// reports a generation every this many executions. Whole-suite has its own
+    /// ([`WholeSuiteParams`]).
     pub population: usize,
+    /// Probability that two parents selected by the many-objective family are crossed over before
+    /// mutation, in `[0, 1]`.
     pub crossover_rate: f64,
+    /// Individuals drawn per tournament selection in the many-objective family (at least 1 is
+    /// drawn); the lowest rank wins, then the largest crowding distance.
     pub tournament: usize,
+    /// Tuning of the operators that build and mutate tests.
     pub operators: OperatorParams,
     /// Whole-suite GA and memetic local search (`wholesuite`).
     pub wholesuite: WholeSuiteParams,
@@ -166,19 +187,25 @@ pub struct SearchOutcome {
     pub archive: Archive,
     /// Executions used, the seeds' included.
     pub executions: u64,
+    /// Why the search ended.
     pub stop: StopReason,
     /// Seeds executed (the budget may cut them short) and the searched goals they covered
     /// before the first generation.
     pub seeds_executed: usize,
+    /// Searched goals the seeds covered before the first generation (the archive's size then).
     pub seed_covered: usize,
 }
 
 /// Progress after each generation (or batch, for random search).
 #[derive(Debug, Clone)]
 pub struct Generation {
+    /// The generation's number, from 1.
     pub number: u64,
+    /// Executions so far, the seeds' included.
     pub executions: u64,
+    /// Goals covered so far (the archive's size; deferred goals are not archived while searching).
     pub covered: usize,
+    /// Every goal of the subject, deferred ones included.
     pub goals: usize,
     /// Share of the budget used.
     pub progress: f64,
@@ -186,6 +213,7 @@ pub struct Generation {
 
 /// Receives progress; the CLI draws a bar with it, the daemon stores it.
 pub trait Observer {
+    /// Called after each generation with the progress so far.
     fn generation(&mut self, g: &Generation);
 }
 
@@ -195,8 +223,11 @@ impl Observer for () {
 
 /// An executed test with its performance proxies.
 pub struct Evaluated {
+    /// The test as executed.
     pub test: TestCase,
+    /// What its execution reported.
     pub result: ExecResult,
+    /// The performance proxies computed from the test and its result.
     pub proxies: frugal_proxies::Proxies,
 }
 
@@ -399,6 +430,8 @@ impl Context<'_> {
 
 /// A search algorithm: runs until the context says it is done.
 pub trait Algorithm {
+    /// Evolves tests through the context until [`Context::done`]; the context counts executions,
+    /// keeps the archive and reports generations.
     fn run(&mut self, cx: &mut Context<'_>);
 }
 

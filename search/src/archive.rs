@@ -10,8 +10,12 @@ use crate::{ExecResult, Status, TestCase};
 /// An archived test and what its execution reported.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The archived test.
     pub test: TestCase,
+    /// What its execution reported when it was archived.
     pub result: ExecResult,
+    /// Its performance proxies, which [`ArchivePolicy::Cheaper`] and [`ArchivePolicy::Estimated`]
+    /// compare.
     pub proxies: Proxies,
 }
 
@@ -60,12 +64,14 @@ impl std::str::FromStr for ArchivePolicy {
 #[derive(Debug, Clone, Default)]
 pub struct Archive {
     best: BTreeMap<u32, Rc<Entry>>,
+    /// Which test keeps a goal when a new test covers it too.
     pub policy: ArchivePolicy,
     /// Goals not archived while searching (smart selection); see [`Archive::include_deferred`].
     ignored: Vec<bool>,
 }
 
 impl Archive {
+    /// An empty archive keeping goals by `policy`.
     pub fn new(policy: ArchivePolicy) -> Self {
         Archive {
             best: BTreeMap::new(),
@@ -141,18 +147,22 @@ impl Archive {
         }
     }
 
+    /// Whether some archived test covers `goal`.
     pub fn covers(&self, goal: u32) -> bool {
         self.best.contains_key(&goal)
     }
 
+    /// The covered goals, in increasing order.
     pub fn covered(&self) -> impl Iterator<Item = u32> + '_ {
         self.best.keys().copied()
     }
 
+    /// Number of covered goals (not of distinct tests: see [`Archive::tests`]).
     pub fn len(&self) -> usize {
         self.best.len()
     }
 
+    /// Whether no goal is covered.
     pub fn is_empty(&self) -> bool {
         self.best.is_empty()
     }

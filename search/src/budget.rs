@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 /// What bounds a search. An execution budget makes a run reproducible from its seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Budget {
+    /// Wall-clock time from the start of the search.
     Time(Duration),
+    /// A number of test executions (seeds included).
     Executions(u64),
 }
 
@@ -65,12 +67,16 @@ impl std::fmt::Display for Budget {
 /// Tracks consumption of a budget.
 #[derive(Debug, Clone)]
 pub struct BudgetClock {
+    /// The budget being consumed.
     pub budget: Budget,
+    /// When the search started; time budgets are measured from here.
     pub started: Instant,
+    /// Executions so far, which the search's context counts up.
     pub executions: u64,
 }
 
 impl BudgetClock {
+    /// Starts the clock now, with no executions counted.
     pub fn start(budget: Budget) -> Self {
         BudgetClock {
             budget,
@@ -79,6 +85,7 @@ impl BudgetClock {
         }
     }
 
+    /// Whether the budget is used up: the time elapsed or the executions reached.
     pub fn spent(&self) -> bool {
         match self.budget {
             Budget::Time(d) => self.started.elapsed() >= d,

@@ -5,20 +5,26 @@ use crate::TestCase;
 /// How one execution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
+    /// Every statement ran and the test ended normally.
     Completed,
     /// A statement panicked with this message at `file:line:col`.
     Panicked {
+        /// The panic message.
         message: String,
+        /// Where the panic was raised, as `file:line:col`.
         location: String,
     },
     /// Stopped by fuel or depth limits, or by the wall-clock timeout.
     Timeout,
     /// The process running the test died (abort, stack overflow, out of memory, exit).
     Crashed {
+        /// What is known of the death, for people: the signal or exit code, with the last line the
+        /// harness printed, or why it could not start.
         reason: String,
     },
     /// The test did not fit the subject; an engine bug, never the subject's fault.
     Invalid {
+        /// What did not fit, for people.
         reason: String,
     },
 }
@@ -32,13 +38,17 @@ pub struct Counters {
     pub calls: Vec<(u32, u32)>,
     /// Iterations per loop id (non-zero only).
     pub loops: Vec<(u32, u32)>,
+    /// Heap allocations made while the test ran, the harness's own bookkeeping excluded (a
+    /// growing reallocation counts as one).
     pub allocations: u64,
+    /// Bytes those allocations requested, in total (not the peak of live bytes).
     pub alloc_bytes: u64,
 }
 
 /// What one execution of a test case reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecResult {
+    /// How the execution ended.
     pub status: Status,
     /// Statements that ran to completion.
     pub completed: usize,
@@ -48,6 +58,7 @@ pub struct ExecResult {
     pub summaries: Vec<Option<String>>,
     /// The state completed statements left in values they borrowed mutably, in statement order.
     pub observed: Vec<Observation>,
+    /// The counters behind the performance proxies.
     pub counters: Counters,
 }
 
@@ -62,6 +73,7 @@ pub struct Observation {
     pub param: u32,
     /// What was looked at.
     pub look: Look,
+    /// The `Debug` form of what was looked at.
     pub summary: String,
 }
 
@@ -91,6 +103,7 @@ impl ExecResult {
             .map(|i| self.goals[i].1)
     }
 
+    /// Whether this execution covered `goal` (reached it at distance 0).
     pub fn covers(&self, goal: u32) -> bool {
         self.distance(goal) == Some(0.0)
     }
@@ -107,6 +120,7 @@ impl ExecResult {
 /// Runs test cases. Results come back in input order, which keeps searches reproducible
 /// whatever the executor does in parallel.
 pub trait Executor {
+    /// Runs `tests` and returns one result per test, in the same order.
     fn execute(&mut self, tests: &[TestCase]) -> Vec<ExecResult>;
 
     /// Starts running `tests` in the background, after the ones started before; false when

@@ -3,8 +3,12 @@
 /// The criterion a goal belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GoalKind {
+    /// One side of a branch of the code under test was taken.
     Branch,
+    /// A line of the code under test was executed.
     Line,
+    /// A function of the code under test was entered; these are the roots of the control
+    /// dependencies.
     Function,
     /// A callable returned normally at least once (EvoSuite's method-no-exception, \[evosuite\]).
     FunctionNoPanic,
@@ -56,6 +60,7 @@ impl std::str::FromStr for GoalSelection {
 /// All goals of a subject; ids are indices.
 #[derive(Debug, Clone, Default)]
 pub struct Goals {
+    /// The criterion of each goal, indexed by goal id.
     pub kinds: Vec<GoalKind>,
     /// Innermost controlling goal; `None` for roots (function entries).
     pub parents: Vec<Option<u32>>,
@@ -66,6 +71,8 @@ pub struct Goals {
 }
 
 impl Goals {
+    /// Goals with these kinds and controlling goals (indexed alike), none deferred. A parent id out
+    /// of range is kept in `parents` but gives its goal no place among the parent's children.
     pub fn new(kinds: Vec<GoalKind>, parents: Vec<Option<u32>>) -> Self {
         let mut children = vec![Vec::new(); kinds.len()];
         for (g, p) in parents.iter().enumerate() {
@@ -105,14 +112,17 @@ impl Goals {
         self.deferred.iter().filter(|d| !**d).count()
     }
 
+    /// Number of goals, deferred ones included.
     pub fn len(&self) -> usize {
         self.kinds.len()
     }
 
+    /// Whether there are no goals at all.
     pub fn is_empty(&self) -> bool {
         self.kinds.is_empty()
     }
 
+    /// The goals `g` directly controls (whose parent is `g`). Panics if `g` is not a goal id.
     pub fn children(&self, g: u32) -> &[u32] {
         &self.children[g as usize]
     }

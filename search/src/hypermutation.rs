@@ -329,7 +329,7 @@ fn gaussian(rng: &mut impl Rng) -> f64 {
 /// chosen value mutated adaptively (again with probability `P_A`, for integers and chars) or in
 /// the standard way. Returns the chosen statements with their old values, or `None` when the
 /// test has no genes.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 pub(crate) fn mutate_genes(
     builder: &Builder<'_>,
     t: &mut TestCase,

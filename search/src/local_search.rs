@@ -385,7 +385,7 @@ fn max_precision(type_name: &str) -> u32 {
 /// never ran), and only literals some later statement uses. `eval` executes a candidate test
 /// and returns its fitness (minimised) with whatever the caller caches for it, or `None` when
 /// the budget is spent; improvements are written back to `t`, `fit` and `cache`.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments)]
 pub(crate) fn search_test<R>(
     schema: &Schema,
     t: &mut TestCase,

@@ -5,16 +5,22 @@ use serde::{Deserialize, Serialize};
 /// A literal carried by a value statement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Value {
+    /// An integer, of any integer type the schema's [`ValueKind::Int`](crate::ValueKind::Int) range allows.
     Int(i128),
+    /// A floating-point number.
     Float(f64),
+    /// A boolean.
     Bool(bool),
+    /// A character.
     Char(char),
+    /// A string.
     Str(String),
 }
 
 /// One statement: operation `op` of the schema applied to the results of earlier statements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stmt {
+    /// Index of the operation in the schema's [`Schema::ops`](crate::Schema::ops).
     pub op: u32,
     /// Indices of earlier statements whose results are the arguments, in parameter order.
     pub args: Vec<u32>,
@@ -25,6 +31,7 @@ pub struct Stmt {
 /// A test case: statements run in order; statement `i`'s result is value `i`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TestCase {
+    /// The statements, in execution order.
     pub stmts: Vec<Stmt>,
 }
 
@@ -32,10 +39,12 @@ pub struct TestCase {
 pub(crate) const DANGLING: u32 = u32::MAX;
 
 impl TestCase {
+    /// Number of statements.
     pub fn len(&self) -> usize {
         self.stmts.len()
     }
 
+    /// Whether the test has no statement.
     pub fn is_empty(&self) -> bool {
         self.stmts.is_empty()
     }

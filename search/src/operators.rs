@@ -42,13 +42,16 @@ impl Default for OperatorParams {
 
 /// Builds and changes test cases over one schema.
 pub struct Builder<'s> {
+    /// The schema whose types and operations the tests use.
     pub schema: &'s Schema,
+    /// Tuning of the operators; [`Builder::new`] starts from the defaults.
     pub params: OperatorParams,
     /// Operations never to insert again: they crashed or hung every time they ran.
     pub banned: Vec<bool>,
 }
 
 impl<'s> Builder<'s> {
+    /// A builder over `schema` with default parameters and no operation banned.
     pub fn new(schema: &'s Schema) -> Self {
         Builder {
             schema,

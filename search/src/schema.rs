@@ -5,12 +5,18 @@
 pub enum ValueKind {
     /// An integer within `min..=max` (both inclusive).
     Int {
+        /// Smallest value of the type.
         min: i128,
+        /// Largest value of the type.
         max: i128,
     },
+    /// A floating-point number.
     Float,
+    /// A boolean.
     Bool,
+    /// A character.
     Char,
+    /// A string.
     Str,
 }
 
@@ -67,7 +73,9 @@ pub enum OpKind {
 /// One operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpInfo {
+    /// Name of the operation, for people: it appears in messages about the operation.
     pub name: String,
+    /// What the operation is.
     pub kind: OpKind,
     /// Parameter types and passing modes (receiver first for methods).
     pub params: Vec<(u32, Pass)>,
@@ -80,17 +88,25 @@ pub struct OpInfo {
 /// Literal constants of the subject, for seeding values.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Constants {
+    /// Integer literals found in the subject's code.
     pub ints: Vec<i128>,
+    /// Floating-point literals found in the subject's code.
     pub floats: Vec<f64>,
+    /// String literals found in the subject's code.
     pub strings: Vec<String>,
+    /// Character literals found in the subject's code.
     pub chars: Vec<char>,
 }
 
 /// Types and operations; ids are indices.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
+    /// The types values can have; a type id is an index here.
     pub types: Vec<TypeInfo>,
+    /// The operations statements can run; an operation id ([`Stmt::op`](crate::Stmt::op)) is an
+    /// index here. Changing it after [`Schema::new`] leaves the lookup tables stale.
     pub ops: Vec<OpInfo>,
+    /// Literal constants of the subject, for seeding values.
     pub constants: Constants,
     /// For each type, the operations producing it (filled by [`Schema::index`]).
     producers: Vec<Vec<u32>>,
@@ -133,22 +149,27 @@ impl Schema {
         }
     }
 
+    /// The operations whose result has type `ty` (none for an unknown type).
     pub fn producers(&self, ty: u32) -> &[u32] {
         self.producers.get(ty as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// The calls taking a parameter of type `ty`, each once (none for an unknown type).
     pub fn consumers(&self, ty: u32) -> &[u32] {
         self.consumers.get(ty as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// The operations of kind [`OpKind::Call`], in id order.
     pub fn calls(&self) -> &[u32] {
         &self.calls
     }
 
+    /// The operation with id `op`. Panics if there is none.
     pub fn op(&self, op: u32) -> &OpInfo {
         &self.ops[op as usize]
     }
 
+    /// The type with id `ty`. Panics if there is none.
     pub fn ty(&self, ty: u32) -> &TypeInfo {
         &self.types[ty as usize]
     }

@@ -27,21 +27,63 @@ pub enum BestReason {
     /// Set explicitly with [`crate::Store::set_best`].
     Forced,
     /// Replaced: covers goals the old one missed.
-    GainsGoals { gained: usize, lost: usize },
+    GainsGoals {
+        /// Goals the new suite covers and the old one did not.
+        gained: usize,
+        /// Goals the old suite covered and the new one does not (replaced all the same).
+        lost: usize,
+    },
     /// Replaced: same goals, lower measured cost.
-    CheaperMeasured { basis: String, old: f64, new: f64 },
+    CheaperMeasured {
+        /// The cost basis both suites were measured on.
+        basis: String,
+        /// The old suite's measured cost.
+        old: f64,
+        /// The new suite's measured cost.
+        new: f64,
+    },
     /// Replaced: same goals, lower proxy cost (no comparable profile).
-    CheaperProxy { old: f64, new: f64 },
+    CheaperProxy {
+        /// The old suite's proxy cost.
+        old: f64,
+        /// The new suite's proxy cost.
+        new: f64,
+    },
     /// Kept: the new suite misses goals the old one covers.
-    MissesGoals { lost: usize },
+    MissesGoals {
+        /// Goals the old suite covers and the new one does not.
+        lost: usize,
+    },
     /// Kept: same goals, not cheaper by measured cost.
-    NotCheaperMeasured { basis: String, old: f64, new: f64 },
+    NotCheaperMeasured {
+        /// The cost basis both suites were measured on.
+        basis: String,
+        /// The old suite's measured cost.
+        old: f64,
+        /// The new suite's measured cost.
+        new: f64,
+    },
     /// Kept: same goals, not cheaper by proxy cost.
-    NotCheaperProxy { old: f64, new: f64 },
+    NotCheaperProxy {
+        /// The old suite's proxy cost.
+        old: f64,
+        /// The new suite's proxy cost.
+        new: f64,
+    },
     /// Replaced: same goals, kills more of frugal's own mutants.
-    MoreKills { old: u32, new: u32 },
+    MoreKills {
+        /// Mutants the old suite kills.
+        old: u32,
+        /// Mutants the new suite kills.
+        new: u32,
+    },
     /// Kept: same goals, kills fewer of frugal's own mutants.
-    FewerKills { old: u32, new: u32 },
+    FewerKills {
+        /// Mutants the old suite kills.
+        old: u32,
+        /// Mutants the new suite kills.
+        new: u32,
+    },
     /// Nothing stored: the job had stored this suite already (it ran again after a crash).
     AlreadyStored,
     /// Kept: the new suite records behaviour changes that await review (`frugal accept`).

@@ -22,16 +22,23 @@ pub const MIN_IDLE: Duration = Duration::from_secs(600);
 /// A directory with its size on disk and when it was last written.
 #[derive(Clone, Debug)]
 pub struct DirUse {
+    /// The directory.
     pub path: PathBuf,
+    /// Bytes of allocated blocks of everything under it, symlinks counted, never followed.
     pub bytes: u64,
+    /// The newest modification time of anything under it (the Unix epoch when nothing could be
+    /// read).
     pub last_used: SystemTime,
 }
 
 /// A directory deleted (or, dry, that would be), with its size and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Freed {
+    /// The directory.
     pub path: PathBuf,
+    /// Bytes on disk it held, as [`dir_use`] counted them before deletion.
     pub bytes: u64,
+    /// Why it was (or would be) deleted, for logs and the dry-run listing.
     pub reason: String,
 }
 

@@ -16,23 +16,39 @@ use crate::{
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ExportLine {
+    /// The first line: the schema of the store that was exported.
     Meta {
+        /// The exporting store's [`SCHEMA_VERSION`].
         schema_version: u32,
     },
+    /// A registered repository.
     Repo(RepoRecord),
+    /// A run.
     Run(RunRecord),
+    /// A stored suite.
     Suite(SuiteRecord),
+    /// One test of a stored suite.
     Test(TestRecord),
+    /// The best-suite pointer of one repository and crate.
     Best {
+        /// The repository.
         repo: RepoId,
+        /// The crate's package name.
         krate: String,
+        /// The suite that is the best one.
         suite: SuiteId,
     },
+    /// A job of the queue.
     Job(JobRecord),
+    /// One interned goal id ([`Store::intern_goals`]).
     Goal {
+        /// The repository the id belongs to.
         repo: RepoId,
+        /// The crate the id belongs to.
         krate: String,
+        /// The goal's stable key (such as `src/lib.rs:42:if-true`).
         key: String,
+        /// The id the key was given.
         id: u32,
     },
     /// A regression report (with whether it was accepted: not derivable from the rest).

@@ -14,8 +14,10 @@ use crate::{Result, Store};
 /// Covered and total goals of one kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct GoalCount {
+    /// Goals of this kind the emitted suite covered, as the run summary reports.
     #[serde(default)]
     pub covered: u64,
+    /// Goals of this kind in all, as the run summary reports.
     #[serde(default)]
     pub total: u64,
 }

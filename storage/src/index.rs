@@ -23,17 +23,27 @@ use crate::{
 /// What a list of suites shows of one: the record without its source, model and per-test ids.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteSummary {
+    /// The suite's id.
     pub id: SuiteId,
+    /// The repository it belongs to.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
+    /// The commit it was generated at, when known.
     pub commit: Option<String>,
+    /// When it was stored, Unix time in milliseconds.
     pub created: u64,
+    /// Goals of the crate at that commit (the denominator of coverage).
     pub goals_total: u32,
     /// Number of goals the suite covers.
     pub goals_covered: usize,
+    /// Measured cost of the whole suite, `None` when it was not profiled.
     pub total_cost: Option<Cost>,
+    /// The search's proxy estimate of the suite's cost (lower is cheaper).
     pub proxy_cost: f64,
+    /// Number of tests in the suite.
     pub test_count: usize,
+    /// The run that produced the suite.
     pub run: Option<RunId>,
     /// See [`SuiteRecord::mutation`].
     #[serde(default)]
@@ -41,6 +51,7 @@ pub struct SuiteSummary {
 }
 
 impl SuiteSummary {
+    /// The summary of a suite record.
     pub fn of(s: &SuiteRecord) -> SuiteSummary {
         SuiteSummary {
             id: s.id,

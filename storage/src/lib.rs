@@ -92,12 +92,15 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 /// What [`Store::store_suite`] did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StoreOutcome {
+    /// The id the new suite was stored under.
     pub suite: SuiteId,
+    /// The ids of its tests, in the suite's order.
     pub tests: Vec<TestRecordId>,
     /// Whether the new suite is now the best one of its repository and crate.
     pub replaced_best: bool,
     /// The best suite before this one was stored.
     pub previous_best: Option<SuiteId>,
+    /// Why the suite did or did not become the best one.
     pub reason: BestReason,
 }
 
@@ -391,14 +394,17 @@ impl Store {
         self.put(&self.repos, &key(rec.id.0), rec)
     }
 
+    /// The repository with this id, if registered.
     pub fn repo(&self, id: RepoId) -> Result<Option<RepoRecord>> {
         self.get(&self.repos, "repos", &key(id.0))
     }
 
+    /// The repository registered at this work-tree path, if any (a linear scan).
     pub fn repo_by_path(&self, path: &str) -> Result<Option<RepoRecord>> {
         Ok(self.repos()?.into_iter().find(|r| r.path == path))
     }
 
+    /// Every registered repository, in id order.
     pub fn repos(&self) -> Result<Vec<RepoRecord>> {
         self.all(&self.repos, "repos")
     }
@@ -489,6 +495,7 @@ impl Store {
         Ok(rec)
     }
 
+    /// The run with this id, if stored.
     pub fn run(&self, id: RunId) -> Result<Option<RunRecord>> {
         self.get(&self.runs, "runs", &key(id.0))
     }
@@ -732,10 +739,12 @@ impl Store {
         self.flush()
     }
 
+    /// The suite with this id, if stored.
     pub fn suite(&self, id: SuiteId) -> Result<Option<SuiteRecord>> {
         self.get(&self.suites, "suites", &key(id.0))
     }
 
+    /// The test with this id, if stored.
     pub fn test(&self, id: TestRecordId) -> Result<Option<TestRecord>> {
         self.get(&self.tests, "tests", &key(id.0))
     }
@@ -809,6 +818,7 @@ impl Store {
         )
     }
 
+    /// The job with this id, if stored.
     pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
         self.get(&self.jobs, "jobs", &key(id.0))
     }

@@ -14,8 +14,11 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// One migration step from `from` to `to` (`to == from + 1`).
 #[derive(Clone, Copy)]
 pub struct Migration {
+    /// The schema version the step starts from.
     pub from: u32,
+    /// The schema version it leads to.
     pub to: u32,
+    /// What the step does, for people (it appears in errors and logs).
     pub description: &'static str,
     /// Rewrites records in place. Must be idempotent: a crash may run it twice.
     pub apply: fn(&Store) -> Result<()>,

@@ -55,20 +55,25 @@ id_type!(
 /// (`""` for a crate at the root). The directory decides which changed files belong to it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrateEntry {
+    /// The crate's package name.
     pub name: String,
+    /// The crate's directory relative to the repository root (`""` for the root).
     pub dir: String,
 }
 
 /// A registered repository.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RepoRecord {
+    /// The repository's id.
     pub id: RepoId,
     /// Absolute path of the work tree (or bare repository).
     pub path: String,
+    /// The crates frugal generates tests for.
     pub crates: Vec<CrateEntry>,
     /// Cron expression (5, 6 or 7 fields) forcing regeneration of unchanged crates, or `off`
     /// (no scheduled regeneration, not even the default); `None`: the default applies.
     pub schedule: Option<String>,
+    /// Whether frugal's git hooks were installed in the repository when it was registered.
     pub hooks_installed: bool,
     /// Unix time in milliseconds.
     pub added_at: u64,
@@ -81,9 +86,16 @@ pub struct RepoRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum RunStatus {
+    /// The run is in progress.
     Running,
+    /// The run finished without error.
     Succeeded,
-    Failed { error: String },
+    /// The run ended with an error.
+    Failed {
+        /// The error, for people.
+        error: String,
+    },
+    /// The run was cancelled before it finished.
     Cancelled,
 }
 
@@ -92,22 +104,32 @@ pub enum RunStatus {
 pub struct RunProgress {
     /// Pipeline phase name (`analyze`, `instrument`, `search`, `emit`, `profile`, ...).
     pub phase: String,
+    /// Test executions so far in the search phase.
     pub executions: u64,
+    /// Goals covered so far.
     pub covered: u32,
+    /// Goals in all (deferred goals included).
     pub goals: u32,
 }
 
 /// One regeneration run of one crate at one commit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// The run's id.
     pub id: RunId,
+    /// The repository of the crate.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
+    /// The commit the run built, when known.
     pub commit: Option<String>,
+    /// Where the run stands.
     pub status: RunStatus,
     /// Unix time in milliseconds.
     pub started: u64,
+    /// When the run ended, Unix time in milliseconds; `None` while it runs.
     pub finished: Option<u64>,
+    /// The last progress recorded (stored at most about once a second).
     pub progress: RunProgress,
     /// The run's summary as the pipeline wrote it (opaque to storage).
     pub summary_json: Option<serde_json::Value>,
@@ -124,11 +146,14 @@ pub struct RunRecord {
 /// never weighed against an instruction count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
+    /// Names the metric and its source (`metric/source`); costs compare only on the same basis.
     pub basis: String,
+    /// The cost, in the basis metric's unit.
     pub value: f64,
 }
 
 impl Cost {
+    /// A cost of `value` on `basis`.
     pub fn new(basis: impl Into<String>, value: f64) -> Self {
         Cost {
             basis: basis.into(),
@@ -147,26 +172,32 @@ impl Cost {
 pub struct GoalSet(Vec<u32>);
 
 impl GoalSet {
+    /// The empty set.
     pub fn new() -> Self {
         GoalSet(Vec::new())
     }
 
+    /// Number of goals.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// Whether `goal` is in the set.
     pub fn contains(&self, goal: u32) -> bool {
         self.0.binary_search(&goal).is_ok()
     }
 
+    /// The goals in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().copied()
     }
 
+    /// The goals as a sorted slice without duplicates.
     pub fn as_slice(&self) -> &[u32] {
         &self.0
     }
@@ -205,9 +236,13 @@ impl FromIterator<u32> for GoalSet {
 /// A stored suite: the emitted Rust file plus what it covers and costs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRecord {
+    /// The suite's id.
     pub id: SuiteId,
+    /// The repository it belongs to.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
+    /// The commit it was generated at, when known.
     pub commit: Option<String>,
     /// Unix time in milliseconds.
     pub created: u64,
@@ -221,6 +256,7 @@ pub struct SuiteRecord {
     pub total_cost: Option<Cost>,
     /// The search's proxy estimate of the suite's cost (lower is cheaper).
     pub proxy_cost: f64,
+    /// Its tests, in the suite's order.
     pub tests: Vec<TestRecordId>,
     /// The run that produced the suite.
     #[serde(default)]
@@ -238,21 +274,26 @@ pub struct SuiteRecord {
 /// What a suite does against frugal's own mutants (the run summary's `mutation`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MutationFigures {
+    /// Mutants the suite was judged against.
     pub mutants: u32,
     /// Killed: some test of the suite fails on the mutated crate.
     pub killed: u32,
     /// Infected but killed by no test.
     pub survived: u32,
+    /// Mutants no test infected: their state never differed from the original's.
     pub not_infected: u32,
 }
 
 /// One test of a stored suite.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TestRecord {
+    /// The test's id.
     pub id: TestRecordId,
+    /// The suite it belongs to.
     pub suite: SuiteId,
     /// The `#[test]` fn name.
     pub name: String,
+    /// The goals the test covers.
     pub goals: GoalSet,
     /// Measured cost, `None` when not profiled (never 0 for "unknown").
     pub cost: Option<Cost>,
@@ -263,9 +304,13 @@ pub struct TestRecord {
 /// A test as the caller hands it to [`crate::Store::store_suite`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NewTest {
+    /// The `#[test]` fn name; unique within the suite.
     pub name: String,
+    /// The goals the test covers.
     pub goals: GoalSet,
+    /// Measured cost, `None` when not profiled.
     pub cost: Option<Cost>,
+    /// Proxy figures by name (`I1`..`I7` or longer names), as the search reported them.
     pub proxies: BTreeMap<String, f64>,
 }
 
@@ -273,14 +318,23 @@ pub struct NewTest {
 /// computes the covered goals as the union of the tests' goals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NewSuite {
+    /// The repository of the crate.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
+    /// The commit it was generated at, when known.
     pub commit: Option<String>,
+    /// The Rust test file.
     pub source: String,
+    /// Goals of the crate at that commit (the denominator of coverage).
     pub goals_total: u32,
+    /// Measured cost of the whole suite, `None` when it was not profiled.
     pub total_cost: Option<Cost>,
+    /// The search's proxy estimate of the suite's cost (lower is cheaper).
     pub proxy_cost: f64,
+    /// The suite's tests, in order.
     pub tests: Vec<NewTest>,
+    /// The run that produced the suite.
     pub run: Option<RunId>,
     /// See [`SuiteRecord::model`].
     pub model: Option<String>,
@@ -329,10 +383,15 @@ impl NewSuite {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum JobState {
+    /// Waiting to be claimed.
     Queued,
+    /// Claimed by a worker and running; presumed dead once `lease_until` passes.
     Running,
+    /// Finished successfully.
     Succeeded,
+    /// Finished with an error.
     Failed,
+    /// Cancelled before it finished.
     Cancelled,
 }
 
@@ -346,8 +405,11 @@ impl JobState {
 /// A job of the persisted queue. Storage only keeps it; the scheduler gives it meaning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
+    /// The job's id.
     pub id: JobId,
+    /// The repository of the crate.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
     /// Why the job exists (`hook`, `cron`, `poll`, `api`, ...); the latest trigger wins.
     pub reason: String,
@@ -357,6 +419,7 @@ pub struct JobRecord {
     pub priority: u8,
     /// Multiplier of the configured search budget (change-aware budgets).
     pub budget_factor: f64,
+    /// Where the job stands.
     pub state: JobState,
     /// Unix time in milliseconds.
     pub enqueued_at: u64,
@@ -364,12 +427,15 @@ pub struct JobRecord {
     pub triggers: u32,
     /// Times the job was claimed.
     pub attempts: u32,
+    /// When it was last claimed, Unix time in milliseconds.
     pub started: Option<u64>,
     /// A running job whose lease ran out is presumed dead.
     pub lease_until: Option<u64>,
+    /// When it finished, Unix time in milliseconds.
     pub finished: Option<u64>,
     /// Error text of a failed job, or a note on a finished one.
     pub outcome: Option<String>,
+    /// The run it started, once it did.
     pub run: Option<RunId>,
     /// Who queued it, when a token did (`token <id>`): the queue is bounded per token. `None`
     /// for the token file's admin, polls and schedules.

@@ -11,11 +11,16 @@ use crate::{Result, Store, best_key};
 /// costs of the own and generated tests included), or why it failed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplacementRecord {
+    /// The repository of the crate.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
     /// The generated suite the replacement drew from.
     pub suite: SuiteId,
+    /// The cost metric the replacement minimised (`cpu`, `instructions`, `wall` or `memory`).
     pub metric: String,
+    /// The goals the replacement must cover: `own` (the own suite's) or `all` (the own suite's and
+    /// the generated tests').
     pub cover: String,
     /// Unix time in milliseconds.
     pub created: u64,

@@ -11,13 +11,17 @@ use crate::{Result, Store, StoreError, key};
 /// The regression check of one crate at one commit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportRecord {
+    /// The repository of the crate.
     pub repo: RepoId,
+    /// The crate's package name.
     pub krate: String,
+    /// The commit that was checked.
     pub commit: String,
     /// Unix time in milliseconds.
     pub created: u64,
     /// The suite run as the oracle, and the commit it was generated at.
     pub baseline: Option<SuiteId>,
+    /// The commit the baseline suite was generated at, when it records one.
     pub baseline_commit: Option<String>,
     /// Tests whose behaviour changed or that no longer compile: what CI gates on.
     pub changed: u32,

@@ -17,6 +17,7 @@ use crate::{Result, Store, be_u64, best_key, key};
 /// What a pruning pass deleted (or, dry, would delete).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Pruned {
+    /// Suites deleted.
     pub suites: Vec<SuiteId>,
     /// Tests of those suites.
     pub tests: usize,
@@ -24,7 +25,9 @@ pub struct Pruned {
     pub replacements: usize,
     /// Runs deleted: their output dirs (`runs/<id>`) can go too.
     pub runs: Vec<RunId>,
+    /// Jobs deleted.
     pub jobs: Vec<JobId>,
+    /// Regression reports deleted.
     pub reports: usize,
     /// Repository records, best pointers, goal ids and other keyed entries.
     pub other: usize,

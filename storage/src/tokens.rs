@@ -10,6 +10,8 @@ use crate::{Result, Store, decode};
 /// A token as stored: its hash, never its secret.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenRecord {
+    /// The token's id, from the store's id sequence ([`Store::next_token_id`]); tokens are
+    /// listed and revoked by it.
     pub id: u64,
     /// Who or what holds it (`ci-hooks`), for `frugal token list`.
     pub name: String,
