@@ -155,8 +155,7 @@ pub fn index(i: f64, len: usize) -> f64 {
     (i - len as f64 + 1.0).max(0.0)
 }
 
-/// Template distance over a string: the sum of each char's distance to the nearest char its
-/// position allows, plus [`MISSING`] per char the grammar still needs at the end.
+/// How far char `c` is from the nearest of the `allowed` ranges (0 inside one).
 fn class_dist(c: char, allowed: &[(char, char)]) -> f64 {
     allowed
         .iter()

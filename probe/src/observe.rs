@@ -514,7 +514,8 @@ impl<R: AsRef<str> + ?Sized> TextFlags1 for &&Obs1<'_, R> {
     }
 }
 
-/// A number's value (for `try_from`) and a char's class tests.
+/// A number's value, for the distance of a `try_from` of it (a char's class tests are
+/// [`CharFlags1`]'s).
 pub trait ScalarFlags1 {
     /// The receiver as a number, for the distance of a `try_from` of it: a number's value, a char's
     /// code point; `None` for other keys.

@@ -89,7 +89,8 @@ pub struct CounterValue {
 }
 
 impl CounterValue {
-    /// The count scaled up for the time the counter was not on the PMU; `None` if it never was.
+    /// The count scaled up for the time the counter was not on the PMU; `None` if it never was
+    /// while enabled (a counter neither enabled nor running counted exactly: its count as is).
     pub(crate) fn scaled(self) -> Option<f64> {
         if self.time_running == 0 {
             // Software counters of a process that never ran report 0/0: the count is exact.

@@ -321,7 +321,8 @@ pub struct Overhead {
     /// Profiler wall time per process minus the test's own wall time (setup, pipe round trips,
     /// reaping, reading counters).
     pub per_process_ns: Stats,
-    /// Median of the tests' own wall time, for comparison.
+    /// Median wall time of every measured process (the tests' and the empty baseline test's),
+    /// for comparison.
     pub test_wall_ns_median: f64,
 }
 

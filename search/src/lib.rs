@@ -39,7 +39,7 @@ pub use frugal_proxies::{CostModel, INSTRUCTIONS, Proxies};
 pub use goals::{GoalKind, GoalSelection, Goals};
 pub use mio::MioParams;
 pub use model::{Stmt, TestCase, Value};
-pub use operators::{Builder, is_boundary_int};
+pub use operators::{Builder, OperatorParams, is_boundary_int};
 pub use perf::{proxies, suite_total};
 pub use schema::{Constants, OpInfo, OpKind, Pass, Schema, TypeInfo, ValueKind};
 pub use wholesuite::WholeSuiteParams;

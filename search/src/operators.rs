@@ -12,7 +12,7 @@ use crate::{OpKind, Pass, Schema, Stmt, TestCase, Value, ValueKind};
 pub struct OperatorParams {
     /// Longest test the operators create.
     pub max_len: usize,
-    /// Statements of a fresh random test are drawn from `1..=init_len` calls.
+    /// Statements of a fresh random test are drawn from `1..=init_calls` calls.
     pub init_calls: usize,
     /// Probability of reusing an existing value for a parameter instead of building a new one.
     pub reuse: f64,
