@@ -166,6 +166,14 @@ def frugal_bin(explicit=None):
     return path
 
 
+def add_report_args(ap, stem):
+    """Adds --json-out and --md-out to the parser `ap`: where a bench script writes its raw
+    results and its report, by default bench/<stem>.json and bench/<STEM>.md, next to the
+    other benchmarks' results."""
+    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", f"{stem}.json"))
+    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", f"{stem.upper()}.md"))
+
+
 @functools.lru_cache(maxsize=None)
 def frugal_commit():
     """The repository's commit when the run started (what the frugal binary is expected to be

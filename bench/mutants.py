@@ -43,7 +43,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crates_common import (ROOT, cache_root, confined, fetch, frugal_bin,  # noqa: E402
+from crates_common import (ROOT, add_report_args, cache_root, confined, fetch, frugal_bin,  # noqa: E402
                            frugal_commit, log, machine, run_frugal, standalone_copy)
 
 
@@ -261,8 +261,7 @@ def main():
                     help="keep the suite of a previous run with the same budget and seed")
     ap.add_argument("--skip-own", action="store_true", help="do not score the crate's own suite")
     ap.add_argument("--frugal", default=None)
-    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutants.json"))
-    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTANTS.md"))
+    add_report_args(ap, "mutants")
     ap.add_argument("--recheck", metavar="JSON",
                     help="re-run the odd unviable mutants of a previous run's mutants.json, then render")
     ap.add_argument("--render", metavar="JSON",

@@ -38,7 +38,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crates_common import (ROOT, cache_root, fetch, frugal_bin, frugal_commit, log,  # noqa: E402
+from crates_common import (ROOT, add_report_args, cache_root, fetch, frugal_bin, frugal_commit, log,  # noqa: E402
                            machine, run_frugal)
 from mutants import (CAUGHT, MISSED, TIMEOUT, cargo_mutants, list_mutants, sample,  # noqa: E402
                      score, standalone)
@@ -265,8 +265,7 @@ def main():
     ap.add_argument("--baseline-criteria", default=None,
                     help="--criteria for the baseline; without --baseline-frugal, the baseline "
                          "is the same binary run with these criteria")
-    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutation.json"))
-    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTATION.md"))
+    add_report_args(ap, "mutation")
     ap.add_argument("--render", metavar="JSON", help="only write the markdown of an earlier run")
     ap.add_argument("--coverage-only", action="store_true",
                     help="only run frugal (with --criteria) and record its line goals; no "

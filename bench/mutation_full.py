@@ -30,7 +30,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crates_common import ROOT, cache_root, fetch, frugal_commit, log, machine  # noqa: E402
+from crates_common import (ROOT, add_report_args, cache_root, fetch, frugal_commit, log,  # noqa: E402
+                           machine)
 from mutants import CAUGHT, MISSED, TIMEOUT, cargo_mutants, list_mutants, score, standalone  # noqa: E402
 
 
@@ -46,8 +47,7 @@ def main():
     ap.add_argument("--own-from", default=os.path.join(ROOT, "bench", "mutants.json"),
                     help="an earlier bench/mutants.py run with the own suite's verdicts")
     ap.add_argument("--judge-own", action="store_true", help="judge the own suite here instead")
-    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "mutation-full.json"))
-    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "MUTATION-FULL.md"))
+    add_report_args(ap, "mutation-full")
     args = ap.parse_args()
 
     name, version = args.crate.split("@")

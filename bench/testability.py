@@ -36,8 +36,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crates_common import (ROOT, cache_root, ensure_llvm_cov, fetch, frugal_bin, frugal_commit,  # noqa: E402
-                           log, machine, measure, run_frugal)
+from crates_common import (ROOT, add_report_args, cache_root, ensure_llvm_cov, fetch, frugal_bin,  # noqa: E402
+                           frugal_commit, log, machine, measure, run_frugal)
 
 EXAMPLES = ["flagparse", "textparse", "numeric", "statemachine"]
 REGISTRY = ["humantime@2.1.0", "quick-xml@0.23.0"]
@@ -282,8 +282,7 @@ def main():
     ap.add_argument("--throughput", action="store_true", help="executions per second side by side")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per crate and config (--throughput)")
     ap.add_argument("--no-coverage", action="store_true", help="skip cargo-llvm-cov (goals only)")
-    ap.add_argument("--json-out", default=os.path.join(ROOT, "bench", "testability.json"))
-    ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", "TESTABILITY.md"))
+    add_report_args(ap, "testability")
     ap.add_argument("--render", action="store_true",
                     help="only render TESTABILITY.md from --json-out (e.g. of an interrupted run)")
     ap.add_argument("--remeasure", action="store_true",

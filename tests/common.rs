@@ -39,6 +39,32 @@ pub fn register(d: &frugal_testkit::Daemon, repo: &std::path::Path, krate: &str)
     r.json()["id"].as_u64().unwrap()
 }
 
+/// The run of `job` (as `GET /v1/runs?repo={repo}` lists it) once it ended: succeeded, failed
+/// or cancelled. Panics with the daemon's log when it did not end within `limit`.
+pub fn ended_run(
+    d: &frugal_testkit::Daemon,
+    limit: std::time::Duration,
+    repo: u64,
+    job: u64,
+) -> serde_json::Value {
+    frugal_testkit::wait_for(
+        &format!("the run of job {job}"),
+        limit,
+        std::time::Duration::from_millis(300),
+        || {
+            let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
+            Ok(runs.as_array().into_iter().flatten().find_map(|r| {
+                let ended = matches!(
+                    r["status"].as_str(),
+                    Some("succeeded" | "failed" | "cancelled")
+                );
+                (r["job"] == job && ended).then(|| r.clone())
+            }))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n--- daemon log ---\n{}", d.log_text()))
+}
+
 /// Runs `f` on a thread of its own whose every child sees a host without Landlock: a seccomp
 /// filter answers `landlock_create_ruleset` with `ENOSYS`, as a kernel without Landlock does.
 /// Filters are per thread and inherited by children, so frugal and frugald started in `f`

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use frugal_testkit::{Daemon, binaries, example_repo, git, run, wait_for};
+use frugal_testkit::{Daemon, binaries, example_repo, git, run};
 use serde_json::Value;
 
 const JOB_LIMIT: Duration = Duration::from_secs(300);
@@ -60,26 +60,6 @@ fn trigger(d: &Daemon, repo: u64) -> Vec<u64> {
         .collect();
     assert!(!jobs.is_empty(), "{}", r.body);
     jobs
-}
-
-/// The run of `job` once it ended (succeeded, failed or cancelled).
-fn ended_run(d: &Daemon, repo: u64, job: u64) -> Value {
-    wait_for(
-        &format!("the run of job {job}"),
-        JOB_LIMIT,
-        Duration::from_millis(500),
-        || {
-            let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
-            Ok(runs.as_array().into_iter().flatten().find_map(|r| {
-                let ended = matches!(
-                    r["status"].as_str(),
-                    Some("succeeded" | "failed" | "cancelled")
-                );
-                (r["job"] == job && ended).then(|| r.clone())
-            }))
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}\n--- daemon log ---\n{}", d.log_text()))
 }
 
 fn assert_succeeded(d: &Daemon, run: &Value) {
@@ -170,7 +150,7 @@ fn a_hostile_repository_can_neither_read_the_token_nor_write_outside_its_job() {
     let num_work = state.join("work").join(format!("repo-{num_id}"));
 
     // The other repository's job first, so its snapshot and work dirs exist.
-    let first = ended_run(&d, num_id, trigger(&d, num_id)[0]);
+    let first = common::ended_run(&d, JOB_LIMIT, num_id, trigger(&d, num_id)[0]);
     assert_succeeded(&d, &first);
     assert!(num_work.join("numeric/src/Cargo.toml").is_file());
 
@@ -191,7 +171,7 @@ fn a_hostile_repository_can_neither_read_the_token_nor_write_outside_its_job() {
     let num_work_before = manifest(&num_work);
     let token_before = std::fs::read(&token_file).unwrap();
 
-    let host_run = ended_run(&d, host_id, trigger(&d, host_id)[0]);
+    let host_run = common::ended_run(&d, JOB_LIMIT, host_id, trigger(&d, host_id)[0]);
     assert_succeeded(&d, &host_run);
     let run_id = host_run["id"].as_u64().unwrap();
 
@@ -272,7 +252,7 @@ fn a_hostile_repository_can_neither_read_the_token_nor_write_outside_its_job() {
     text.push_str("// after the hostile job\n");
     std::fs::write(&lib, text).unwrap();
     run(git(&numeric).args(["commit", "-q", "-am", "after the hostile job"])).unwrap();
-    let second = ended_run(&d, num_id, trigger(&d, num_id)[0]);
+    let second = common::ended_run(&d, JOB_LIMIT, num_id, trigger(&d, num_id)[0]);
     assert_succeeded(&d, &second);
     let best = d
         .get(&format!("/v1/repos/{num_id}/suites/best"))

@@ -109,6 +109,33 @@ fn small_jobs_config(dir: &Path) -> PathBuf {
     )
 }
 
+/// frugald for jobs on tiny crates (`small_jobs_config`) in `dir`, its state in `dir/state`,
+/// with `repo` registered as the one crate `krate`: the daemon, its state dir and the
+/// repository's id.
+fn small_jobs_daemon(dir: &Path, repo: &Path, krate: &str) -> (Daemon, PathBuf, u64) {
+    let cfg = small_jobs_config(dir);
+    let state = dir.join("state");
+    let d = common::start_daemon(dir, &cfg, &state, true, &[]);
+    let id = common::register(&d, repo, krate);
+    (d, state, id)
+}
+
+/// Asserts that `second`, the run of an honest commit after a hostile one, succeeded and that
+/// its suite tests `mark()` as the honest code has it, never code the hostile job planted
+/// (`"poisoned"`); `planted` says what the hostile job did, for the message.
+fn assert_tested_honest(d: &Daemon, second: &Value, planted: &str) {
+    assert_eq!(second["status"], "succeeded", "{second}\n{}", d.log_text());
+    let suite = second["suite"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{second}"));
+    let source = d.get(&format!("/v1/suites/{suite}/source")).unwrap().body;
+    assert!(
+        !source.contains("poisoned"),
+        "job 2 tested code planted by job 1{planted}:\n{source}"
+    );
+    assert!(source.contains("\"honest\""), "mark() untested:\n{source}");
+}
+
 /// Triggers the repository (one crate) and returns its job's run (`GET /v1/runs/{id}`) once it
 /// ended.
 fn triggered_run(d: &Daemon, repo: u64) -> Value {
@@ -116,24 +143,9 @@ fn triggered_run(d: &Daemon, repo: u64) -> Value {
         .post(&format!("/v1/repos/{repo}/trigger"), Some(&d.token), "{}")
         .unwrap();
     assert!(r.status == 200 || r.status == 202, "{}", r.body);
-    let job = r.json()["jobs"][0]["job"].clone();
-    assert!(job.is_u64(), "no job queued: {}", r.body);
-    let id = wait_for(
-        "the job's run to end",
-        JOB_LIMIT,
-        Duration::from_millis(300),
-        || {
-            let runs = d.get(&format!("/v1/runs?repo={repo}"))?.json();
-            Ok(runs.as_array().into_iter().flatten().find_map(|r| {
-                let ended = matches!(
-                    r["status"].as_str(),
-                    Some("succeeded" | "failed" | "cancelled")
-                );
-                (ended && r["job"] == job).then(|| r["id"].clone())
-            }))
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}\n--- daemon log ---\n{}", d.log_text()));
+    let job = r.json()["jobs"][0]["job"].as_u64();
+    let job = job.unwrap_or_else(|| panic!("no job queued: {}", r.body));
+    let id = common::ended_run(d, JOB_LIMIT, repo, job)["id"].clone();
     d.get(&format!("/v1/runs/{id}")).unwrap().json()
 }
 
@@ -493,10 +505,7 @@ fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
     write(&repo.join("stamp/src/lib.rs"), &stamp_source(false));
     first_commit(&repo, "honest");
 
-    let cfg = small_jobs_config(tmp.path());
-    let state = tmp.path().join("state");
-    let d = common::start_daemon(tmp.path(), &cfg, &state, true, &[]);
-    let id = common::register(&d, &repo, "forger");
+    let (d, state, id) = small_jobs_daemon(tmp.path(), &repo, "forger");
     let honest = triggered_run(&d, id);
     assert_eq!(honest["status"], "succeeded", "{honest}\n{}", d.log_text());
     let honest_goals = suite_goals(&d, &honest["suite"]);
@@ -1225,9 +1234,7 @@ fn h1_a_file_git_dependency_on_another_repository_is_refused() {
         "pub fn leak(x: u8) -> &'static str {\n    if x > 0 { other::SECRET } else { \"\" }\n}\n",
     );
     first_commit(&repo, "borrow");
-    let cfg = small_jobs_config(tmp.path());
-    let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
-    let id = common::register(&d, &repo, "borrower");
+    let (d, _, id) = small_jobs_daemon(tmp.path(), &repo, "borrower");
     let record = triggered_run(&d, id);
     let served = [
         d.get(&format!("/v1/runs/{}", record["id"])).unwrap().body,
@@ -1335,9 +1342,7 @@ fn h1_a_git_dependency_on_an_internal_host_is_refused() {
     let url = format!("http://127.0.0.1:{}/x.git", listener.port);
     let repo = tmp.path().join("fetcher");
     crate_with_git_dependency(&repo, &url);
-    let cfg = small_jobs_config(tmp.path());
-    let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
-    let id = common::register(&d, &repo, "fetcher");
+    let (d, _, id) = small_jobs_daemon(tmp.path(), &repo, "fetcher");
     let record = triggered_run(&d, id);
     drop(d);
     let connections = listener.connections();
@@ -1687,10 +1692,7 @@ fn h2_a_build_script_cannot_kill_frugald() {
     let repo = tmp.path().join("regicide");
     crate_with_build_script(&repo, "regicide", REGICIDE);
     first_commit(&repo, "regicide");
-    let cfg = small_jobs_config(tmp.path());
-    let state = tmp.path().join("state");
-    let mut d = common::start_daemon(tmp.path(), &cfg, &state, true, &[]);
-    let id = common::register(&d, &repo, "regicide");
+    let (mut d, state, id) = small_jobs_daemon(tmp.path(), &repo, "regicide");
     let record = triggered_run(&d, id);
     assert_regicide_failed(&mut d, &state, &record);
 }
@@ -1759,10 +1761,7 @@ fn h3_a_job_cannot_poison_the_next_jobs_build() {
          pub fn shift(x: u8) -> u8 {\n    if x > 10 { x - 10 } else { x }\n}\n",
     );
     first_commit(&repo, "hostile");
-    let cfg = small_jobs_config(tmp.path());
-    let state = tmp.path().join("state");
-    let d = common::start_daemon(tmp.path(), &cfg, &state, true, &[]);
-    let id = common::register(&d, &repo, "poison");
+    let (d, state, id) = small_jobs_daemon(tmp.path(), &repo, "poison");
     let first = triggered_run(&d, id);
     assert!(
         !find_named(&state, "survivor-started").is_empty(),
@@ -1781,16 +1780,7 @@ fn h3_a_job_cannot_poison_the_next_jobs_build() {
     }
     assert_eq!(alive, Vec::<u32>::new(), "the survivor outlived job 1");
     assert!(reported, "job 1 does not report its survivor: {first}");
-    assert_eq!(second["status"], "succeeded", "{second}");
-    let suite = second["suite"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{second}"));
-    let source = d.get(&format!("/v1/suites/{suite}/source")).unwrap().body;
-    assert!(
-        !source.contains("poisoned"),
-        "job 2 tested code planted by job 1:\n{source}"
-    );
-    assert!(source.contains("\"honest\""), "mark() untested:\n{source}");
+    assert_tested_honest(&d, &second, "");
 }
 
 /// M3: frugald listens on a unix socket in its state dir; a build script that knows the path
@@ -1916,10 +1906,7 @@ fn main() {
     };
     write(&repo.join("src/lib.rs"), &lib("poisoned"));
     first_commit(&repo, "hostile");
-    let cfg = small_jobs_config(tmp.path());
-    let state = tmp.path().join("state");
-    let d = common::start_daemon(tmp.path(), &cfg, &state, true, &[]);
-    let id = common::register(&d, &repo, "plant");
+    let (d, state, id) = small_jobs_daemon(tmp.path(), &repo, "plant");
     let first = triggered_run(&d, id);
     let planted: usize = find_named(&state, "planted")
         .iter()
@@ -1931,16 +1918,7 @@ fn main() {
     write(&repo.join("src/lib.rs"), &lib("honest"));
     run(git(&repo).args(["commit", "-q", "-am", "honest"])).unwrap();
     let second = triggered_run(&d, id);
-    assert_eq!(second["status"], "succeeded", "{second}\n{}", d.log_text());
-    let suite = second["suite"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{second}"));
-    let source = d.get(&format!("/v1/suites/{suite}/source")).unwrap().body;
-    assert!(
-        !source.contains("poisoned"),
-        "job 2 tested code planted by job 1 ({planted} files dated 2100):\n{source}"
-    );
-    assert!(source.contains("\"honest\""), "mark() untested:\n{source}");
+    assert_tested_honest(&d, &second, &format!(" ({planted} files dated 2100)"));
 }
 
 /// What building every job from empty dirs costs (`jobs.keep_builds = false`, the fix of the
@@ -2188,9 +2166,7 @@ fn c2_a_rustc_wrapper_in_the_repository_cargo_config_runs_only_confined() {
     let marker = open.join("wrapper-ran");
     let repo = tmp.path().join("wrapped");
     crate_with_rustc_wrapper(&repo, &marker);
-    let cfg = small_jobs_config(tmp.path());
-    let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
-    let id = common::register(&d, &repo, "wrapped");
+    let (d, _, id) = small_jobs_daemon(tmp.path(), &repo, "wrapped");
     let record = triggered_run(&d, id);
     drop(d);
     let ran = std::fs::read_to_string(&marker).unwrap_or_default();

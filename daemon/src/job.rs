@@ -671,7 +671,7 @@ fn new_suite(
 }
 
 fn set_phase(store: &Store, live: &Live, run: RunId, phase: &str) {
-    live.update(run, |l| l.phase = phase.to_string());
+    live.update(run, |l| l.progress.phase = phase.to_string());
     let p = RunProgress {
         phase: phase.to_string(),
         ..RunProgress::default()
@@ -724,11 +724,12 @@ impl pipeline::Progress for JobProgress<'_> {
     fn generation(&mut self, g: &Generation) {
         self.stop_if_cancelled();
         self.live.update(self.run, |l| {
-            l.generation = g.number;
-            l.executions = g.executions;
-            l.covered = g.covered as u32;
-            l.goals = g.goals as u32;
-            l.search_fraction = g.progress;
+            let p = &mut l.progress;
+            p.generation = g.number;
+            p.executions = g.executions;
+            p.covered = g.covered as u32;
+            p.goals = g.goals as u32;
+            p.search_fraction = g.progress;
         });
         if self.last_stored.elapsed() >= Duration::from_secs(1) {
             self.last_stored = Instant::now();

@@ -13,42 +13,31 @@ use frugal_storage::RunId;
 
 use frugal_api::v1;
 
-/// One run's live state.
+/// One run's live state: the API's progress record, kept as the job updates it, and when the
+/// run started, from which a view computes its elapsed time.
 #[derive(Clone, Debug)]
 pub struct LiveRun {
     pub started: Instant,
-    pub phase: String,
-    pub generation: u64,
-    pub executions: u64,
-    pub covered: u32,
-    pub goals: u32,
-    pub search_fraction: f64,
+    pub progress: v1::Progress,
 }
 
 impl LiveRun {
     pub fn new() -> LiveRun {
         LiveRun {
             started: Instant::now(),
-            phase: "queued".to_string(),
-            generation: 0,
-            executions: 0,
-            covered: 0,
-            goals: 0,
-            search_fraction: 0.0,
+            progress: v1::Progress {
+                phase: "queued".to_string(),
+                live: true,
+                ..v1::Progress::default()
+            },
         }
     }
 
     /// The API view.
     pub fn view(&self) -> v1::Progress {
         v1::Progress {
-            phase: self.phase.clone(),
-            generation: self.generation,
-            executions: self.executions,
-            covered: self.covered,
-            goals: self.goals,
-            search_fraction: self.search_fraction,
             elapsed_s: self.started.elapsed().as_secs_f64(),
-            live: true,
+            ..self.progress.clone()
         }
     }
 }

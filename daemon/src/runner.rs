@@ -205,7 +205,7 @@ fn time_out(ctx: &RunnerCtx, f: &InFlight, cap: Duration) {
     let phase = ctx
         .live
         .get(f.run)
-        .map(|l| l.phase)
+        .map(|l| l.progress.phase)
         .unwrap_or_else(|| "unknown".into());
     let error = format!(
         "stopped: the job ran longer than jobs.max_seconds ({} s) and was in phase `{phase}`;          its processes were killed",

@@ -9,22 +9,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 const ARMS: [(u32, &str); 4] = [(0, "true"), (1, "false"), (2, "yes"), (3, "no")];
 
-/// The left-alignment distance char by char: the definition, and the probe's former code.
-fn char_by_char(a: &str, b: &str) -> f64 {
-    const MISSING_CHAR: f64 = 0x11_0000 as f64;
-    let mut d = 0.0;
-    let (mut ia, mut ib) = (a.chars(), b.chars());
-    loop {
-        match (ia.next(), ib.next()) {
-            (Some(x), Some(y)) => d += (x as u32 as f64 - y as u32 as f64).abs(),
-            (Some(_), None) | (None, Some(_)) => d += MISSING_CHAR,
-            (None, None) => return d,
-        }
-    }
-}
-
 fn arms_by_chars(s: &str) -> f64 {
-    ARMS.iter().map(|&(_, lit)| char_by_char(s, lit)).sum()
+    ARMS.iter()
+        .map(|&(_, lit)| frugal_probe::left_align_by_chars(s, lit))
+        .sum()
 }
 
 fn string_arms(c: &mut Criterion) {

@@ -68,6 +68,21 @@ pub fn left_align(a: &str, b: &str) -> f64 {
     }
 }
 
+/// The left-alignment distance by its definition, char by char in floats: the reference
+/// `left_align` must equal bit for bit (its tests), and the probe's former code (the
+/// baseline of the `string_arms` benchmark).
+pub fn left_align_by_chars(a: &str, b: &str) -> f64 {
+    let mut d = 0.0;
+    let (mut ia, mut ib) = (a.chars(), b.chars());
+    loop {
+        match (ia.next(), ib.next()) {
+            (Some(x), Some(y)) => d += (x as u32 as f64 - y as u32 as f64).abs(),
+            (Some(_), None) | (None, Some(_)) => d += MISSING_CHAR,
+            (None, None) => return d,
+        }
+    }
+}
+
 /// Length in bytes of the longest common prefix of `a` and `b` that ends on a char boundary.
 fn common_prefix(a: &str, b: &str) -> usize {
     let (x, y) = (a.as_bytes(), b.as_bytes());
@@ -183,19 +198,6 @@ mod tests {
         assert_eq!((&&&Probe(&s, &t)).mag(), Some(1.0));
         let u: &str = "ab";
         assert_eq!((&&&Probe(&u, &t)).mag(), Some(MISSING_CHAR));
-    }
-
-    /// The definition, char by char, that `left_align` must equal bit for bit.
-    fn left_align_by_chars(a: &str, b: &str) -> f64 {
-        let mut d = 0.0;
-        let (mut ia, mut ib) = (a.chars(), b.chars());
-        loop {
-            match (ia.next(), ib.next()) {
-                (Some(x), Some(y)) => d += (x as u32 as f64 - y as u32 as f64).abs(),
-                (Some(_), None) | (None, Some(_)) => d += MISSING_CHAR,
-                (None, None) => return d,
-            }
-        }
     }
 
     #[test]

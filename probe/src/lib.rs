@@ -23,6 +23,8 @@ pub mod observe;
 pub mod tables;
 pub mod wire;
 
+#[doc(hidden)] // A reference for tests and benchmarks, not for instrumented code.
+pub use distance::left_align_by_chars;
 pub use distance::{Mag, Probe};
 pub use mutants::{Arith, Order, arith, ror};
 pub use tables::{

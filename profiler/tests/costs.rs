@@ -31,18 +31,8 @@ fn existing_suite_orders_tests_by_memory_and_time() {
     assert!(report.tests.iter().all(|t| t.outcomes.len() == 3));
 
     // wait4: the big allocation is resident, the test without allocation stays near the floor.
-    let big = median(
-        &report,
-        "tests::alloc_100mb",
-        Metric::MaxRssBytes,
-        Source::Wait4,
-    );
-    let none = median(
-        &report,
-        "tests::alloc_nothing",
-        Metric::MaxRssBytes,
-        Source::Wait4,
-    );
+    let rss = |test| median(&report, test, Metric::MaxRssBytes, Source::Wait4);
+    let (big, none) = (rss("tests::alloc_100mb"), rss("tests::alloc_nothing"));
     assert!(big >= 100.0 * MIB, "alloc_100mb max RSS {big}");
     assert!(
         none < 20.0 * MIB,
@@ -50,18 +40,7 @@ fn existing_suite_orders_tests_by_memory_and_time() {
     );
 
     // task-clock: 10^8 iterations against 10^3.
-    let slow = median(
-        &report,
-        "tests::loop_1e8",
-        Metric::TaskClockNs,
-        Source::SoftwarePerf,
-    );
-    let fast = median(
-        &report,
-        "tests::loop_1e3",
-        Metric::TaskClockNs,
-        Source::SoftwarePerf,
-    );
+    let (slow, fast) = loops(&report, median, Metric::TaskClockNs, Source::SoftwarePerf);
     assert!(slow > 20.0 * fast, "task-clock 1e8 {slow} vs 1e3 {fast}");
     assert!(slow > 20e6, "10^8 iterations took only {slow} ns of CPU");
 
@@ -117,22 +96,25 @@ fn existing_suite_orders_tests_by_memory_and_time() {
     hardware_path(&report);
 }
 
+/// A figure of the 10^8-iteration loop test and of the 10^3 one (`slow`, `fast`), which most
+/// checks here compare; `of` reads it (`median` or `net`).
+fn loops(
+    report: &Report,
+    of: fn(&Report, &str, Metric, Source) -> f64,
+    metric: Metric,
+    source: Source,
+) -> (f64, f64) {
+    (
+        of(report, "tests::loop_1e8", metric, source),
+        of(report, "tests::loop_1e3", metric, source),
+    )
+}
+
 /// Hardware counters where the kernel offers them; otherwise the report says why.
 fn hardware_path(report: &Report) {
     match &report.hardware_unavailable {
         None => {
-            let slow = net(
-                report,
-                "tests::loop_1e8",
-                Metric::Instructions,
-                Source::HardwarePerf,
-            );
-            let fast = net(
-                report,
-                "tests::loop_1e3",
-                Metric::Instructions,
-                Source::HardwarePerf,
-            );
+            let (slow, fast) = loops(report, net, Metric::Instructions, Source::HardwarePerf);
             assert!(slow >= 1e8, "1e8 loop retired {slow} instructions");
             assert!(
                 slow >= 1000.0 * fast,
@@ -186,18 +168,7 @@ fn without_a_pmu_the_report_says_so_and_uses_software_figures() {
         Reading::Unavailable { reason } => assert!(reason.contains("ENOENT"), "{reason}"),
         Reading::Measured { .. } => panic!("a missing counter must not be measured"),
     }
-    let slow = net(
-        &report,
-        "tests::loop_1e8",
-        Metric::TaskClockNs,
-        Source::SoftwarePerf,
-    );
-    let fast = net(
-        &report,
-        "tests::loop_1e3",
-        Metric::TaskClockNs,
-        Source::SoftwarePerf,
-    );
+    let (slow, fast) = loops(&report, net, Metric::TaskClockNs, Source::SoftwarePerf);
     assert!(
         slow > 20.0 * fast.max(1.0),
         "task-clock 1e8 {slow} vs 1e3 {fast}"
@@ -242,40 +213,15 @@ fn valgrind_counts_instructions_and_heap() {
     assert_all_pass(&report);
     assert_eq!(report.cost_basis.source, Source::Cachegrind);
 
-    let peak = median(
-        &report,
-        "tests::alloc_100mb",
-        Metric::HeapPeakBytes,
-        Source::Dhat,
-    );
-    let total = median(
-        &report,
-        "tests::alloc_100mb",
-        Metric::HeapTotalBytes,
-        Source::Dhat,
-    );
+    let dhat = |test, metric| median(&report, test, metric, Source::Dhat);
+    let peak = dhat("tests::alloc_100mb", Metric::HeapPeakBytes);
+    let total = dhat("tests::alloc_100mb", Metric::HeapTotalBytes);
     assert!(peak >= 100.0 * MIB, "dhat peak {peak}");
     assert!(total >= peak);
-    let small = median(
-        &report,
-        "tests::alloc_nothing",
-        Metric::HeapPeakBytes,
-        Source::Dhat,
-    );
+    let small = dhat("tests::alloc_nothing", Metric::HeapPeakBytes);
     assert!(small < MIB, "alloc_nothing heap peak {small}");
 
-    let slow = net(
-        &report,
-        "tests::loop_1e8",
-        Metric::Instructions,
-        Source::Cachegrind,
-    );
-    let fast = net(
-        &report,
-        "tests::loop_1e3",
-        Metric::Instructions,
-        Source::Cachegrind,
-    );
+    let (slow, fast) = loops(&report, net, Metric::Instructions, Source::Cachegrind);
     assert!(fast > 0.0, "net cachegrind count of the 1e3 loop is {fast}");
     assert!(slow >= 1000.0 * fast, "cachegrind 1e8 {slow} vs 1e3 {fast}");
 }

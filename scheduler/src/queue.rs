@@ -248,24 +248,18 @@ impl Scheduler {
         if let Some(by) = &spec.by {
             self.check_room(&jobs_queued_by(&self.store.active_jobs()?, by), by, 1)?;
         }
+        let id = self.store.next_job_id()?;
         let job = JobRecord {
-            id: self.store.next_job_id()?,
-            repo: spec.repo,
-            krate: spec.krate,
-            reason: spec.reason.as_str().to_string(),
             commit: spec.commit,
-            priority: spec.reason.priority(),
             budget_factor: spec.budget_factor,
-            state: JobState::Queued,
-            enqueued_at: now_ms(),
-            triggers: 1,
-            attempts: 0,
-            started: None,
-            lease_until: None,
-            finished: None,
-            outcome: None,
-            run: None,
             by: spec.by,
+            ..JobRecord::new(
+                id,
+                spec.repo,
+                spec.krate,
+                spec.reason.as_str(),
+                spec.reason.priority(),
+            )
         };
         self.store.put_job(&job)?;
         Ok(EnqueueOutcome::Enqueued(job.id))

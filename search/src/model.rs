@@ -28,6 +28,17 @@ pub struct Stmt {
     pub value: Option<Value>,
 }
 
+impl Stmt {
+    /// A call of operation `op` on the results of the earlier statements `args`: no literal.
+    pub fn call(op: u32, args: &[u32]) -> Stmt {
+        Stmt {
+            op,
+            args: args.to_vec(),
+            value: None,
+        }
+    }
+}
+
 /// A test case: statements run in order; statement `i`'s result is value `i`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TestCase {

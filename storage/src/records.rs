@@ -442,3 +442,37 @@ pub struct JobRecord {
     #[serde(default)]
     pub by: Option<String>,
 }
+
+impl JobRecord {
+    /// A fresh job `id` for `krate` of `repo`, queued now for `reason` at `priority`: no
+    /// commit, the configured budget (factor 1), one trigger, never claimed, no run and no
+    /// queuing token. Callers set what they have by struct update
+    /// (`JobRecord { commit, ..JobRecord::new(..) }`).
+    pub fn new(
+        id: JobId,
+        repo: RepoId,
+        krate: impl Into<String>,
+        reason: impl Into<String>,
+        priority: u8,
+    ) -> JobRecord {
+        JobRecord {
+            id,
+            repo,
+            krate: krate.into(),
+            reason: reason.into(),
+            commit: None,
+            priority,
+            budget_factor: 1.0,
+            state: JobState::Queued,
+            enqueued_at: crate::now_ms(),
+            triggers: 1,
+            attempts: 0,
+            started: None,
+            lease_until: None,
+            finished: None,
+            outcome: None,
+            run: None,
+            by: None,
+        }
+    }
+}

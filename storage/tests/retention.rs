@@ -18,23 +18,10 @@ fn suite(repo: RepoId, krate: &str, n: u32) -> NewSuite {
 
 fn job(store: &Store, repo: RepoId, state: JobState, finished: Option<u64>) -> JobRecord {
     let j = JobRecord {
-        id: store.next_job_id().unwrap(),
-        repo,
-        krate: "k".into(),
-        reason: "api".into(),
-        commit: None,
-        priority: 3,
-        budget_factor: 1.0,
         state,
         enqueued_at: 1,
-        triggers: 1,
-        attempts: 0,
-        started: None,
-        lease_until: None,
         finished,
-        outcome: None,
-        run: None,
-        by: None,
+        ..JobRecord::new(store.next_job_id().unwrap(), repo, "k", "api", 3)
     };
     store.put_job(&j).unwrap();
     j

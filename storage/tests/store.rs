@@ -107,23 +107,9 @@ fn repos_runs_suites_and_jobs_round_trip() {
     assert_eq!(store.best(repo.id, "demo").unwrap().unwrap(), s);
 
     let job = JobRecord {
-        id: store.next_job_id().unwrap(),
-        repo: repo.id,
-        krate: "demo".into(),
-        reason: "hook".into(),
         commit: Some("abc".into()),
-        priority: 2,
         budget_factor: 1.5,
-        state: JobState::Queued,
-        enqueued_at: now_ms(),
-        triggers: 1,
-        attempts: 0,
-        started: None,
-        lease_until: None,
-        finished: None,
-        outcome: None,
-        run: None,
-        by: None,
+        ..JobRecord::new(store.next_job_id().unwrap(), repo.id, "demo", "hook", 2)
     };
     store.put_job(&job).unwrap();
     assert_eq!(store.job(job.id).unwrap().unwrap(), job);

@@ -181,23 +181,15 @@ mod tests {
     use super::*;
     use frugal_search::{Counters, Status, Stmt};
 
-    fn stmt(op: u32, args: &[u32]) -> Stmt {
-        Stmt {
-            op,
-            args: args.to_vec(),
-            value: None,
-        }
-    }
-
     /// `settings_path()`, its `unwrap()`, `label(&path)`; the first two name the work dir.
     fn kept(work: &str, pass_on: bool) -> Kept {
-        let mut stmts = vec![stmt(0, &[]), stmt(1, &[0])];
+        let mut stmts = vec![Stmt::call(0, &[]), Stmt::call(1, &[0])];
         let mut summaries = vec![
             Some(format!("Some(\"{work}/home/.config/app\")")),
             Some(format!("\"{work}/home/.config/app\"")),
         ];
         if pass_on {
-            stmts.push(stmt(2, &[1]));
+            stmts.push(Stmt::call(2, &[1]));
             summaries.push(Some("\"APP\"".into()));
         }
         Kept {

@@ -259,6 +259,20 @@ pub struct Param {
     pub closure: Option<ClosureParam>,
 }
 
+impl Param {
+    /// A parameter `name: ty` written with its own type: not inferred, not `&'static`, not a
+    /// closure.
+    pub fn new(name: impl Into<String>, ty: Ty) -> Param {
+        Param {
+            name: name.into(),
+            ty,
+            inferred: false,
+            static_ref: false,
+            closure: None,
+        }
+    }
+}
+
 /// The shape of a closure parameter: what the call writes for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClosureParam {

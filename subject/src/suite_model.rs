@@ -390,7 +390,7 @@ impl TryFrom<&ModelValue> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Callable, CallableKind, Param};
+    use crate::model::{Callable, Param};
 
     fn prim(p: &str) -> Ty {
         Ty::Prim(p.into())
@@ -398,29 +398,13 @@ mod tests {
 
     fn free(name: &str, params: Vec<Ty>, ret: Option<Ty>) -> Callable {
         Callable {
-            path: format!("calc::{name}"),
-            name: name.into(),
-            kind: CallableKind::Free,
             params: params
                 .into_iter()
                 .enumerate()
-                .map(|(i, ty)| Param {
-                    name: format!("a{i}"),
-                    ty,
-                    inferred: false,
-                    static_ref: false,
-                    closure: None,
-                })
+                .map(|(i, ty)| Param::new(format!("a{i}"), ty))
                 .collect(),
             ret,
-            file: "src/lib.rs".into(),
-            line: 1,
-            instantiation: vec![],
-            lent: vec![],
-            via_trait: None,
-            operator: None,
-            consume: None,
-            turbofish: Vec::new(),
+            ..Callable::free(&format!("calc::{name}"), "src/lib.rs", 1)
         }
     }
 

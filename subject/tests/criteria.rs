@@ -5,15 +5,16 @@
 //! criteria subset must number and report only its goals; and the same seed and execution
 //! budget must give the same suite and the same goals whatever the number of workers.
 
+mod support;
+
 use frugal_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use frugal_search::{Budget, Generation, SearchParams};
+use frugal_search::Generation;
 use frugal_subject::criteria::Criteria;
-use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
 
 struct Quiet;
@@ -26,20 +27,11 @@ impl Progress for Quiet {
 /// A run on statemachine with seed 1; returns the summary and the work dir's goal list.
 fn run(criteria: &str, executions: u64, workers: usize, out: &Path) -> (RunSummary, Vec<Goal>) {
     let work = common::work_dir("criteria-statemachine");
+    let statemachine = common::example("statemachine");
+    let timeout = Duration::from_secs(2);
     let opts = RunOptions {
-        search: SearchParams {
-            seed: 1,
-            budget: Budget::Executions(executions),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers,
-            timeout: Duration::from_secs(2),
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.path.clone()),
         criteria: criteria.parse::<Criteria>().unwrap(),
-        ..RunOptions::new(common::example("statemachine"), out)
+        ..support::seeded_run(statemachine, executions, workers, timeout, &work.path, out)
     };
     let s = pipeline::run(&opts, &mut Quiet).unwrap_or_else(|e| panic!("run failed: {e}"));
     let text = std::fs::read_to_string(work.path.join("goals.json")).unwrap();

@@ -5,15 +5,16 @@
 //! kills a good share of the mutants, most of them strongly (a test fails with the mutant
 //! switched on), and emits a verified suite.
 
+mod support;
+
 use frugal_testkit as common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use frugal_search::{Budget, Generation, SearchParams};
+use frugal_search::Generation;
 use frugal_subject::criteria::Criteria;
-use frugal_subject::executor::ExecConfig;
 use frugal_subject::instrument::{COMPILE_ERROR, Instrumented, Options, instrument_and_build};
 use frugal_subject::manifest::{GoalKind, Manifest};
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions};
@@ -216,19 +217,8 @@ fn run_options(
     out: &Path,
 ) -> RunOptions {
     RunOptions {
-        search: SearchParams {
-            seed: 1,
-            budget: Budget::Executions(executions),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers: 2,
-            timeout: Duration::from_secs(2),
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.to_path_buf()),
         criteria: criteria.parse::<Criteria>().unwrap(),
-        ..RunOptions::new(dir, out)
+        ..support::seeded_run(dir, executions, 2, Duration::from_secs(2), work, out)
     }
 }
 

@@ -5,14 +5,15 @@
 //! Work directories live under `target/frugal-tests/pipeline-<crate>` so that repeated runs
 //! reuse cargo's caches; each is locked while a run uses it. Output goes to temp directories.
 
+mod support;
+
 use frugal_testkit as common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use frugal_search::{AlgorithmKind, Budget, Generation, SearchParams};
-use frugal_subject::executor::ExecConfig;
-use frugal_subject::pipeline::{self, Phase, Progress, RunOptions, RunSummary};
+use frugal_search::{AlgorithmKind, Generation};
+use frugal_subject::pipeline::{self, Phase, Progress, RunSummary};
 
 /// Records the phases a run went through and how many generations it reported.
 #[derive(Default)]
@@ -66,21 +67,10 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
             .join(name),
         None => common::example(krate),
     };
-    let opts = RunOptions {
-        search: SearchParams {
-            algorithm: algorithm.unwrap_or(SearchParams::default().algorithm),
-            seed: 1,
-            budget: Budget::Executions(executions),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers,
-            timeout,
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.path.clone()),
-        ..RunOptions::new(crate_dir, out)
-    };
+    let mut opts = support::seeded_run(crate_dir, executions, workers, timeout, &work.path, out);
+    if let Some(algorithm) = algorithm {
+        opts.search.algorithm = algorithm;
+    }
     let mut progress = Recorder::default();
     let started = Instant::now();
     let summary = pipeline::run(&opts, &mut progress)

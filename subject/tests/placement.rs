@@ -1,11 +1,13 @@
 //! In-crate placement end to end: a binary crate (no library) gets a `#[cfg(test)]` module at
 //! its root whose tests call crate-private functions, verified against the unmodified crate.
 
+mod support;
+
 use frugal_testkit as common;
 
 use std::path::Path;
 
-use frugal_search::{Budget, Generation, SearchParams};
+use frugal_search::Generation;
 use frugal_subject::emit::Placement;
 use frugal_subject::executor::ExecConfig;
 use frugal_subject::pipeline::{self, Phase, Progress, RunOptions};
@@ -44,19 +46,10 @@ fn options(
     work: &Path,
     out: &Path,
 ) -> RunOptions {
+    let timeout = ExecConfig::default().timeout;
     RunOptions {
-        search: SearchParams {
-            seed: 1,
-            budget: Budget::Executions(executions),
-            ..SearchParams::default()
-        },
-        exec: ExecConfig {
-            workers: 1,
-            ..ExecConfig::default()
-        },
-        work_dir: Some(work.to_path_buf()),
         placement,
-        ..RunOptions::new(fixture(name), out)
+        ..support::seeded_run(fixture(name), executions, 1, timeout, work, out)
     }
 }
 

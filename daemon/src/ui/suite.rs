@@ -4,7 +4,7 @@
 //! read rule rather than the API's bearer header, so a logged-in browser can fetch it).
 
 use axum::extract::{Path as UrlPath, State};
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
 use frugal_storage::{SuiteId, SuiteRecord, TestRecord};
@@ -187,15 +187,12 @@ pub async fn source(
 ) -> UiResult<Response> {
     Viewer::of(&ui, &jar).require_read()?;
     let suite = super::blocking(move || suite_of(&ui, &id)).await?;
-    let mut r = suite.source.into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/x-rust; charset=utf-8"),
-    );
-    h.insert(
-        header::CONTENT_DISPOSITION,
-        HeaderValue::from_static("attachment; filename=\"frugal_generated.rs\""),
-    );
-    Ok(r)
+    let headers = [
+        (header::CONTENT_TYPE, "text/x-rust; charset=utf-8"),
+        (
+            header::CONTENT_DISPOSITION,
+            "attachment; filename=\"frugal_generated.rs\"",
+        ),
+    ];
+    Ok((headers, suite.source).into_response())
 }

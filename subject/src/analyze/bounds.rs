@@ -168,17 +168,9 @@ const STD_CANDIDATES: &[StdCandidate] = &[
     },
     StdCandidate {
         name: "String",
-        shared: &[],
+        shared: &[ORDERED_VALUE],
         own: &[
-            "Clone",
-            "Debug",
             "Display",
-            "PartialEq",
-            "Eq",
-            "PartialOrd",
-            "Ord",
-            "Hash",
-            "Default",
             "ToString",
             "FromStr",
             "AsRef<str>",

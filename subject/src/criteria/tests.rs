@@ -18,55 +18,25 @@ fn acct() -> Ty {
 
 fn model() -> ApiModel {
     let take = Callable {
-        path: "k::Acct::take".into(),
-        name: "take".into(),
         kind: CallableKind::Method {
             self_ty: acct(),
             receiver: Receiver::RefMut,
         },
-        params: vec![Param {
-            name: "amount".into(),
-            ty: Ty::Prim("i64".into()),
-            inferred: false,
-            static_ref: false,
-            closure: None,
-        }],
+        params: vec![Param::new("amount", Ty::Prim("i64".into()))],
         ret: Some(Ty::Result(
             Box::new(Ty::Prim("i64".into())),
             Box::new(Ty::String),
         )),
-        file: "src/lib.rs".into(),
-        line: 10,
-        instantiation: vec![],
-        lent: vec![],
-        via_trait: None,
-        operator: None,
-        consume: None,
-        turbofish: Vec::new(),
+        ..Callable::free("k::Acct::take", "src/lib.rs", 10)
+    };
+    let owner = Ty::Ref {
+        mutable: false,
+        inner: Box::new(Ty::Str),
     };
     let open = Callable {
-        path: "k::open".into(),
-        name: "open".into(),
-        kind: CallableKind::Free,
-        params: vec![Param {
-            name: "owner".into(),
-            ty: Ty::Ref {
-                mutable: false,
-                inner: Box::new(Ty::Str),
-            },
-            inferred: false,
-            static_ref: false,
-            closure: None,
-        }],
+        params: vec![Param::new("owner", owner)],
         ret: Some(acct()),
-        file: "src/lib.rs".into(),
-        line: 3,
-        instantiation: vec![],
-        lent: vec![],
-        via_trait: None,
-        operator: None,
-        consume: None,
-        turbofish: Vec::new(),
+        ..Callable::free("k::open", "src/lib.rs", 3)
     };
     ApiModel {
         crate_name: "k".into(),
@@ -123,6 +93,16 @@ struct Ops {
     open: u32,
     int: u32,
     string: u32,
+}
+
+impl Ops {
+    /// `s0 = owner; s1 = open(s0)`: the account every test case here starts from.
+    fn opened(&self, owner: &str) -> Vec<Stmt> {
+        vec![
+            stmt(self.string, &[], Some(Value::Str(owner.into()))),
+            stmt(self.open, &[0], None),
+        ]
+    }
 }
 
 fn ops(reg: &Registry) -> Ops {
@@ -248,14 +228,16 @@ fn derive_adds_classes_returns_and_panic_slots_in_order() {
     let o = ops(&reg);
     // s0 = "ann"; s1 = open(s0); s2 = 5; s3 = s1.take(s2); s4 = -1; s5 = s1.take(s4)
     let test = TestCase {
-        stmts: vec![
-            stmt(o.string, &[], Some(Value::Str("ann".into()))),
-            stmt(o.open, &[0], None),
-            stmt(o.int, &[], Some(Value::Int(5))),
-            stmt(o.take, &[1, 2], None),
-            stmt(o.int, &[], Some(Value::Int(-1))),
-            stmt(o.take, &[1, 4], None),
-        ],
+        stmts: [
+            o.opened("ann"),
+            vec![
+                stmt(o.int, &[], Some(Value::Int(5))),
+                stmt(o.take, &[1, 2], None),
+                stmt(o.int, &[], Some(Value::Int(-1))),
+                stmt(o.take, &[1, 4], None),
+            ],
+        ]
+        .concat(),
     };
     let returned = outcome(
         Status::Completed,
@@ -348,10 +330,7 @@ fn frozen_discovery_ignores_new_locations_and_single_calls_without_return() {
     let plan = Plan::new(&model, &reg, &m, &Criteria::default());
     let o = ops(&reg);
     let test = TestCase {
-        stmts: vec![
-            stmt(o.string, &[], Some(Value::Str(String::new()))),
-            stmt(o.open, &[0], None),
-        ],
+        stmts: o.opened(""),
     };
     let panicked = ExecResult {
         status: Status::Panicked {

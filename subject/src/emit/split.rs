@@ -162,32 +162,31 @@ fn deeper(a: Option<Home>, b: Option<Home>) -> Option<Home> {
 mod tests {
     use super::*;
 
-    fn stmt(op: u32, args: &[u32]) -> Stmt {
-        Stmt {
-            op,
-            args: args.to_vec(),
-            value: None,
-        }
-    }
-
     #[test]
     fn a_part_is_a_call_with_what_builds_its_arguments_renumbered() {
         // 0: a value; 1: f(0); 2: another value; 3: g(2); 4: h(1, 0)
         let stmts = vec![
-            stmt(0, &[]),
-            stmt(1, &[0]),
-            stmt(2, &[]),
-            stmt(3, &[2]),
-            stmt(4, &[1, 0]),
+            Stmt::call(0, &[]),
+            Stmt::call(1, &[0]),
+            Stmt::call(2, &[]),
+            Stmt::call(3, &[2]),
+            Stmt::call(4, &[1, 0]),
         ];
         assert_eq!(roots(&stmts), [3, 4]);
         let needs = closures(&stmts);
         assert_eq!(needs[4], BTreeSet::from([0, 1, 4]));
         let test = TestCase { stmts };
         let p = part(&test, &needs[3]);
-        assert_eq!(p.stmts, [stmt(2, &[]), stmt(3, &[0])]);
+        assert_eq!(p.stmts, [Stmt::call(2, &[]), Stmt::call(3, &[0])]);
         let p = part(&test, &needs[4]);
-        assert_eq!(p.stmts, [stmt(0, &[]), stmt(1, &[0]), stmt(4, &[1, 0])]);
+        assert_eq!(
+            p.stmts,
+            [
+                Stmt::call(0, &[]),
+                Stmt::call(1, &[0]),
+                Stmt::call(4, &[1, 0])
+            ]
+        );
     }
 
     #[test]

@@ -331,18 +331,27 @@ fn workspace_dep(ws: &Workspace, name: &str) -> Result<InlineTable, String> {
     if let Some(version) = dep.as_str() {
         table.insert("version", version.into());
     } else if let Some(t) = dep.as_table_like() {
-        for (key, value) in t.iter() {
-            if let Some(v) = value.as_value() {
-                let mut v = v.clone();
-                if key == "path" {
-                    absolutize(&mut v, &ws.root);
-                }
-                v.decor_mut().clear();
-                table.insert(key, v);
-            }
-        }
+        table = root_inline_table(t, &ws.root);
     }
     Ok(table)
+}
+
+/// The values of `t`, a table of the workspace root's manifest at `root`, as an inline table
+/// for the copy's manifest: a relative `path` made absolute against `root` (the copy is
+/// elsewhere), every value's decor (comments, spacing) dropped.
+fn root_inline_table(t: &dyn TableLike, root: &Path) -> InlineTable {
+    let mut table = InlineTable::new();
+    for (key, value) in t.iter() {
+        if let Some(v) = value.as_value() {
+            let mut v = v.clone();
+            if key == "path" {
+                absolutize(&mut v, root);
+            }
+            v.decor_mut().clear();
+            table.insert(key, v);
+        }
+    }
+    table
 }
 
 fn merge_features(table: &mut InlineTable, extra: &Value) {
@@ -389,19 +398,10 @@ fn inherit_patches(doc: &mut DocumentMut, ws: &Workspace) {
             continue;
         };
         for (name, dep) in source.iter() {
-            let mut table = InlineTable::new();
-            if let Some(t) = dep.as_table_like() {
-                for (key, value) in t.iter() {
-                    if let Some(v) = value.as_value() {
-                        let mut v = v.clone();
-                        if key == "path" {
-                            absolutize(&mut v, &ws.root);
-                        }
-                        v.decor_mut().clear();
-                        table.insert(key, v);
-                    }
-                }
-            }
+            let table = dep
+                .as_table_like()
+                .map(|t| root_inline_table(t, &ws.root))
+                .unwrap_or_default();
             let patch = doc.entry("patch").or_insert(toml_edit::table());
             if let Some(patch) = patch.as_table_like_mut() {
                 let src = patch.entry(source_name).or_insert(toml_edit::table());
@@ -448,6 +448,12 @@ mod tests {
         let p = dir.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
+    }
+
+    /// The error `prepare` (no probe crate) gives once `dir`'s manifest is `manifest`.
+    fn refusal(dir: &Path, manifest: &str) -> String {
+        write(dir, "Cargo.toml", manifest);
+        prepare(dir, None).unwrap_err().to_string()
     }
 
     #[test]
@@ -522,12 +528,7 @@ mod tests {
     fn a_parse_error_names_the_line_not_the_text() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("c");
-        write(
-            &dir,
-            "Cargo.toml",
-            "[package]\nname = \"c\"\nSECRET-LINE-42\n",
-        );
-        let err = prepare(&dir, None).unwrap_err().to_string();
+        let err = refusal(&dir, "[package]\nname = \"c\"\nSECRET-LINE-42\n");
         assert!(
             err.contains("Cargo.toml") && err.contains("line 3"),
             "{err}"
@@ -545,12 +546,10 @@ mod tests {
         );
         std::fs::create_dir_all(tmp.path().join("repo/.git")).unwrap();
         let dir = tmp.path().join("repo/c");
-        write(
+        let err = refusal(
             &dir,
-            "Cargo.toml",
             "[package]\nname = \"c\"\nworkspace = \"../../other\"\nversion.workspace = true\n",
         );
-        let err = prepare(&dir, None).unwrap_err().to_string();
         assert!(
             err.contains("package.workspace") && err.contains("outside"),
             "{err}"
@@ -573,8 +572,7 @@ mod tests {
                 "[package]\nname = \"c\"\n\n[[test]]\nname = \"t\"\npath = \"/etc/passwd\"\n",
             ),
         ] {
-            write(&dir, "Cargo.toml", table);
-            let err = prepare(&dir, None).unwrap_err().to_string();
+            let err = refusal(&dir, table);
             assert!(err.contains(key) && err.contains("outside"), "{err}");
         }
         write(

@@ -126,24 +126,11 @@ impl FileInstrumenter<'_> {
         // original's does: a sum written over lines with leading operators
         // (`digits(a)\n + 1\n + digits(b)`) has each operator on its site's last line.
         let first = line(b.op.span());
-        if !self.mutants
-            || !self.active()
-            || !b.attrs.is_empty()
-            || first != b.span().end().line
-            || skipped_operand(&b.left)
-            || skipped_operand(&b.right)
-        {
+        if !self.aor_site(b) || first != b.span().end().line || skipped_operand(&b.left) {
             return false;
         }
         let inferred = self.untyped_operand(&b.left) && self.untyped_operand(&b.right);
-        let sym = aop_symbol(aop);
-        let mut goal = None;
-        for &m in aor_mutants(aop) {
-            let label = format!("AOR {sym} -> {}", aop_symbol(m));
-            let g = self.goal(GoalKind::Mutant, first, label);
-            goal.get_or_insert(g);
-        }
-        let goal = goal.unwrap_or_default();
+        let goal = self.aor_goals(aop, first, "");
         let left = self.range(&*b.left);
         let right = self.range(&*b.right);
         let op_range = self.range(&b.op);
@@ -179,24 +166,11 @@ impl FileInstrumenter<'_> {
             return false;
         };
         let (first, last) = (b.span().start().line, b.span().end().line);
-        if !self.mutants
-            || !self.active()
-            || !b.attrs.is_empty()
-            || first != last
-            || !plain_place(&b.left)
-            || skipped_operand(&b.right)
-        {
+        if !self.aor_site(b) || first != last || !plain_place(&b.left) {
             return false;
         }
         let inferred = self.untyped_operand(&b.left) && self.untyped_operand(&b.right);
-        let sym = aop_symbol(aop);
-        let mut goal = None;
-        for &m in aor_mutants(aop) {
-            let label = format!("AOR {sym}= -> {}=", aop_symbol(m));
-            let g = self.goal(GoalKind::Mutant, first, label);
-            goal.get_or_insert(g);
-        }
-        let goal = goal.unwrap_or_default();
+        let goal = self.aor_goals(aop, first, "=");
         let left = self.range(&*b.left);
         let right = self.range(&*b.right);
         let op_range = self.range(&b.op);
@@ -215,6 +189,27 @@ impl FileInstrumenter<'_> {
         );
         self.visit_expr(&b.right);
         true
+    }
+
+    /// What an arithmetic site and a compound assignment both need for AOR mutants: mutants
+    /// on, instrumentation active here, no attributes on the expression, and a right operand
+    /// that may be mutated around (see [`skipped_operand`]).
+    fn aor_site(&self, b: &ExprBinary) -> bool {
+        self.mutants && self.active() && b.attrs.is_empty() && !skipped_operand(&b.right)
+    }
+
+    /// Numbers the AOR goals of a site of `aop` on `line`, one per replacement, labelled as
+    /// cargo-mutants names them: `AOR + -> -`, or with `assign` = `"="` `AOR += -> -=`.
+    /// Returns the first (0 when `aop` has none); the others follow it.
+    fn aor_goals(&mut self, aop: u8, line: usize, assign: &str) -> u32 {
+        let sym = aop_symbol(aop);
+        let mut goal = None;
+        for &m in aor_mutants(aop) {
+            let label = format!("AOR {sym}{assign} -> {}{assign}", aop_symbol(m));
+            let g = self.goal(GoalKind::Mutant, line, label);
+            goal.get_or_insert(g);
+        }
+        goal.unwrap_or_default()
     }
 
     /// Whether `e`'s type may not be inferred yet where it is used: an unsuffixed number
