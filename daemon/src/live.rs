@@ -16,16 +16,24 @@ use frugal_api::v1;
 /// One run's live state.
 #[derive(Clone, Debug)]
 pub struct LiveRun {
+    /// When the run went live; the view's elapsed time counts from here.
     pub started: Instant,
+    /// The pipeline phase, as `v1::Progress::phase` names it; `queued` until the first one.
     pub phase: String,
+    /// The search's generation, when searching.
     pub generation: u64,
+    /// Test executions so far in the search.
     pub executions: u64,
+    /// Goals covered so far.
     pub covered: u32,
+    /// Goals in all.
     pub goals: u32,
+    /// Share of the search budget spent, 0..1.
     pub search_fraction: f64,
 }
 
 impl LiveRun {
+    /// A run that has just started: `queued`, nothing searched yet.
     pub fn new() -> LiveRun {
         LiveRun {
             started: Instant::now(),
@@ -69,6 +77,7 @@ impl Live {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Makes `run` live with a fresh state, replacing any it had.
     pub fn start(&self, run: RunId) {
         self.lock().insert(run, LiveRun::new());
     }
@@ -80,10 +89,12 @@ impl Live {
         }
     }
 
+    /// A copy of the run's state; `None` when it is not live.
     pub fn get(&self, run: RunId) -> Option<LiveRun> {
         self.lock().get(&run).cloned()
     }
 
+    /// Drops the run's state: it is no longer live, and readers fall back to what was stored.
     pub fn finish(&self, run: RunId) {
         self.lock().remove(&run);
     }
