@@ -30,19 +30,25 @@ use crate::token;
 /// unix socket. What the login rate limit and the per-client connection limit count by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Peer {
+    /// A TCP client, by its address (the port is left out: one client, many connections).
     Ip(std::net::IpAddr),
+    /// A client of the unix socket.
     Local,
 }
 
 /// What a token may do; each scope includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
+    /// Reads (`GET`, `HEAD`, `OPTIONS`), except of tokens.
     Read,
+    /// Also queues work: a trigger or a replacement computation.
     Trigger,
+    /// Everything: registration, removal, accepting, tokens and the rest.
     Admin,
 }
 
 impl Scope {
+    /// The scope's name as the API and the token records spell it: `read`, `trigger`, `admin`.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Read => "read",
@@ -77,17 +83,30 @@ impl FromStr for Scope {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Denied {
     /// No token was presented where one is needed.
-    Missing { needed: Scope },
+    Missing {
+        /// The scope the request needs.
+        needed: Scope,
+    },
     /// The token is not one the daemon knows (or was revoked).
     Unknown,
     /// The token is valid but its scope is too small.
-    TooNarrow { has: Scope, needed: Scope },
+    TooNarrow {
+        /// The scope of the token presented.
+        has: Scope,
+        /// The scope the request needs.
+        needed: Scope,
+    },
     /// The client failed too many token checks lately; no token is checked until the window
     /// ends, in this many seconds.
-    Throttled { retry_after: u64 },
+    Throttled {
+        /// Seconds until the window ends, at least 1.
+        retry_after: u64,
+    },
 }
 
 impl Denied {
+    /// The HTTP status of the refusal: 401 without a known token, 403 when its scope is too
+    /// small, 429 when throttled.
     pub fn status(&self) -> StatusCode {
         match self {
             Denied::Missing { .. } | Denied::Unknown => StatusCode::UNAUTHORIZED,
@@ -363,7 +382,9 @@ impl Auth {
 /// A token just made: its record and its secret, which nothing keeps but the answer.
 #[derive(Debug)]
 pub struct Created {
+    /// The stored record: id, name, scope; the secret's hash, never the secret.
     pub info: TokenRecord,
+    /// The secret itself, shown once.
     pub token: String,
 }
 

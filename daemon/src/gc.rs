@@ -24,7 +24,9 @@ use frugal_api::v1::{FreedDir, GcReport};
 
 /// The collector of one daemon: its settings, and a lock so passes never overlap.
 pub struct Gc {
+    /// `[retention]`: what is kept, for how long, and how often a pass runs.
     pub retention: RetentionConfig,
+    /// `daemon.state_dir`: the work and run dirs a pass frees are under it.
     pub state_dir: PathBuf,
     lock: Mutex<()>,
 }
@@ -67,6 +69,7 @@ fn count(records: &mut BTreeMap<String, u64>, p: &Pruned) {
 }
 
 impl Gc {
+    /// A collector of `state_dir` with these settings; no pass runs until [`Gc::collect`].
     pub fn new(retention: RetentionConfig, state_dir: PathBuf) -> Gc {
         Gc {
             retention,

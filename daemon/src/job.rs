@@ -52,11 +52,17 @@ use crate::regression;
 /// What every job shares: resolved settings and where things go.
 #[derive(Clone, Debug)]
 pub struct JobEnv {
+    /// `daemon.state_dir`: work dirs, run outputs and the store live under it.
     pub state_dir: PathBuf,
+    /// `search.algorithm`, parsed.
     pub algorithm: AlgorithmKind,
+    /// `search.seed`: the search's random seed, the same for every job.
     pub seed: u64,
+    /// `search.population`: individuals per generation.
     pub population: usize,
+    /// `search.tournament_size`: individuals per tournament of parent selection.
     pub tournament: usize,
+    /// `search.goal_selection`, parsed: every goal at once, or smart goal selection.
     pub goal_selection: frugal_search::GoalSelection,
     /// The criteria, with frugal's own mutants as `search.mutants` says.
     pub criteria: frugal_subject::criteria::Criteria,
@@ -66,7 +72,9 @@ pub struct JobEnv {
     pub budget: ConfigBudget,
     /// Per-repository budgets from the config, by path.
     pub repo_budgets: HashMap<String, ConfigBudget>,
+    /// `executor.timeout`: wall-clock limit of one test execution.
     pub exec_timeout: Duration,
+    /// `executor.workers`: harness processes per job (0 is taken as 1).
     pub exec_workers: usize,
     /// Repetitions per test when profiling.
     pub profile_repeat: u32,
@@ -111,7 +119,9 @@ impl JobEnv {
 /// How a job that ran to the end went.
 #[derive(Debug)]
 pub struct Finished {
+    /// What storing the new suite did: its id, and whether it became the best.
     pub outcome: StoreOutcome,
+    /// The run's summary as stored with the run and served by the API.
     pub summary: RunSummary,
 }
 

@@ -74,15 +74,18 @@ pub struct CrateDirs {
     pub pipeline: PathBuf,
     /// The regression check's work dir.
     pub check: PathBuf,
-    /// The profile's target dir, and its sandbox scratch.
+    /// The profile's target dir.
     pub profile_target: PathBuf,
+    /// The profile's sandbox scratch.
     pub profile_job: PathBuf,
-    /// cargo-mutants' scratch and target dir.
+    /// cargo-mutants' scratch dir (`mutation.survivors`).
     pub own_mutants: PathBuf,
+    /// cargo-mutants' target dir.
     pub own_mutants_target: PathBuf,
 }
 
 impl CrateDirs {
+    /// The dirs of `krate` of `repo`, all under [`crate_work_dir`]; nothing is created.
     pub fn new(state_dir: &Path, repo: RepoId, krate: &str) -> CrateDirs {
         let base = crate_work_dir(state_dir, repo, krate);
         CrateDirs {

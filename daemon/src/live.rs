@@ -17,11 +17,14 @@ use frugal_api::v1;
 /// run started, from which a view computes its elapsed time.
 #[derive(Clone, Debug)]
 pub struct LiveRun {
+    /// When the run went live; the view's elapsed time counts from here.
     pub started: Instant,
+    /// What the job reported last: phase, generation, executions and goals.
     pub progress: v1::Progress,
 }
 
 impl LiveRun {
+    /// A run that has just started: `queued`, nothing searched yet.
     pub fn new() -> LiveRun {
         LiveRun {
             started: Instant::now(),
@@ -58,6 +61,7 @@ impl Live {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Makes `run` live with a fresh state, replacing any it had.
     pub fn start(&self, run: RunId) {
         self.lock().insert(run, LiveRun::new());
     }
@@ -69,10 +73,12 @@ impl Live {
         }
     }
 
+    /// A copy of the run's state; `None` when it is not live.
     pub fn get(&self, run: RunId) -> Option<LiveRun> {
         self.lock().get(&run).cloned()
     }
 
+    /// Drops the run's state: it is no longer live, and readers fall back to what was stored.
     pub fn finish(&self, run: RunId) {
         self.lock().remove(&run);
     }

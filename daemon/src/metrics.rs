@@ -57,9 +57,13 @@ struct Inner {
 /// Gauges the caller reads from the store when scraped.
 #[derive(Clone, Debug, Default)]
 pub struct Gauges {
+    /// Registered repositories.
     pub repos: usize,
+    /// Jobs waiting to be claimed.
     pub jobs_queued: usize,
+    /// Jobs claimed by the runner and not finished.
     pub jobs_running: usize,
+    /// Runs with live progress ([`crate::live::Live`]).
     pub runs_live: usize,
     /// Replacement computations queued or running.
     pub replacements: usize,
@@ -123,6 +127,7 @@ impl Metrics {
         }
     }
 
+    /// Time since the metrics were made, that is since the daemon started.
     pub fn uptime(&self) -> Duration {
         self.started.elapsed()
     }

@@ -19,7 +19,9 @@ use std::time::Duration;
 /// Bounds of one job's disk use; `None` leaves one unbounded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DiskLimits {
+    /// `jobs.max_disk`: allocated bytes (blocks on disk, not file lengths).
     pub max_bytes: Option<u64>,
+    /// `jobs.max_files`: entries of every kind (files, dirs, links).
     pub max_files: Option<u64>,
 }
 
@@ -27,7 +29,9 @@ pub struct DiskLimits {
 /// first bound crossed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
+    /// Entries counted: files, dirs and links.
     pub files: u64,
+    /// Allocated bytes of those entries (512-byte blocks).
     pub bytes: u64,
     /// Which bound was crossed, in words for the run's error.
     pub over: Option<String>,

@@ -53,11 +53,19 @@ const DISK_CHECK: Duration = Duration::from_secs(1);
 
 /// What the runner needs.
 pub struct RunnerCtx {
+    /// The queue jobs are claimed from and finished in, and its store.
     pub sched: Arc<Scheduler>,
+    /// The settings every job runs with.
     pub env: JobEnv,
+    /// Progress of the runs in flight, which the jobs update and the API reads.
     pub live: Live,
+    /// The counters finished jobs, stored suites and GC passes add to.
     pub metrics: Arc<Metrics>,
+    /// `scheduler.poll_interval`: how often every repository is polled for new commits;
+    /// `None` when polling is off.
     pub poll_interval: Option<Duration>,
+    /// `scheduler.default_schedule`: when repositories without a schedule of their own are
+    /// regenerated; `None` for never.
     pub default_schedule: Option<CronSchedule>,
     /// Set once on SIGTERM: claim nothing more.
     pub stopping: Arc<AtomicBool>,
@@ -94,6 +102,7 @@ impl Default for Heartbeat {
 }
 
 impl Heartbeat {
+    /// Records a beat now.
     pub fn beat(&self) {
         let ms = self.origin.elapsed().as_millis() as u64;
         self.last.store(ms, Ordering::SeqCst);

@@ -91,6 +91,7 @@ impl From<Denied> for ApiError {
     }
 }
 
+/// What a handler returns: its answer, or an error the API sends as JSON with its status.
 pub type ApiResult<T> = Result<T, ApiError>;
 
 pub(super) async fn not_found_route(method: Method, uri: axum::http::Uri) -> ApiError {

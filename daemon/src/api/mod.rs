@@ -57,6 +57,7 @@ pub(crate) use extract::{CrateQuery, blocking, crate_of, parse_body, parse_id, q
 
 /// Shared state of the handlers.
 pub struct AppState {
+    /// The queue and the store behind it, shared with the runner.
     pub sched: Arc<Scheduler>,
     /// The token check (`auth.rs`).
     pub auth: Auth,
@@ -66,10 +67,13 @@ pub struct AppState {
     pub replacer: Replacer,
     /// Longest time a request may take (`http.request_timeout`).
     pub request_timeout: Duration,
+    /// Progress of the runs in flight, as the runner updates it.
     pub live: Live,
+    /// Counters the handlers and the runner add to; `GET /metrics` renders them.
     pub metrics: Arc<Metrics>,
     /// Wakes the runner after a trigger, so a job starts without waiting for the next tick.
     pub wake: SyncSender<()>,
+    /// Set once on SIGTERM or SIGINT: triggers are refused from then on.
     pub stopping: Arc<AtomicBool>,
     /// `Capabilities::report` of the host, probed at startup.
     pub sandbox: Vec<String>,
@@ -88,6 +92,7 @@ pub struct AppState {
     pub gc: crate::gc::SharedGc,
 }
 
+/// The handlers' state as axum holds it: one [`AppState`] for every request.
 pub type Shared = Arc<AppState>;
 
 /// The API's router with its layers, outermost first: metrics, JSON errors, the `Host` check,

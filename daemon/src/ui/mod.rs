@@ -40,8 +40,11 @@ pub(crate) use session::{Need, Viewer};
 /// What a token allows, in the API's terms (scopes `read`, `trigger`, `admin`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scopes {
+    /// May read; true of every valid token.
     pub read: bool,
+    /// May queue work (trigger, replacement).
     pub trigger: bool,
+    /// May do everything else.
     pub admin: bool,
 }
 
