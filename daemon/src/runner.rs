@@ -67,7 +67,7 @@ pub struct RunnerCtx {
     /// `scheduler.default_schedule`: when repositories without a schedule of their own are
     /// regenerated; `None` for never.
     pub default_schedule: Option<CronSchedule>,
-    /// Set once on SIGTERM: claim nothing more.
+    /// Set once on SIGTERM or SIGINT: claim nothing more.
     pub stopping: Arc<AtomicBool>,
     /// `jobs.max_seconds`: a job still running after this is stopped.
     pub max_job_time: Option<Duration>,
