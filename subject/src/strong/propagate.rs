@@ -16,8 +16,8 @@
 //! boundary integer (`±2^k`, `±10^k`, or one less; [`frugal_search::is_boundary_int`]) not
 //! judged for that mutant before, up to [`BOUNDARY_ATTEMPTS`] more times: some mutants show
 //! only at such a value, and random tests rarely draw one among the first attempts (itoa's
-//! `u128_mulhi` carries change the quotient only at exact multiples of `10^19`). Once killed, later tests are not judged for it, so the archive
-//! keeps the judged killer. Verdicts are remembered per test, so the minimiser's re-runs of the
+//! `u128_mulhi` carries change the quotient only at exact multiples of `10^19`). Once killed,
+//! later tests are not judged for it, so the archive keeps the judged killer. Verdicts are remembered per test, so the minimiser's re-runs of the
 //! same tests are not judged again. The minimiser's shortened tests are judged for every
 //! mutant they infect ([`Propagate::thorough_switch`]), except mutants that kill by crashing
 //! or hanging the test: any infecting test counts as killing those.
