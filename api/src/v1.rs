@@ -195,6 +195,9 @@ pub struct Job {
     pub outcome: Option<String>,
     /// The run it started, once it did.
     pub run: Option<u64>,
+    /// The node holding its lease while it runs (the last one, once it ended).
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 /// Live progress of a running run (from memory), or the last one stored.
@@ -371,6 +374,35 @@ pub struct Status {
     /// (`frugal_sandbox::Capabilities::report`).
     #[serde(default)]
     pub sandbox: Vec<String>,
+    /// The node that answered (its `store.node_id`).
+    #[serde(default)]
+    pub node: String,
+    /// Every frugald sharing the store (one on sled), with its heartbeat and jobs.
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+}
+
+/// One frugald of a fleet, in [`Status::nodes`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// Its id.
+    pub id: String,
+    /// Where its API listens, when it said.
+    pub addr: Option<String>,
+    /// Its frugald version.
+    pub version: String,
+    /// When it started, Unix time in milliseconds.
+    pub started_ms: u64,
+    /// Its last heartbeat, Unix time in milliseconds.
+    pub heartbeat_ms: u64,
+    /// Seconds since that heartbeat, as the answering node saw it.
+    pub heartbeat_age_s: f64,
+    /// Whether the heartbeat is recent (within 3 × the lease renewal period, 10 s); a node that
+    /// is not alive has died or lost the store, and its jobs run again elsewhere once their
+    /// leases end.
+    pub alive: bool,
+    /// The jobs it runs.
+    pub jobs: Vec<u64>,
 }
 
 /// `GET /healthz`.

@@ -76,6 +76,9 @@ pub mod scheduler {
     /// One token's share of the queue: a monorepo's crates, not the whole host's.
     pub const MAX_QUEUED_PER_TOKEN: usize = 16;
     pub const POLL_INTERVAL: Option<Duration> = Some(Duration::from_secs(60));
+    /// Two minutes: a node renews its leases every few seconds, so a dead node's jobs wait at
+    /// most this long before another node claims them.
+    pub const LEASE: Duration = Duration::from_secs(120);
     // `default_schedule`: no scheduled regeneration unless asked for.
 }
 
@@ -120,6 +123,11 @@ pub mod jobs {
     pub const KEEP_BUILDS: bool = false;
     // `git_hosts`: none. A git dependency makes frugald's unconfined `cargo fetch` contact the
     // host its URL names, so only hosts the admin lists are contacted.
+}
+
+pub mod store {
+    /// A few connections per node: API reads, the runner, the heartbeat.
+    pub const POOL_SIZE: u64 = 8;
 }
 
 pub mod retention {

@@ -30,7 +30,7 @@ pub use resolve::{KEYS, SYSTEM_CONFIG, env_var};
 pub use settings::{
     Config, CrateConfig, DaemonConfig, ExecutorConfig, HttpConfig, JobsConfig, LogFormat,
     MutationConfig, RegressionPolicy, RegressionsConfig, RepoConfig, RepoSchedule, RetentionConfig,
-    SandboxConfig, SchedulerConfig, SearchConfig,
+    SandboxConfig, SchedulerConfig, SearchConfig, StoreBackend, StoreConfig,
 };
 pub use values::{
     ALGORITHMS, Budget, MAX_BUDGET_EXECUTIONS, MAX_BUDGET_TIME, parse_duration, parse_size,

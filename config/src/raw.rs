@@ -45,6 +45,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub retention: RawRetention,
     #[serde(default)]
+    pub store: RawStore,
+    #[serde(default)]
     pub repo: Vec<RawRepo>,
 }
 
@@ -100,6 +102,16 @@ pub(crate) struct RawScheduler {
     pub max_queued_per_token: Option<Spanned<i64>>,
     pub poll_interval: Option<Spanned<String>>,
     pub default_schedule: Option<Spanned<String>>,
+    pub lease: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawStore {
+    pub backend: Option<Spanned<String>>,
+    pub url: Option<Spanned<String>>,
+    pub pool_size: Option<Spanned<i64>>,
+    pub node_id: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

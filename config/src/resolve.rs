@@ -11,17 +11,18 @@ use toml::Spanned;
 use crate::defaults::{self, cores};
 use crate::raw::{
     RawConfig, RawCrate, RawDaemon, RawExecutor, RawHttp, RawJobs, RawMutation, RawRegressions,
-    RawRepo, RawRetention, RawSandbox, RawScheduler, RawSearch, StrOrInt, key_at, line_col,
+    RawRepo, RawRetention, RawSandbox, RawScheduler, RawSearch, RawStore, StrOrInt, key_at,
+    line_col,
 };
 use crate::values::{
     Budget, algorithm, boolean, cron, git_host_list, goal_selection, host_list, log_format,
-    mutants_mode, non_empty, parse_size, poll_interval, positive_duration, regression_policy,
-    socket_addr, uid_range,
+    mutants_mode, non_empty, parse_duration, parse_size, poll_interval, positive_duration,
+    regression_policy, socket_addr, uid_range,
 };
 use crate::{
     Config, ConfigError, CrateConfig, DaemonConfig, ExecutorConfig, HttpConfig, JobsConfig,
     MutationConfig, Origin, RegressionsConfig, RepoConfig, RepoSchedule, RetentionConfig,
-    SandboxConfig, SchedulerConfig, SearchConfig,
+    SandboxConfig, SchedulerConfig, SearchConfig, StoreBackend, StoreConfig,
 };
 
 /// Every scalar key, in file order; `FRUGAL_<KEY with . as _, upper case>` overrides it.
@@ -74,6 +75,11 @@ pub const KEYS: &[&str] = &[
     "retention.jobs",
     "retention.disk_budget",
     "retention.gc_interval",
+    "scheduler.lease",
+    "store.backend",
+    "store.url",
+    "store.pool_size",
+    "store.node_id",
 ];
 
 /// The environment variable overriding a key.
@@ -92,6 +98,7 @@ pub(crate) const ENV_SECTIONS: &[&str] = &[
     "FRUGAL_HTTP_",
     "FRUGAL_JOBS_",
     "FRUGAL_RETENTION_",
+    "FRUGAL_STORE_",
 ];
 
 /// A value with where it came from.
@@ -469,12 +476,76 @@ pub(crate) fn resolve_scheduler(
     let default_schedule = r
         .string_parsed("scheduler.default_schedule", &raw.default_schedule, cron)?
         .flatten();
+    let lease = r
+        .string_parsed("scheduler.lease", &raw.lease, lease)?
+        .unwrap_or(d::LEASE);
     Ok(SchedulerConfig {
         max_concurrent_jobs,
         max_queued_per_token,
         poll_interval,
         default_schedule,
+        lease,
     })
+}
+
+/// A lease of at least 5 seconds (nodes renew every 2 s).
+fn lease(v: &str) -> Result<Duration, String> {
+    let d = parse_duration(v.trim())?;
+    if d < Duration::from_secs(5) {
+        return Err(format!("`{v}` is below the 5s minimum"));
+    }
+    Ok(d)
+}
+
+/// `[store]`
+pub(crate) fn resolve_store(r: &mut Resolver, raw: &RawStore) -> Result<StoreConfig, ConfigError> {
+    use defaults::store as d;
+    let backend = r
+        .string_parsed("store.backend", &raw.backend, |v| match v.trim() {
+            "sled" => Ok(StoreBackend::Sled),
+            "postgres" | "postgresql" => Ok(StoreBackend::Postgres),
+            other => Err(format!(
+                "`{other}` is not a backend: use \"sled\" or \"postgres\""
+            )),
+        })?
+        .unwrap_or(StoreBackend::Sled);
+    let url = r.string_parsed("store.url", &raw.url, non_empty)?;
+    // A URL with the sled backend is kept but unused (frugald says so at start).
+    if backend == StoreBackend::Postgres && url.is_none() {
+        return Err(Resolver::error(
+            r.origins
+                .get("store.backend")
+                .cloned()
+                .unwrap_or(Origin::Default),
+            "store.backend",
+            "\"postgres\" needs `store.url` (FRUGAL_STORE_URL), such as \
+             \"postgres://frugal@db.example/frugal\"",
+        ));
+    }
+    let pool_size = r.count("store.pool_size", &raw.pool_size, 1, d::POOL_SIZE)?;
+    let node_id = r.string_parsed("store.node_id", &raw.node_id, node_id)?;
+    Ok(StoreConfig {
+        backend,
+        url,
+        pool_size: pool_size.min(u64::from(u32::MAX)) as u32,
+        node_id,
+    })
+}
+
+/// A node id: 1 to 64 letters, digits, `-`, `_`, `.` or `:`.
+fn node_id(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    let ok = !v.is_empty()
+        && v.len() <= 64
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+    if ok {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "`{v}` is not a node id: 1 to 64 letters, digits, `-`, `_`, `.` or `:`"
+        ))
+    }
 }
 
 /// `[sandbox]`
@@ -768,6 +839,7 @@ impl Config {
         let http = resolve_http(&mut r, &raw.http)?;
         let jobs = resolve_jobs(&mut r, &raw.jobs)?;
         let retention = resolve_retention(&mut r, &raw.retention)?;
+        let store = resolve_store(&mut r, &raw.store)?;
         let repos = resolve_repos(&r, &raw.repo)?;
         Ok(Config {
             file: file.map(Path::to_path_buf),
@@ -781,6 +853,7 @@ impl Config {
             http,
             jobs,
             retention,
+            store,
             repos,
             origins: r.origins,
         })

@@ -105,6 +105,32 @@ pub struct SchedulerConfig {
     pub poll_interval: Option<Duration>,
     /// Schedule for repositories without their own.
     pub default_schedule: Option<CronExpr>,
+    /// How long a running job's lease lasts without a heartbeat renewing it; once it ends, any
+    /// node may claim the job again.
+    pub lease: Duration,
+}
+
+/// Where the store and the queue live (`store.backend`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreBackend {
+    /// sled in the state directory: one frugald.
+    Sled,
+    /// PostgreSQL at `store.url`: any number of frugald nodes.
+    Postgres,
+}
+
+/// `[store]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreConfig {
+    /// sled (the default) or PostgreSQL.
+    pub backend: StoreBackend,
+    /// PostgreSQL's URL or key=value connection string (required by the PostgreSQL backend,
+    /// unused by sled).
+    pub url: Option<String>,
+    /// Connections to PostgreSQL kept at most.
+    pub pool_size: u32,
+    /// This node's id in the fleet; `None`: the host name and a hash of the state directory.
+    pub node_id: Option<String>,
 }
 
 /// `[sandbox]`
@@ -279,6 +305,8 @@ pub struct Config {
     pub jobs: JobsConfig,
     /// `[retention]`: what garbage collection keeps.
     pub retention: RetentionConfig,
+    /// `[store]`: sled or a PostgreSQL shared by a fleet of nodes.
+    pub store: StoreConfig,
     /// `[[repo]]`: repositories the daemon serves from the start, in file order.
     pub repos: Vec<RepoConfig>,
     /// Where each scalar setting came from, by dotted key.

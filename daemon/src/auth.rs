@@ -228,24 +228,20 @@ impl Auth {
     /// The check for a daemon whose token file holds `admin`, with the stored tokens of
     /// `store` (read once here; later changes go through [`Auth::create`] and [`Auth::revoke`]).
     pub fn load(admin: String, store: &Store, auth_reads: bool) -> anyhow::Result<Auth> {
-        let mut by_hash = HashMap::new();
-        for t in store.tokens()? {
-            let (Ok(h), Ok(scope)) = (<[u8; 32]>::try_from(t.hash.as_slice()), t.scope.parse())
-            else {
-                tracing::warn!(
-                    token = t.id,
-                    "ignoring a stored token with a bad hash or scope"
-                );
-                continue;
-            };
-            by_hash.insert(h, Known { scope, id: t.id });
-        }
         Ok(Auth {
             admin: Arc::new(admin),
-            by_hash: Arc::new(RwLock::new(by_hash)),
+            by_hash: Arc::new(RwLock::new(stored_tokens(store)?)),
             auth_reads,
             guesses: Arc::default(),
         })
+    }
+
+    /// Reloads the stored tokens: on a store the fleet shares, another node may have created or
+    /// revoked one (the runner calls this every tick there).
+    pub fn refresh(&self, store: &Store) -> anyhow::Result<()> {
+        let fresh = stored_tokens(store)?;
+        *self.by_hash.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        Ok(())
     }
 
     /// Whether reads need a token (`daemon.auth_reads`).
@@ -456,6 +452,22 @@ pub fn host_name(host: &str) -> &str {
 }
 
 // ---- routes: /v1/tokens (admin) ----------------------------------------------------------
+
+/// The stored tokens by hash; a record with a bad hash or scope is skipped with a warning.
+fn stored_tokens(store: &Store) -> anyhow::Result<HashMap<[u8; 32], Known>> {
+    let mut by_hash = HashMap::new();
+    for t in store.tokens()? {
+        let (Ok(h), Ok(scope)) = (<[u8; 32]>::try_from(t.hash.as_slice()), t.scope.parse()) else {
+            tracing::warn!(
+                token = t.id,
+                "ignoring a stored token with a bad hash or scope"
+            );
+            continue;
+        };
+        by_hash.insert(h, Known { scope, id: t.id });
+    }
+    Ok(by_hash)
+}
 
 #[cfg(test)]
 mod tests {

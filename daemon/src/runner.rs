@@ -35,7 +35,9 @@ use frugal_sandbox::{JobLimits, JobScope};
 
 use crate::uids::{AllHeld, JobUids, UidLease};
 use frugal_scheduler::{CronSchedule, JobOutcome, Scheduler};
-use frugal_storage::{JobId, JobRecord, RepoId, RunId, RunStatus, Store, now_ms};
+use frugal_storage::{
+    JobId, JobRecord, JobState, NodeRecord, RepoId, RunId, RunStatus, Store, now_ms,
+};
 
 use crate::gc::SharedGc;
 use crate::job::{self, JobEnv};
@@ -82,6 +84,19 @@ pub struct RunnerCtx {
     /// `jobs.uid_range` where it is in force (no job cgroup, frugald root): each job runs as a
     /// uid of the range that no other job or replacement in flight holds.
     pub job_uids: JobUids,
+    /// This node as the fleet sees it.
+    pub node: NodeInfo,
+}
+
+/// What the runner reports of this node on every tick ([`NodeRecord`]).
+#[derive(Clone)]
+pub struct NodeInfo {
+    /// When the daemon started, Unix time in milliseconds.
+    pub started: u64,
+    /// Where the API listens, once it does.
+    pub addr: Arc<Mutex<Option<String>>>,
+    /// The token check, reloaded from a shared store every tick.
+    pub auth: crate::auth::Auth,
 }
 
 /// When the runner loop last went round: the systemd watchdog pings only while this is fresh.
@@ -153,6 +168,7 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
     let mut last_gc = Instant::now();
     while !ctx.stopping.load(Ordering::SeqCst) {
         ctx.heartbeat.beat();
+        report_node(&ctx, &flights);
         reap(&mut flights);
         enforce_time_cap(&ctx, &mut flights, &mut stopped);
         tear_down(&mut stopped);
@@ -234,8 +250,41 @@ fn tear_down(stopped: &mut Vec<InFlight>) {
     reap(stopped);
 }
 
+/// Writes this node's record (its heartbeat and jobs) to the store, and on a shared store
+/// reloads the API tokens, which any node may have created or revoked.
+fn report_node(ctx: &RunnerCtx, flights: &[InFlight]) {
+    let rec = NodeRecord {
+        id: ctx.sched.options().node.clone(),
+        addr: ctx.node.addr.lock().ok().and_then(|a| a.clone()),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started: ctx.node.started,
+        heartbeat: now_ms(),
+        jobs: flights.iter().map(|f| f.job).collect(),
+    };
+    if let Err(e) = ctx.sched.store().put_node(&rec) {
+        tracing::warn!(error = %e, "could not write this node's heartbeat to the store");
+    }
+    if ctx.sched.store().is_shared()
+        && let Err(e) = ctx.node.auth.refresh(ctx.sched.store())
+    {
+        tracing::warn!(error = %format!("{e:#}"), "could not reload the API tokens");
+    }
+}
+
 fn collect_garbage(ctx: &RunnerCtx) {
-    match ctx.gc.collect(&ctx.sched, false, &|| ctx.heartbeat.beat()) {
+    // One node of a fleet collects at a time: two would race on the same records.
+    let r = ctx.sched.store().exclusively("gc", || {
+        Ok(ctx.gc.collect(&ctx.sched, false, &|| ctx.heartbeat.beat()))
+    });
+    let r = match r {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            tracing::info!("garbage collection skipped: another node is collecting");
+            return;
+        }
+        Err(e) => Err(e.into()),
+    };
+    match r {
         Ok(r) => {
             ctx.metrics.gc_pass(&r);
             tracing::info!(
@@ -274,6 +323,24 @@ fn requeue_expired(ctx: &RunnerCtx) {
         Ok(r) if !r.requeued.is_empty() || !r.failed.is_empty() || !r.merged.is_empty() => {
             tracing::warn!(requeued = ?r.requeued, failed = ?r.failed, merged = ?r.merged,
                 "jobs whose lease expired");
+            // Their runs were another node's (or a hung thread's): they end here.
+            let jobs: Vec<JobId> = r
+                .requeued
+                .iter()
+                .chain(&r.failed)
+                .copied()
+                .chain(r.merged.iter().map(|(from, _)| *from))
+                .collect();
+            let note = "interrupted: the lease of its job expired (the node running it died or \
+                        lost the store); the job was queued again";
+            let own = |run: &RunId| ctx.live.runs().contains(run);
+            if let Err(e) = mark_runs(
+                ctx.sched.store(),
+                |run| run.job.is_some_and(|j| jobs.contains(&j)) && !own(&run.id),
+                note,
+            ) {
+                tracing::warn!(error = %format!("{e:#}"), "could not mark the expired jobs' runs");
+            }
         }
         Ok(_) => {}
         Err(e) => tracing::error!(error = %e, "could not requeue expired jobs"),
@@ -623,8 +690,31 @@ fn checkpoint(ctx: &RunnerCtx, f: &InFlight) {
 }
 
 /// At startup: runs the store still marks running belonged to a process that is gone (crash,
-/// `kill -9`, power loss); say so on each. Their jobs are requeued by `Scheduler::recover`.
-pub fn mark_interrupted_runs(store: &Store) -> anyhow::Result<Vec<RunId>> {
+/// `kill -9`, power loss); say so on each. Their jobs are requeued by `Scheduler::recover`. On
+/// a shared store only this node's runs are: those of jobs it holds, and those whose job no
+/// node runs any more.
+pub fn mark_interrupted_runs(sched: &Scheduler) -> anyhow::Result<Vec<RunId>> {
+    let store = sched.store();
+    let node = sched.options().node.as_str();
+    let others: Vec<JobId> = store
+        .active_jobs()?
+        .into_iter()
+        .filter(|j| {
+            store.is_shared() && j.state == JobState::Running && j.node.as_deref() != Some(node)
+        })
+        .map(|j| j.id)
+        .collect();
+    let note =
+        "interrupted: the daemon stopped while it ran (crash or kill); its job was queued again";
+    mark_runs(store, |r| r.job.is_none_or(|j| !others.contains(&j)), note)
+}
+
+/// Marks failed, with `note`, every running run that `pick` accepts.
+fn mark_runs(
+    store: &Store,
+    pick: impl Fn(&frugal_storage::RunRecord) -> bool,
+    note: &str,
+) -> anyhow::Result<Vec<RunId>> {
     let mut repos: Vec<_> = store.repos()?.into_iter().map(|r| r.id).collect();
     repos.extend(store.jobs()?.into_iter().map(|j| j.repo));
     repos.sort();
@@ -632,11 +722,11 @@ pub fn mark_interrupted_runs(store: &Store) -> anyhow::Result<Vec<RunId>> {
     let mut marked = Vec::new();
     for repo in repos {
         for r in store.runs(repo, None)? {
-            if r.status == RunStatus::Running {
+            if r.status == RunStatus::Running && pick(&r) {
                 store.finish_run(
                     r.id,
                     RunStatus::Failed {
-                        error: "interrupted: the daemon stopped while it ran (crash or kill); its job was queued again".to_string(),
+                        error: note.to_string(),
                     },
                     None,
                     None,

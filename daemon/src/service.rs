@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use frugal_config::{Config, HttpConfig, LogFormat};
+use frugal_config::{Config, HttpConfig, LogFormat, StoreBackend};
 use frugal_scheduler::{CronSchedule, Scheduler, SchedulerOptions};
 use frugal_search::AlgorithmKind;
 use frugal_storage::Store;
@@ -239,9 +239,30 @@ fn absolute_paths(cfg: &mut Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn open_store(state_dir: &Path) -> anyhow::Result<Store> {
+/// The store `[store]` names: sled in the state directory, or PostgreSQL (waiting for it at
+/// start, so a fleet and its database can boot in any order).
+fn open_store(cfg: &Config) -> anyhow::Result<Store> {
+    let state_dir = &cfg.daemon.state_dir;
     std::fs::create_dir_all(state_dir)
         .with_context(|| format!("create the state directory {}", state_dir.display()))?;
+    if cfg.store.backend == StoreBackend::Postgres {
+        let url = cfg.store.url.clone().unwrap_or_default();
+        let opts = frugal_storage::PgOptions::new(url, cfg.store.pool_size);
+        let started = Instant::now();
+        loop {
+            match Store::open_postgres(&opts) {
+                Ok(s) => return Ok(s),
+                Err(e) if e.is_unavailable() && started.elapsed() < PG_START_PATIENCE => {
+                    tracing::warn!(error = %e, "PostgreSQL is not reachable yet; retrying");
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+                Err(e) => return Err(e).context("open the store in PostgreSQL (store.url)"),
+            }
+        }
+    }
+    if cfg.store.url.is_some() {
+        tracing::warn!("store.url is set but store.backend is \"sled\": the URL is not used");
+    }
     let db = crate::layout::store_dir(state_dir);
     Store::open(&db).with_context(|| {
         format!(
@@ -282,9 +303,30 @@ fn register_config_repos(sched: &Scheduler, cfg: &Config) {
     }
 }
 
+/// How long frugald waits at start for PostgreSQL to accept connections.
+const PG_START_PATIENCE: Duration = Duration::from_secs(60);
+
+/// This node's id: `store.node_id`, else the host name and a hash of the state directory (two
+/// nodes on one host differ, and a restart keeps its id, so it recovers its own jobs).
+fn node_id(cfg: &Config) -> String {
+    if let Some(id) = &cfg.store.node_id {
+        return id.clone();
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "frugald".to_string());
+    let mut h: u32 = 0x811c_9dc5;
+    for b in cfg.daemon.state_dir.as_os_str().as_encoded_bytes() {
+        h = (h ^ u32::from(*b)).wrapping_mul(0x0100_0193);
+    }
+    format!("{host}-{h:08x}")
+}
+
 /// Startup work on the store before any job runs.
 fn recover(sched: &Scheduler) -> anyhow::Result<()> {
-    let marked = runner::mark_interrupted_runs(sched.store())?;
+    let marked = runner::mark_interrupted_runs(sched)?;
     let rec = sched.recover().context("recover the job queue")?;
     if !marked.is_empty() || !rec.requeued.is_empty() || !rec.failed.is_empty() {
         tracing::warn!(runs = ?marked, requeued = ?rec.requeued, merged = ?rec.merged,
@@ -309,15 +351,18 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         Some(c) => Some(CronSchedule::parse(c.source()).context("scheduler.default_schedule")?),
         None => None,
     };
-    let store = open_store(&cfg.daemon.state_dir)?;
+    let store = open_store(&cfg)?;
+    let node = node_id(&cfg);
+    tracing::info!(node = %node, shared = store.is_shared(), store = %store.path().display(), "store open");
     let token = token::load_or_create(&cfg.daemon.token_file)?;
     let sched = Arc::new(Scheduler::new(
         store,
         SchedulerOptions {
             max_concurrent: cfg.scheduler.max_concurrent_jobs,
             max_queued_per_token: cfg.scheduler.max_queued_per_token,
-            lease: Duration::from_secs(120),
+            lease: cfg.scheduler.lease,
             max_attempts: 3,
+            node: node.clone(),
         },
     ));
     recover(&sched)?;
@@ -337,6 +382,9 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
     let (wake_tx, wake_rx) = std::sync::mpsc::sync_channel(16);
     let heartbeat = Heartbeat::default();
     let gc = Arc::new(Gc::new(cfg.retention.clone(), cfg.daemon.state_dir.clone()));
+    let auth =
+        Auth::load(token, sched.store(), cfg.daemon.auth_reads).context("load the API tokens")?;
+    let node_addr: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let ctx = Arc::new(RunnerCtx {
         sched: sched.clone(),
         env,
@@ -357,10 +405,14 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         heartbeat: heartbeat.clone(),
         gc: gc.clone(),
         job_uids: job_uids.clone(),
+        node: runner::NodeInfo {
+            started: frugal_storage::now_ms(),
+            addr: node_addr.clone(),
+            auth: auth.clone(),
+        },
     });
     let state = Arc::new(AppState {
-        auth: Auth::load(token, sched.store(), cfg.daemon.auth_reads)
-            .context("load the API tokens")?,
+        auth,
         hosts: Hosts::new(cfg.daemon.listen, &cfg.daemon.allowed_hosts),
         replacer: Replacer::start(cfg.daemon.max_replacements)
             .context("start the replacement threads")?,
@@ -408,6 +460,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
         stopping.clone(),
         started_stop.clone(),
         heartbeat,
+        node_addr,
     ))?;
     // The runner sleeps between ticks: wake it to see `stopping` now.
     let _ = wake_tx.try_send(());
@@ -428,6 +481,7 @@ async fn serve(
     stopping: Arc<AtomicBool>,
     started_stop: Arc<std::sync::Mutex<Option<Instant>>>,
     heartbeat: Heartbeat,
+    node_addr: Arc<std::sync::Mutex<Option<String>>>,
 ) -> anyhow::Result<()> {
     let app = crate::http::router(state);
     let tcp = tokio::net::TcpListener::bind(cfg.daemon.listen)
@@ -463,6 +517,9 @@ async fn serve(
     // Announced once every listener is bound: a client that reads the address file (the CLI,
     // the tests) may go to the unix socket next.
     write_addr_file(&cfg.daemon.state_dir, addr)?;
+    if let Ok(mut a) = node_addr.lock() {
+        *a = Some(addr.to_string());
+    }
     tracing::info!(%addr, unix_socket = ?cfg.daemon.unix_socket, state_dir = %cfg.daemon.state_dir.display(),
         "frugald listening");
     let _ = sd_notify::notify(&[

@@ -84,6 +84,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
                 lease: Duration::from_secs(120),
                 max_attempts: 3,
                 max_queued_per_token: 16,
+                node: "fuzz".to_string(),
             },
         )),
         auth,

@@ -53,6 +53,15 @@ pub enum SchedulerError {
         /// The state it is in instead.
         state: JobState,
     },
+    /// Another node holds the job's lease: this node's lease ran out and the job was claimed
+    /// again, so its outcome is the other node's to decide.
+    #[error("finish job {id}: node `{holder}` holds its lease now (this node's lease ran out)")]
+    NotLeaseHolder {
+        /// The job.
+        id: JobId,
+        /// The node holding the lease.
+        holder: String,
+    },
     /// No registered repository has this id.
     #[error("find repository {0}: not registered")]
     NoSuchRepo(frugal_storage::RepoId),

@@ -1,10 +1,9 @@
 //! The persisted job queue.
 
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use frugal_storage::{JobId, JobRecord, JobState, RepoId, RunId, Store, now_ms};
+use frugal_storage::{JobId, JobRecord, JobState, JobsTx, RepoId, RunId, Store, now_ms};
 
 use crate::budget::{BudgetDecision, CrateBudget, plan_budgets};
 use crate::cron::CronSchedule;
@@ -144,7 +143,7 @@ pub struct TriggerReport {
 /// Limits of the queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedulerOptions {
-    /// Jobs running at once; [`Scheduler::claim`] returns nothing beyond it.
+    /// Jobs this node runs at once; [`Scheduler::claim`] returns nothing beyond it.
     pub max_concurrent: usize,
     /// A running job not renewed within this is presumed dead ([`Scheduler::requeue_expired`]).
     pub lease: Duration,
@@ -153,6 +152,9 @@ pub struct SchedulerOptions {
     /// Queued jobs one token may have at once (merging into a queued job adds none): one
     /// committer cannot fill the queue ahead of everyone else.
     pub max_queued_per_token: usize,
+    /// This node's id: the lease holder written on the jobs it claims. On a shared store only
+    /// the holder renews or finishes a job, and a restart recovers only its own jobs.
+    pub node: String,
 }
 
 impl Default for SchedulerOptions {
@@ -162,39 +164,41 @@ impl Default for SchedulerOptions {
             lease: Duration::from_secs(600),
             max_attempts: 3,
             max_queued_per_token: 16,
+            node: "local".to_string(),
         }
     }
 }
 
-/// The job queue over a [`Store`]. One per daemon process (sled is single-process); the mutex
-/// makes check-then-write sequences atomic within it, and every write is flushed before a method
-/// returns.
+/// Queued jobs a claim looks at (the runner's `allowed` filter may refuse some).
+const CLAIM_WINDOW: usize = 64;
+
+/// The job queue over a [`Store`]. Every operation is one queue transaction
+/// ([`Store::jobs_tx`]): serialised by a mutex on sled (one process), and on PostgreSQL a SQL
+/// transaction whose row locks and unique indexes keep the fleet's nodes apart.
 pub struct Scheduler {
     store: Store,
     opts: SchedulerOptions,
-    lock: Mutex<()>,
 }
 
-fn same_crate(a: &JobRecord, repo: RepoId, krate: &str) -> bool {
-    a.repo == repo && a.krate == krate
-}
-
-/// The queued jobs `by` asked for.
-fn jobs_queued_by<'a>(jobs: &'a [JobRecord], by: &str) -> Vec<&'a JobRecord> {
-    jobs.iter()
-        .filter(|j| j.state == JobState::Queued && j.by.as_deref() == Some(by))
-        .collect()
+/// Whether `more` new jobs fit `by`'s share of the queue beside its `queued` ones.
+fn check_room(opts: &SchedulerOptions, queued: usize, by: &str, more: usize) -> Result<()> {
+    let limit = opts.max_queued_per_token;
+    if queued + more > limit {
+        return Err(SchedulerError::QueueFull {
+            by: by.to_string(),
+            queued,
+            more,
+            limit,
+        });
+    }
+    Ok(())
 }
 
 impl Scheduler {
     /// The queue over `store`'s job records, with limits `opts`; call [`Scheduler::recover`]
     /// before the first claim.
     pub fn new(store: Store, opts: SchedulerOptions) -> Self {
-        Scheduler {
-            store,
-            opts,
-            lock: Mutex::new(()),
-        }
+        Scheduler { store, opts }
     }
 
     /// The store the jobs are kept in (shared with the rest of the daemon).
@@ -207,8 +211,19 @@ impl Scheduler {
         &self.opts
     }
 
-    fn guard(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.lock.lock().unwrap_or_else(|e| e.into_inner())
+    /// Runs `f` as one queue transaction; store errors inside it may run it again (PostgreSQL),
+    /// the queue's own errors roll it back.
+    fn tx<T>(&self, f: impl Fn(&JobsTx<'_, '_>) -> Result<T>) -> Result<T> {
+        self.store.jobs_tx(|tx| match f(tx) {
+            Ok(v) => Ok(Ok(v)),
+            Err(SchedulerError::Store(e)) => Err(e),
+            Err(e) => Ok(Err(e)),
+        })?
+    }
+
+    /// Whether this node holds `job`'s lease (on sled, the one process holds every lease).
+    fn holds(&self, job: &JobRecord) -> bool {
+        !self.store.is_shared() || job.node.as_deref() == Some(self.opts.node.as_str())
     }
 
     /// Queues a job for a crate, or merges into the crate's queued job.
@@ -224,17 +239,12 @@ impl Scheduler {
 
     /// [`Scheduler::enqueue`] with a budget factor.
     pub fn enqueue_spec(&self, spec: JobSpec) -> Result<EnqueueOutcome> {
-        let _g = self.guard();
-        self.enqueue_locked(spec)
+        self.tx(|tx| self.enqueue_in(tx, spec.clone()))
     }
 
-    /// [`Scheduler::enqueue_spec`] under the queue's lock, which the caller holds.
-    fn enqueue_locked(&self, spec: JobSpec) -> Result<EnqueueOutcome> {
-        let jobs = self.store.active_jobs()?;
-        if let Some(mut q) = jobs
-            .into_iter()
-            .find(|j| j.state == JobState::Queued && same_crate(j, spec.repo, &spec.krate))
-        {
+    /// [`Scheduler::enqueue_spec`] inside the caller's queue transaction.
+    fn enqueue_in(&self, tx: &JobsTx<'_, '_>, spec: JobSpec) -> Result<EnqueueOutcome> {
+        if let Some(mut q) = tx.queued_of(spec.repo, &spec.krate)? {
             q.reason = spec.reason.as_str().to_string();
             if spec.commit.is_some() {
                 q.commit = spec.commit;
@@ -242,13 +252,13 @@ impl Scheduler {
             q.priority = q.priority.max(spec.reason.priority());
             q.budget_factor = q.budget_factor.max(spec.budget_factor);
             q.triggers += 1;
-            self.store.put_job(&q)?;
+            tx.put(&q)?;
             return Ok(EnqueueOutcome::Deduped(q.id));
         }
         if let Some(by) = &spec.by {
-            self.check_room(&jobs_queued_by(&self.store.active_jobs()?, by), by, 1)?;
+            check_room(&self.opts, tx.queued_by(by)?, by, 1)?;
         }
-        let id = self.store.next_job_id()?;
+        let id = tx.next_id()?;
         let job = JobRecord {
             commit: spec.commit,
             budget_factor: spec.budget_factor,
@@ -261,26 +271,13 @@ impl Scheduler {
                 spec.reason.priority(),
             )
         };
-        self.store.put_job(&job)?;
+        tx.put(&job)?;
         Ok(EnqueueOutcome::Enqueued(job.id))
     }
 
-    /// Refuses `more` new jobs for `by` when it would then have more than its share queued.
-    fn check_room(&self, queued: &[&JobRecord], by: &str, more: usize) -> Result<()> {
-        let limit = self.opts.max_queued_per_token;
-        if queued.len() + more > limit {
-            return Err(SchedulerError::QueueFull {
-                by: by.to_string(),
-                queued: queued.len(),
-                more,
-                limit,
-            });
-        }
-        Ok(())
-    }
-
-    /// Takes the next job: highest priority, then oldest; never beyond `max_concurrent` running
-    /// jobs and never a crate that is already running. Marks it running with a lease.
+    /// Takes the next job: highest priority, then oldest; never beyond `max_concurrent` jobs
+    /// running on this node and never a crate that is already running anywhere. Marks it
+    /// running with a lease held by this node.
     pub fn claim(&self) -> Result<Option<JobRecord>> {
         self.claim_where(|_| true)
     }
@@ -288,40 +285,38 @@ impl Scheduler {
     /// [`Scheduler::claim`] among the queued jobs `allowed` accepts (the runner holds back a
     /// crate whose timed-out job is still being torn down).
     pub fn claim_where(&self, allowed: impl Fn(&JobRecord) -> bool) -> Result<Option<JobRecord>> {
-        let _g = self.guard();
-        let jobs = self.store.active_jobs()?;
-        let running: Vec<&JobRecord> = jobs
-            .iter()
-            .filter(|j| j.state == JobState::Running)
-            .collect();
-        if running.len() >= self.opts.max_concurrent {
-            return Ok(None);
-        }
-        let Some(next) = jobs
-            .iter()
-            .filter(|j| j.state == JobState::Queued && allowed(j))
-            .filter(|j| !running.iter().any(|r| same_crate(r, j.repo, &j.krate)))
-            .min_by_key(|j| (std::cmp::Reverse(j.priority), j.enqueued_at, j.id))
-        else {
-            return Ok(None);
-        };
-        let mut job = next.clone();
-        let now = now_ms();
-        job.state = JobState::Running;
-        job.attempts += 1;
-        job.started = Some(now);
-        job.lease_until = Some(now + self.opts.lease.as_millis() as u64);
-        self.store.put_job(&job)?;
-        Ok(Some(job))
+        self.tx(|tx| {
+            let mine = tx.running()?.iter().filter(|j| self.holds(j)).count();
+            if mine >= self.opts.max_concurrent {
+                return Ok(None);
+            }
+            let Some(mut job) = tx.claimable(CLAIM_WINDOW)?.into_iter().find(|j| allowed(j)) else {
+                return Ok(None);
+            };
+            let now = now_ms();
+            job.state = JobState::Running;
+            job.attempts += 1;
+            job.started = Some(now);
+            job.lease_until = Some(now + self.opts.lease.as_millis() as u64);
+            job.node = Some(self.opts.node.clone());
+            tx.put(&job)?;
+            Ok(Some(job))
+        })
     }
 
-    /// The job `id`, which must be running (the caller holds the guard).
-    fn running(&self, id: JobId) -> Result<JobRecord> {
-        let job = self.store.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
+    /// The job `id`, which must be running with this node's lease.
+    fn held(&self, tx: &JobsTx<'_, '_>, id: JobId) -> Result<JobRecord> {
+        let job = tx.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
         if job.state != JobState::Running {
             return Err(SchedulerError::NotRunning {
                 id,
                 state: job.state,
+            });
+        }
+        if !self.holds(&job) {
+            return Err(SchedulerError::NotLeaseHolder {
+                id,
+                holder: job.node.unwrap_or_default(),
             });
         }
         Ok(job)
@@ -329,47 +324,58 @@ impl Scheduler {
 
     /// Extends a running job's lease (call it while the job makes progress).
     pub fn renew(&self, id: JobId) -> Result<()> {
-        let _g = self.guard();
-        let mut job = self.running(id)?;
-        job.lease_until = Some(now_ms() + self.opts.lease.as_millis() as u64);
-        self.store.put_job(&job)?;
-        Ok(())
+        self.tx(|tx| {
+            let mut job = self.held(tx, id)?;
+            job.lease_until = Some(now_ms() + self.opts.lease.as_millis() as u64);
+            tx.put(&job)?;
+            Ok(())
+        })
     }
 
-    /// Ends a running job.
+    /// Ends a running job. Only the lease holder may: a node whose lease ran out while it
+    /// worked gets [`SchedulerError::NotLeaseHolder`], and the node that claimed the job again
+    /// decides its outcome.
     pub fn finish(&self, id: JobId, outcome: JobOutcome) -> Result<JobRecord> {
-        let _g = self.guard();
-        let mut job = self.running(id)?;
-        let (state, note, run) = match outcome {
-            JobOutcome::Succeeded { run } => (JobState::Succeeded, None, run),
-            JobOutcome::Failed { error, run } => (JobState::Failed, Some(error), run),
-            JobOutcome::Cancelled => (JobState::Cancelled, Some("cancelled".to_string()), None),
-        };
-        job.state = state;
-        job.outcome = note;
-        job.run = run.or(job.run);
-        job.finished = Some(now_ms());
-        job.lease_until = None;
-        self.store.put_job(&job)?;
-        Ok(job)
+        self.tx(|tx| {
+            let mut job = self.held(tx, id)?;
+            let (state, note, run) = match outcome.clone() {
+                JobOutcome::Succeeded { run } => (JobState::Succeeded, None, run),
+                JobOutcome::Failed { error, run } => (JobState::Failed, Some(error), run),
+                JobOutcome::Cancelled => (JobState::Cancelled, Some("cancelled".to_string()), None),
+            };
+            job.state = state;
+            job.outcome = note;
+            job.run = run.or(job.run);
+            job.finished = Some(now_ms());
+            job.lease_until = None;
+            tx.put(&job)?;
+            Ok(job)
+        })
     }
 
     /// Cancels a queued job (a running one is cancelled by the daemon, then finished).
     pub fn cancel(&self, id: JobId) -> Result<bool> {
-        let _g = self.guard();
-        let mut job = self.store.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
-        if job.state != JobState::Queued {
-            return Ok(false);
-        }
-        job.state = JobState::Cancelled;
-        job.finished = Some(now_ms());
-        job.outcome = Some("cancelled before it ran".to_string());
-        self.store.put_job(&job)?;
-        Ok(true)
+        self.tx(|tx| {
+            let mut job = tx.job(id)?.ok_or(SchedulerError::NoSuchJob(id))?;
+            if job.state != JobState::Queued {
+                return Ok(false);
+            }
+            job.state = JobState::Cancelled;
+            job.finished = Some(now_ms());
+            job.outcome = Some("cancelled before it ran".to_string());
+            tx.put(&job)?;
+            Ok(true)
+        })
     }
 
     /// Puts a running job back in the queue (or merges it, or fails it after too many attempts).
-    fn requeue(&self, mut job: JobRecord, why: &str, rec: &mut Recovery) -> Result<()> {
+    fn requeue(
+        &self,
+        tx: &JobsTx<'_, '_>,
+        mut job: JobRecord,
+        why: &str,
+        rec: &mut Recovery,
+    ) -> Result<()> {
         job.lease_until = None;
         if job.attempts >= self.opts.max_attempts {
             job.state = JobState::Failed;
@@ -378,59 +384,56 @@ impl Scheduler {
                 "{why} {} time(s); giving up (see the daemon log of those attempts)",
                 job.attempts
             ));
-            self.store.put_job(&job)?;
+            tx.put(&job)?;
             rec.failed.push(job.id);
             return Ok(());
         }
-        let jobs = self.store.active_jobs()?;
-        if let Some(mut q) = jobs
-            .into_iter()
-            .find(|j| j.state == JobState::Queued && same_crate(j, job.repo, &job.krate))
-        {
+        if let Some(mut q) = tx.queued_of(job.repo, &job.krate)? {
             // The queued job builds a newer commit; it inherits the interrupted one's claim.
             q.priority = q.priority.max(job.priority);
             q.budget_factor = q.budget_factor.max(job.budget_factor);
             q.triggers += job.triggers;
             q.commit = q.commit.or(job.commit.clone());
-            self.store.put_job(&q)?;
+            tx.put(&q)?;
             job.state = JobState::Cancelled;
             job.finished = Some(now_ms());
             job.outcome = Some(format!("{why}; merged into queued job {}", q.id));
-            self.store.put_job(&job)?;
+            tx.put(&job)?;
             rec.merged.push((job.id, q.id));
             return Ok(());
         }
         job.state = JobState::Queued;
         job.outcome = Some(format!("{why}; requeued"));
-        self.store.put_job(&job)?;
+        tx.put(&job)?;
         rec.requeued.push(job.id);
         Ok(())
     }
 
-    /// Call once at startup, before claiming: every job still marked running was interrupted by
-    /// the previous process's end (crash, `kill -9`, power loss) and is queued again.
+    /// Call once at startup, before claiming: every job still marked running with this node's
+    /// lease (on sled, every running job) was interrupted by the previous process's end (crash,
+    /// `kill -9`, power loss) and is queued again.
     pub fn recover(&self) -> Result<Recovery> {
-        let _g = self.guard();
-        let mut rec = Recovery::default();
-        for job in self.store.active_jobs()? {
-            if job.state == JobState::Running {
-                self.requeue(job, "interrupted by a daemon restart", &mut rec)?;
+        self.tx(|tx| {
+            let mut rec = Recovery::default();
+            for job in tx.running()? {
+                if self.holds(&job) {
+                    self.requeue(tx, job, "interrupted by a daemon restart", &mut rec)?;
+                }
             }
-        }
-        Ok(rec)
+            Ok(rec)
+        })
     }
 
-    /// Requeues running jobs whose lease ran out before `now` (unix ms): a worker that hangs or
-    /// died without the daemon noticing.
+    /// Requeues running jobs whose lease ran out before `now` (unix ms): a worker that hangs, or
+    /// a node that died (any node of the fleet requeues them).
     pub fn requeue_expired(&self, now: u64) -> Result<Recovery> {
-        let _g = self.guard();
-        let mut rec = Recovery::default();
-        for job in self.store.active_jobs()? {
-            if job.state == JobState::Running && job.lease_until.is_some_and(|t| t < now) {
-                self.requeue(job, "lease expired", &mut rec)?;
+        self.tx(|tx| {
+            let mut rec = Recovery::default();
+            for job in tx.expired(now)? {
+                self.requeue(tx, job, "lease expired", &mut rec)?;
             }
-        }
-        Ok(rec)
+            Ok(rec)
+        })
     }
 
     /// Every job record, oldest first.
@@ -445,8 +448,7 @@ impl Scheduler {
 
     /// Deletes finished jobs beyond the newest `keep`; returns how many were deleted.
     pub fn prune_finished(&self, keep: usize) -> Result<usize> {
-        let _g = self.guard();
-        Ok(self.store.prune_jobs(keep, false)?.jobs.len())
+        self.tx(|_| Ok(self.store.prune_jobs(keep, false)?.jobs.len()))
     }
 
     fn enqueue_plan(
@@ -457,35 +459,34 @@ impl Scheduler {
         plan: &[CrateBudget],
         by: Option<&str>,
     ) -> Result<Vec<(String, EnqueueOutcome)>> {
-        // One lock for the check and the queueing: two triggers of one token at once must not
-        // both pass the check and then fail halfway.
-        let _g = self.guard();
-        if let Some(by) = by {
-            // All or nothing: a trigger beyond the token's share queues none of its crates.
-            let active = self.store.active_jobs()?;
-            let queued = |k: &str| {
-                active
-                    .iter()
-                    .any(|j| j.state == JobState::Queued && same_crate(j, repo, k))
-            };
-            let more = plan
-                .iter()
-                .filter(|c| matches!(c.decision, BudgetDecision::Run { .. }) && !queued(&c.krate))
-                .count();
-            if more > 0 {
-                self.check_room(&jobs_queued_by(&active, by), by, more)?;
+        // One transaction for the check and the queueing: two triggers of one token at once must
+        // not both pass the check and then fail halfway.
+        self.tx(|tx| {
+            if let Some(by) = by {
+                // All or nothing: a trigger beyond the token's share queues none of its crates.
+                let mut more = 0;
+                for c in plan {
+                    if matches!(c.decision, BudgetDecision::Run { .. })
+                        && tx.queued_of(repo, &c.krate)?.is_none()
+                    {
+                        more += 1;
+                    }
+                }
+                if more > 0 {
+                    check_room(&self.opts, tx.queued_by(by)?, by, more)?;
+                }
             }
-        }
-        let mut jobs = Vec::new();
-        for c in plan {
-            if let BudgetDecision::Run { budget_factor, .. } = c.decision {
-                let mut spec = JobSpec::new(repo, &c.krate, reason, commit);
-                spec.budget_factor = budget_factor;
-                spec.by = by.map(str::to_string);
-                jobs.push((c.krate.clone(), self.enqueue_locked(spec)?));
+            let mut jobs = Vec::new();
+            for c in plan {
+                if let BudgetDecision::Run { budget_factor, .. } = c.decision {
+                    let mut spec = JobSpec::new(repo, &c.krate, reason, commit);
+                    spec.budget_factor = budget_factor;
+                    spec.by = by.map(str::to_string);
+                    jobs.push((c.krate.clone(), self.enqueue_in(tx, spec)?));
+                }
             }
-        }
-        Ok(jobs)
+            Ok(jobs)
+        })
     }
 
     /// A new commit of a registered repository (hook, API, or a poll that saw one): plans

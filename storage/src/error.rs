@@ -55,6 +55,26 @@ pub enum StoreError {
     /// sled failed to read or write.
     #[error("read or write the store: {0}")]
     Sled(#[from] sled::Error),
+    /// PostgreSQL cannot be reached (down, refusing connections, the pool's wait ran out): the
+    /// caller may retry later; the HTTP API answers 503.
+    #[error("reach PostgreSQL at {url}: {message}")]
+    Unavailable {
+        /// The database URL without its password.
+        url: String,
+        /// What failed.
+        message: String,
+    },
+    /// PostgreSQL refused a statement.
+    #[error("{doing} (PostgreSQL): {message}")]
+    Postgres {
+        /// What the store was doing.
+        doing: String,
+        /// PostgreSQL's message, with the constraint or detail it names.
+        message: String,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
     /// A stored record is not valid JSON for its type.
     #[error(
         "decode record {key} of tree `{tree}` (corrupt or written by another schema): {source}"
@@ -107,4 +127,17 @@ pub enum StoreError {
     /// Reading an import or writing an export failed.
     #[error("export or import: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl StoreError {
+    /// Whether the database could not be reached: nothing was done, and trying again later may
+    /// succeed.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable { .. })
+    }
+
+    /// Whether a concurrent transaction won: the whole transaction may run again.
+    pub(crate) fn is_conflict(&self) -> bool {
+        matches!(self, StoreError::Postgres { source, .. } if crate::pg::retriable(source))
+    }
 }

@@ -123,7 +123,7 @@ impl Store {
     /// Reads an export into this store, which must be empty. Flushed once at the end; returns
     /// the number of records read.
     pub fn import_jsonl(&self, r: impl BufRead) -> Result<usize> {
-        if !self.is_empty() {
+        if !self.is_empty()? {
             return Err(StoreError::Invalid(
                 "import into the store: it already holds records; import into a new state_dir"
                     .to_string(),
@@ -171,7 +171,7 @@ impl Store {
                     self.tests.insert(key(rec.id.0), encode(&rec))?;
                 }
                 ExportLine::Best { repo, krate, suite } => {
-                    self.best.insert(best_key(repo, &krate), &key(suite.0))?;
+                    self.best.insert(best_key(repo, &krate), key(suite.0))?;
                 }
                 ExportLine::Job(rec) => {
                     max_id = max_id.max(rec.id.0);
@@ -190,21 +190,21 @@ impl Store {
                     let prefix = goal_prefix(repo, &krate);
                     let mut k = prefix.clone();
                     k.extend_from_slice(goal.as_bytes());
-                    self.goals.insert(k, &id.to_be_bytes())?;
+                    self.goals.insert(k, id.to_be_bytes())?;
                     let mut seq_key = b"goalseq/".to_vec();
                     seq_key.extend_from_slice(&prefix);
                     let next = match self.meta.get(&seq_key)? {
                         Some(v) => be_u32("meta", &seq_key, &v)?,
                         None => 0,
                     };
-                    self.meta.insert(seq_key, &next.max(after).to_be_bytes())?;
+                    self.meta.insert(seq_key, next.max(after).to_be_bytes())?;
                 }
                 ExportLine::Report(rec) => self.put_report_unflushed(&rec)?,
             }
             n += 1;
         }
         // New ids must not collide with imported ones.
-        while self.db.generate_id()? < max_id {}
+        self.db.ids_above(max_id)?;
         self.flush()?;
         Ok(n)
     }

@@ -13,6 +13,7 @@
 //! never a record the index misses; no transaction spans the two trees. Stores written before
 //! the indexes existed (or imported) get them built once at open ([`INDEX_VERSION`] in `meta`).
 
+use crate::kv::Tree;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -104,7 +105,7 @@ fn trailing_id(k: &[u8]) -> Option<u64> {
 
 /// Entries under `prefix` as (id, value), newest (largest id) first, strictly below `before`.
 fn newest(
-    tree: &sled::Tree,
+    tree: &Tree,
     prefix: &[u8],
     before: Option<u64>,
 ) -> impl Iterator<Item = Result<(u64, sled::IVec)>> {
@@ -113,17 +114,16 @@ fn newest(
         Some(b) => upper.extend_from_slice(&key(b)),
         None => upper.extend_from_slice(&[0xff; 9]),
     }
-    tree.range(prefix.to_vec()..upper)
-        .rev()
+    tree.range(prefix, Some(&upper), true)
         .filter_map(|kv| match kv {
             Ok((k, v)) => trailing_id(&k).map(|id| Ok((id, v))),
-            Err(e) => Some(Err(e.into())),
+            Err(e) => Some(Err(e)),
         })
 }
 
 /// Ids under `prefix`, newest first, strictly below `before`, at most `limit`.
 fn newest_ids(
-    tree: &sled::Tree,
+    tree: &Tree,
     prefix: &[u8],
     before: Option<u64>,
     limit: usize,
@@ -144,7 +144,7 @@ impl Store {
             return Ok(());
         }
         self.rebuild_indexes()?;
-        self.meta.insert(INDEX_KEY, &INDEX_VERSION.to_be_bytes())?;
+        self.meta.insert(INDEX_KEY, INDEX_VERSION.to_be_bytes())?;
         self.flush()
     }
 
@@ -268,8 +268,7 @@ impl Store {
 
     /// Jobs newest first, older than `before`; at most `limit` (capped at [`MAX_PAGE`]).
     pub fn jobs_page(&self, before: Option<JobId>, limit: usize) -> Result<Vec<JobRecord>> {
-        let ids: Vec<u64> = newest_ids(&self.jobs, &[], before.map(|b| b.0), limit.min(MAX_PAGE))
-            .collect::<Result<_>>()?;
+        let ids = self.newest_job_ids(before.map(|b| b.0), limit.min(MAX_PAGE))?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(j) = self.job(JobId(id))? {
@@ -292,7 +291,7 @@ impl Store {
             lower
         };
         self.repos
-            .range(lower..)
+            .range(&lower, None, false)
             .take(limit.min(MAX_PAGE))
             .map(|kv| {
                 let (k, v) = kv?;
@@ -302,7 +301,7 @@ impl Store {
     }
 
     /// Number of registered repositories (sled counts keys; no record is decoded).
-    pub fn repo_count(&self) -> usize {
+    pub fn repo_count(&self) -> Result<usize> {
         self.repos.len()
     }
 }
@@ -370,7 +369,7 @@ mod tests {
         assert_eq!(store.runs_page(Some(r1), None, 1).unwrap()[0].id, mine[0]);
         assert_eq!(store.repos_page(None, 1).unwrap()[0].id, r1);
         assert_eq!(store.repos_page(Some(r1), 5).unwrap()[0].id, r2);
-        assert_eq!(store.repo_count(), 2);
+        assert_eq!(store.repo_count().unwrap(), 2);
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! frugal-storage: the sled store behind `frugald`, and the disk side of retention (`disk`:
-//! what directories take, the eviction rule).
+//! frugal-storage: the store behind `frugald`, on sled (one node) or on PostgreSQL (a fleet of
+//! nodes sharing it), and the disk side of retention (`disk`: what directories take, the
+//! eviction rule). `kv.rs` is the ordered key-value layer both backends implement, `pg.rs` the
+//! PostgreSQL side, `jobs.rs` the queue's records and transactions, `nodes.rs` the fleet.
 //!
 //! Owns the on-disk state of a CI host: registered repositories, regeneration runs, stored suites
 //! with per-test cost and goal sets, the best-suite pointer per repository and crate, the job
@@ -11,9 +13,9 @@
 //! field added with `#[serde(default)]` reads old records without a migration; the export format
 //! (JSON lines) is the stored bytes; and `sled` dumps are readable when something goes wrong.
 //! The cost (a few times the bytes of bincode, a little CPU) is noise next to a test generation
-//! run. Writes a caller is told succeeded are flushed to disk first (`sled::Db::flush`), so a
-//! `kill -9` loses nothing acknowledged; writes that belong together (a suite, its tests and the
-//! best pointer) are one sled transaction.
+//! run. Writes a caller is told succeeded are flushed to disk first (`sled::Db::flush`; on
+//! PostgreSQL, committed), so a `kill -9` loses nothing acknowledged; writes that belong
+//! together (a suite, its tests and the best pointer) are one transaction.
 //!
 //! Decision: the store is behind the default `store` feature and `disk` is not, so `frugal gc`
 //! evicts the CLI's cache by the daemon's rule without linking sled (the CLI keeps no store).
@@ -31,7 +33,15 @@ mod history;
 #[cfg(feature = "store")]
 mod index;
 #[cfg(feature = "store")]
+mod jobs;
+#[cfg(feature = "store")]
+mod kv;
+#[cfg(feature = "store")]
 mod migrate;
+#[cfg(feature = "store")]
+mod nodes;
+#[cfg(feature = "store")]
+mod pg;
 #[cfg(feature = "store")]
 mod records;
 #[cfg(feature = "store")]
@@ -49,13 +59,11 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 #[cfg(feature = "store")]
+use kv::{Db, Tree, TxError};
+#[cfg(feature = "store")]
 use serde::Serialize;
 #[cfg(feature = "store")]
 use serde::de::DeserializeOwned;
-#[cfg(feature = "store")]
-use sled::Transactional;
-#[cfg(feature = "store")]
-use sled::transaction::{ConflictableTransactionError, TransactionError};
 
 #[cfg(feature = "store")]
 pub use best::{BestReason, judge};
@@ -68,7 +76,13 @@ pub use history::GoalCount;
 #[cfg(feature = "store")]
 pub use index::{INDEX_VERSION, MAX_PAGE, SuiteSummary};
 #[cfg(feature = "store")]
+pub use jobs::JobsTx;
+#[cfg(feature = "store")]
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
+#[cfg(feature = "store")]
+pub use nodes::NodeRecord;
+#[cfg(feature = "store")]
+pub use pg::PgOptions;
 #[cfg(feature = "store")]
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, MutationFigures, NewSuite, NewTest,
@@ -114,33 +128,39 @@ pub fn now_ms() -> u64 {
 }
 
 #[cfg(feature = "store")]
-/// The store: one sled database with typed trees. Cheap to clone (sled handles are shared).
+/// The store: typed trees over sled or PostgreSQL (`kv.rs`). Cheap to clone (handles are
+/// shared).
 #[derive(Clone)]
 pub struct Store {
     path: PathBuf,
-    db: sled::Db,
-    repos: sled::Tree,
-    runs: sled::Tree,
-    suites: sled::Tree,
-    tests: sled::Tree,
-    best: sled::Tree,
-    jobs: sled::Tree,
+    db: Db,
+    repos: Tree,
+    runs: Tree,
+    suites: Tree,
+    tests: Tree,
+    best: Tree,
+    /// Job records on sled (PostgreSQL keeps them in a table of their own: `jobs.rs`).
+    jobs: Tree,
     /// Ids of queued and running jobs (empty values): what the queue reads on every claim, so
     /// finished jobs are never decoded there. Kept in step with `jobs` by [`Store::put_job`].
-    jobs_active: sled::Tree,
-    goals: sled::Tree,
-    meta: sled::Tree,
-    replacements: sled::Tree,
+    jobs_active: Tree,
+    goals: Tree,
+    meta: Tree,
+    replacements: Tree,
     /// Job id -> id of the suite the job stored ([`Store::store_suite_for_job`]).
-    job_suites: sled::Tree,
+    job_suites: Tree,
     /// Regression reports by repository, commit and crate (`reports.rs`).
-    reports: sled::Tree,
+    reports: Tree,
     /// Indexes (`index.rs`): runs and suites by repository, suites by crate.
-    runs_by_repo: sled::Tree,
-    suites_by_repo: sled::Tree,
-    suites_by_crate: sled::Tree,
+    runs_by_repo: Tree,
+    suites_by_repo: Tree,
+    suites_by_crate: Tree,
     /// API tokens by hash (`tokens.rs`).
-    tokens: sled::Tree,
+    tokens: Tree,
+    /// frugald nodes sharing the store, by id (`nodes.rs`).
+    nodes: Tree,
+    /// Serialises queue transactions on sled ([`Store::jobs_tx`]).
+    queue_lock: std::sync::Arc<std::sync::Mutex<()>>,
 }
 
 #[cfg(feature = "store")]
@@ -223,15 +243,6 @@ fn describe_key(key: &[u8]) -> String {
 }
 
 #[cfg(feature = "store")]
-fn flatten<T>(r: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
-    match r {
-        Ok(v) => Ok(v),
-        Err(TransactionError::Abort(e)) => Err(e),
-        Err(TransactionError::Storage(e)) => Err(StoreError::Sled(e)),
-    }
-}
-
-#[cfg(feature = "store")]
 impl Store {
     /// Opens (or creates) the store in `dir`, migrating an older schema with [`MIGRATIONS`] and
     /// refusing a newer one.
@@ -250,7 +261,27 @@ impl Store {
             path: path.clone(),
             source,
         })?;
-        let store = Store {
+        let store = Store::on(Db::Sled(db), path)?;
+        migrate::run(&store, target, migrations)?;
+        store.ensure_indexes()?;
+        Ok(store)
+    }
+
+    /// Opens the store in PostgreSQL, shared by every frugald given the same URL: brings the SQL
+    /// schema up to date, then migrates records as [`Store::open`] does, under an advisory lock
+    /// so nodes starting at once migrate once.
+    pub fn open_postgres(opts: &PgOptions) -> Result<Store> {
+        let kv = std::sync::Arc::new(pg::PgKv::connect(opts)?);
+        let store = Store::on(Db::Pg(kv.clone()), PathBuf::from(&kv.shown))?;
+        kv.with_lock(pg::RECORD_MIGRATION_LOCK, || {
+            migrate::run(&store, SCHEMA_VERSION, MIGRATIONS)?;
+            store.ensure_indexes()
+        })?;
+        Ok(store)
+    }
+
+    fn on(db: Db, path: PathBuf) -> Result<Store> {
+        Ok(Store {
             repos: db.open_tree("repos")?,
             runs: db.open_tree("runs")?,
             suites: db.open_tree("suites")?,
@@ -267,15 +298,20 @@ impl Store {
             suites_by_repo: db.open_tree("suites_by_repo")?,
             suites_by_crate: db.open_tree("suites_by_crate")?,
             tokens: db.open_tree("tokens")?,
+            nodes: db.open_tree("nodes")?,
+            queue_lock: Default::default(),
             path,
             db,
-        };
-        migrate::run(&store, target, migrations)?;
-        store.ensure_indexes()?;
-        Ok(store)
+        })
     }
 
-    /// Directory of the store.
+    /// Whether other processes share this store (PostgreSQL): the queue then holds other
+    /// nodes' jobs, and a job marked running at start may be another node's.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.db, Db::Pg(_))
+    }
+
+    /// Directory of the store (for PostgreSQL, its URL without the password).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -289,30 +325,31 @@ impl Store {
     }
 
     fn set_schema_version(&self, v: u32) -> Result<()> {
-        self.meta.insert(SCHEMA_KEY, &v.to_be_bytes())?;
+        self.meta.insert(SCHEMA_KEY, v.to_be_bytes())?;
         self.flush()
     }
 
-    fn is_empty(&self) -> bool {
-        [
+    fn is_empty(&self) -> Result<bool> {
+        for t in [
             &self.repos,
             &self.runs,
             &self.suites,
             &self.tests,
             &self.best,
-            &self.jobs,
             &self.goals,
             &self.reports,
-        ]
-        .iter()
-        .all(|t| t.is_empty())
+        ] {
+            if !t.is_empty()? {
+                return Ok(false);
+            }
+        }
+        Ok(self.job_count()? == 0)
     }
 
     /// Makes every write so far durable. Every mutating method calls it before returning, except
     /// [`Store::update_run_progress`] (progress is not acknowledged state).
     pub fn flush(&self) -> Result<()> {
-        self.db.flush()?;
-        Ok(())
+        self.db.flush()
     }
 
     fn next_id(&self) -> Result<u64> {
@@ -322,7 +359,7 @@ impl Store {
 
     fn get<T: DeserializeOwned>(
         &self,
-        tree: &sled::Tree,
+        tree: &Tree,
         name: &'static str,
         k: &[u8],
     ) -> Result<Option<T>> {
@@ -332,7 +369,7 @@ impl Store {
         }
     }
 
-    fn all<T: DeserializeOwned>(&self, tree: &sled::Tree, name: &'static str) -> Result<Vec<T>> {
+    fn all<T: DeserializeOwned>(&self, tree: &Tree, name: &'static str) -> Result<Vec<T>> {
         tree.iter()
             .map(|kv| {
                 let (k, v) = kv?;
@@ -344,7 +381,7 @@ impl Store {
     /// Records whose keys start with `prefix`, in key order.
     fn scan<T: DeserializeOwned>(
         &self,
-        tree: &sled::Tree,
+        tree: &Tree,
         name: &'static str,
         prefix: &[u8],
     ) -> Result<Vec<T>> {
@@ -356,7 +393,7 @@ impl Store {
             .collect()
     }
 
-    fn put<T: Serialize>(&self, tree: &sled::Tree, k: &[u8], v: &T) -> Result<()> {
+    fn put<T: Serialize>(&self, tree: &Tree, k: &[u8], v: &T) -> Result<()> {
         tree.insert(k, encode(v))?;
         self.flush()
     }
@@ -467,8 +504,7 @@ impl Store {
             rec.progress = progress.clone();
             if self
                 .runs
-                .compare_and_swap(k, Some(&old), Some(encode(&rec)))?
-                .is_ok()
+                .compare_and_swap(&k, Some(&old), Some(&encode(&rec)))?
             {
                 return Ok(rec);
             }
@@ -516,36 +552,32 @@ impl Store {
         let prefix = goal_prefix(repo, krate);
         let mut seq_key = b"goalseq/".to_vec();
         seq_key.extend_from_slice(&prefix);
-        let ids = flatten((&self.goals, &self.meta).transaction(|(goals, meta)| {
-            let mut next = match meta.get(&seq_key)? {
-                Some(v) => {
-                    be_u32("meta", &seq_key, &v).map_err(ConflictableTransactionError::Abort)?
-                }
+        let ids = self.db.transaction(&[&self.goals, &self.meta], |tx| {
+            let mut next = match tx.get(1, &seq_key)? {
+                Some(v) => be_u32("meta", &seq_key, &v)?,
                 None => 0,
             };
             let mut ids = Vec::with_capacity(keys.len());
             for g in keys {
                 let mut k = prefix.clone();
                 k.extend_from_slice(g.as_bytes());
-                match goals.get(&k)? {
-                    Some(v) => ids.push(
-                        be_u32("goals", &k, &v).map_err(ConflictableTransactionError::Abort)?,
-                    ),
+                match tx.get(0, &k)? {
+                    Some(v) => ids.push(be_u32("goals", &k, &v)?),
                     None => {
-                        goals.insert(k, &next.to_be_bytes())?;
+                        tx.insert(0, &k, &next.to_be_bytes())?;
                         ids.push(next);
                         next = next.checked_add(1).ok_or_else(|| {
-                            ConflictableTransactionError::Abort(StoreError::Invalid(format!(
+                            StoreError::Invalid(format!(
                                 "intern goals of {krate}: the goal id sequence is exhausted \
                                  (corrupt `meta` entry?)"
-                            )))
+                            ))
                         })?;
                     }
                 }
             }
-            meta.insert(seq_key.as_slice(), &next.to_be_bytes())?;
+            tx.insert(1, &seq_key, &next.to_be_bytes())?;
             Ok(ids)
-        }))?;
+        })?;
         self.flush()?;
         Ok(ids)
     }
@@ -640,84 +672,79 @@ impl Store {
         let bkey = best_key(suite.repo, &suite.krate);
         let suite_bytes = encode(&suite);
         let job_key = job.map(|j| key(j.0));
-        let outcome = flatten(
-            (&self.suites, &self.tests, &self.best, &self.job_suites).transaction(
-                |(suites, tests_t, best, job_suites)| {
-                    let abort = ConflictableTransactionError::Abort;
-                    if let Some(jk) = &job_key
-                        && let Some(v) = job_suites.get(jk)?
-                    {
-                        let k = key(be_u64("job_suites", jk, &v).map_err(abort)?);
-                        if let Some(bytes) = suites.get(k)? {
-                            let old: SuiteRecord = decode("suites", &k, &bytes).map_err(abort)?;
-                            if old.repo == suite.repo
-                                && old.krate == suite.krate
-                                && old.commit == suite.commit
-                            {
-                                let best_now = match best.get(&bkey)? {
-                                    Some(v) => {
-                                        Some(SuiteId(be_u64("best", &bkey, &v).map_err(abort)?))
-                                    }
-                                    None => None,
-                                };
-                                return Ok(StoreOutcome {
-                                    suite: old.id,
-                                    tests: old.tests,
-                                    replaced_best: false,
-                                    previous_best: best_now,
-                                    reason: BestReason::AlreadyStored,
-                                });
-                            }
-                        }
-                    }
-                    for t in &tests {
-                        tests_t.insert(&key(t.id.0), encode(t))?;
-                    }
-                    suites.insert(&key(suite_id.0), suite_bytes.clone())?;
-                    let previous = match best.get(&bkey)? {
-                        Some(v) => Some(SuiteId(
-                            be_u64("best", &bkey, &v)
-                                .map_err(ConflictableTransactionError::Abort)?,
-                        )),
-                        None => None,
-                    };
-                    let reason = match previous {
-                        _ if force => BestReason::Forced,
-                        Some(_) if hold => BestReason::Held,
-                        None => BestReason::First,
-                        Some(old_id) => {
-                            let k = key(old_id.0);
-                            let old: SuiteRecord = match suites.get(k)? {
-                                Some(bytes) => decode("suites", &k, &bytes)
-                                    .map_err(ConflictableTransactionError::Abort)?,
-                                None => {
-                                    return Err(ConflictableTransactionError::Abort(
-                                        StoreError::NotFound {
-                                            what: "best suite",
-                                            id: old_id.to_string(),
-                                        },
-                                    ));
-                                }
+        // Trees of the transaction, by position.
+        const SUITES: usize = 0;
+        const TESTS: usize = 1;
+        const BEST: usize = 2;
+        const JOB_SUITES: usize = 3;
+        let outcome = self.db.transaction(
+            &[&self.suites, &self.tests, &self.best, &self.job_suites],
+            |tx| {
+                if let Some(jk) = &job_key
+                    && let Some(v) = tx.get(JOB_SUITES, jk)?
+                {
+                    let k = key(be_u64("job_suites", jk, &v)?);
+                    if let Some(bytes) = tx.get(SUITES, &k)? {
+                        let old: SuiteRecord = decode("suites", &k, &bytes)?;
+                        if old.repo == suite.repo
+                            && old.krate == suite.krate
+                            && old.commit == suite.commit
+                        {
+                            let best_now = match tx.get(BEST, &bkey)? {
+                                Some(v) => Some(SuiteId(be_u64("best", &bkey, &v)?)),
+                                None => None,
                             };
-                            judge(&old, &suite)
+                            return Ok(StoreOutcome {
+                                suite: old.id,
+                                tests: old.tests,
+                                replaced_best: false,
+                                previous_best: best_now,
+                                reason: BestReason::AlreadyStored,
+                            });
                         }
-                    };
-                    let replaced_best = reason.replaces();
-                    if replaced_best {
-                        best.insert(bkey.as_slice(), &key(suite_id.0))?;
                     }
-                    if let Some(jk) = &job_key {
-                        job_suites.insert(jk, &key(suite_id.0))?;
+                }
+                for t in &tests {
+                    tx.insert(TESTS, &key(t.id.0), &encode(t))?;
+                }
+                tx.insert(SUITES, &key(suite_id.0), &suite_bytes)?;
+                let previous = match tx.get(BEST, &bkey)? {
+                    Some(v) => Some(SuiteId(be_u64("best", &bkey, &v)?)),
+                    None => None,
+                };
+                let reason = match previous {
+                    _ if force => BestReason::Forced,
+                    Some(_) if hold => BestReason::Held,
+                    None => BestReason::First,
+                    Some(old_id) => {
+                        let k = key(old_id.0);
+                        let old: SuiteRecord = match tx.get(SUITES, &k)? {
+                            Some(bytes) => decode("suites", &k, &bytes)?,
+                            None => {
+                                return Err(TxError::Abort(StoreError::NotFound {
+                                    what: "best suite",
+                                    id: old_id.to_string(),
+                                }));
+                            }
+                        };
+                        judge(&old, &suite)
                     }
-                    Ok(StoreOutcome {
-                        suite: suite_id,
-                        tests: test_ids.clone(),
-                        replaced_best,
-                        previous_best: previous,
-                        reason,
-                    })
-                },
-            ),
+                };
+                let replaced_best = reason.replaces();
+                if replaced_best {
+                    tx.insert(BEST, &bkey, &key(suite_id.0))?;
+                }
+                if let Some(jk) = &job_key {
+                    tx.insert(JOB_SUITES, jk, &key(suite_id.0))?;
+                }
+                Ok(StoreOutcome {
+                    suite: suite_id,
+                    tests: test_ids.clone(),
+                    replaced_best,
+                    previous_best: previous,
+                    reason,
+                })
+            },
         )?;
         self.flush()?;
         Ok(outcome)
@@ -735,7 +762,7 @@ impl Store {
                 rec.repo, rec.krate
             )));
         }
-        self.best.insert(best_key(repo, krate), &key(suite.0))?;
+        self.best.insert(best_key(repo, krate), key(suite.0))?;
         self.flush()
     }
 
@@ -792,69 +819,6 @@ impl Store {
     /// A fresh job id.
     pub fn next_job_id(&self) -> Result<JobId> {
         self.next_id().map(JobId)
-    }
-
-    /// Inserts or replaces a job record and its entry in the index of active jobs, in one
-    /// transaction (flushed).
-    pub fn put_job(&self, rec: &JobRecord) -> Result<()> {
-        self.put_job_unflushed(rec)?;
-        self.flush()
-    }
-
-    pub(crate) fn put_job_unflushed(&self, rec: &JobRecord) -> Result<()> {
-        let k = key(rec.id.0);
-        let bytes = encode(rec);
-        let active = rec.state.is_active();
-        flatten(
-            (&self.jobs, &self.jobs_active).transaction(|(jobs, index)| {
-                jobs.insert(&k, bytes.clone())?;
-                if active {
-                    index.insert(&k, &[])?;
-                } else {
-                    index.remove(&k)?;
-                }
-                Ok(())
-            }),
-        )
-    }
-
-    /// The job with this id, if stored.
-    pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
-        self.get(&self.jobs, "jobs", &key(id.0))
-    }
-
-    /// All job records, oldest id first.
-    pub fn jobs(&self) -> Result<Vec<JobRecord>> {
-        self.all(&self.jobs, "jobs")
-    }
-
-    /// Queued and running jobs, oldest id first, read through the index: finished jobs, however
-    /// many, are not decoded.
-    pub fn active_jobs(&self) -> Result<Vec<JobRecord>> {
-        let mut v = Vec::new();
-        for k in self.jobs_active.iter().keys() {
-            let k = k?;
-            match self.get::<JobRecord>(&self.jobs, "jobs", &k)? {
-                Some(j) if j.state.is_active() => v.push(j),
-                _ => {}
-            }
-        }
-        Ok(v)
-    }
-
-    /// Deletes a job record, its index entry and the job -> suite entry (a deleted job never
-    /// runs again, so nothing needs that entry any more).
-    pub fn remove_job(&self, id: JobId) -> Result<bool> {
-        let existed = self.remove_job_unflushed(id)?;
-        self.flush()?;
-        Ok(existed)
-    }
-
-    pub(crate) fn remove_job_unflushed(&self, id: JobId) -> Result<bool> {
-        let k = key(id.0);
-        self.jobs_active.remove(k)?;
-        self.job_suites.remove(k)?;
-        Ok(self.jobs.remove(k)?.is_some())
     }
 }
 

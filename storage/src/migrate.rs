@@ -44,7 +44,7 @@ fn index_active_jobs(store: &Store) -> Result<()> {
 pub(crate) fn run(store: &Store, target: u32, migrations: &[Migration]) -> Result<()> {
     let mut version = match store.schema_version()? {
         Some(v) => v,
-        None if store.is_empty() => return store.set_schema_version(target),
+        None if store.is_empty()? => return store.set_schema_version(target),
         None => 0,
     };
     if version > target {

@@ -441,6 +441,10 @@ pub struct JobRecord {
     /// for the token file's admin, polls and schedules.
     #[serde(default)]
     pub by: Option<String>,
+    /// The frugald node holding the job's lease while it runs (the last one, once it ended):
+    /// only the lease holder may renew or finish it.
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 impl JobRecord {
@@ -473,6 +477,7 @@ impl JobRecord {
             outcome: None,
             run: None,
             by: None,
+            node: None,
         }
     }
 }

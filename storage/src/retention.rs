@@ -236,7 +236,7 @@ impl Store {
     }
 
     /// Removes (or counts) the entries of `tree` under `prefix`.
-    fn remove_prefix(&self, tree: &sled::Tree, prefix: &[u8], dry_run: bool) -> Result<usize> {
+    fn remove_prefix(&self, tree: &crate::kv::Tree, prefix: &[u8], dry_run: bool) -> Result<usize> {
         let mut n = 0;
         for k in tree.scan_prefix(prefix).keys() {
             let k = k?;

@@ -3,7 +3,8 @@
 //! repositories made in temp dirs, the real `frugald` started on 127.0.0.1 (port 0, read back
 //! from `frugald.addr`) and talked to over HTTP, the bounded fixed-rate load generator
 //! (`load`), child-process entry points for `kill -9` tests (`child`) that are not counted
-//! as tests, and time-bounded property fuzzing (`fuzz`).
+//! as tests, time-bounded property fuzzing (`fuzz`), and a real PostgreSQL server in a temp
+//! dir (`postgres`).
 //!
 //! Must not know any frugal crate's internals: only binaries, files, HTTP and git, as a user
 //! would; it depends on no frugal crate, so every crate can use it as a dev-dependency.
@@ -13,6 +14,7 @@
 pub mod child;
 pub mod fuzz;
 pub mod load;
+pub mod postgres;
 mod workdir;
 
 pub use workdir::{WorkDir, example, work_dir};

@@ -43,6 +43,28 @@ fn run_line(r: &v1::Run) -> String {
     s
 }
 
+/// One node of the fleet: id (marked when it answered), address, heartbeat age and jobs.
+fn node_line(n: &v1::Node, answering: &str) -> String {
+    let me = if n.id == answering {
+        " (this node)"
+    } else {
+        ""
+    };
+    let state = if n.alive { "alive" } else { "NOT RESPONDING" };
+    let jobs = if n.jobs.is_empty() {
+        "no jobs".to_string()
+    } else {
+        let ids: Vec<String> = n.jobs.iter().map(u64::to_string).collect();
+        format!("jobs {}", ids.join(", "))
+    };
+    format!(
+        "node {}{me} at {}: {state}, heartbeat {:.1}s ago, {jobs}",
+        n.id,
+        n.addr.as_deref().unwrap_or("?"),
+        n.heartbeat_age_s
+    )
+}
+
 pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
     let client = conn.client(TIMEOUT)?;
     let Some(id) = a.run else {
@@ -62,6 +84,12 @@ pub fn run(conn: &Conn, a: StatusArgs) -> anyhow::Result<()> {
         );
         for line in &s.sandbox {
             println!("sandbox: {line}");
+        }
+        // One node is the plain single-host case: listed only when a fleet shares the store.
+        if s.nodes.len() > 1 {
+            for n in &s.nodes {
+                println!("{}", node_line(n, &s.node));
+            }
         }
         for r in &s.running {
             println!("  {}", run_line(r));

@@ -66,6 +66,10 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound { .. } => ApiError::not_found(e.to_string()),
             StoreError::Invalid(m) => ApiError::new(StatusCode::CONFLICT, m),
+            other if other.is_unavailable() => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("the store is unavailable; retry in a few seconds ({other})"),
+            ),
             other => ApiError::internal(other),
         }
     }

@@ -29,7 +29,7 @@ pub mod middleware;
 mod replacement;
 pub mod reports;
 pub mod repos;
-mod runs;
+pub(crate) mod runs;
 mod status;
 mod suites;
 mod tokens;

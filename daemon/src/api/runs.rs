@@ -21,6 +21,29 @@ pub(crate) fn with_live(live: &Live, mut run: v1::Run) -> v1::Run {
     run
 }
 
+/// Runs in flight: this node's with live progress from memory and, on a store the fleet
+/// shares, the other nodes' with the progress they last wrote (at most a second old).
+pub(crate) fn in_flight(
+    store: &frugal_storage::Store,
+    live: &Live,
+) -> frugal_storage::Result<Vec<v1::Run>> {
+    let mine = live.runs();
+    let mut runs = Vec::new();
+    for id in &mine {
+        if let Some(r) = store.run(*id)? {
+            runs.push(with_live(live, wire::run(&r, false)));
+        }
+    }
+    if store.is_shared() {
+        for r in store.runs_page(None, None, frugal_storage::MAX_PAGE)? {
+            if r.status == frugal_storage::RunStatus::Running && !mine.contains(&r.id) {
+                runs.push(wire::run(&r, false));
+            }
+        }
+    }
+    Ok(runs)
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct RunsQuery {
     repo: Option<u64>,

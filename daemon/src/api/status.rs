@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use frugal_api::v1;
 use std::sync::atomic::Ordering;
 
-use super::runs::with_live;
+use super::runs::in_flight;
 use super::{ApiResult, Shared, blocking, wire};
 use crate::metrics::Gauges;
 use crate::runner::job_counts;
@@ -23,7 +23,7 @@ pub(crate) async fn metrics(State(s): State<Shared>) -> ApiResult<Response> {
     let text = blocking(move || {
         let counts = job_counts(s.sched.store())?;
         let g = Gauges {
-            repos: s.sched.store().repo_count(),
+            repos: s.sched.store().repo_count()?,
             jobs_queued: counts.get("queued").copied().unwrap_or(0),
             jobs_running: counts.get("running").copied().unwrap_or(0),
             runs_live: s.live.runs().len(),
@@ -46,21 +46,22 @@ pub(crate) async fn status(State(s): State<Shared>) -> ApiResult<Json<v1::Status
     blocking(move || {
         let store = s.sched.store();
         let counts = job_counts(store)?;
-        let mut running = Vec::new();
-        for id in s.live.runs() {
-            if let Some(r) = store.run(id)? {
-                running.push(with_live(&s.live, wire::run(&r, false)));
-            }
-        }
+        let running = in_flight(store, &s.live)?;
         Ok(Json(v1::Status {
             version: env!("CARGO_PKG_VERSION").to_string(),
             uptime_s: s.metrics.uptime().as_secs_f64(),
-            repos: store.repo_count(),
+            repos: store.repo_count()?,
             jobs_queued: counts.get("queued").copied().unwrap_or(0),
             jobs_running: counts.get("running").copied().unwrap_or(0),
             running,
             stopping: s.stopping.load(Ordering::SeqCst),
             sandbox: s.sandbox.clone(),
+            node: s.sched.options().node.clone(),
+            nodes: store
+                .nodes()?
+                .iter()
+                .map(|n| wire::node(n, frugal_storage::now_ms()))
+                .collect(),
         }))
     })
     .await

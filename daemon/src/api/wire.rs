@@ -60,6 +60,7 @@ pub fn job(j: &JobRecord) -> Job {
         enqueued_ms: j.enqueued_at,
         outcome: j.outcome.clone(),
         run: j.run.map(|r| r.0),
+        node: j.node.clone(),
     }
 }
 
@@ -167,6 +168,24 @@ pub fn crate_report(r: &ReportRecord) -> CrateReport {
         note: r.note.clone(),
         report: r.report.clone(),
         created_ms: r.created,
+    }
+}
+
+/// How old a node's heartbeat may be for it to count as alive (it beats every second).
+const NODE_ALIVE: u64 = 10_000;
+
+/// A node's record as `/v1/status` lists it, its heartbeat's age seen at `now` (Unix ms).
+pub fn node(n: &frugal_storage::NodeRecord, now: u64) -> frugal_api::v1::Node {
+    let age = now.saturating_sub(n.heartbeat);
+    frugal_api::v1::Node {
+        id: n.id.clone(),
+        addr: n.addr.clone(),
+        version: n.version.clone(),
+        started_ms: n.started,
+        heartbeat_ms: n.heartbeat,
+        heartbeat_age_s: age as f64 / 1000.0,
+        alive: age <= NODE_ALIVE,
+        jobs: n.jobs.iter().map(|j| j.0).collect(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The live page (`/ui/live`): runs in flight with their progress (phase, generation,
 //! executions, covered goals, share of the search budget) and the queue. The page is complete
 //! as served; `/ui/live/events` is a server-sent event stream that sends the runs again (event
-//! `runs`, JSON) whenever they change, which the bundled `live.js` writes into the table.
+//! `runs`, JSON) whenever they change, which the bundled `live.js` writes into the table. When a
+//! fleet shares the store, the page also lists its nodes with their heartbeats and jobs.
 //! Without JavaScript the page reloads itself every 5 seconds instead (`<noscript>`).
 
 use std::convert::Infallible;
@@ -15,7 +16,6 @@ use futures_util::stream::{self, Stream};
 use maud::{Markup, html};
 
 use super::{Need, Ui, UiError, UiResult, Viewer, figure, layout_with, short};
-use crate::api::wire;
 use frugal_api::v1;
 
 /// How often the stream looks at the runs (it sends only changes).
@@ -23,19 +23,13 @@ const TICK: Duration = Duration::from_millis(500);
 
 /// The runs in flight with their live progress, as the API's `/v1/status` shows them.
 fn rows(ui: &Ui) -> Vec<v1::Run> {
-    let store = ui.app.sched.store();
-    ui.app
-        .live
-        .runs()
-        .into_iter()
-        .filter_map(|id| {
-            let mut run = wire::run(&store.run(id).ok()??, false);
-            run.progress = ui.app.live.get(id)?.view();
-            // Whole seconds: the stream sends a change, not every tick of the clock.
-            run.progress.elapsed_s = run.progress.elapsed_s.floor();
-            Some(run)
-        })
-        .collect()
+    let mut runs =
+        crate::api::runs::in_flight(ui.app.sched.store(), &ui.app.live).unwrap_or_default();
+    for run in &mut runs {
+        // Whole seconds: the stream sends a change, not every tick of the clock.
+        run.progress.elapsed_s = run.progress.elapsed_s.floor();
+    }
+    runs
 }
 
 pub async fn page(State(ui): State<Ui>, jar: CookieJar) -> UiResult<Response> {
@@ -54,6 +48,17 @@ fn render(ui: &Ui, viewer: &Viewer) -> UiResult<Response> {
         .into_iter()
         .filter(|j| j.state == frugal_storage::JobState::Queued)
         .collect();
+    let now = frugal_storage::now_ms();
+    let nodes: Vec<v1::Node> = ui
+        .app
+        .sched
+        .store()
+        .nodes()
+        .map_err(UiError::internal)?
+        .iter()
+        .map(|n| crate::api::wire::node(n, now))
+        .collect();
+    let this = &ui.app.sched.options().node;
     let body = html! {
         h1 { "Live" }
         p #live-status aria-live="polite" { (runs.len()) " runs in flight." }
@@ -72,6 +77,27 @@ fn render(ui: &Ui, viewer: &Viewer) -> UiResult<Response> {
                 li { "Job #" (j.id) ": " (j.krate) " of repository #" (j.repo)
                     @if let Some(c) = &j.commit { " at " code { (short(c)) } }
                     " (" (j.reason) ")" }
+            } }
+        }
+    };
+    let body = html! {
+        (body)
+        @if nodes.len() > 1 {
+            h2 { "Nodes" }
+            div.scroll { table #nodes {
+                thead { tr {
+                    th scope="col" { "Node" } th scope="col" { "Address" } th scope="col" { "State" }
+                    th scope="col" { "Heartbeat" } th scope="col" { "Jobs" }
+                } }
+                tbody { @for n in &nodes { tr {
+                    th scope="row" { (n.id) @if &n.id == this { " (this node)" } }
+                    td { (n.addr.as_deref().unwrap_or("?")) }
+                    td { @if n.alive { "alive" } @else { strong { "not responding" } } }
+                    td.num { (figure(n.heartbeat_age_s)) " s ago" }
+                    td { @if n.jobs.is_empty() { "none" } @else {
+                        @for (i, j) in n.jobs.iter().enumerate() {
+                            @if i > 0 { ", " } "#" (j) } } }
+                } } }
             } }
         }
     };

@@ -1,0 +1,79 @@
+//! The frugald nodes sharing a store, and work one node of the fleet does at a time.
+//!
+//! Each node writes its record at start and on every heartbeat; a node whose heartbeat is old
+//! is dead or cut off, and its jobs are claimed again once their leases end (the scheduler's
+//! `requeue_expired`). On sled there is one node.
+
+use serde::{Deserialize, Serialize};
+
+use crate::kv::Db;
+use crate::{JobId, Result, Store};
+
+/// One frugald of the fleet, as it last reported itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    /// The node's id (`[node] id`, or the host name and state directory by default).
+    pub id: String,
+    /// Where its HTTP API listens, when known.
+    pub addr: Option<String>,
+    /// frugald's version.
+    pub version: String,
+    /// When it started, Unix time in milliseconds.
+    pub started: u64,
+    /// Its last heartbeat, Unix time in milliseconds.
+    pub heartbeat: u64,
+    /// The jobs it is running.
+    pub jobs: Vec<JobId>,
+}
+
+/// Advisory lock keys of fleet-wide work, by name (stable across releases: nodes of two
+/// versions may share a database while a fleet upgrades).
+fn lock_key(name: &str) -> i64 {
+    // FNV-1a: a fixed, dependency-free hash; collisions between the few names are checked below.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
+}
+
+impl Store {
+    /// Writes a node's record (its heartbeat).
+    pub fn put_node(&self, rec: &NodeRecord) -> Result<()> {
+        self.nodes.insert(rec.id.as_bytes(), crate::encode(rec))
+    }
+
+    /// Every node that ever reported, by id.
+    pub fn nodes(&self) -> Result<Vec<NodeRecord>> {
+        self.all(&self.nodes, "nodes")
+    }
+
+    /// Forgets a node.
+    pub fn remove_node(&self, id: &str) -> Result<bool> {
+        Ok(self.nodes.remove(id.as_bytes())?.is_some())
+    }
+
+    /// Runs `f` unless another node of the fleet is running work of the same `name` (on
+    /// PostgreSQL a session advisory lock; on sled the one process decides): `None` when it is.
+    pub fn exclusively<T>(&self, name: &str, f: impl FnOnce() -> Result<T>) -> Result<Option<T>> {
+        match &self.db {
+            Db::Sled(_) => f().map(Some),
+            Db::Pg(kv) => kv.try_with_lock(lock_key(name), f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lock_key;
+
+    #[test]
+    fn fleet_lock_names_do_not_collide() {
+        let names = ["gc", "retention", "schedules", "polls"];
+        let mut keys: Vec<i64> = names.iter().map(|n| lock_key(n)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), names.len());
+    }
+}

@@ -1,0 +1,356 @@
+//! frugald nodes sharing one PostgreSQL (`[store] backend = "postgres"`): a real server from
+//! Debian's `postgresql`, started in a temp dir (`frugal_testkit::postgres`), real daemons on
+//! loopback, real git repositories and real jobs. Without PostgreSQL these tests fail and say
+//! how to install it.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use frugal_testkit::postgres::Postgres;
+use frugal_testkit::{Daemon, binaries, git, run, wait_for};
+use serde_json::Value;
+
+/// Long enough for every job of a test on a loaded 2-core host.
+const ALL_JOBS: Duration = Duration::from_secs(900);
+
+/// A node's config: the shared database, a short lease, tiny jobs, no polling.
+fn node_config(dir: &Path, url: &str, node: &str, budget: &str) -> PathBuf {
+    let path = dir.join("frugal.toml");
+    let text = format!(
+        "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n\
+         [store]\nbackend = \"postgres\"\nurl = \"{url}\"\nnode_id = \"{node}\"\npool_size = 6\n\n\
+         [search]\nbudget = \"{budget}\"\n\n[executor]\nworkers = 1\n\n\
+         [scheduler]\npoll_interval = \"off\"\nlease = \"6s\"\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A node of the fleet: its dir (config, state) and the daemon.
+struct Node {
+    dir: PathBuf,
+    daemon: Daemon,
+}
+
+fn start_node(root: &Path, url: &str, name: &str, budget: &str) -> Node {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = node_config(&dir, url, name, budget);
+    let daemon = Daemon::start(&binaries().frugald, &cfg, &dir.join("state"))
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    Node { dir, daemon }
+}
+
+/// A git repository holding one tiny crate `name` whose `level` function has `variant` in it.
+fn crate_repo(root: &Path, name: &str) -> PathBuf {
+    let repo = root.join(format!("repo-{name}"));
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    write_lib(&repo, 0);
+    run(git(&repo).args(["init", "-q", "-b", "main"])).unwrap();
+    commit_all(&repo, "first");
+    repo
+}
+
+fn write_lib(repo: &Path, variant: u32) {
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        format!(
+            "/// The level of `x`.\npub fn level(x: i32) -> &'static str {{\n    \
+             if x > {variant} {{ \"high\" }} else if x < -{variant} {{ \"low\" }} else {{ \"mid\" }}\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Commits everything; the new commit's hash.
+fn commit_all(repo: &Path, message: &str) -> String {
+    run(git(repo).args(["add", "-A"])).unwrap();
+    run(git(repo).args(["commit", "-q", "-m", message])).unwrap();
+    run(git(repo).args(["rev-parse", "HEAD"]))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn json(d: &Daemon, path: &str) -> Value {
+    let r = d.get_with(path, &d.token).unwrap();
+    assert_eq!(r.status, 200, "{path}: {}", r.body);
+    r.json()
+}
+
+/// Every job, from the jobs API of `d` (all pages).
+fn jobs(d: &Daemon) -> Vec<Value> {
+    let mut all = Vec::new();
+    let mut before: Option<u64> = None;
+    loop {
+        let path = match before {
+            Some(b) => format!("/v1/jobs?limit=100&after={b}"),
+            None => "/v1/jobs?limit=100".to_string(),
+        };
+        let page = json(d, &path);
+        let page = page.as_array().cloned().unwrap_or_default();
+        if page.is_empty() {
+            return all;
+        }
+        before = page.last().and_then(|j| j["id"].as_u64());
+        all.extend(page);
+    }
+}
+
+/// Waits until no job is queued or running (as `d` sees the fleet's queue).
+fn wait_idle(d: &Daemon, limit: Duration, logs: &dyn Fn() -> String) {
+    wait_for(
+        "the fleet's queue to drain",
+        limit,
+        Duration::from_millis(500),
+        || {
+            let s = json(d, "/v1/status");
+            Ok((s["jobs_queued"] == 0 && s["jobs_running"] == 0).then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", logs()));
+}
+
+fn all_logs(nodes: &[&Node]) -> String {
+    nodes
+        .iter()
+        .map(|n| format!("--- {} ---\n{}", n.dir.display(), n.daemon.log_text()))
+        .collect()
+}
+
+#[test]
+fn three_nodes_share_the_queue_and_answer_alike() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("fleet").unwrap();
+    let url = pg.url("fleet");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    let nodes: Vec<Node> = ["n1", "n2", "n3"]
+        .iter()
+        .map(|n| start_node(tmp.path(), &url, n, "200"))
+        .collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    let logs = || all_logs(&refs);
+
+    // Every node lists the fleet.
+    wait_for(
+        "three nodes alive",
+        Duration::from_secs(20),
+        Duration::from_millis(300),
+        || {
+            let s = json(&nodes[2].daemon, "/v1/status");
+            let alive = s["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|n| n["alive"] == true)
+                .count();
+            Ok((alive == 3).then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", logs()));
+
+    // Three repositories, registered through different nodes, seen by all.
+    let repos: Vec<(PathBuf, u64)> = ["alpha", "beta", "gamma"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let repo = crate_repo(tmp.path(), name);
+            let id = common::register(&nodes[i].daemon, &repo, name);
+            (repo, id)
+        })
+        .collect();
+    for n in &nodes {
+        assert_eq!(json(&n.daemon, "/v1/repos").as_array().unwrap().len(), 3);
+    }
+
+    // A token made on one node works on the others (they reload tokens every second).
+    let made = nodes[0]
+        .daemon
+        .post(
+            "/v1/tokens",
+            Some(&nodes[0].daemon.token),
+            r#"{"name": "ci", "scope": "trigger"}"#,
+        )
+        .unwrap();
+    assert_eq!(made.status, 201, "{}", made.body);
+    let ci_token = made.json()["token"].as_str().unwrap().to_string();
+
+    // 30 commits, 10 per repository, each pushed to a node in turn; triggers that find the
+    // crate's job still queued merge into it.
+    let mut triggers = 0;
+    let mut heads = BTreeMap::new();
+    for round in 1..=10u32 {
+        for (i, (repo, id)) in repos.iter().enumerate() {
+            write_lib(repo, round);
+            let sha = commit_all(repo, &format!("round {round}"));
+            let node = &nodes[(round as usize + i) % 3].daemon;
+            let token = if round == 1 { &node.token } else { &ci_token };
+            let body = serde_json::json!({"commit": sha}).to_string();
+            let mut r = node
+                .post(&format!("/v1/repos/{id}/trigger"), Some(token), &body)
+                .unwrap();
+            if r.status == 401 {
+                // The token may not have reached this node yet: one reload later it has.
+                std::thread::sleep(Duration::from_millis(1500));
+                r = node
+                    .post(&format!("/v1/repos/{id}/trigger"), Some(token), &body)
+                    .unwrap();
+            }
+            assert!(r.status == 200 || r.status == 202, "{}\n{}", r.body, logs());
+            triggers += 1;
+            heads.insert(*id, sha);
+        }
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    assert_eq!(triggers, 30);
+    wait_idle(&nodes[1].daemon, ALL_JOBS, &logs);
+
+    // Every trigger is in exactly one job, each job ran once (one run), and every job ended
+    // well: none lost, none run twice.
+    let all = jobs(&nodes[0].daemon);
+    let merged: u64 = all.iter().map(|j| j["triggers"].as_u64().unwrap()).sum();
+    assert_eq!(merged, 30, "{all:#?}");
+    let mut runners = BTreeSet::new();
+    for j in &all {
+        assert_eq!(j["state"], "succeeded", "{j}\n{}", logs());
+        assert_eq!(j["attempts"], 1, "{j}");
+        runners.insert(j["node"].as_str().unwrap_or("?").to_string());
+    }
+    let mut runs_per_job: BTreeMap<u64, usize> = BTreeMap::new();
+    for (_, id) in &repos {
+        for r in json(&nodes[2].daemon, &format!("/v1/runs?repo={id}&limit=200"))
+            .as_array()
+            .unwrap()
+        {
+            *runs_per_job.entry(r["job"].as_u64().unwrap()).or_default() += 1;
+        }
+    }
+    assert_eq!(runs_per_job.len(), all.len(), "{runs_per_job:?}");
+    assert!(runs_per_job.values().all(|n| *n == 1), "{runs_per_job:?}");
+    assert!(
+        runners.len() >= 2,
+        "the work spread over nodes: {runners:?}"
+    );
+
+    // Every node gives the same best suites and reports, and the newest suite is the last
+    // commit's (the best one may be older: a newer suite replaces it only when it is better).
+    for (repo_path, id) in &repos {
+        let name = repo_path.file_name().unwrap().to_str().unwrap();
+        let krate = name.trim_start_matches("repo-");
+        let path = format!("/v1/repos/{id}/suites/best?crate={krate}");
+        let answers: Vec<Value> = nodes.iter().map(|n| json(&n.daemon, &path)).collect();
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:#?}");
+        let history = json(
+            &nodes[0].daemon,
+            &format!("/v1/repos/{id}/suites?crate={krate}"),
+        );
+        assert_eq!(
+            history[0]["commit"].as_str(),
+            Some(heads[id].as_str()),
+            "{history:#}"
+        );
+        let check = format!("/v1/repos/{id}/commits/{}/report", heads[id]);
+        let reports: Vec<String> = nodes
+            .iter()
+            .map(|n| n.daemon.get_with(&check, &n.daemon.token).unwrap().body)
+            .collect();
+        assert!(reports.windows(2).all(|w| w[0] == w[1]), "{reports:#?}");
+    }
+    // The pages too: a crate's page is the same from every node.
+    let (_, id) = &repos[0];
+    let page = format!("/ui/repos/{id}/crates/alpha");
+    let html: Vec<u16> = nodes
+        .iter()
+        .map(|n| n.daemon.get(&page).unwrap().status)
+        .collect();
+    assert!(html.iter().all(|s| *s == html[0]), "{html:?}");
+}
+
+/// The job `id` as `d` lists it.
+fn job(d: &Daemon, id: u64) -> Value {
+    jobs(d)
+        .into_iter()
+        .find(|j| j["id"] == id)
+        .unwrap_or_else(|| panic!("job {id} is not listed"))
+}
+
+#[test]
+fn a_killed_node_s_job_is_finished_by_another() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("fleet").unwrap();
+    let url = pg.url("fleet");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    // A budget long enough that the kill lands inside the job.
+    let mut nodes = vec![
+        start_node(tmp.path(), &url, "k1", "20s"),
+        start_node(tmp.path(), &url, "k2", "20s"),
+    ];
+    let repo = crate_repo(tmp.path(), "delta");
+    let id = common::register(&nodes[0].daemon, &repo, "delta");
+    let d = &nodes[0].daemon;
+    let r = d
+        .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+        .unwrap();
+    assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    let job_id = r.json()["jobs"][0]["job"].as_u64().unwrap();
+    let holder = wait_for(
+        "the job to run",
+        Duration::from_secs(60),
+        Duration::from_millis(200),
+        || {
+            let j = job(&nodes[1].daemon, job_id);
+            Ok((j["state"] == "running").then(|| j["node"].as_str().unwrap_or("").to_string()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let at = if holder == "k1" { 0 } else { 1 };
+    let mut victim = nodes.remove(at);
+    let survivor = nodes.pop().unwrap();
+    // Well into the job: its run exists and the search is under way.
+    std::thread::sleep(Duration::from_secs(5));
+    victim.daemon.child.kill().unwrap();
+    let killed_at = Instant::now();
+    let _ = victim.daemon.child.wait();
+    let done = wait_for(
+        "another node to finish the job",
+        Duration::from_secs(300),
+        Duration::from_millis(300),
+        || {
+            let j = job(&survivor.daemon, job_id);
+            Ok(matches!(j["state"].as_str(), Some("succeeded" | "failed")).then_some(j))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", survivor.daemon.log_text()));
+    let took = killed_at.elapsed();
+    let log = survivor.daemon.log_text();
+    assert_eq!(done["state"], "succeeded", "{done}\n{log}");
+    assert_eq!(done["attempts"], 2, "{done}");
+    assert_eq!(done["node"], survivor_id(&holder), "{done}");
+    // One lease (6 s) and the expiry check, then one job (20 s of search and the builds).
+    assert!(took < Duration::from_secs(240), "{took:?}");
+    // The killed node's run says what happened; the job's second run succeeded.
+    let runs = json(&survivor.daemon, &format!("/v1/runs?repo={id}"));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+    assert!(runs.iter().any(|r| r["status"] == "succeeded"), "{runs:#?}");
+    assert!(
+        runs.iter()
+            .any(|r| r["error"].as_str().is_some_and(|e| e.contains("lease"))),
+        "{runs:#?}"
+    );
+}
+
+/// The other node of the two.
+fn survivor_id(victim: &str) -> &'static str {
+    if victim == "k1" { "k2" } else { "k1" }
+}
