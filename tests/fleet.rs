@@ -354,3 +354,68 @@ fn a_killed_node_s_job_is_finished_by_another() {
 fn survivor_id(victim: &str) -> &'static str {
     if victim == "k1" { "k2" } else { "k1" }
 }
+
+#[test]
+fn a_sled_installation_moves_to_postgres_and_serves_the_same_suites() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("moved").unwrap();
+    let url = pg.url("moved");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    // A single sled frugald with one finished job.
+    let sled_dir = tmp.path().join("sled-node");
+    std::fs::create_dir_all(&sled_dir).unwrap();
+    let cfg = frugal_testkit::daemon_config(&sled_dir, "[search]\nbudget = \"200\"\n");
+    let state = sled_dir.join("state");
+    let d = Daemon::start(&binaries().frugald, &cfg, &state).unwrap_or_else(|e| panic!("{e:#}"));
+    let repo = crate_repo(tmp.path(), "epsilon");
+    let id = common::register(&d, &repo, "epsilon");
+    let r = d
+        .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+        .unwrap();
+    let job = r.json()["jobs"][0]["job"].as_u64().unwrap();
+    let run = common::ended_run(&d, ALL_JOBS, id, job);
+    assert_eq!(run["status"], "succeeded", "{run}\n{}", d.log_text());
+    let best_path = format!("/v1/repos/{id}/suites/best?crate=epsilon");
+    let best = json(&d, &best_path);
+    let source_path = format!("/v1/repos/{id}/suites/best/source?crate=epsilon");
+    let source = d.get_with(&source_path, &d.token).unwrap();
+    assert_eq!(source.status, 200, "{}", source.body);
+    drop(d);
+
+    let migrate = |extra: &[&str]| {
+        std::process::Command::new(&binaries().frugal)
+            .args(["store", "migrate", "--from"])
+            .arg(format!("sled:{}", state.display()))
+            .args(["--to", &format!("postgres:{url}")])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = migrate(&[]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("every count and checksum is equal"), "{text}");
+    assert!(!text.contains("DIFFERS"), "{text}");
+    // A second copy would mix two installations: refused unless forced.
+    let again = migrate(&[]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds records"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+
+    // A node on the result serves the same best suite.
+    let node = start_node(tmp.path(), &url, "moved", "200");
+    assert_eq!(json(&node.daemon, &best_path), best);
+    let moved = node
+        .daemon
+        .get_with(&source_path, &node.daemon.token)
+        .unwrap();
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    assert_eq!(moved.body, source.body);
+}

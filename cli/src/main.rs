@@ -61,6 +61,9 @@ enum Command {
     /// Delete what frugald's retention settings no longer keep, and old `frugal run` work dirs
     /// from the local cache.
     Gc(cmd::gc::GcArgs),
+    /// Move frugald's store between sled and PostgreSQL (runs `frugald store-migrate`).
+    #[command(subcommand)]
+    Store(cmd::store::StoreCmd),
 }
 
 fn main() {
@@ -96,6 +99,7 @@ fn main() {
         Command::Hooks(cmd) => cmd::hooks::run(&cli.conn, cmd),
         Command::Token(cmd) => cmd::token::run(&cli.conn, cmd),
         Command::Gc(args) => cmd::gc::run(&cli.conn, args),
+        Command::Store(cmd) => cmd::store::run(cmd).map(|code| exit_code = code),
     };
     drop(entered);
     drop(scope);

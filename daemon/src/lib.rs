@@ -23,6 +23,7 @@ pub mod job;
 pub mod layout;
 pub mod live;
 pub mod metrics;
+pub mod migrate;
 pub mod procs;
 pub mod quota;
 pub mod regression;

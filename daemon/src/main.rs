@@ -27,6 +27,15 @@ struct Args {
     /// Runs per test when profiling a new suite.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     profile_repeat: u32,
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Cmd {
+    /// Copy a whole store into another (sled to PostgreSQL, or back), then compare every
+    /// tree's count and checksum; exit 2 on a difference. Stop frugald first.
+    StoreMigrate(frugald::migrate::MigrateArgs),
 }
 
 fn main() {
@@ -41,6 +50,9 @@ fn main() {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(Cmd::StoreMigrate(m)) = args.command {
+        return frugald::migrate::run(&m);
+    }
     let cfg = service::load_config(args.config.as_deref())?;
     service::init_logging(cfg.daemon.log_format, args.log_json);
     service::check(&cfg)?;

@@ -25,6 +25,8 @@ pub mod disk;
 #[cfg(feature = "store")]
 mod best;
 #[cfg(feature = "store")]
+mod copy;
+#[cfg(feature = "store")]
 mod error;
 #[cfg(feature = "store")]
 mod export;
@@ -67,6 +69,8 @@ use serde::de::DeserializeOwned;
 
 #[cfg(feature = "store")]
 pub use best::{BestReason, judge};
+#[cfg(feature = "store")]
+pub use copy::CopiedTree;
 #[cfg(feature = "store")]
 pub use error::StoreError;
 #[cfg(feature = "store")]

@@ -13,6 +13,7 @@ pub mod replace;
 pub mod repo;
 pub mod run;
 pub mod status;
+pub mod store;
 pub mod suite;
 pub mod token;
 pub mod trigger;
