@@ -17,13 +17,13 @@ use serde_json::Value;
 const ALL_JOBS: Duration = Duration::from_secs(900);
 
 /// A node's config: the shared database, a short lease, tiny jobs, no polling.
-fn node_config(dir: &Path, url: &str, node: &str, budget: &str) -> PathBuf {
+fn node_config(dir: &Path, url: &str, node: &str, budget: &str, lease: &str) -> PathBuf {
     let path = dir.join("frugal.toml");
     let text = format!(
         "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n\
          [store]\nbackend = \"postgres\"\nurl = \"{url}\"\nnode_id = \"{node}\"\npool_size = 6\n\n\
          [search]\nbudget = \"{budget}\"\n\n[executor]\nworkers = 1\n\n\
-         [scheduler]\npoll_interval = \"off\"\nlease = \"6s\"\n"
+         [scheduler]\npoll_interval = \"off\"\nlease = \"{lease}\"\n"
     );
     std::fs::write(&path, text).unwrap();
     path
@@ -36,9 +36,13 @@ struct Node {
 }
 
 fn start_node(root: &Path, url: &str, name: &str, budget: &str) -> Node {
+    start_node_with(root, url, name, budget, "6s")
+}
+
+fn start_node_with(root: &Path, url: &str, name: &str, budget: &str, lease: &str) -> Node {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let cfg = node_config(&dir, url, name, budget);
+    let cfg = node_config(&dir, url, name, budget, lease);
     let daemon = Daemon::start(&binaries().frugald, &cfg, &dir.join("state"))
         .unwrap_or_else(|e| panic!("{e:#}"));
     Node { dir, daemon }
@@ -418,4 +422,216 @@ fn a_sled_installation_moves_to_postgres_and_serves_the_same_suites() {
         .unwrap();
     assert_eq!(moved.status, 200, "{}", moved.body);
     assert_eq!(moved.body, source.body);
+}
+
+#[test]
+fn a_database_outage_answers_503_and_loses_nothing() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("fleet").unwrap();
+    let url = pg.url("fleet");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    // Leases outlive the outage: the nodes keep their jobs through it.
+    let nodes: Vec<Node> = ["o1", "o2"]
+        .iter()
+        .map(|n| start_node_with(tmp.path(), &url, n, "10s", "60s"))
+        .collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    let logs = || all_logs(&refs);
+    let repos: Vec<u64> = ["zeta", "eta"]
+        .iter()
+        .map(|name| {
+            let repo = crate_repo(tmp.path(), name);
+            common::register(&nodes[0].daemon, &repo, name)
+        })
+        .collect();
+    let d = &nodes[0].daemon;
+    for id in &repos {
+        let r = d
+            .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+            .unwrap();
+        assert!(r.status == 200 || r.status == 202, "{}", r.body);
+    }
+    wait_for(
+        "a job to run",
+        Duration::from_secs(60),
+        Duration::from_millis(200),
+        || {
+            Ok(jobs(d)
+                .iter()
+                .any(|j| j["state"] == "running")
+                .then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", logs()));
+
+    pg.stop().unwrap();
+    let down = Instant::now();
+    let mut unavailable = 0;
+    while down.elapsed() < Duration::from_secs(20) {
+        let n = &nodes[1].daemon;
+        let r = n.get_with("/v1/repos", &n.token).unwrap();
+        if r.status == 503 {
+            let body: Value =
+                serde_json::from_str(&r.body).unwrap_or_else(|e| panic!("{e}: {}", r.body));
+            let msg = body["error"].as_str().unwrap_or_default();
+            assert!(msg.contains("unavailable"), "{}", r.body);
+            unavailable += 1;
+        } else {
+            panic!(
+                "the API answered {} while PostgreSQL was down: {}",
+                r.status, r.body
+            );
+        }
+        assert_eq!(n.get("/healthz").unwrap().status, 200);
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(unavailable > 0);
+    pg.start_server().unwrap();
+    wait_idle(&nodes[0].daemon, ALL_JOBS, &logs);
+
+    // Nothing lost, nothing run or stored twice.
+    let all = jobs(&nodes[1].daemon);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    for j in &all {
+        assert_eq!(j["state"], "succeeded", "{j}\n{}", logs());
+    }
+    for id in &repos {
+        let runs = json(&nodes[1].daemon, &format!("/v1/runs?repo={id}"));
+        let runs = runs.as_array().unwrap();
+        let ok = runs.iter().filter(|r| r["status"] == "succeeded").count();
+        assert_eq!(ok, 1, "{runs:#?}");
+        let suites = json(&nodes[1].daemon, &format!("/v1/repos/{id}/suites"));
+        assert_eq!(suites.as_array().unwrap().len(), 1, "{suites:#}");
+    }
+}
+
+#[test]
+fn a_job_whose_node_dies_every_time_ends_failed_after_three_attempts() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("fleet").unwrap();
+    let url = pg.url("fleet");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    let mut nodes: Vec<Node> = ["a1", "a2"]
+        .iter()
+        .map(|n| start_node(tmp.path(), &url, n, "20s"))
+        .collect();
+    let repo = crate_repo(tmp.path(), "theta");
+    let id = common::register(&nodes[0].daemon, &repo, "theta");
+    let d = &nodes[0].daemon;
+    let r = d
+        .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+        .unwrap();
+    let job_id = r.json()["jobs"][0]["job"].as_u64().unwrap();
+    for attempt in 1..=3u64 {
+        // Whichever node claims the job dies with it, then comes back.
+        let holder = wait_for(
+            "the job to run",
+            Duration::from_secs(120),
+            Duration::from_millis(200),
+            || {
+                let d = &nodes
+                    .iter()
+                    .find(|n| n.daemon.child.id() > 0)
+                    .unwrap()
+                    .daemon;
+                let j = job(d, job_id);
+                Ok((j["state"] == "running" && j["attempts"] == attempt)
+                    .then(|| j["node"].as_str().unwrap_or("").to_string()))
+            },
+        )
+        .unwrap_or_else(|e| panic!("attempt {attempt}: {e}"));
+        let at = nodes
+            .iter()
+            .position(|n| n.dir.ends_with(&holder))
+            .unwrap_or_else(|| panic!("no node {holder}"));
+        let victim = &mut nodes[at];
+        victim.daemon.child.kill().unwrap();
+        let _ = victim.daemon.child.wait();
+        let cfg = victim.dir.join("frugal.toml");
+        victim.daemon = Daemon::start(&binaries().frugald, &cfg, &victim.dir.join("state"))
+            .unwrap_or_else(|e| panic!("{e:#}"));
+    }
+    let d = &nodes[1].daemon;
+    let done = wait_for(
+        "the job to end",
+        Duration::from_secs(120),
+        Duration::from_millis(300),
+        || {
+            let j = job(d, job_id);
+            Ok(matches!(j["state"].as_str(), Some("succeeded" | "failed")).then_some(j))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(done["state"], "failed", "{done}");
+    assert_eq!(done["attempts"], 3, "{done}");
+    let why = done["outcome"].as_str().unwrap_or_default();
+    assert!(why.contains("3 time(s); giving up"), "{done}");
+}
+
+/// The figure of `bench/FLEET.md`: jobs per hour with 1, 2 and 3 nodes, each job sleeping
+/// 2 s instead of searching (`FRUGALD_BENCH_SLEEP_JOBS_MS`), 30 jobs over 30 repositories.
+/// Prints one JSON line per node count. Run by `python3 bench/fleet.py`.
+#[test]
+#[ignore = "a benchmark: python3 bench/fleet.py runs it"]
+fn jobs_per_hour_with_one_two_and_three_nodes() {
+    const JOBS: usize = 30;
+    const NAP_MS: u64 = 2000;
+    for count in 1..=3usize {
+        let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+        pg.create_db("bench").unwrap();
+        let url = pg.url("bench");
+        let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+        let nodes: Vec<Node> = (1..=count)
+            .map(|i| {
+                let name = format!("b{i}");
+                let dir = tmp.path().join(&name);
+                std::fs::create_dir_all(&dir).unwrap();
+                let cfg = node_config(&dir, &url, &name, "200", "60s");
+                let daemon = Daemon::start_with(
+                    &binaries().frugald,
+                    &cfg,
+                    &dir.join("state"),
+                    &[],
+                    &[("FRUGALD_BENCH_SLEEP_JOBS_MS", &NAP_MS.to_string())],
+                )
+                .unwrap_or_else(|e| panic!("{e:#}"));
+                Node { dir, daemon }
+            })
+            .collect();
+        let ids: Vec<u64> = (0..JOBS)
+            .map(|i| {
+                let name = format!("bench{i}");
+                let repo = crate_repo(tmp.path(), &name);
+                common::register(&nodes[i % count].daemon, &repo, &name)
+            })
+            .collect();
+        let refs: Vec<&Node> = nodes.iter().collect();
+        let logs = || all_logs(&refs);
+        let t = Instant::now();
+        for (i, id) in ids.iter().enumerate() {
+            let d = &nodes[i % count].daemon;
+            let r = d
+                .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), "{}")
+                .unwrap();
+            assert!(r.status == 200 || r.status == 202, "{}", r.body);
+        }
+        wait_idle(&nodes[0].daemon, ALL_JOBS, &logs);
+        let wall = t.elapsed().as_secs_f64();
+        let all = jobs(&nodes[0].daemon);
+        assert_eq!(all.len(), JOBS);
+        assert!(
+            all.iter()
+                .all(|j| j["state"] == "succeeded" && j["attempts"] == 1)
+        );
+        let per_hour = JOBS as f64 / wall * 3600.0;
+        let ideal = 3600.0 * 1000.0 / NAP_MS as f64 * count as f64;
+        println!(
+            "{}",
+            serde_json::json!({
+                "nodes": count, "jobs": JOBS, "job_ms": NAP_MS, "wall_s": wall,
+                "jobs_per_hour": per_hour, "ideal_per_hour": ideal,
+                "efficiency": per_hour / ideal,
+            })
+        );
+    }
 }

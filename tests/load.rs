@@ -11,7 +11,9 @@
 //! FRUGAL_LOAD_SECS=30 cargo test --release -p frugal-e2e --test load -- --nocapture
 //! ```
 //!
-//! `FRUGAL_LOAD_RUNS` and `FRUGAL_LOAD_SUITES` change the amount of history.
+//! `FRUGAL_LOAD_RUNS` and `FRUGAL_LOAD_SUITES` change the amount of history;
+//! `FRUGAL_LOAD_STORE=postgres` runs the same load against a node whose store is a real
+//! PostgreSQL started in a temp dir (`bench/fleet.py` runs both and compares them).
 
 mod seed;
 
@@ -55,17 +57,41 @@ fn read_endpoints_hold_500_requests_per_second_with_history_and_a_job_running() 
     let repo_dir = tmp.path().join("numeric");
     example_repo("numeric", &repo_dir).unwrap();
     let t = std::time::Instant::now();
-    let seeded = seed::history(
-        &state,
-        &repo_dir.canonicalize().unwrap().to_string_lossy(),
+    let on_postgres = std::env::var("FRUGAL_LOAD_STORE").is_ok_and(|v| v == "postgres");
+    let pg = on_postgres.then(|| {
+        let pg = frugal_testkit::postgres::Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+        pg.create_db("load").unwrap();
+        pg
+    });
+    let url = pg.as_ref().map(|pg| pg.url("load"));
+    let repo_path = repo_dir
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let (runs, suites) = (
         env_or("FRUGAL_LOAD_RUNS", 10_000),
         env_or("FRUGAL_LOAD_SUITES", 2_000),
     );
-    println!("seeded the store in {:.1}s", t.elapsed().as_secs_f64());
+    let seeded = match &url {
+        Some(url) => {
+            let store = Store::open_postgres(&frugal_storage::PgOptions::new(url, 4)).unwrap();
+            seed::history_into(&store, &repo_path, runs, suites)
+        }
+        None => seed::history(&state, &repo_path, runs, suites),
+    };
+    let backend = if on_postgres { "postgres" } else { "sled" };
+    println!(
+        "seeded the {backend} store in {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
     // A search long enough to outlast the load; the job is killed with the daemon.
+    let store_section = url.map_or(String::new(), |u| {
+        format!("[store]\nbackend = \"postgres\"\nurl = \"{u}\"\npool_size = 16\n\n")
+    });
     let cfg = frugal_testkit::daemon_config(
         tmp.path(),
-        "[search]\nbudget = \"120s\"\n\n[executor]\nworkers = 1\n",
+        &format!("{store_section}[search]\nbudget = \"120s\"\n\n[executor]\nworkers = 1\n"),
     );
     // systemd's watchdog protocol: the daemon pings this socket while its runner is alive.
     let sock_path = tmp.path().join("notify.sock");
@@ -110,7 +136,8 @@ fn read_endpoints_hold_500_requests_per_second_with_history_and_a_job_running() 
     let report = load::run(&spec).unwrap();
     let (pings, longest_gap) = watching.join().unwrap();
     println!(
-        "load ({secs}s at 500 req/s, 10 read endpoints and /healthz, a job running): {report}"
+        "load ({secs}s at 500 req/s, 10 read endpoints and /healthz, a job running, {backend} \
+         store): {report}"
     );
     let status = d.get("/v1/status").unwrap().json();
     assert_eq!(

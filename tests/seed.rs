@@ -17,6 +17,12 @@ pub struct Seeded {
 /// A store in `<state>/store` with one repository at `repo_path` (crate `numeric`), `runs`
 /// finished runs and `suites` suites (60 tests each, a 40 KB source), the newest the best.
 pub fn history(state: &Path, repo_path: &str, runs: u64, suites: u64) -> Seeded {
+    let store = Store::open(state.join("store")).expect("open the store to seed");
+    history_into(&store, repo_path, runs, suites)
+}
+
+/// [`history`] into an empty `store` of any backend.
+pub fn history_into(store: &Store, repo_path: &str, runs: u64, suites: u64) -> Seeded {
     let repo = RepoId(1);
     let mut lines = vec![
         ExportLine::Meta {
@@ -99,7 +105,6 @@ pub fn history(state: &Path, repo_path: &str, runs: u64, suites: u64) -> Seeded 
         serde_json::to_writer(&mut text, l).expect("records serialize");
         text.push(b'\n');
     }
-    let store = Store::open(state.join("store")).expect("open the store to seed");
     store.import_jsonl(&text[..]).expect("import the seed");
     Seeded {
         repo: repo.0,

@@ -48,8 +48,18 @@ use crate::quota::{DiskLimits, DiskWatch};
 
 /// How often the loop wakes without being asked.
 const TICK: Duration = Duration::from_secs(1);
-/// How often expired leases are looked for.
+/// How often expired leases are looked for, at most (a short lease is checked more often:
+/// [`expiry_check`]).
 const EXPIRY_CHECK: Duration = Duration::from_secs(30);
+
+/// How often expired leases are looked for under `lease`: a third of it, at most
+/// [`EXPIRY_CHECK`], so a dead node's job waits at most a lease and a third.
+fn expiry_check(lease: Duration) -> Duration {
+    (lease / 3).clamp(TICK, EXPIRY_CHECK)
+}
+/// How long a job's store writes wait for an unreachable PostgreSQL before the job fails: an
+/// outage shorter than this costs the job nothing (its lease outlives it by default).
+const DATABASE_PATIENCE: Duration = Duration::from_secs(120);
 /// How often a job's disk use is checked while it runs.
 const DISK_CHECK: Duration = Duration::from_secs(1);
 
@@ -86,6 +96,10 @@ pub struct RunnerCtx {
     pub job_uids: JobUids,
     /// This node as the fleet sees it.
     pub node: NodeInfo,
+    /// Benchmarks of the queue only (`FRUGALD_BENCH_SLEEP_JOBS_MS`): every job sleeps this
+    /// long and succeeds without running the pipeline, so `bench/fleet.py` measures what the
+    /// queue and the nodes add, not the search.
+    pub bench_sleep: Option<Duration>,
 }
 
 /// What the runner reports of this node on every tick ([`NodeRecord`]).
@@ -173,7 +187,7 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
         enforce_time_cap(&ctx, &mut flights, &mut stopped);
         tear_down(&mut stopped);
         renew(&ctx, &flights);
-        if last_expiry.elapsed() >= EXPIRY_CHECK {
+        if last_expiry.elapsed() >= expiry_check(ctx.sched.options().lease) {
             last_expiry = Instant::now();
             requeue_expired(&ctx);
         }
@@ -450,7 +464,10 @@ fn start(ctx: &Arc<RunnerCtx>, job: JobRecord, uid: Option<UidLease>) -> Option<
     let s = scope.clone();
     let spawned = std::thread::Builder::new()
         .name(format!("job-{}", job.id))
-        .spawn(move || execute(&c, &job, run, &a, &stop, &s));
+        .spawn(move || {
+            frugal_storage::wait_for_the_database(DATABASE_PATIENCE);
+            execute(&c, &job, run, &a, &stop, &s)
+        });
     match spawned {
         Ok(handle) => Some(InFlight {
             job: id,
@@ -489,6 +506,21 @@ fn execute(
     scope: &JobScope,
 ) {
     let t = Instant::now();
+    if let Some(nap) = ctx.bench_sleep {
+        std::thread::sleep(nap);
+        let store = ctx.sched.store();
+        if let Err(e) = store.finish_run(run, RunStatus::Succeeded, None, None) {
+            tracing::error!(job = %job.id, error = %e, "could not finish the run");
+        }
+        ctx.live.finish(run);
+        if let Err(e) = ctx
+            .sched
+            .finish(job.id, JobOutcome::Succeeded { run: Some(run) })
+        {
+            tracing::error!(job = %job.id, error = %e, "could not finish the job");
+        }
+        return;
+    }
     // Every policy the job makes on this thread puts its commands in the job's cgroup.
     let _entered = scope.enter();
     let dirs = job::job_dirs(&ctx.env, job, run);

@@ -303,6 +303,20 @@ fn register_config_repos(sched: &Scheduler, cfg: &Config) {
     }
 }
 
+/// `FRUGALD_BENCH_SLEEP_JOBS_MS`: for benchmarks of the queue, jobs that sleep this long
+/// instead of running the pipeline (said loudly in the log: no suite is made).
+fn bench_sleep() -> Option<Duration> {
+    let ms: u64 = std::env::var("FRUGALD_BENCH_SLEEP_JOBS_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    tracing::warn!(
+        ms,
+        "FRUGALD_BENCH_SLEEP_JOBS_MS is set: jobs sleep instead of generating suites"
+    );
+    Some(Duration::from_millis(ms))
+}
+
 /// How long frugald waits at start for PostgreSQL to accept connections.
 const PG_START_PATIENCE: Duration = Duration::from_secs(60);
 
@@ -410,6 +424,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
             addr: node_addr.clone(),
             auth: auth.clone(),
         },
+        bench_sleep: bench_sleep(),
     });
     let state = Arc::new(AppState {
         auth,

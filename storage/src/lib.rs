@@ -86,7 +86,7 @@ pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 #[cfg(feature = "store")]
 pub use nodes::NodeRecord;
 #[cfg(feature = "store")]
-pub use pg::PgOptions;
+pub use pg::{PgOptions, wait_for_the_database};
 #[cfg(feature = "store")]
 pub use records::{
     Cost, CrateEntry, GoalSet, JobId, JobRecord, JobState, MutationFigures, NewSuite, NewTest,

@@ -10,10 +10,10 @@
 //! Schema changes are SQL steps in [`SQL_MIGRATIONS`], applied at start under a session advisory
 //! lock, so nodes that start at once apply each step once and the later ones wait for it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::error::SqlState;
 use postgres::{IsolationLevel, NoTls};
@@ -22,6 +22,19 @@ use sled::IVec;
 
 use crate::kv::{Entry, PgPages};
 use crate::{Result, StoreError};
+
+thread_local! {
+    /// How long store calls on this thread wait for an unreachable database (`None`: they fail
+    /// at once with [`StoreError::Unavailable`]).
+    static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
+}
+
+/// Makes store calls on the calling thread wait up to `patience` for an unreachable PostgreSQL
+/// instead of failing at once: for threads whose work must not be lost to a short outage (the
+/// runner, jobs), while the HTTP API stays impatient and answers 503. No effect on sled.
+pub fn wait_for_the_database(patience: Duration) {
+    PATIENCE.with(|p| p.set(Some(patience)));
+}
 
 /// A pooled connection.
 pub(crate) type Conn = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
@@ -105,12 +118,13 @@ pub struct PgOptions {
 }
 
 impl PgOptions {
-    /// `url` with a pool of `pool_size` and a 5-second wait for a connection.
+    /// `url` with a pool of `pool_size` and a 2-second wait for a connection (an API request
+    /// during an outage answers 503 after it).
     pub fn new(url: impl Into<String>, pool_size: u32) -> PgOptions {
         PgOptions {
             url: url.into(),
             pool_size,
-            connect_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(2),
         }
     }
 }
@@ -198,12 +212,25 @@ impl PgKv {
         Ok(kv)
     }
 
-    /// A connection from the pool, or [`StoreError::Unavailable`].
+    /// A connection from the pool, or [`StoreError::Unavailable`] once the pool's wait ran out;
+    /// on a patient thread ([`wait_for_the_database`]) it keeps trying until its patience ends.
     pub(crate) fn conn(&self) -> Result<Conn> {
-        self.pool.get().map_err(|e| StoreError::Unavailable {
-            url: self.shown.clone(),
-            message: e.to_string(),
-        })
+        let deadline = PATIENCE.with(Cell::get).map(|p| Instant::now() + p);
+        loop {
+            match self.pool.get() {
+                Ok(c) => return Ok(c),
+                Err(e) if deadline.is_some_and(|d| Instant::now() < d) => {
+                    tracing::debug!(error = %e, "PostgreSQL unreachable; waiting for it");
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                Err(e) => {
+                    return Err(StoreError::Unavailable {
+                        url: self.shown.clone(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
     }
 
     pub(crate) fn err(&self, doing: &str, e: postgres::Error) -> StoreError {
@@ -465,10 +492,11 @@ impl PgKv {
         level: IsolationLevel,
         f: impl Fn(&PgTx<'_>) -> Result<T>,
     ) -> Result<T> {
-        let mut c = self.conn()?;
         let mut attempt = 0;
+        let deadline = PATIENCE.with(Cell::get).map(|p| Instant::now() + p);
         loop {
             attempt += 1;
+            let mut c = self.conn()?;
             let tx = c
                 .build_transaction()
                 .isolation_level(level)
@@ -490,6 +518,11 @@ impl PgKv {
             match outcome {
                 Err(e) if e.is_conflict() && attempt < RETRIES => {
                     std::thread::sleep(Duration::from_millis(attempt as u64 % 8));
+                }
+                // The connection died under the transaction (the server restarted): a patient
+                // thread runs it again on a fresh one, which waits for the server.
+                Err(e) if e.is_unavailable() && deadline.is_some_and(|d| Instant::now() < d) => {
+                    std::thread::sleep(Duration::from_millis(500));
                 }
                 other => return other,
             }
