@@ -373,3 +373,41 @@ pub fn start_daemon(
     }
     d
 }
+
+/// One HTTP/1.1 request on its own connection (`Connection: close`), with an optional session
+/// cookie and form body; the whole answer, head and body.
+pub fn http(
+    d: &frugal_testkit::Daemon,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    form: Option<&str>,
+) -> String {
+    let host = d.base.trim_start_matches("http://");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: frugal_session={c}\r\n"));
+    }
+    let body = form.unwrap_or("");
+    if form.is_some() {
+        req.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    d.raw(&req).unwrap()
+}
+
+/// Logs in to the pages with `token`; the answer (a 303 with the session cookie when it took).
+pub fn ui_login(d: &frugal_testkit::Daemon, token: &str) -> String {
+    let form = format!("token={token}&next=%2Fui");
+    http(d, "POST", "/ui/login", None, Some(&form))
+}
+
+/// The session id a successful login's answer sets.
+pub fn session_cookie(login: &str) -> String {
+    login
+        .split("frugal_session=")
+        .nth(1)
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no session cookie: {login}"))
+        .to_string()
+}

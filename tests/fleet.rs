@@ -270,6 +270,34 @@ fn three_nodes_share_the_queue_and_answer_alike() {
             .collect();
         assert!(reports.windows(2).all(|w| w[0] == w[1]), "{reports:#?}");
     }
+    // A web session opened on one node holds on the others, and a logout on one ends it on all.
+    let login = common::ui_login(&nodes[0].daemon, &nodes[0].daemon.token);
+    let cookie = common::session_cookie(&login);
+    let page = common::http(&nodes[2].daemon, "GET", "/ui", Some(&cookie), None);
+    assert!(
+        page.contains("Log out"),
+        "not logged in on another node:\n{page}"
+    );
+    let csrf = page
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|v| v.split('"').next())
+        .unwrap_or_else(|| panic!("no CSRF token on the page:\n{page}"))
+        .to_string();
+    let out = common::http(
+        &nodes[1].daemon,
+        "POST",
+        "/ui/logout",
+        Some(&cookie),
+        Some(&format!("csrf={csrf}")),
+    );
+    assert!(out.starts_with("HTTP/1.1 303"), "{out}");
+    let page = common::http(&nodes[0].daemon, "GET", "/ui", Some(&cookie), None);
+    assert!(
+        !page.contains("Log out"),
+        "the session outlived its logout:\n{page}"
+    );
+
     // The pages too: a crate's page is the same from every node.
     let (_, id) = &repos[0];
     let page = format!("/ui/repos/{id}/crates/alpha");

@@ -539,22 +539,6 @@ fn l_a_forged_goals_json_does_not_decide_the_best_suite() {
     );
 }
 
-/// One HTTP/1.1 request on its own connection (`Connection: close`), with an optional session
-/// cookie and form body; the whole answer, head and body.
-fn http(d: &Daemon, method: &str, path: &str, cookie: Option<&str>, form: Option<&str>) -> String {
-    let host = d.base.trim_start_matches("http://");
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    if let Some(c) = cookie {
-        req.push_str(&format!("Cookie: frugal_session={c}\r\n"));
-    }
-    let body = form.unwrap_or("");
-    if form.is_some() {
-        req.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    d.raw(&req).unwrap()
-}
-
 /// A new trigger-scoped token named `name`: its secret and id.
 fn trigger_token(d: &Daemon, name: &str) -> (String, u64) {
     let body = serde_json::json!({"name": name, "scope": "trigger"});
@@ -567,22 +551,6 @@ fn trigger_token(d: &Daemon, name: &str) -> (String, u64) {
         json["token"].as_str().unwrap().to_string(),
         json["id"].as_u64().unwrap(),
     )
-}
-
-/// Logs in to the pages with `token`; the answer (a 303 with the session cookie when it took).
-fn ui_login(d: &Daemon, token: &str) -> String {
-    let form = format!("token={token}&next=%2Fui");
-    http(d, "POST", "/ui/login", None, Some(&form))
-}
-
-/// The session id a successful login's answer sets.
-fn session_cookie(login: &str) -> String {
-    login
-        .split("frugal_session=")
-        .nth(1)
-        .and_then(|c| c.split(';').next())
-        .unwrap_or_else(|| panic!("no session cookie: {login}"))
-        .to_string()
 }
 
 /// The status code of an answer [`http`] returned.
@@ -611,16 +579,16 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
     let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
     let (token, token_id) = trigger_token(&d, "ci");
 
-    let login = ui_login(&d, &token);
+    let login = common::ui_login(&d, &token);
     assert_eq!(status_of(&login), 303, "{login}");
-    let cookie = session_cookie(&login);
+    let cookie = common::session_cookie(&login);
     // The session works: it reads, and its trigger on a repository that does not exist gets
     // past the session check to the repository's absence.
-    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    let page = common::http(&d, "GET", "/ui", Some(&cookie), None);
     assert_eq!(status_of(&page), 200, "{page}");
     let csrf = field_value(&page, "csrf").unwrap_or_else(|| panic!("no CSRF field: {page}"));
     let trigger = |cookie: &str| {
-        http(
+        common::http(
             &d,
             "POST",
             "/ui/repos/999/trigger",
@@ -635,7 +603,7 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
         .delete(&format!("/v1/tokens/{token_id}"), Some(&d.token))
         .unwrap();
     assert_eq!(revoked.status, 204, "{}", revoked.body);
-    let page = http(&d, "GET", "/ui", Some(&cookie), None);
+    let page = common::http(&d, "GET", "/ui", Some(&cookie), None);
     assert_eq!(
         status_of(&page),
         401,
@@ -648,7 +616,7 @@ fn m4_a_revoked_tokens_web_session_ends_with_it() {
         "the revoked session still acts:\n{after}"
     );
     // Nor does logging in again with the revoked token open one.
-    let again = ui_login(&d, &token);
+    let again = common::ui_login(&d, &token);
     assert_eq!(status_of(&again), 401, "{again}");
 }
 
@@ -816,7 +784,7 @@ fn l_token_guesses_are_rate_limited_per_client() {
     let r = d.get_with("/v1/tokens", &d.token).unwrap();
     assert_eq!(r.status, 429, "the 11th try was checked: {}", r.body);
     assert!(r.body.contains("too many wrong tokens"), "{}", r.body);
-    let login = ui_login(&d, &d.token);
+    let login = common::ui_login(&d, &d.token);
     assert_eq!(status_of(&login), 429, "{login}");
 }
 
@@ -1026,8 +994,8 @@ fn m4_a_revoked_tokens_live_stream_ends_with_it() {
     let cfg = daemon_config(tmp.path(), "auth_reads = true\n");
     let d = common::start_daemon(tmp.path(), &cfg, &tmp.path().join("state"), true, &[]);
     let (token, token_id) = trigger_token(&d, "browser");
-    let login = ui_login(&d, &token);
-    let cookie = session_cookie(&login);
+    let login = common::ui_login(&d, &token);
+    let cookie = common::session_cookie(&login);
     let host = d.base.trim_start_matches("http://").to_string();
     let mut stream = std::net::TcpStream::connect(&host).unwrap();
     stream

@@ -84,7 +84,7 @@ pub use jobs::JobsTx;
 #[cfg(feature = "store")]
 pub use migrate::{MIGRATIONS, Migration, SCHEMA_VERSION};
 #[cfg(feature = "store")]
-pub use nodes::NodeRecord;
+pub use nodes::{NodeRecord, SessionRecord};
 #[cfg(feature = "store")]
 pub use pg::{PgOptions, wait_for_the_database};
 #[cfg(feature = "store")]
@@ -163,6 +163,8 @@ pub struct Store {
     tokens: Tree,
     /// frugald nodes sharing the store, by id (`nodes.rs`).
     nodes: Tree,
+    /// Web sessions of a fleet's pages, by the hash of their id (`nodes.rs`).
+    sessions: Tree,
     /// Serialises queue transactions on sled ([`Store::jobs_tx`]).
     queue_lock: std::sync::Arc<std::sync::Mutex<()>>,
 }
@@ -303,6 +305,7 @@ impl Store {
             suites_by_crate: db.open_tree("suites_by_crate")?,
             tokens: db.open_tree("tokens")?,
             nodes: db.open_tree("nodes")?,
+            sessions: db.open_tree("sessions")?,
             queue_lock: Default::default(),
             path,
             db,

@@ -26,6 +26,18 @@ pub struct NodeRecord {
     pub jobs: Vec<JobId>,
 }
 
+/// A web session of the pages, shared by the fleet's nodes (stored by the SHA-256 of its id, so
+/// the store never holds the cookie's secret).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// Who logged in: `token-file`, or the hex SHA-256 of a stored token's secret.
+    pub holder: String,
+    /// The session's CSRF token.
+    pub csrf: String,
+    /// When it was opened, Unix time in milliseconds.
+    pub created: u64,
+}
+
 /// Advisory lock keys of fleet-wide work, by name (stable across releases: nodes of two
 /// versions may share a database while a fleet upgrades).
 fn lock_key(name: &str) -> i64 {
@@ -52,6 +64,35 @@ impl Store {
     /// Forgets a node.
     pub fn remove_node(&self, id: &str) -> Result<bool> {
         Ok(self.nodes.remove(id.as_bytes())?.is_some())
+    }
+
+    /// Stores a web session under the hash of its id.
+    pub fn put_session(&self, id_hash: &[u8], rec: &SessionRecord) -> Result<()> {
+        self.sessions.insert(id_hash, crate::encode(rec))
+    }
+
+    /// The web session with this id hash.
+    pub fn session(&self, id_hash: &[u8]) -> Result<Option<SessionRecord>> {
+        self.get(&self.sessions, "sessions", id_hash)
+    }
+
+    /// Ends a web session.
+    pub fn remove_session(&self, id_hash: &[u8]) -> Result<()> {
+        self.sessions.remove(id_hash).map(drop)
+    }
+
+    /// Deletes sessions opened before `before` (Unix ms); how many.
+    pub fn prune_sessions(&self, before: u64) -> Result<usize> {
+        let mut n = 0;
+        for kv in self.sessions.iter() {
+            let (k, v) = kv?;
+            let rec: SessionRecord = crate::decode("sessions", &k, &v)?;
+            if rec.created < before {
+                self.sessions.remove(&k)?;
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// Runs `f` unless another node of the fleet is running work of the same `name` (on

@@ -101,7 +101,7 @@ pub(crate) struct Ui {
 pub fn router(app: Shared) -> Router {
     let ui = Ui {
         app: app.clone(),
-        sessions: Arc::new(session::Sessions::default()),
+        sessions: Arc::new(session::Sessions::new(app.sched.store())),
     };
     Router::new()
         .route("/ui", get(repos::page))

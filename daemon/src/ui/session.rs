@@ -6,7 +6,10 @@
 //! token's session ends at its next request, not 12 hours later.
 //!
 //! Decision: sessions live in memory. A restart logs everyone out, which costs one login and
-//! keeps no secret on disk; the map is bounded so a flood of logins cannot grow it.
+//! keeps no secret on disk; the map is bounded so a flood of logins cannot grow it. A fleet's
+//! nodes share the store instead (PostgreSQL), so a session opened on one node holds on every
+//! node and a logout ends it everywhere: sessions are then kept in the store by the SHA-256 of
+//! their id (never the id itself), read on every request.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -25,6 +28,8 @@ use super::{Scopes, Ui, UiError, UiResult, layout};
 use crate::auth::Holder;
 use crate::auth::Peer;
 use crate::token;
+use frugal_storage::{SessionRecord, Store};
+use sha2::{Digest, Sha256};
 
 /// Name of the session cookie.
 pub const COOKIE: &str = "frugal_session";
@@ -41,14 +46,59 @@ struct Session {
     created: Instant,
 }
 
-/// The sessions of logged-in browsers, by session id.
+/// The sessions of logged-in browsers, by session id: in memory, or in a store the fleet
+/// shares.
 #[derive(Default)]
-pub struct Sessions(Mutex<HashMap<String, Session>>);
+pub struct Sessions {
+    local: Mutex<HashMap<String, Session>>,
+    shared: Option<Store>,
+}
+
+/// Runs a store call from an async handler: on frugald's multi-threaded runtime the worker
+/// steps aside while it blocks (PostgreSQL's client blocks the thread).
+fn blocking_here<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+fn id_hash(id: &str) -> [u8; 32] {
+    Sha256::digest(id.as_bytes()).into()
+}
+
+fn holder_text(h: &Holder) -> String {
+    match h {
+        Holder::TokenFile => "token-file".to_string(),
+        Holder::Stored(hash) => hash.iter().map(|b| format!("{b:02x}")).collect(),
+    }
+}
+
+fn holder_of(text: &str) -> Option<Holder> {
+    if text == "token-file" {
+        return Some(Holder::TokenFile);
+    }
+    let bytes: Vec<u8> = (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect::<Option<_>>()?;
+    Some(Holder::Stored(bytes.try_into().ok()?))
+}
 
 impl Sessions {
+    /// Sessions for the pages over `store`: in the store when a fleet shares it, else here.
+    pub fn new(store: &Store) -> Sessions {
+        Sessions {
+            local: Mutex::default(),
+            shared: store.is_shared().then(|| store.clone()),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
         // A panic while holding the lock leaves plain data behind: keep using it.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.local.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Opens a session and returns its id.
@@ -59,6 +109,20 @@ impl Sessions {
             csrf: random_hex()?,
             created: Instant::now(),
         };
+        if let Some(store) = &self.shared {
+            let now = frugal_storage::now_ms();
+            let rec = SessionRecord {
+                holder: holder_text(&session.holder),
+                csrf: session.csrf.clone(),
+                created: now,
+            };
+            blocking_here(|| {
+                let _ = store.prune_sessions(now.saturating_sub(LIFETIME.as_millis() as u64));
+                store.put_session(&id_hash(&id), &rec)
+            })
+            .map_err(std::io::Error::other)?;
+            return Ok(id);
+        }
         let mut map = self.lock();
         map.retain(|_, s| s.created.elapsed() < LIFETIME);
         if map.len() >= MAX_SESSIONS
@@ -74,6 +138,19 @@ impl Sessions {
     }
 
     fn get(&self, id: &str) -> Option<Session> {
+        if let Some(store) = &self.shared {
+            let rec = blocking_here(|| store.session(&id_hash(id))).ok()??;
+            let age = frugal_storage::now_ms().saturating_sub(rec.created);
+            let age = Duration::from_millis(age);
+            if age >= LIFETIME {
+                return None;
+            }
+            return Some(Session {
+                holder: holder_of(&rec.holder)?,
+                csrf: rec.csrf,
+                created: Instant::now().checked_sub(age).unwrap_or_else(Instant::now),
+            });
+        }
         let map = self.lock();
         map.get(id)
             .filter(|s| s.created.elapsed() < LIFETIME)
@@ -81,6 +158,9 @@ impl Sessions {
     }
 
     fn close(&self, id: &str) {
+        if let Some(store) = &self.shared {
+            let _ = blocking_here(|| store.remove_session(&id_hash(id)));
+        }
         self.lock().remove(id);
     }
 }
