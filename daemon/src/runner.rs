@@ -60,6 +60,9 @@ fn expiry_check(lease: Duration) -> Duration {
 /// How long a job's store writes wait for an unreachable PostgreSQL before the job fails: an
 /// outage shorter than this costs the job nothing (its lease outlives it by default).
 const DATABASE_PATIENCE: Duration = Duration::from_secs(120);
+/// How far back a schedule window reaches after the fleet (or the one node) was down: a
+/// minute, so a restart fires what it just missed and not a night's worth.
+const CRON_CATCH_UP: u64 = 60_000;
 /// How often a job's disk use is checked while it runs.
 const DISK_CHECK: Duration = Duration::from_secs(1);
 
@@ -177,7 +180,6 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
     // Jobs stopped by the time cap whose threads have not ended yet.
     let mut stopped: Vec<InFlight> = Vec::new();
     let mut last_expiry = Instant::now();
-    let mut last_cron = now_ms();
     let mut last_poll: Option<Instant> = None;
     let mut last_gc = Instant::now();
     while !ctx.stopping.load(Ordering::SeqCst) {
@@ -191,7 +193,7 @@ pub fn run(ctx: Arc<RunnerCtx>, wake: Receiver<()>, grace: impl Fn() -> Duration
             last_expiry = Instant::now();
             requeue_expired(&ctx);
         }
-        last_cron = fire_cron(&ctx, last_cron);
+        fire_cron(&ctx);
         if let Some(every) = ctx.poll_interval
             && last_poll.is_none_or(|t| t.elapsed() >= every)
         {
@@ -361,8 +363,19 @@ fn requeue_expired(ctx: &RunnerCtx) {
     }
 }
 
-fn fire_cron(ctx: &RunnerCtx, last: u64) -> u64 {
+/// Fires the schedules due since the last window any node of the fleet fired
+/// (`Store::take_cron_window`: each window goes to one node, so a fleet fires each schedule
+/// once).
+fn fire_cron(ctx: &RunnerCtx) {
     let now = now_ms();
+    let last = match ctx.sched.store().take_cron_window(now, CRON_CATCH_UP) {
+        Ok(Some(last)) => last,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the schedules' clock");
+            return;
+        }
+    };
     match ctx
         .sched
         .due_repos(ctx.default_schedule.as_ref(), last, now)
@@ -377,7 +390,6 @@ fn fire_cron(ctx: &RunnerCtx, last: u64) -> u64 {
         }
         Err(e) => tracing::warn!(error = %e, "could not evaluate schedules"),
     }
-    now
 }
 
 fn poll_all(ctx: &RunnerCtx) {

@@ -95,6 +95,26 @@ impl Store {
         Ok(n)
     }
 
+    /// Takes the next window of cron time, `(from, now]`, for this node to fire schedules in:
+    /// the store keeps where the last window ended, and a compare-and-swap hands each window to
+    /// exactly one node of the fleet. `None` when there is nothing to fire (the first call, or
+    /// another node took the window). A window never reaches back more than `catch_up` (a
+    /// fleet that was down long does not fire everything it missed).
+    pub fn take_cron_window(&self, now: u64, catch_up: u64) -> Result<Option<u64>> {
+        const KEY: &[u8] = b"cron_fired_until";
+        let old = self.meta.get(KEY)?;
+        let new = now.to_be_bytes();
+        let Some(old) = old else {
+            self.meta.compare_and_swap(KEY, None, Some(&new))?;
+            return Ok(None);
+        };
+        let from = crate::be_u64("meta", KEY, &old)?;
+        if from >= now || !self.meta.compare_and_swap(KEY, Some(&old), Some(&new))? {
+            return Ok(None);
+        }
+        Ok(Some(from.max(now.saturating_sub(catch_up))))
+    }
+
     /// Runs `f` unless another node of the fleet is running work of the same `name` (on
     /// PostgreSQL a session advisory lock; on sled the one process decides): `None` when it is.
     pub fn exclusively<T>(&self, name: &str, f: impl FnOnce() -> Result<T>) -> Result<Option<T>> {

@@ -158,3 +158,29 @@ fn a_stopped_database_is_reported_unavailable() {
         "the pool reconnects once the server is back"
     );
 }
+
+#[test]
+fn nodes_taking_cron_windows_at_once_cover_time_once() {
+    let place = backend::place();
+    let stores: Vec<Store> = (0..4).map(|_| backend::open_at(&place)).collect();
+    stores[0].take_cron_window(1_000, u64::MAX).unwrap();
+    let windows = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for store in &stores {
+            let windows = &windows;
+            s.spawn(move || {
+                for now in (2_000..=40_000).step_by(1_000) {
+                    if let Some(from) = store.take_cron_window(now, u64::MAX).unwrap() {
+                        windows.lock().unwrap().push((from, now));
+                    }
+                }
+            });
+        }
+    });
+    let mut w = windows.into_inner().unwrap();
+    w.sort();
+    // Back to back from the first clock to the last: no window twice, no gap.
+    assert_eq!(w.first().map(|x| x.0), Some(1_000), "{w:?}");
+    assert_eq!(w.last().map(|x| x.1), Some(40_000), "{w:?}");
+    assert!(w.windows(2).all(|p| p[0].1 == p[1].0), "{w:?}");
+}

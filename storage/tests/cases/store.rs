@@ -398,3 +398,14 @@ fn progress_written_beside_finishing_never_brings_a_run_back_to_running() {
         assert_eq!(rec.status, status, "round {round}: {rec:?}");
     }
 }
+
+#[test]
+fn each_cron_window_is_handed_out_once() {
+    let (_dir, store) = backend::open();
+    assert_eq!(store.take_cron_window(1_000, 60_000).unwrap(), None, "the first call sets the clock");
+    assert_eq!(store.take_cron_window(1_000, 60_000).unwrap(), None, "nothing new");
+    assert_eq!(store.take_cron_window(2_000, 60_000).unwrap(), Some(1_000));
+    assert_eq!(store.take_cron_window(2_000, 60_000).unwrap(), None);
+    // After a long stop the window reaches back only `catch_up`.
+    assert_eq!(store.take_cron_window(1_000_000, 60_000).unwrap(), Some(940_000));
+}
