@@ -17,12 +17,19 @@ use serde_json::Value;
 const ALL_JOBS: Duration = Duration::from_secs(900);
 
 /// A node's config: the shared database, a short lease, tiny jobs, no polling.
-fn node_config(dir: &Path, url: &str, node: &str, budget: &str, lease: &str) -> PathBuf {
+fn node_config(
+    dir: &Path,
+    url: &str,
+    node: &str,
+    budget: &str,
+    lease: &str,
+    extra: &str,
+) -> PathBuf {
     let path = dir.join("frugal.toml");
     let text = format!(
         "[daemon]\nlisten = \"127.0.0.1:0\"\nstate_dir = \"state\"\n\n\
          [store]\nbackend = \"postgres\"\nurl = \"{url}\"\nnode_id = \"{node}\"\npool_size = 6\n\n\
-         [search]\nbudget = \"{budget}\"\n\n[executor]\nworkers = 1\n\n\
+         {extra}[search]\nbudget = \"{budget}\"\n\n[executor]\nworkers = 1\n\n\
          [scheduler]\npoll_interval = \"off\"\nlease = \"{lease}\"\n"
     );
     std::fs::write(&path, text).unwrap();
@@ -36,13 +43,20 @@ struct Node {
 }
 
 fn start_node(root: &Path, url: &str, name: &str, budget: &str) -> Node {
-    start_node_with(root, url, name, budget, "6s")
+    start_node_with(root, url, name, budget, "6s", "")
 }
 
-fn start_node_with(root: &Path, url: &str, name: &str, budget: &str, lease: &str) -> Node {
+fn start_node_with(
+    root: &Path,
+    url: &str,
+    name: &str,
+    budget: &str,
+    lease: &str,
+    extra: &str,
+) -> Node {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let cfg = node_config(&dir, url, name, budget, lease);
+    let cfg = node_config(&dir, url, name, budget, lease, extra);
     let daemon = Daemon::start(&binaries().frugald, &cfg, &dir.join("state"))
         .unwrap_or_else(|e| panic!("{e:#}"));
     Node { dir, daemon }
@@ -461,7 +475,7 @@ fn a_database_outage_answers_503_and_loses_nothing() {
     // Leases outlive the outage: the nodes keep their jobs through it.
     let nodes: Vec<Node> = ["o1", "o2"]
         .iter()
-        .map(|n| start_node_with(tmp.path(), &url, n, "10s", "60s"))
+        .map(|n| start_node_with(tmp.path(), &url, n, "10s", "60s", ""))
         .collect();
     let refs: Vec<&Node> = nodes.iter().collect();
     let logs = || all_logs(&refs);
@@ -614,7 +628,7 @@ fn jobs_per_hour_with_one_two_and_three_nodes() {
                 let name = format!("b{i}");
                 let dir = tmp.path().join(&name);
                 std::fs::create_dir_all(&dir).unwrap();
-                let cfg = node_config(&dir, &url, &name, "200", "60s");
+                let cfg = node_config(&dir, &url, &name, "200", "60s", "");
                 let daemon = Daemon::start_with(
                     &binaries().frugald,
                     &cfg,
@@ -662,4 +676,79 @@ fn jobs_per_hour_with_one_two_and_three_nodes() {
             })
         );
     }
+}
+
+#[test]
+fn a_repository_registered_by_url_is_mirrored_by_the_node_that_needs_it() {
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("fleet").unwrap();
+    let url = pg.url("fleet");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    let origin_root = tmp.path().join("origin");
+    std::fs::create_dir_all(&origin_root).unwrap();
+    let roots = format!("[jobs]\nrepo_roots = [\"{}\"]\n\n", origin_root.display());
+    let nodes: Vec<Node> = ["u1", "u2"]
+        .iter()
+        .map(|n| start_node_with(tmp.path(), &url, n, "200", "6s", &roots))
+        .collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    let logs = || all_logs(&refs);
+    let repo = crate_repo(&origin_root, "iota");
+    let repo_url = format!("file://{}", repo.canonicalize().unwrap().display());
+
+    // Outside the roots: refused with the reason.
+    let elsewhere = crate_repo(tmp.path(), "kappa");
+    let d = &nodes[0].daemon;
+    let body = serde_json::json!({"path": format!("file://{}", elsewhere.display())});
+    let r = d
+        .post("/v1/repos", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("repo_roots"), "{}", r.body);
+
+    // Registered on one node, crates found in its HEAD.
+    let body = serde_json::json!({"path": repo_url});
+    let r = d
+        .post("/v1/repos", Some(&d.token), &body.to_string())
+        .unwrap();
+    assert_eq!(r.status, 201, "{}\n{}", r.body, logs());
+    let id = r.json()["id"].as_u64().unwrap();
+    assert_eq!(r.json()["crates"][0]["name"], "iota", "{}", r.body);
+
+    // Two commits, each triggered on a different node: each job builds its commit from the
+    // mirror of the node that runs it.
+    for (round, n) in [(1u32, 1usize), (2, 0)] {
+        write_lib(&repo, round);
+        let sha = commit_all(&repo, &format!("round {round}"));
+        let d = &nodes[n].daemon;
+        let body = serde_json::json!({"commit": sha}).to_string();
+        let r = d
+            .post(&format!("/v1/repos/{id}/trigger"), Some(&d.token), &body)
+            .unwrap();
+        assert!(r.status == 200 || r.status == 202, "{}\n{}", r.body, logs());
+        wait_idle(d, ALL_JOBS, &logs);
+        let suites = json(d, &format!("/v1/repos/{id}/suites"));
+        assert_eq!(
+            suites[0]["commit"].as_str(),
+            Some(sha.as_str()),
+            "{suites:#}"
+        );
+    }
+    let all = jobs(&nodes[0].daemon);
+    assert!(
+        all.iter().all(|j| j["state"] == "succeeded"),
+        "{all:#?}\n{}",
+        logs()
+    );
+    let mirrored = nodes
+        .iter()
+        .filter(|n| {
+            std::fs::read_dir(n.dir.join("state/mirrors"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".git"))
+        })
+        .count();
+    assert!(mirrored >= 1, "no node mirrored the repository");
 }

@@ -145,6 +145,7 @@ pub(crate) struct RawJobs {
     pub keep_builds: Option<Spanned<bool>>,
     pub uid_range: Option<Spanned<String>>,
     pub git_hosts: Option<Spanned<Vec<String>>>,
+    pub repo_roots: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -69,6 +69,7 @@ pub const KEYS: &[&str] = &[
     "jobs.keep_builds",
     "jobs.uid_range",
     "jobs.git_hosts",
+    "jobs.repo_roots",
     "retention.suites_per_crate",
     "retention.reports",
     "retention.runs",
@@ -627,6 +628,19 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
     let git_hosts = r
         .parsed("jobs.git_hosts", s, git_host_list)?
         .unwrap_or_default();
+    let s = r.pick("jobs.repo_roots", &raw.repo_roots, |v| v.join(","));
+    let repo_roots = r
+        .parsed("jobs.repo_roots", s, |v| {
+            Ok(v.split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .collect::<Vec<_>>())
+        })?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| r.path(&p.to_string_lossy()))
+        .collect();
     let positive = |n: u64| (n > 0).then_some(n);
     Ok(JobsConfig {
         max_time: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -637,6 +651,7 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
         keep_builds,
         uid_range,
         git_hosts,
+        repo_roots,
     })
 }
 

@@ -212,6 +212,9 @@ pub struct JobsConfig {
     /// default): every git dependency is refused, and confined code cannot read
     /// `$CARGO_HOME/git` (the checkouts of whatever other crates were fetched).
     pub git_hosts: Vec<String>,
+    /// Directories `file://` repository URLs may point into (absolute, made so against the
+    /// config file's directory); empty: `file://` registrations are refused.
+    pub repo_roots: Vec<PathBuf>,
 }
 
 /// `[retention]`: what the daemon's garbage collection keeps.

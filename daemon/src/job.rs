@@ -97,6 +97,8 @@ pub struct JobEnv {
     /// `jobs.git_hosts`: the hosts a committed git dependency may name ([`crate::deps`]); none
     /// also keeps `$CARGO_HOME/git` from the jobs' confined code (see `runner.rs`).
     pub git_hosts: Vec<String>,
+    /// This node's mirrors of repositories registered by URL.
+    pub mirrors: frugal_scheduler::Mirrors,
 }
 
 impl JobEnv {
@@ -279,7 +281,8 @@ pub fn run(
         fresh_work_dir(&dirs.krate.base)?;
     }
     set_phase(store, live, run, "snapshot");
-    frugal_scheduler::snapshot(Path::new(&repo.path), &commit, &dirs.krate.snapshot)?;
+    let git_dir = env.mirrors.git_dir(&repo.path)?;
+    frugal_scheduler::snapshot(&git_dir, &commit, &dirs.krate.snapshot)?;
     // Before any cargo command: cargo fetches and reads what the manifests name unconfined.
     crate::deps::check_snapshot(&dirs.krate.snapshot, &env.git_hosts)
         .map_err(anyhow::Error::msg)?;
@@ -296,15 +299,18 @@ pub fn run(
             &repo,
             job,
             &commit,
-            &crate_dir,
-            &dirs.krate.check,
+            regression::CheckPaths {
+                git_dir: &git_dir,
+                crate_dir: &crate_dir,
+                work: &dirs.krate.check,
+            },
             policy,
         )
         .with_context(|| format!("check `{}` at {commit}", job.krate))?;
         check = Some(rec);
         previous
     } else {
-        regression::baseline(store, &repo, &job.krate, &commit, policy)?
+        regression::baseline(store, &git_dir, &repo, &job.krate, &commit, policy)?
     };
     if cancel.load(Ordering::SeqCst) {
         return Ok(None);

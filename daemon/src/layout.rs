@@ -14,6 +14,7 @@
 //!     own-mutants/, own-mutants-target/  cargo-mutants on the own suite (`mutation.survivors`)
 //!   work/replace/repo-<id>-<crate>-<suite>-XXXX/   one replacement computation, removed after
 //!   replacements/<crate>-<suite>-<metric>-<cover>/ a replacement's outputs
+//!   mirrors/<hash of the URL>.git/       bare mirrors of repositories registered by URL
 //! ```
 //!
 //! Crate names are directory names here, so registration takes only package names
@@ -27,6 +28,11 @@ use frugal_storage::{RepoId, RunId, SuiteId};
 /// The sled store.
 pub fn store_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("store")
+}
+
+/// This node's bare mirrors of repositories registered by URL (`frugal_scheduler::Mirrors`).
+pub fn mirrors_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("mirrors")
 }
 
 /// The parent of every run's output dir.

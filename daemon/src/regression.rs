@@ -23,6 +23,7 @@ const ANCESTOR_LIMIT: usize = 1000;
 /// The suite the check runs, if any (see the module docs).
 pub fn baseline(
     store: &Store,
+    git_dir: &Path,
     repo: &RepoRecord,
     krate: &str,
     commit: &str,
@@ -41,7 +42,7 @@ pub fn baseline(
     {
         return pick(b.id);
     }
-    for a in frugal_scheduler::ancestors(Path::new(&repo.path), commit, ANCESTOR_LIMIT)? {
+    for a in frugal_scheduler::ancestors(git_dir, commit, ANCESTOR_LIMIT)? {
         let at: Vec<&SuiteSummary> = suites
             .iter()
             .filter(|s| s.commit.as_deref() == Some(a.as_str()))
@@ -53,7 +54,17 @@ pub fn baseline(
     Ok(None)
 }
 
-/// Runs the check of `job` on the snapshot at `crate_dir` and stores its report (before
+/// Where a check reads and builds.
+pub struct CheckPaths<'a> {
+    /// The repository's git directory (its work tree, or this node's mirror of its URL).
+    pub git_dir: &'a Path,
+    /// The crate in the commit's snapshot.
+    pub crate_dir: &'a Path,
+    /// The check's build dir.
+    pub work: &'a Path,
+}
+
+/// Runs the check of `job` on the snapshot at `paths.crate_dir` and stores its report (before
 /// returning). A check that cannot run (the crate does not build, the suite does not parse)
 /// is a report with a note, never a failed job: generation says the rest.
 pub fn check(
@@ -61,13 +72,17 @@ pub fn check(
     repo: &RepoRecord,
     job: &JobRecord,
     commit: &str,
-    crate_dir: &Path,
-    work: &Path,
+    paths: CheckPaths<'_>,
     policy: RegressionPolicy,
 ) -> anyhow::Result<(ReportRecord, Option<SuiteRecord>)> {
+    let CheckPaths {
+        git_dir,
+        crate_dir,
+        work,
+    } = paths;
     // A history git cannot walk (a shallow clone, a rewritten branch) leaves the commit
     // unchecked, with the reason, rather than failing the job.
-    let (base, lookup) = match baseline(store, repo, &job.krate, commit, policy) {
+    let (base, lookup) = match baseline(store, git_dir, repo, &job.krate, commit, policy) {
         Ok(b) => (b, None),
         Err(e) => (
             None,

@@ -15,7 +15,7 @@
 //! too long for a request, and one user must not be able to start them without bound.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -123,6 +123,8 @@ pub(crate) struct Computation {
     pub limits: frugal_sandbox::JobLimits,
     /// `jobs.git_hosts`: the hosts the snapshot's git dependencies may name, as for a job.
     pub git_hosts: std::sync::Arc<[String]>,
+    /// This node's mirrors of repositories registered by URL.
+    pub mirrors: frugal_scheduler::Mirrors,
     /// `jobs.uid_range` where in force: the computation runs the crate's code as a uid of its
     /// own, as a job does.
     pub uids: crate::uids::JobUids,
@@ -205,7 +207,8 @@ impl Computation {
             .with_context(|| format!("create a work directory in {}", work.display()))?;
         let base = dir.path();
         let src = base.join("replace-src");
-        frugal_scheduler::snapshot(Path::new(&self.repo.path), &commit, &src)?;
+        let git_dir = self.mirrors.git_dir(&self.repo.path)?;
+        frugal_scheduler::snapshot(&git_dir, &commit, &src)?;
         crate::deps::check_snapshot(&src, &self.git_hosts).map_err(anyhow::Error::msg)?;
         let generated = base.join("replace-generated.rs");
         std::fs::write(&generated, &self.suite.source)

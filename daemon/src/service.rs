@@ -112,6 +112,7 @@ fn job_env(
         stall_generations: cfg.search.stall_generations,
         keep_builds: cfg.jobs.keep_builds,
         git_hosts: cfg.jobs.git_hosts.clone(),
+        mirrors: mirrors(cfg),
     })
 }
 
@@ -317,6 +318,15 @@ fn bench_sleep() -> Option<Duration> {
     Some(Duration::from_millis(ms))
 }
 
+/// Where this node mirrors repositories registered by URL, and the URLs it accepts.
+pub fn mirrors(cfg: &Config) -> frugal_scheduler::Mirrors {
+    frugal_scheduler::Mirrors {
+        dir: crate::layout::mirrors_dir(&cfg.daemon.state_dir),
+        roots: cfg.jobs.repo_roots.clone(),
+        hosts: cfg.jobs.git_hosts.clone(),
+    }
+}
+
 /// How long frugald waits at start for PostgreSQL to accept connections.
 const PG_START_PATIENCE: Duration = Duration::from_secs(60);
 
@@ -377,6 +387,7 @@ pub fn run(mut cfg: Config, opts: DaemonOptions) -> anyhow::Result<()> {
             lease: cfg.scheduler.lease,
             max_attempts: 3,
             node: node.clone(),
+            mirrors: mirrors(&cfg),
         },
     ));
     recover(&sched)?;

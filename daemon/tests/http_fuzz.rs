@@ -85,6 +85,7 @@ fn fixture_with(request_timeout: Duration) -> Fixture {
                 max_attempts: 3,
                 max_queued_per_token: 16,
                 node: "fuzz".to_string(),
+                mirrors: Default::default(),
             },
         )),
         auth,

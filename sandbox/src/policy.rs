@@ -238,12 +238,20 @@ impl Policy {
             };
             self.writable.push(path);
         }
+        Some(self.with_network())
+    }
+
+    /// The network, for a download the daemon asks for (`cargo fetch`, a `git fetch` of a
+    /// repository registered by URL): inet sockets allowed, no network namespace, socket dirs
+    /// not hidden, and the resolver's and TLS's configuration readable. Files stay as confined
+    /// as the rest of the policy says.
+    pub fn with_network(mut self) -> Policy {
         self.readable
             .extend(FETCH_READABLE.iter().map(PathBuf::from));
         self.fetch = true;
         self.net_namespace = false;
         self.hide_sockets = false;
-        Some(self)
+        self
     }
 
     /// Adds an environment variable for the child (e.g. a harness control variable).

@@ -45,6 +45,7 @@ fn main() -> anyhow::Result<()> {
         max_attempts: 3,
         max_queued_per_token: 16,
         node: format!("n{node}"),
+        mirrors: Default::default(),
     };
     let store = Store::open_postgres(&PgOptions::new(&url, 4))?;
     let queue = Scheduler::new(store, opts(0));

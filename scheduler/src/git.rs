@@ -116,12 +116,21 @@ fn git_env(cmd: &mut Command) {
 /// snapshot's files are written by the daemon from git's output), so a config setting this
 /// module missed could still only read the repository.
 pub fn git_output(repo: &Path, cmd: &mut Command, stdin: Option<File>) -> std::io::Result<Output> {
-    let mut policy = frugal_sandbox::Policy::new()
-        .readable(repo)
-        .timeout(GIT_TIMEOUT);
+    let mut policy = frugal_sandbox::Policy::new().readable(repo);
     if let Ok(real) = repo.canonicalize() {
         policy = policy.readable(real);
     }
+    run_confined(policy, cmd, stdin)
+}
+
+/// Runs git `cmd` under `policy` (plus git's own directories and [`GIT_TIMEOUT`]), with the
+/// environment [`git_command`] made; its output, an error when it timed out.
+pub(crate) fn run_confined(
+    mut policy: frugal_sandbox::Policy,
+    cmd: &mut Command,
+    stdin: Option<File>,
+) -> std::io::Result<Output> {
+    policy = policy.timeout(GIT_TIMEOUT);
     // The admin's git may live outside the system dirs (`/opt`, a wrapper in a bin dir of
     // its own): its directory, and the real one behind a link, stay readable.
     for dir in git_dirs() {

@@ -18,6 +18,7 @@ mod budget;
 mod cron;
 mod error;
 mod git;
+mod mirror;
 mod queue;
 mod snapshot;
 
@@ -29,6 +30,7 @@ pub use git::{
     GIT_TIMEOUT, Head, ancestors, changed_files, git_command, git_output, poll_head,
     resolve_commit, snapshot,
 };
+pub use mirror::{Mirrors, is_url};
 pub use queue::{
     EnqueueOutcome, JobOutcome, JobSpec, Reason, Recovery, Scheduler, SchedulerOptions,
     TriggerReport,

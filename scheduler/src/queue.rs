@@ -1,6 +1,5 @@
 //! The persisted job queue.
 
-use std::path::Path;
 use std::time::Duration;
 
 use frugal_storage::{JobId, JobRecord, JobState, JobsTx, RepoId, RunId, Store, now_ms};
@@ -155,6 +154,8 @@ pub struct SchedulerOptions {
     /// This node's id: the lease holder written on the jobs it claims. On a shared store only
     /// the holder renews or finishes a job, and a restart recovers only its own jobs.
     pub node: String,
+    /// This node's mirrors of repositories registered by URL, and the URLs it accepts.
+    pub mirrors: crate::Mirrors,
 }
 
 impl Default for SchedulerOptions {
@@ -165,6 +166,7 @@ impl Default for SchedulerOptions {
             max_attempts: 3,
             max_queued_per_token: 16,
             node: "local".to_string(),
+            mirrors: crate::Mirrors::default(),
         }
     }
 }
@@ -518,7 +520,8 @@ impl Scheduler {
             .store
             .repo(repo)?
             .ok_or(SchedulerError::NoSuchRepo(repo))?;
-        let path = Path::new(&rec.path);
+        let git_dir = self.opts.mirrors.git_dir(&rec.path)?;
+        let path = git_dir.as_path();
         let commit = match commit {
             Some(c) => resolve_commit(path, c)?,
             None => poll_head(path, None)?.commit,
@@ -547,7 +550,10 @@ impl Scheduler {
             .store
             .repo(repo)?
             .ok_or(SchedulerError::NoSuchRepo(repo))?;
-        let head = poll_head(Path::new(&rec.path), rec.last_seen_commit.as_deref())?;
+        let head = poll_head(
+            &self.opts.mirrors.git_dir(&rec.path)?,
+            rec.last_seen_commit.as_deref(),
+        )?;
         if !head.changed {
             return Ok(TriggerReport {
                 commit: Some(head.commit),

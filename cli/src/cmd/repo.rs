@@ -33,7 +33,9 @@ pub enum RepoCmd {
 
 #[derive(Debug, clap::Args)]
 pub struct RepoAdd {
-    /// Path of the repository (work tree or bare).
+    /// Path of the repository (work tree or bare), or its URL (`https://`, `ssh://`, or
+    /// `file://` under the daemon's `jobs.repo_roots`): each frugald node then keeps a mirror
+    /// of its own, and triggers come through the API (no hooks are installed).
     pub path: PathBuf,
     /// A crate to generate suites for: `name` (at the root) or `name=dir`; repeatable.
     /// Default: every library crate of the workspace.
@@ -65,18 +67,27 @@ pub fn run(conn: &Conn, cmd: RepoCmd) -> anyhow::Result<()> {
     let client = conn.client(TIMEOUT)?;
     match cmd {
         RepoCmd::Add(a) => {
-            let path = a
-                .path
-                .canonicalize()
-                .with_context(|| format!("find the repository {}", a.path.display()))?;
-            if !a.no_hooks {
-                install_hooks(conn, &path)?;
-            }
+            let given = a.path.to_string_lossy().into_owned();
+            let is_url = ["https://", "ssh://", "file://"]
+                .iter()
+                .any(|s| given.starts_with(s));
+            let (path, hooks) = if is_url {
+                (given, false)
+            } else {
+                let path = a
+                    .path
+                    .canonicalize()
+                    .with_context(|| format!("find the repository {}", a.path.display()))?;
+                if !a.no_hooks {
+                    install_hooks(conn, &path)?;
+                }
+                (path.to_string_lossy().into_owned(), !a.no_hooks)
+            };
             let req = v1::AddRepo {
-                path: path.to_string_lossy().into_owned(),
+                path,
                 crates: a.crates.iter().map(|c| parse_crate(c)).collect(),
                 schedule: a.schedule,
-                hooks_installed: !a.no_hooks,
+                hooks_installed: hooks,
             };
             let r: v1::Repo = client.post("/v1/repos", &req)?;
             let names: Vec<&str> = r.crates.iter().map(|c| c.name.as_str()).collect();

@@ -181,6 +181,7 @@ fn start(s: &Shared, t: &Target) -> ApiResult<Response> {
         require_confinement: s.sandbox_required,
         limits: s.job_limits,
         git_hosts: s.git_hosts.clone(),
+        mirrors: s.sched.options().mirrors.clone(),
         uids: s.job_uids.clone(),
     };
     match s.replacer.submit(t.key(), move || job.run()) {

@@ -14,17 +14,20 @@ use frugal_api::v1;
 use super::{ApiError, ApiResult, CrateQuery, Shared, blocking, crate_of, query, repo_of, wire};
 
 /// A full commit id as given, or the one git resolves an abbreviation or ref to.
-pub(crate) async fn full_commit(repo: &RepoRecord, given: &str) -> ApiResult<String> {
+pub(crate) async fn full_commit(s: &Shared, repo: &RepoRecord, given: &str) -> ApiResult<String> {
     let is_full = matches!(given.len(), 40 | 64) && given.bytes().all(|b| b.is_ascii_hexdigit());
     if is_full {
         return Ok(given.to_ascii_lowercase());
     }
-    let path = std::path::PathBuf::from(&repo.path);
+    let path = repo.path.clone();
+    let mirrors = s.sched.options().mirrors.clone();
     let given = given.to_string();
-    tokio::task::spawn_blocking(move || frugal_scheduler::resolve_commit(&path, &given))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::from)
+    tokio::task::spawn_blocking(move || {
+        frugal_scheduler::resolve_commit(&mirrors.git_dir(&path)?, &given)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::from)
 }
 
 /// The answer for one commit: its reports and the crates still being worked on.
@@ -58,7 +61,7 @@ pub(crate) async fn report(
 ) -> ApiResult<Json<v1::CommitReport>> {
     let st = s.clone();
     let repo = blocking(move || repo_of(&st, &id)).await?;
-    let commit = full_commit(&repo, &sha).await?;
+    let commit = full_commit(&s, &repo, &sha).await?;
     let answer = blocking(move || {
         let reports = s.sched.store().reports_of_commit(repo.id, &commit)?;
         commit_report(&s, &repo, &commit, &reports)
@@ -83,7 +86,7 @@ pub(crate) async fn accept(
     let q = query(q)?;
     let st = s.clone();
     let repo = blocking(move || repo_of(&st, &id)).await?;
-    let commit = full_commit(&repo, &sha).await?;
+    let commit = full_commit(&s, &repo, &sha).await?;
     blocking(move || accept_blocking(&s, &repo, &commit, &q)).await
 }
 

@@ -70,6 +70,9 @@ pub(crate) async fn add_repo(State(s): State<Shared>, body: Bytes) -> ApiResult<
 
 /// Validates and stores a registration (blocking: runs git and cargo).
 pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
+    if frugal_scheduler::is_url(req.path.trim()) {
+        return register_url(sched, req);
+    }
     let path = PathBuf::from(req.path.trim());
     if !path.is_absolute() {
         return Err(ApiError::bad_request(format!(
@@ -84,19 +87,74 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
     let crates = if req.crates.is_empty() {
         discover_crates(&path)?
     } else {
-        req.crates
-            .iter()
-            .map(|c| CrateEntry {
-                name: c.name.trim().to_string(),
-                dir: c
-                    .dir
-                    .trim()
-                    .trim_start_matches("./")
-                    .trim_end_matches('/')
-                    .to_string(),
-            })
-            .collect()
+        named_crates(&req)
     };
+    store_registration(sched, &req, &path, &path.to_string_lossy(), crates)
+}
+
+/// The crates a registration names, their directories normalised.
+fn named_crates(req: &v1::AddRepo) -> Vec<CrateEntry> {
+    req.crates
+        .iter()
+        .map(|c| CrateEntry {
+            name: c.name.trim().to_string(),
+            dir: c
+                .dir
+                .trim()
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_string(),
+        })
+        .collect()
+}
+
+/// A repository registered by URL (`https://`, `ssh://`, `file://`): checked against
+/// `jobs.git_hosts` and `jobs.repo_roots`, mirrored on this node (every other node mirrors it
+/// when it first needs it), its crates found in a snapshot of its `HEAD`.
+fn register_url(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
+    let url = req.path.trim().to_string();
+    let mirrors = &sched.options().mirrors;
+    mirrors
+        .check(&url)
+        .map_err(|e| ApiError::bad_request(format!("repository URL {url}: {e}")))?;
+    if let Some(r) = sched.store().repo_by_path(&url)? {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!(
+                "register repository {url}: already registered as repo {}",
+                r.id
+            ),
+        ));
+    }
+    let git_dir = mirrors
+        .git_dir(&url)
+        .map_err(|e| ApiError::bad_request(format!("fetch {url}: {e}")))?;
+    let head = frugal_scheduler::poll_head(&git_dir, None)
+        .map_err(|e| ApiError::bad_request(format!("read HEAD of {url}: {e}")))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("register-")
+        .tempdir_in(&mirrors.dir)
+        .map_err(ApiError::internal)?;
+    let tree = scratch.path().join("head");
+    frugal_scheduler::snapshot(&git_dir, &head.commit, &tree).map_err(ApiError::from)?;
+    crate::deps::check_snapshot(&tree, &mirrors.hosts).map_err(ApiError::bad_request)?;
+    let crates = if req.crates.is_empty() {
+        discover_crates(&tree)?
+    } else {
+        named_crates(&req)
+    };
+    store_registration(sched, &req, &tree, &url, crates)
+}
+
+/// The checks every registration shares (crate names and dirs against the tree at `tree`, the
+/// schedule), then the record, stored under `path` (a work tree's path or a URL).
+fn store_registration(
+    sched: &Scheduler,
+    req: &v1::AddRepo,
+    tree: &Path,
+    path: &str,
+    crates: Vec<CrateEntry>,
+) -> ApiResult<RepoRecord> {
     let mut names = std::collections::HashSet::new();
     for c in &crates {
         crate::layout::check_crate_name(&c.name).map_err(ApiError::bad_request)?;
@@ -106,7 +164,7 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
                 c.name
             )));
         }
-        crate_dir_inside(&path, &c.name, &c.dir)?;
+        crate_dir_inside(tree, &c.name, &c.dir)?;
     }
     if let Some(s) = &req.schedule
         && !frugal_scheduler::schedule_is_off(s)
@@ -117,9 +175,7 @@ pub fn register(sched: &Scheduler, req: v1::AddRepo) -> ApiResult<RepoRecord> {
             ))
         })?;
     }
-    let mut rec = sched
-        .store()
-        .add_repo(&path.to_string_lossy(), crates, req.schedule.clone())?;
+    let mut rec = sched.store().add_repo(path, crates, req.schedule.clone())?;
     if req.hooks_installed {
         rec.hooks_installed = true;
         sched.store().put_repo(&rec)?;

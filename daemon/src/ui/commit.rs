@@ -37,7 +37,7 @@ pub async fn page(
     viewer.require_read()?;
     let app = ui.app.clone();
     let repo = super::blocking(move || Ok(repo_of(&app, &id)?)).await?;
-    let commit = crate::api::reports::full_commit(&repo, &sha).await?;
+    let commit = crate::api::reports::full_commit(&ui.app, &repo, &sha).await?;
     super::blocking(move || render(&ui, &viewer, &repo, &commit)).await
 }
 
