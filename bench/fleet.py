@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """frugald nodes on one PostgreSQL: the three figures of bench/FLEET.md, each from one command.
 
-    python3 bench/fleet.py [--only claims|load|jobs] [--load-secs 30] [--out bench/FLEET.md]
+    python3 bench/fleet.py [--only claims|load|jobs|migrate] [--load-secs 30] [--out bench/FLEET.md]
 
 claims  claim latency with 8 nodes contending over 10,000 queued jobs (one scheduler and
         connection pool per node, claim then finish until the queue is empty):
@@ -13,6 +13,12 @@ load    the load test's 500 req/s over the read endpoints, against a node on sle
 jobs    jobs per hour with 1, 2 and 3 nodes, each job sleeping 2 s instead of searching
         (FRUGALD_BENCH_SLEEP_JOBS_MS), 30 jobs over 30 repositories:
         cargo test --release -p frugal-e2e --test fleet -- --ignored --nocapture jobs_per_hour
+migrate the state dir of a real sled installation (a soak run: python3 bench/soak.py
+        --minutes 3 --keep) moved to PostgreSQL with `frugal store migrate`, every tree's count
+        and checksum compared, then a node on each serving the same repositories, runs and
+        best suites:
+        FRUGAL_MIGRATE_STATE=<soak>/state cargo test --release -p frugal-e2e --test fleet -- \\
+            --ignored --nocapture a_soak_installation
 
 Every server is real: PostgreSQL from Debian's package, started in a temp dir by the tests.
 """
@@ -80,11 +86,32 @@ def jobs():
     return json_lines(out)
 
 
+SOAK_KEPT = re.compile(r"kept (\S+) \(daemon log")
+
+
+def migrate(minutes):
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "soak.py"), "--minutes", str(minutes),
+                        "--keep", "--release"], cwd=ROOT, capture_output=True, text=True)
+    m = SOAK_KEPT.search(p.stderr)
+    if p.returncode != 0 or not m:
+        sys.exit(f"the soak run failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    soak = Path(m[1])
+    try:
+        out = sh(["cargo", "test", "--release", "-q", "-p", "frugal-e2e", "--test", "fleet", "--",
+                  "--ignored", "--nocapture", "a_soak_installation"],
+                 {"FRUGAL_MIGRATE_STATE": str(soak / "state")})
+    finally:
+        subprocess.run(["rm", "-rf", str(soak)])
+    r = json_lines(out)[-1]
+    r["soak_minutes"] = minutes
+    return r
+
+
 def render(res, commit):
     lines = ["# frugald nodes on one PostgreSQL", "",
              f"Measured by `python3 bench/fleet.py` at {commit} on this repository's 2-core host "
-             "(every figure from one invocation; PostgreSQL 15 from Debian, started in a temp dir "
-             "with `fsync=off`, on a unix socket).", ""]
+             "(each section from one invocation of its command; PostgreSQL 15 from Debian, started "
+             "in a temp dir with `fsync=off`, on a unix socket).", ""]
     if "claims" in res:
         c = res["claims"]
         lines += ["## Claim latency", "",
@@ -122,17 +149,34 @@ def render(res, commit):
             lines.append(f"| {j['nodes']} | {j['wall_s']:.1f} s | {j['jobs_per_hour']:.0f} | "
                          f"{j['ideal_per_hour']:.0f} | {100 * j['efficiency']:.0f}% |")
         lines.append("")
+    if "migrate" in res:
+        m = res["migrate"]
+        lines += ["## Moving a sled installation to PostgreSQL", "",
+                  f"The state dir of a {m['soak_minutes']}-minute soak run (`bench/soak.py`, two "
+                  "repositories, retention biting) copied with `frugal store migrate --from "
+                  "sled:<state> --to postgres:<url>`, in {:.1} s; then a node on a copy of the sled "
+                  "store and a node on PostgreSQL gave the same repositories, runs and best suites "
+                  "({} best suites compared).".format(m["seconds"], m["best_suites_compared"]), "",
+                  "| tree | sled | PostgreSQL | checksum (both) |", "|---|---|---|---|"]
+        for t in m["migrate"]:
+            same = "equal" if t["source_checksum"] == t["target_checksum"] else "DIFFERS"
+            lines.append(f"| {t['name']} | {t['source_count']} | {t['target_count']} | "
+                         f"`{t['source_checksum']}` ({same}) |")
+        lines.append("")
     return "\n".join(lines)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["claims", "load", "jobs"])
+    ap.add_argument("--only", choices=["claims", "load", "jobs", "migrate"])
+    ap.add_argument("--soak-minutes", type=float, default=3)
     ap.add_argument("--load-secs", type=int, default=30)
     ap.add_argument("--out", default=str(ROOT / "bench" / "FLEET.md"))
     ap.add_argument("--json-out", default=str(ROOT / "bench" / "fleet.json"))
     a = ap.parse_args()
-    res = {}
+    # A section run on its own (--only) replaces its part of an earlier run's results.
+    prior = Path(a.json_out)
+    res = json.loads(prior.read_text()) if a.only and prior.exists() else {}
     if a.only in (None, "claims"):
         res["claims"] = claims()
         print(json.dumps(res["claims"]), flush=True)
@@ -143,6 +187,9 @@ def main():
     if a.only in (None, "jobs"):
         res["jobs"] = jobs()
         print(json.dumps(res["jobs"]), flush=True)
+    if a.only in (None, "migrate"):
+        res["migrate"] = migrate(a.soak_minutes)
+        print(json.dumps({k: v for k, v in res["migrate"].items() if k != "migrate"}), flush=True)
     commit = sh(["git", "rev-parse", "--short", "HEAD"]).strip()
     res["commit"] = commit
     Path(a.json_out).write_text(json.dumps(res, indent=2) + "\n")

@@ -752,3 +752,84 @@ fn a_repository_registered_by_url_is_mirrored_by_the_node_that_needs_it() {
         .count();
     assert!(mirrored >= 1, "no node mirrored the repository");
 }
+
+/// The migration figure of `bench/FLEET.md`: the state dir of a real sled installation (the
+/// soak test's, `FRUGAL_MIGRATE_STATE`) moves to PostgreSQL; prints the per-tree comparison,
+/// then checks that a node on the result serves the same repositories and best suites as a
+/// node on (a copy of) the original. Run by `python3 bench/fleet.py --only migrate`.
+#[test]
+#[ignore = "a benchmark: python3 bench/fleet.py --only migrate runs it"]
+fn a_soak_installation_moves_to_postgres() {
+    let source = PathBuf::from(
+        std::env::var("FRUGAL_MIGRATE_STATE").expect("FRUGAL_MIGRATE_STATE names a state dir"),
+    );
+    let pg = Postgres::start().unwrap_or_else(|e| panic!("{e:#}"));
+    pg.create_db("moved").unwrap();
+    let url = pg.url("moved");
+    let tmp = common::daemon_dir(tempfile::tempdir().unwrap());
+    // A copy: the soak's own state stays as it was.
+    let state = tmp.path().join("sled-node/state");
+    std::fs::create_dir_all(&state).unwrap();
+    run(std::process::Command::new("cp")
+        .arg("-a")
+        .arg(source.join("store"))
+        .arg(&state))
+    .unwrap();
+    let t = Instant::now();
+    let out = std::process::Command::new(&binaries().frugal)
+        .args(["store", "migrate", "--json", "--from"])
+        .arg(format!("sled:{}", state.display()))
+        .args(["--to", &format!("postgres:{url}")])
+        .output()
+        .unwrap();
+    let took = t.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trees: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sled_node = {
+        let cfg = frugal_testkit::daemon_config(&tmp.path().join("sled-node"), "");
+        Daemon::start(&binaries().frugald, &cfg, &state).unwrap_or_else(|e| panic!("{e:#}"))
+    };
+    let pg_node = start_node(tmp.path(), &url, "moved", "200");
+    let repos = json(&sled_node, "/v1/repos");
+    assert_eq!(repos, json(&pg_node.daemon, "/v1/repos"));
+    let mut compared = 0;
+    for r in repos.as_array().unwrap() {
+        let id = r["id"].as_u64().unwrap();
+        for c in r["crates"].as_array().unwrap() {
+            let path = format!(
+                "/v1/repos/{id}/suites/best?crate={}",
+                c["name"].as_str().unwrap()
+            );
+            let a = sled_node.get_with(&path, &sled_node.token).unwrap();
+            let b = pg_node
+                .daemon
+                .get_with(&path, &pg_node.daemon.token)
+                .unwrap();
+            assert_eq!((a.status, &a.body), (b.status, &b.body), "{path}");
+            compared += 1;
+        }
+        let runs = format!("/v1/runs?repo={id}&limit=500");
+        assert_eq!(json(&sled_node, &runs), json(&pg_node.daemon, &runs));
+    }
+    let records: u64 = trees
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["source_count"].as_u64().unwrap())
+        .sum();
+    let all_equal = trees.as_array().unwrap().iter().all(|t| {
+        t["source_count"] == t["target_count"] && t["source_checksum"] == t["target_checksum"]
+    });
+    assert!(all_equal, "{trees:#}");
+    println!(
+        "{}",
+        serde_json::json!({
+            "migrate": trees, "records": records, "seconds": took,
+            "best_suites_compared": compared, "all_equal": all_equal,
+        })
+    );
+}
