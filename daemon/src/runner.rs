@@ -276,6 +276,7 @@ fn report_node(ctx: &RunnerCtx, flights: &[InFlight]) {
         started: ctx.node.started,
         heartbeat: now_ms(),
         jobs: flights.iter().map(|f| f.job).collect(),
+        runs: flights.iter().map(|f| f.run).collect(),
     };
     if let Err(e) = ctx.sched.store().put_node(&rec) {
         tracing::warn!(error = %e, "could not write this node's heartbeat to the store");

@@ -172,7 +172,7 @@ impl Default for SchedulerOptions {
 }
 
 /// Queued jobs a claim looks at (the runner's `allowed` filter may refuse some).
-const CLAIM_WINDOW: usize = 64;
+const CLAIM_WINDOW: usize = 16;
 
 /// The job queue over a [`Store`]. Every operation is one queue transaction
 /// ([`Store::jobs_tx`]): serialised by a mutex on sled (one process), and on PostgreSQL a SQL

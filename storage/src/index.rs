@@ -103,17 +103,23 @@ fn trailing_id(k: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(tail))
 }
 
+/// The end of the range under `prefix` below `before` (all of it without one).
+fn upper_bound(prefix: &[u8], before: Option<u64>) -> Vec<u8> {
+    let mut upper = prefix.to_vec();
+    match before {
+        Some(b) => upper.extend_from_slice(&key(b)),
+        None => upper.extend_from_slice(&[0xff; 9]),
+    }
+    upper
+}
+
 /// Entries under `prefix` as (id, value), newest (largest id) first, strictly below `before`.
 fn newest(
     tree: &Tree,
     prefix: &[u8],
     before: Option<u64>,
 ) -> impl Iterator<Item = Result<(u64, sled::IVec)>> {
-    let mut upper = prefix.to_vec();
-    match before {
-        Some(b) => upper.extend_from_slice(&key(b)),
-        None => upper.extend_from_slice(&[0xff; 9]),
-    }
+    let upper = upper_bound(prefix, before);
     tree.range(prefix, Some(&upper), true)
         .filter_map(|kv| match kv {
             Ok((k, v)) => trailing_id(&k).map(|id| Ok((id, v))),
@@ -121,15 +127,20 @@ fn newest(
         })
 }
 
-/// Ids under `prefix`, newest first, strictly below `before`, at most `limit`.
+/// Ids under `prefix`, newest first, strictly below `before`, at most `limit` (keys only: the
+/// records' values are not read).
 fn newest_ids(
     tree: &Tree,
     prefix: &[u8],
     before: Option<u64>,
     limit: usize,
 ) -> impl Iterator<Item = Result<u64>> {
-    newest(tree, prefix, before)
-        .map(|r| r.map(|(id, _)| id))
+    let upper = upper_bound(prefix, before);
+    tree.range_keys(prefix, Some(&upper), true)
+        .filter_map(|k| match k {
+            Ok(k) => trailing_id(&k).map(Ok),
+            Err(e) => Some(Err(e)),
+        })
         .take(limit)
 }
 
@@ -202,14 +213,26 @@ impl Store {
             None => newest_ids(&self.runs, &[], before, limit).collect::<Result<_>>()?,
         };
         let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(r) = self.run(RunId(id))?
-                && repo.is_none_or(|want| r.repo == want)
-            {
+        for r in self
+            .many::<RunRecord>(&self.runs, "runs", &ids)?
+            .into_iter()
+            .flatten()
+        {
+            if repo.is_none_or(|want| r.repo == want) {
                 out.push(r);
             }
         }
         Ok(out)
+    }
+
+    /// The runs with these ids that exist, in their order (one query on PostgreSQL).
+    pub fn runs_with_ids(&self, ids: &[RunId]) -> Result<Vec<RunRecord>> {
+        let ids: Vec<u64> = ids.iter().map(|r| r.0).collect();
+        Ok(self
+            .many::<RunRecord>(&self.runs, "runs", &ids)?
+            .into_iter()
+            .flatten()
+            .collect())
     }
 
     /// Every suite of a repository's crate, oldest first, as the crate index's summaries: no
@@ -248,19 +271,30 @@ impl Store {
             ),
             None => (&self.suites_by_repo, "suites_by_repo", key(repo.0).to_vec()),
         };
+        let limit = limit.min(MAX_PAGE);
         let mut out = Vec::new();
-        for entry in newest(tree, &prefix, before.map(|b| b.0)) {
-            if out.len() >= limit.min(MAX_PAGE) {
+        let mut entries = newest(tree, &prefix, before.map(|b| b.0));
+        // Entries a batch at a time: whether their suites still exist is one lookup per batch.
+        while out.len() < limit {
+            let batch: Vec<(u64, sled::IVec)> = entries
+                .by_ref()
+                .take(limit - out.len())
+                .collect::<Result<_>>()?;
+            if batch.is_empty() {
                 break;
             }
-            let (id, v) = entry?;
-            // The suite may be gone (a cleanup that does not know the index): skip its entry.
-            if !self.suites.contains_key(key(id))? {
-                continue;
-            }
-            let s: SuiteSummary = decode(name, &key(id), &v)?;
-            if s.repo == repo && krate.is_none_or(|k| s.krate == k) {
-                out.push(s);
+            let keys: Vec<Vec<u8>> = batch.iter().map(|(id, _)| key(*id).to_vec()).collect();
+            let exists = self.suites.existing(&keys)?;
+            for ((id, v), there) in batch.into_iter().zip(exists) {
+                // The suite may be gone (a cleanup that does not know the index): skip its
+                // entry.
+                if !there {
+                    continue;
+                }
+                let s: SuiteSummary = decode(name, &key(id), &v)?;
+                if s.repo == repo && krate.is_none_or(|k| s.krate == k) {
+                    out.push(s);
+                }
             }
         }
         Ok(out)
@@ -268,14 +302,7 @@ impl Store {
 
     /// Jobs newest first, older than `before`; at most `limit` (capped at [`MAX_PAGE`]).
     pub fn jobs_page(&self, before: Option<JobId>, limit: usize) -> Result<Vec<JobRecord>> {
-        let ids = self.newest_job_ids(before.map(|b| b.0), limit.min(MAX_PAGE))?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(j) = self.job(JobId(id))? {
-                out.push(j);
-            }
-        }
-        Ok(out)
+        self.newest_jobs(before.map(|b| b.0), limit.min(MAX_PAGE))
     }
 
     /// Repositories in id order after `after`; at most `limit` (capped at [`MAX_PAGE`]).

@@ -14,7 +14,8 @@ use postgres::IsolationLevel;
 
 use crate::kv::Db;
 use crate::pg::{PgKv, PgTx};
-use crate::{JobId, JobRecord, JobState, Result, Store, decode, encode, key};
+use crate::pgconn::Exec;
+use crate::{JobId, JobRecord, JobState, Result, Store, StoreError, decode, encode, key};
 
 /// Selecting columns and the record, in this order everywhere.
 const COLUMNS: &str = "id, state, repo, krate, priority, enqueued_at, node, lease_until, by_token, \
@@ -36,13 +37,13 @@ fn from_row(row: &postgres::Row) -> Result<JobRecord> {
     decode("frugal_jobs", &key(id as u64), &record)
 }
 
-fn upsert(c: &mut impl postgres::GenericClient, kv: &PgKv, rec: &JobRecord) -> Result<()> {
+fn upsert(c: &mut impl Exec, kv: &PgKv, rec: &JobRecord) -> Result<()> {
     let id = rec.id.0 as i64;
     let repo = rec.repo.0 as i64;
     let priority = i32::from(rec.priority);
     let enqueued = rec.enqueued_at as i64;
     let lease = rec.lease_until.map(|t| t as i64);
-    c.execute(
+    c.exec(
         "INSERT INTO frugal_jobs (id, state, repo, krate, priority, enqueued_at, node,
                                   lease_until, by_token, record)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -69,13 +70,13 @@ fn upsert(c: &mut impl postgres::GenericClient, kv: &PgKv, rec: &JobRecord) -> R
 }
 
 fn select(
-    c: &mut impl postgres::GenericClient,
+    c: &mut impl Exec,
     kv: &PgKv,
     tail: &str,
     params: &[&(dyn postgres::types::ToSql + Sync)],
 ) -> Result<Vec<JobRecord>> {
     let sql = format!("SELECT {COLUMNS} FROM frugal_jobs j {tail}");
-    c.query(&sql, params)
+    c.rows(&sql, params)
         .map_err(|e| kv.err("read jobs", e))?
         .iter()
         .map(from_row)
@@ -137,6 +138,7 @@ impl Store {
         if let Some(kv) = self.pg() {
             let n: i64 = kv
                 .conn()?
+                .client
                 .query_one("SELECT count(*) FROM frugal_jobs", &[])
                 .map_err(|e| kv.err("count jobs", e))?
                 .get(0);
@@ -167,27 +169,24 @@ impl Store {
         Ok(v)
     }
 
-    /// Ids of jobs newest first, below `before`, at most `limit`.
-    pub(crate) fn newest_job_ids(&self, before: Option<u64>, limit: usize) -> Result<Vec<u64>> {
+    /// Jobs newest first, below `before`, at most `limit`.
+    pub(crate) fn newest_jobs(&self, before: Option<u64>, limit: usize) -> Result<Vec<JobRecord>> {
         if let Some(kv) = self.pg() {
             let before = before.map_or(i64::MAX, |b| b as i64);
-            let rows = kv
-                .conn()?
-                .query(
-                    "SELECT id FROM frugal_jobs WHERE id < $1 ORDER BY id DESC LIMIT $2",
-                    &[&before, &(limit as i64)],
-                )
-                .map_err(|e| kv.err("list jobs", e))?;
-            return Ok(rows.iter().map(|r| r.get::<_, i64>(0) as u64).collect());
+            return select(
+                &mut *kv.conn()?,
+                kv,
+                "WHERE id < $1 ORDER BY id DESC LIMIT $2",
+                &[&before, &(limit as i64)],
+            );
         }
         let hi = before.map(key);
         self.jobs
             .range(&[], hi.as_ref().map(|k| &k[..]), true)
-            .keys()
             .take(limit)
-            .map(|k| {
-                let k = k?;
-                crate::be_u64("jobs", &k, &k)
+            .map(|kv| {
+                let (k, v) = kv?;
+                decode("jobs", &k, &v)
             })
             .collect()
     }
@@ -206,7 +205,7 @@ impl Store {
         if let Some(kv) = self.pg() {
             let n = kv
                 .conn()?
-                .execute("DELETE FROM frugal_jobs WHERE id = $1", &[&(id.0 as i64)])
+                .exec("DELETE FROM frugal_jobs WHERE id = $1", &[&(id.0 as i64)])
                 .map_err(|e| kv.err("delete a job", e))?;
             return Ok(n > 0);
         }
@@ -269,7 +268,7 @@ impl JobsTx<'_, '_> {
         tail: &str,
         params: &[&(dyn postgres::types::ToSql + Sync)],
     ) -> Result<Vec<JobRecord>> {
-        select(&mut *tx.tx.borrow_mut(), tx.kv, tail, params)
+        select(&mut { tx }, tx.kv, tail, params)
     }
 
     /// The job with this id (locked until the transaction ends).
@@ -286,7 +285,7 @@ impl JobsTx<'_, '_> {
     pub fn put(&self, rec: &JobRecord) -> Result<()> {
         match self.0 {
             TxOn::Sled(s) => s.put_job_unflushed(rec),
-            TxOn::Pg(tx) => upsert(&mut *tx.tx.borrow_mut(), tx.kv, rec),
+            TxOn::Pg(tx) => upsert(&mut { tx }, tx.kv, rec),
         }
     }
 
@@ -295,11 +294,10 @@ impl JobsTx<'_, '_> {
         match self.0 {
             TxOn::Sled(s) => s.next_job_id(),
             TxOn::Pg(tx) => {
-                let id: i64 = tx
-                    .tx
-                    .borrow_mut()
-                    .query_one("SELECT nextval('frugal_ids')", &[])
+                let id: i64 = { tx }
+                    .row("SELECT nextval('frugal_ids')", &[])
                     .map_err(|e| tx.kv.err("take a fresh id", e))?
+                    .ok_or_else(|| StoreError::Invalid("nextval returned no row".into()))?
                     .get(0);
                 Ok(JobId(id as u64))
             }
@@ -347,15 +345,13 @@ impl JobsTx<'_, '_> {
                 .filter(|j| j.by.as_deref() == Some(by))
                 .count()),
             TxOn::Pg(tx) => {
-                let n: i64 = tx
-                    .tx
-                    .borrow_mut()
-                    .query_one(
+                let n: i64 = { tx }
+                    .row(
                         "SELECT count(*) FROM frugal_jobs WHERE state = 'queued' AND by_token = $1",
                         &[&by],
                     )
                     .map_err(|e| tx.kv.err("count queued jobs", e))?
-                    .get(0);
+                    .map_or(0, |r| r.get(0));
                 Ok(n as usize)
             }
         }

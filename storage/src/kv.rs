@@ -218,6 +218,23 @@ impl Tree {
         }
     }
 
+    /// The values of `keys`, in their order: one query on PostgreSQL, where a page of records
+    /// read one by one would cost a round trip each.
+    pub(crate) fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<IVec>>> {
+        match self {
+            Tree::Sled(t) => keys.iter().map(|k| Ok(t.get(k)?)).collect(),
+            Tree::Pg { kv, name } => kv.get_many(name, keys),
+        }
+    }
+
+    /// Which of `keys` have a value (their values are not read).
+    pub(crate) fn existing(&self, keys: &[Vec<u8>]) -> Result<Vec<bool>> {
+        match self {
+            Tree::Sled(t) => keys.iter().map(|k| Ok(t.contains_key(k)?)).collect(),
+            Tree::Pg { kv, name } => kv.existing(name, keys),
+        }
+    }
+
     /// Whether `k` has a value.
     pub(crate) fn contains_key(&self, k: impl AsRef<[u8]>) -> Result<bool> {
         Ok(self.get(k)?.is_some())
@@ -268,6 +285,21 @@ impl Tree {
     /// Entries whose keys start with `prefix`, in key order.
     pub(crate) fn scan_prefix(&self, prefix: &[u8]) -> Iter {
         self.range(prefix, successor(prefix).as_deref(), false)
+    }
+
+    /// The keys of [`Tree::range`], without reading values (on PostgreSQL; sled's scans are
+    /// lazy anyway).
+    pub(crate) fn range_keys(
+        &self,
+        lo: &[u8],
+        hi: Option<&[u8]>,
+        rev: bool,
+    ) -> impl Iterator<Item = Result<IVec>> + use<> {
+        let mut it = self.range(lo, hi, rev);
+        if let Iter::Pg(p) = &mut it {
+            p.keys_only = true;
+        }
+        it.keys()
     }
 
     /// Entries with `lo <= key < hi` (no upper bound when `hi` is `None`), in key order or
@@ -339,6 +371,10 @@ pub(crate) struct PgPages {
     pub(crate) hi: Option<Vec<u8>>,
     pub(crate) hi_inclusive: bool,
     pub(crate) rev: bool,
+    /// Read keys only (values come back empty).
+    pub(crate) keys_only: bool,
+    /// Rows the next page reads.
+    pub(crate) page: i64,
     pub(crate) buf: VecDeque<Entry>,
     pub(crate) done: bool,
 }

@@ -45,6 +45,8 @@ mod nodes;
 #[cfg(feature = "store")]
 mod pg;
 #[cfg(feature = "store")]
+mod pgconn;
+#[cfg(feature = "store")]
 mod records;
 #[cfg(feature = "store")]
 mod replacements;
@@ -382,6 +384,22 @@ impl Store {
                 let (k, v) = kv?;
                 decode(name, &k, &v)
             })
+            .collect()
+    }
+
+    /// The records of `ids` in `tree`, in their order (`None` where one is gone): one query on
+    /// PostgreSQL.
+    fn many<T: DeserializeOwned>(
+        &self,
+        tree: &Tree,
+        name: &'static str,
+        ids: &[u64],
+    ) -> Result<Vec<Option<T>>> {
+        let keys: Vec<Vec<u8>> = ids.iter().map(|id| key(*id).to_vec()).collect();
+        tree.get_many(&keys)?
+            .into_iter()
+            .zip(&keys)
+            .map(|(v, k)| v.map(|v| decode(name, k, &v)).transpose())
             .collect()
     }
 
@@ -785,11 +803,12 @@ impl Store {
 
     /// The tests of a suite, in the suite's order.
     pub fn suite_tests(&self, suite: &SuiteRecord) -> Result<Vec<TestRecord>> {
-        suite
-            .tests
-            .iter()
-            .map(|id| {
-                self.test(*id)?.ok_or_else(|| StoreError::NotFound {
+        let ids: Vec<u64> = suite.tests.iter().map(|t| t.0).collect();
+        self.many::<TestRecord>(&self.tests, "tests", &ids)?
+            .into_iter()
+            .zip(&suite.tests)
+            .map(|(t, id)| {
+                t.ok_or_else(|| StoreError::NotFound {
                     what: "test",
                     id: id.to_string(),
                 })

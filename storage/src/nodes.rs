@@ -24,6 +24,9 @@ pub struct NodeRecord {
     pub heartbeat: u64,
     /// The jobs it is running.
     pub jobs: Vec<JobId>,
+    /// Their runs, in the same order.
+    #[serde(default)]
+    pub runs: Vec<crate::RunId>,
 }
 
 /// A web session of the pages, shared by the fleet's nodes (stored by the SHA-256 of its id, so

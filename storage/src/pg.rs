@@ -1,6 +1,7 @@
 //! The PostgreSQL backend of the key-value layer (`kv.rs`) and of the job table (`jobs.rs`): a
-//! connection pool (r2d2 over the `postgres` client), the schema's versioned migrations, and the
-//! SQL of every tree operation.
+//! connection pool (r2d2 over the `postgres` client, each connection with its prepared
+//! statements: `pgconn.rs`), the schema's versioned migrations, and the SQL of every tree
+//! operation.
 //!
 //! Decision: the synchronous `postgres` client, not an async one. The store's API is synchronous
 //! and frugald already calls it on blocking threads (the HTTP API through `spawn_blocking`, jobs
@@ -15,12 +16,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use postgres::IsolationLevel;
 use postgres::error::SqlState;
-use postgres::{IsolationLevel, NoTls};
-use r2d2_postgres::PostgresConnectionManager;
+use postgres::types::ToSql;
 use sled::IVec;
 
 use crate::kv::{Entry, PgPages};
+use crate::pgconn::{Cached, Exec, Manager, prepared};
 use crate::{Result, StoreError};
 
 thread_local! {
@@ -37,10 +39,12 @@ pub fn wait_for_the_database(patience: Duration) {
 }
 
 /// A pooled connection.
-pub(crate) type Conn = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+pub(crate) type Conn = r2d2::PooledConnection<Manager>;
 
-/// Rows read per page of a scan.
+/// Rows read per page of a scan, at most.
 const PAGE: i64 = 512;
+/// Rows of a scan's first page: an API page wants a few dozen; later pages grow to [`PAGE`].
+const FIRST_PAGE: i64 = 64;
 
 /// Advisory lock key of schema migrations (any fixed number; "frugal" in ASCII).
 const MIGRATION_LOCK: i64 = 0x66_72_75_67_61_6c;
@@ -99,7 +103,7 @@ pub(crate) const SQL_MIGRATIONS: &[SqlMigration] = &[
 
 /// The pool and what it connects to.
 pub(crate) struct PgKv {
-    pool: r2d2::Pool<PostgresConnectionManager<NoTls>>,
+    pool: r2d2::Pool<Manager>,
     /// The URL without its password, for messages.
     pub(crate) shown: String,
 }
@@ -197,7 +201,7 @@ impl PgKv {
             message: describe(&e),
             source: e,
         })?;
-        let manager = PostgresConnectionManager::new(config, NoTls);
+        let manager = Manager { config };
         let pool = r2d2::Pool::builder()
             .max_size(opts.pool_size.max(1))
             .min_idle(Some(0))
@@ -252,18 +256,21 @@ impl PgKv {
     fn migrate_schema(&self) -> Result<()> {
         let mut c = self.conn()?;
         let e = |e| self.err("migrate the PostgreSQL schema", e);
-        c.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        c.client
+            .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
             .map_err(e)?;
         let r = (|| -> Result<()> {
-            c.batch_execute(
-                "CREATE TABLE IF NOT EXISTS frugal_schema (
+            c.client
+                .batch_execute(
+                    "CREATE TABLE IF NOT EXISTS frugal_schema (
                      version integer PRIMARY KEY,
                      description text NOT NULL,
                      applied_at timestamptz NOT NULL DEFAULT now()
                  )",
-            )
-            .map_err(e)?;
+                )
+                .map_err(e)?;
             let row = c
+                .client
                 .query_one("SELECT coalesce(max(version), 0) FROM frugal_schema", &[])
                 .map_err(e)?;
             let current: i32 = row.get(0);
@@ -276,7 +283,7 @@ impl PgKv {
                 )));
             }
             for m in SQL_MIGRATIONS.iter().filter(|m| m.version > current) {
-                let mut tx = c.transaction().map_err(e)?;
+                let mut tx = c.client.transaction().map_err(e)?;
                 tx.batch_execute(m.sql).map_err(e)?;
                 tx.execute(
                     "INSERT INTO frugal_schema (version, description) VALUES ($1, $2)",
@@ -292,7 +299,9 @@ impl PgKv {
             }
             Ok(())
         })();
-        let _ = c.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
+        let _ = c
+            .client
+            .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
         r
     }
 
@@ -300,10 +309,11 @@ impl PgKv {
     /// the fleet does at a time, such as the store's own record migrations.
     pub(crate) fn with_lock<T>(&self, key: i64, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let mut c = self.conn()?;
-        c.execute("SELECT pg_advisory_lock($1)", &[&key])
+        c.client
+            .execute("SELECT pg_advisory_lock($1)", &[&key])
             .map_err(|e| self.err("take an advisory lock", e))?;
         let r = f();
-        let _ = c.execute("SELECT pg_advisory_unlock($1)", &[&key]);
+        let _ = c.client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
         r
     }
 
@@ -316,6 +326,7 @@ impl PgKv {
     ) -> Result<Option<T>> {
         let mut c = self.conn()?;
         let got: bool = c
+            .client
             .query_one("SELECT pg_try_advisory_lock($1)", &[&key])
             .map_err(|e| self.err("try an advisory lock", e))?
             .get(0);
@@ -323,15 +334,16 @@ impl PgKv {
             return Ok(None);
         }
         let r = f();
-        let _ = c.execute("SELECT pg_advisory_unlock($1)", &[&key]);
+        let _ = c.client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
         r.map(Some)
     }
 
     pub(crate) fn generate_id(&self) -> Result<u64> {
         let mut c = self.conn()?;
         let row = c
-            .query_one("SELECT nextval('frugal_ids')", &[])
-            .map_err(|e| self.err("take a fresh id", e))?;
+            .row("SELECT nextval('frugal_ids')", &[])
+            .map_err(|e| self.err("take a fresh id", e))?
+            .ok_or_else(|| StoreError::Invalid("nextval returned no row".to_string()))?;
         let id: i64 = row.get(0);
         Ok(id as u64 - 1)
     }
@@ -339,18 +351,19 @@ impl PgKv {
     pub(crate) fn ids_above(&self, max: u64) -> Result<()> {
         let mut c = self.conn()?;
         let next = (max as i64).saturating_add(1);
-        c.execute(
-            "SELECT setval('frugal_ids', greatest($1, (SELECT last_value FROM frugal_ids)))",
-            &[&next],
-        )
-        .map_err(|e| self.err("move the id sequence past imported ids", e))?;
+        c.client
+            .execute(
+                "SELECT setval('frugal_ids', greatest($1, (SELECT last_value FROM frugal_ids)))",
+                &[&next],
+            )
+            .map_err(|e| self.err("move the id sequence past imported ids", e))?;
         Ok(())
     }
 
     pub(crate) fn get(&self, tree: &str, k: &[u8]) -> Result<Option<IVec>> {
         let mut c = self.conn()?;
         let row = c
-            .query_opt(
+            .row(
                 "SELECT v FROM frugal_kv WHERE tree = $1 AND k = $2",
                 &[&tree, &k],
             )
@@ -358,9 +371,41 @@ impl PgKv {
         Ok(row.map(|r| bytes(r.get(0))))
     }
 
+    pub(crate) fn get_many(&self, tree: &str, keys: &[Vec<u8>]) -> Result<Vec<Option<IVec>>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut c = self.conn()?;
+        let rows = c
+            .rows(
+                "SELECT k, v FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
+                &[&tree, &keys],
+            )
+            .map_err(|e| self.err("read the store", e))?;
+        let mut found: std::collections::HashMap<Vec<u8>, Vec<u8>> =
+            rows.into_iter().map(|r| (r.get(0), r.get(1))).collect();
+        Ok(keys.iter().map(|k| found.remove(k).map(bytes)).collect())
+    }
+
+    pub(crate) fn existing(&self, tree: &str, keys: &[Vec<u8>]) -> Result<Vec<bool>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut c = self.conn()?;
+        let rows = c
+            .rows(
+                "SELECT k FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
+                &[&tree, &keys],
+            )
+            .map_err(|e| self.err("read the store", e))?;
+        let found: std::collections::HashSet<Vec<u8>> =
+            rows.into_iter().map(|r| r.get(0)).collect();
+        Ok(keys.iter().map(|k| found.contains(k)).collect())
+    }
+
     pub(crate) fn insert(&self, tree: &str, k: &[u8], v: &[u8]) -> Result<()> {
         let mut c = self.conn()?;
-        c.execute(
+        c.exec(
             "INSERT INTO frugal_kv (tree, k, v) VALUES ($1, $2, $3)
              ON CONFLICT (tree, k) DO UPDATE SET v = EXCLUDED.v",
             &[&tree, &k, &v],
@@ -372,7 +417,7 @@ impl PgKv {
     pub(crate) fn remove(&self, tree: &str, k: &[u8]) -> Result<Option<IVec>> {
         let mut c = self.conn()?;
         let row = c
-            .query_opt(
+            .row(
                 "DELETE FROM frugal_kv WHERE tree = $1 AND k = $2 RETURNING v",
                 &[&tree, &k],
             )
@@ -402,6 +447,7 @@ impl PgKv {
     pub(crate) fn len(&self, tree: &str) -> Result<usize> {
         let mut c = self.conn()?;
         let n: i64 = c
+            .client
             .query_one("SELECT count(*) FROM frugal_kv WHERE tree = $1", &[&tree])
             .map_err(|e| self.err("count records", e))?
             .get(0);
@@ -411,6 +457,7 @@ impl PgKv {
     pub(crate) fn is_empty(&self, tree: &str) -> Result<bool> {
         let mut c = self.conn()?;
         let any: bool = c
+            .client
             .query_one(
                 "SELECT EXISTS (SELECT 1 FROM frugal_kv WHERE tree = $1)",
                 &[&tree],
@@ -422,7 +469,8 @@ impl PgKv {
 
     pub(crate) fn clear(&self, tree: &str) -> Result<()> {
         let mut c = self.conn()?;
-        c.execute("DELETE FROM frugal_kv WHERE tree = $1", &[&tree])
+        c.client
+            .execute("DELETE FROM frugal_kv WHERE tree = $1", &[&tree])
             .map_err(|e| self.err("clear a tree", e))?;
         Ok(())
     }
@@ -435,6 +483,8 @@ impl PgKv {
         rev: bool,
     ) -> PgPages {
         PgPages {
+            keys_only: false,
+            page: FIRST_PAGE,
             kv: self.clone(),
             tree,
             lo: lo.to_vec(),
@@ -451,16 +501,32 @@ impl PgKv {
     pub(crate) fn page(&self, p: &mut PgPages) -> Result<()> {
         let mut c = self.conn()?;
         let lo_op = if p.lo_inclusive { ">=" } else { ">" };
-        let hi_op = if p.hi_inclusive { "<=" } else { "<" };
         let order = if p.rev { "DESC" } else { "ASC" };
-        let sql = format!(
-            "SELECT k, v FROM frugal_kv WHERE tree = $1 AND k {lo_op} $2
-             AND ($3::bytea IS NULL OR k {hi_op} $3) ORDER BY k {order} LIMIT {PAGE}"
-        );
-        let rows = c
-            .query(&sql, &[&p.tree, &p.lo, &p.hi])
-            .map_err(|e| self.err("scan the store", e))?;
-        if (rows.len() as i64) < PAGE {
+        let value = if p.keys_only { "''::bytea" } else { "v" };
+        let size = p.page;
+        // Pages grow: a caller that wants a few entries (an API page) reads few.
+        p.page = (p.page * 4).min(PAGE);
+        // Each bound a plain comparison, so a prepared statement's generic plan still walks the
+        // (tree, k) index between them.
+        let rows = match &p.hi {
+            Some(hi) => {
+                let hi_op = if p.hi_inclusive { "<=" } else { "<" };
+                let sql = format!(
+                    "SELECT k, {value} FROM frugal_kv WHERE tree = $1 AND k {lo_op} $2 \
+                     AND k {hi_op} $3 ORDER BY k {order} LIMIT $4"
+                );
+                c.rows(&sql, &[&p.tree, &p.lo, hi, &size])
+            }
+            None => {
+                let sql = format!(
+                    "SELECT k, {value} FROM frugal_kv WHERE tree = $1 AND k {lo_op} $2 \
+                     ORDER BY k {order} LIMIT $3"
+                );
+                c.rows(&sql, &[&p.tree, &p.lo, &size])
+            }
+        }
+        .map_err(|e| self.err("scan the store", e))?;
+        if (rows.len() as i64) < size {
             p.done = true;
         }
         let entries: Vec<Entry> = rows
@@ -497,7 +563,8 @@ impl PgKv {
         loop {
             attempt += 1;
             let mut c = self.conn()?;
-            let tx = c
+            let Cached { client, stmts } = &mut *c;
+            let tx = client
                 .build_transaction()
                 .isolation_level(level)
                 .start()
@@ -505,6 +572,7 @@ impl PgKv {
             let ptx = PgTx {
                 kv: self,
                 tx: RefCell::new(tx),
+                stmts: RefCell::new(stmts),
             };
             let r = f(&ptx);
             let tx = ptx.tx.into_inner();
@@ -530,18 +598,39 @@ impl PgKv {
     }
 }
 
-/// A running PostgreSQL transaction.
+/// A running PostgreSQL transaction, with its connection's prepared statements.
 pub(crate) struct PgTx<'a> {
     pub(crate) kv: &'a PgKv,
     pub(crate) tx: RefCell<postgres::Transaction<'a>>,
+    stmts: RefCell<&'a mut std::collections::HashMap<String, postgres::Statement>>,
+}
+
+impl Exec for &PgTx<'_> {
+    fn rows(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> std::result::Result<Vec<postgres::Row>, postgres::Error> {
+        let mut tx = self.tx.borrow_mut();
+        let st = prepared(&mut self.stmts.borrow_mut(), sql, |q| tx.prepare(q))?;
+        tx.query(&st, params)
+    }
+
+    fn exec(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> std::result::Result<u64, postgres::Error> {
+        let mut tx = self.tx.borrow_mut();
+        let st = prepared(&mut self.stmts.borrow_mut(), sql, |q| tx.prepare(q))?;
+        tx.execute(&st, params)
+    }
 }
 
 impl PgTx<'_> {
     pub(crate) fn get(&self, tree: &str, k: &[u8]) -> Result<Option<IVec>> {
-        let row = self
-            .tx
-            .borrow_mut()
-            .query_opt(
+        let row = { self }
+            .row(
                 "SELECT v FROM frugal_kv WHERE tree = $1 AND k = $2",
                 &[&tree, &k],
             )
@@ -550,9 +639,8 @@ impl PgTx<'_> {
     }
 
     pub(crate) fn insert(&self, tree: &str, k: &[u8], v: &[u8]) -> Result<()> {
-        self.tx
-            .borrow_mut()
-            .execute(
+        { self }
+            .exec(
                 "INSERT INTO frugal_kv (tree, k, v) VALUES ($1, $2, $3)
                  ON CONFLICT (tree, k) DO UPDATE SET v = EXCLUDED.v",
                 &[&tree, &k, &v],
@@ -562,9 +650,8 @@ impl PgTx<'_> {
     }
 
     pub(crate) fn remove(&self, tree: &str, k: &[u8]) -> Result<()> {
-        self.tx
-            .borrow_mut()
-            .execute(
+        { self }
+            .exec(
                 "DELETE FROM frugal_kv WHERE tree = $1 AND k = $2",
                 &[&tree, &k],
             )

@@ -35,8 +35,14 @@ pub(crate) fn in_flight(
         }
     }
     if store.is_shared() {
-        for r in store.runs_page(None, None, frugal_storage::MAX_PAGE)? {
-            if r.status == frugal_storage::RunStatus::Running && !mine.contains(&r.id) {
+        // The other nodes' runs, as their heartbeats name them: one read of the node records
+        // and one of the runs, however long the history.
+        let mut theirs: Vec<frugal_storage::RunId> = Vec::new();
+        for n in store.nodes()? {
+            theirs.extend(n.runs.iter().filter(|r| !mine.contains(r)));
+        }
+        for r in store.runs_with_ids(&theirs)? {
+            if r.status == frugal_storage::RunStatus::Running {
                 runs.push(wire::run(&r, false));
             }
         }
