@@ -243,7 +243,9 @@ impl Store {
                 match (r, inner_err.get_mut().take()) {
                     (_, Some(e)) => Ok(Err(e)),
                     (Ok(Some(v)), None) => Ok(Ok(v)),
-                    (Ok(None), None) => unreachable!("a committed queue transaction has a value"),
+                    (Ok(None), None) => Err(StoreError::Invalid(
+                        "a queue transaction committed without a value".to_string(),
+                    )),
                     (Err(e), None) => Err(e),
                 }
             }
