@@ -2,15 +2,45 @@
 //! only on a unix socket in that dir (no port to collide with), run as an unprivileged user
 //! when the tests run as root (PostgreSQL refuses root). No fallback: without PostgreSQL the
 //! caller gets an error saying how to install it.
+//!
+//! A server stops when its [`Postgres`] drops, and every server still running stops when the
+//! test process exits (an `atexit` handler): one kept in a `static` for a whole test binary is
+//! never dropped, and would otherwise outlive the tests.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, Once};
 
 use anyhow::{Context, Result, bail};
 
 /// The uid and gid the server runs as when the tests are root (`nobody`).
 const NOBODY: u32 = 65534;
+
+/// Servers running now: their `pg_ctl` and data dir, and whether to run it as [`NOBODY`].
+static RUNNING: Mutex<Vec<(PathBuf, PathBuf, bool)>> = Mutex::new(Vec::new());
+
+/// Stops every server still in [`RUNNING`]; registered with `atexit` by the first start.
+extern "C" fn stop_all_at_exit() {
+    let servers = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
+    for (pg_ctl, data, as_nobody) in servers {
+        let mut c = Command::new(pg_ctl);
+        if as_nobody {
+            use std::os::unix::process::CommandExt;
+            c.uid(NOBODY).gid(NOBODY);
+        }
+        let _ = c
+            .arg("-D")
+            .arg(&data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if let Some(dir) = data.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
 
 /// A running PostgreSQL cluster in a temp dir; stopped and removed on drop.
 pub struct Postgres {
@@ -83,6 +113,16 @@ impl Postgres {
             ],
         )?;
         pg.start_server()?;
+        static AT_EXIT: Once = Once::new();
+        AT_EXIT.call_once(|| {
+            // SAFETY: registers a plain function with the C runtime; it runs once at exit.
+            unsafe { libc::atexit(stop_all_at_exit) };
+        });
+        RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push((
+            pg.bin.join("pg_ctl"),
+            pg.data(),
+            pg.as_nobody,
+        ));
         Ok(pg)
     }
 
@@ -210,6 +250,11 @@ impl Postgres {
 impl Drop for Postgres {
     fn drop(&mut self) {
         let _ = self.stop();
+        let data = self.data();
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(_, d, _)| *d != data);
     }
 }
 
