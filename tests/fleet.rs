@@ -139,6 +139,33 @@ fn wait_idle(d: &Daemon, limit: Duration, logs: &dyn Fn() -> String) {
     .unwrap_or_else(|e| panic!("{e}\n{}", logs()));
 }
 
+/// `kill -9` of a node, as a host dying does, then of what its job left running: the job's
+/// processes (builds, harnesses) outlive a killed frugald, and would go on competing for the
+/// cores and ending in the middle of later tests. They are found by working under the node's
+/// dir.
+fn kill_node(node: &mut Node) {
+    node.daemon.child.kill().unwrap();
+    let _ = node.daemon.child.wait();
+    for _ in 0..3 {
+        let mut left = 0;
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+            if cwd.starts_with(&node.dir) {
+                // SAFETY: a signal to a process of this test's node.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                left += 1;
+            }
+        }
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn all_logs(nodes: &[&Node]) -> String {
     nodes
         .iter()
@@ -364,9 +391,8 @@ fn a_killed_node_s_job_is_finished_by_another() {
     let survivor = nodes.pop().unwrap();
     // Well into the job: its run exists and the search is under way.
     std::thread::sleep(Duration::from_secs(5));
-    victim.daemon.child.kill().unwrap();
+    kill_node(&mut victim);
     let killed_at = Instant::now();
-    let _ = victim.daemon.child.wait();
     let done = wait_for(
         "another node to finish the job",
         Duration::from_secs(300),
@@ -587,8 +613,7 @@ fn a_job_whose_node_dies_every_time_ends_failed_after_three_attempts() {
             .position(|n| n.dir.ends_with(&holder))
             .unwrap_or_else(|| panic!("no node {holder}"));
         let victim = &mut nodes[at];
-        victim.daemon.child.kill().unwrap();
-        let _ = victim.daemon.child.wait();
+        kill_node(victim);
         let cfg = victim.dir.join("frugal.toml");
         victim.daemon = Daemon::start(&binaries().frugald, &cfg, &victim.dir.join("state"))
             .unwrap_or_else(|e| panic!("{e:#}"));

@@ -182,6 +182,23 @@ fn unique_name(kind: &str) -> String {
     )
 }
 
+/// Creates a fresh cgroup `parent/<unique name>`. A name can be taken already: pids are reused
+/// (32768 of them by default), and a process killed before it removed its cgroups leaves
+/// `frugal-<kind>-<its pid>-<n>` behind, which the sweep keeps while a process with that pid
+/// lives (us) or the cgroup still has members. Such a name is passed over, not the hierarchy:
+/// skipping it would leave a job without its `pids.max`.
+fn create_fresh(parent: &Path, kind: &str) -> Option<PathBuf> {
+    for _ in 0..64 {
+        let dir = parent.join(unique_name(kind));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Some(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
 /// Live (non-zombie) processes in `dir` and every cgroup below it.
 fn members_below(dir: &Path) -> Vec<i32> {
     let mut pids = Vec::new();
@@ -306,14 +323,12 @@ impl JobScope {
     /// Never fails: where no cgroup can be created, the scope contains nothing
     /// ([`JobScope::contained`] is false) and confined commands get their own cgroups, or none.
     pub fn new(limits: JobLimits) -> JobScope {
-        let name = unique_name("job");
         let mut dirs = Vec::new();
         let (mut memory_limited, mut pids_limited) = (false, false);
         for h in hierarchies() {
-            let dir = h.base.join(&name);
-            if std::fs::create_dir(&dir).is_err() {
+            let Some(dir) = create_fresh(&h.base, "job") else {
                 continue;
-            }
+            };
             if let Some(max) = limits.pids_max
                 && matches!(h.kind, Kind::V2 | Kind::PidsV1)
             {
@@ -504,7 +519,6 @@ impl JobCgroup {
     /// hierarchy is usable. There is no memory cgroup per command (no per-command memory
     /// limit): on v2 the scope's bounds its children; on v1 the command joins the scope's.
     pub(crate) fn create(pids_max: Option<u64>, scope: Option<&JobScope>) -> Option<JobCgroup> {
-        let name = unique_name("sandbox");
         let mut dirs = Vec::new();
         let mut joined = Vec::new();
         let mut pids_limited = false;
@@ -520,10 +534,9 @@ impl JobCgroup {
                 (None, Kind::MemoryV1) => continue,
                 (None, _) => h.base.as_path(),
             };
-            let dir = parent.join(&name);
-            if std::fs::create_dir(&dir).is_err() {
+            let Some(dir) = create_fresh(parent, "sandbox") else {
                 continue;
-            }
+            };
             if let Some(max) = pids_max
                 && h.kind != Kind::MemoryV1
             {
@@ -592,5 +605,28 @@ impl Drop for JobCgroup {
         for d in &self.dirs {
             remove_tree(&d.base);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dead process with our pid left `frugal-<kind>-<pid>-<n>` for the next names: they are
+    /// passed over, and the hierarchy still gets a cgroup.
+    #[test]
+    fn names_a_dead_process_with_our_pid_left_are_passed_over() {
+        let parent = tempfile::tempdir().unwrap();
+        let next = NEXT.load(Ordering::Relaxed);
+        let pid = std::process::id();
+        let taken: Vec<PathBuf> = (next..next + 3)
+            .map(|n| parent.path().join(format!("frugal-probe-{pid}-{n}")))
+            .collect();
+        for t in &taken {
+            std::fs::create_dir(t).unwrap();
+        }
+        let made = create_fresh(parent.path(), "probe").expect("a fresh cgroup");
+        assert!(!taken.contains(&made), "{}", made.display());
+        assert!(made.is_dir());
     }
 }
