@@ -64,11 +64,6 @@ impl Store {
         self.all(&self.nodes, "nodes")
     }
 
-    /// Forgets a node.
-    pub fn remove_node(&self, id: &str) -> Result<bool> {
-        Ok(self.nodes.remove(id.as_bytes())?.is_some())
-    }
-
     /// Stores a web session under the hash of its id.
     pub fn put_session(&self, id_hash: &[u8], rec: &SessionRecord) -> Result<()> {
         self.sessions.insert(id_hash, crate::encode(rec))
