@@ -148,6 +148,10 @@ pub struct PipelineSummary {
     /// The verdict on each of the own suite's survivors (`--kill-survivors`, `mutation.survivors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub survivors: Option<SurvivorReport>,
+    /// What shrinking the kept tests' cost saved; absent with `--no-shrink` and in summaries
+    /// older than shrinking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrinking: Option<Shrinking>,
     /// Fields this version does not know, kept as stored.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -285,6 +289,42 @@ pub struct MeasuredCost {
     /// used instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+}
+
+/// Shrinking the kept tests' cost after minimisation: moves tried and kept, the estimated
+/// instructions before and after (libtest's fixed cost per test included).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shrinking {
+    /// Kept tests looked at.
+    #[serde(default)]
+    pub tests: u64,
+    /// Of those, tests made cheaper.
+    #[serde(default)]
+    pub tests_shrunk: u64,
+    /// Candidate tests executed.
+    #[serde(default)]
+    pub moves_tried: u64,
+    /// Candidates kept.
+    #[serde(default)]
+    pub moves_kept: u64,
+    /// Estimated instructions of the kept tests before shrinking.
+    #[serde(default)]
+    pub estimate_before: f64,
+    /// The same after shrinking.
+    #[serde(default)]
+    pub estimate_after: f64,
+    /// Goals the kept tests cover together before shrinking.
+    #[serde(default)]
+    pub goals_before: u64,
+    /// The same after shrinking (equal by construction).
+    #[serde(default)]
+    pub goals_after: u64,
+    /// Wall time of the phase.
+    #[serde(default)]
+    pub seconds: f64,
+    /// The phase's deadline or round limit ended it with moves left.
+    #[serde(default)]
+    pub cut: bool,
 }
 
 /// What the emitted suite does against frugal's own mutants.

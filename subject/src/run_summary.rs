@@ -124,6 +124,9 @@ pub struct RunSummary {
     /// The verdict on each of the own suite's survivors (`--kill-survivors`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub survivors: Option<crate::survivors::SurvivorReport>,
+    /// What shrinking the kept tests' cost saved (`None` with `--no-shrink`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrinking: Option<crate::emit::shrink::ShrinkReport>,
 }
 
 /// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).

@@ -77,6 +77,10 @@ pub struct RunArgs {
     /// unobserved: no distances and no goals of their own (testability transformations off).
     #[arg(long)]
     pub no_testability: bool,
+    /// Keep the minimised tests as they are: no shrinking of their cost (smaller integers,
+    /// shorter strings and collections, fewer statements). Only to measure what shrinking saves.
+    #[arg(long)]
+    pub no_shrink: bool,
     /// cargo-mutants' `outcomes.json` of a run on the crate's own suite
     /// (`mutants.out/outcomes.json`): the mutants it missed become targets (their counterparts
     /// among frugal's own mutants; strong mutation is switched on) and the summary gives each a
@@ -144,6 +148,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         seed_model,
         testability: !args.no_testability,
         survivors,
+        shrink: !args.no_shrink,
     };
     let mut bar = Bar::new(!args.json);
     let mut summary = pipeline::run(&opts, &mut bar)
@@ -271,6 +276,25 @@ fn print_summary(s: &RunSummary) {
         "suite cost estimate (sum of proxies I1..I7): {} {:?}",
         s.suite_proxy_total, s.suite_proxies
     );
+    if let Some(sh) = &s.shrinking {
+        println!(
+            "shrinking: estimated instructions {:.3e} -> {:.3e} ({:.1}% saved), {} of {} tests \
+             cheaper, {} of {} moves kept, {:.1}s{}",
+            sh.estimate_before,
+            sh.estimate_after,
+            100.0 * sh.saved_share(),
+            sh.tests_shrunk,
+            sh.tests,
+            sh.moves_kept,
+            sh.moves_tried,
+            sh.seconds,
+            if sh.cut {
+                " (stopped at its budget share)"
+            } else {
+                ""
+            }
+        );
+    }
     if let Some(m) = &s.measured_cost {
         match m.total {
             Some(total) => println!(

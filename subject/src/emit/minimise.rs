@@ -1,14 +1,16 @@
-//! Minimisation: drop statements that do not change what a test covers, shrink large integer
-//! literals towards zero while the test still covers its goals (a loop bound of a million
-//! covers the same branches as one of ten, at a fraction of the cost), then keep the cheapest
-//! subset of tests that covers every goal.
+//! Minimisation: drop statements that do not change what a test covers, keep the cheapest
+//! subset of tests that covers every goal, then make the kept tests cheaper
+//! ([`super::shrink`]: a loop bound of a million covers the same branches as one of ten, at a
+//! fraction of the cost).
 
 use std::collections::BTreeSet;
 
 use frugal_search::{
-    Archive, Builder, ExecResult, Executor, INSTRUCTIONS, Schema, Status, TestCase, Value,
+    Archive, Builder, ExecResult, Executor, INSTRUCTIONS, Schema, Status, TestCase,
 };
 use rand::SeedableRng;
+
+use super::shrink::{ShrinkLimits, ShrinkReport, shrink};
 
 /// A test with the goals it must keep covering.
 #[derive(Debug, Clone)]
@@ -24,9 +26,15 @@ pub struct Kept {
     pub kills: BTreeSet<u32>,
 }
 
-/// Minimises every archived test against the goals it is archived for, then keeps a small
-/// subset covering the same goals (greedy set cover, largest first).
-pub fn minimise(archive: &Archive, builder: &Builder<'_>, exec: &mut dyn Executor) -> Vec<Kept> {
+/// Minimises every archived test against the goals it is archived for, keeps a small subset
+/// covering the same goals (greedy set cover, weighted by cost), then shrinks the kept tests'
+/// cost within `limits`.
+pub fn minimise(
+    archive: &Archive,
+    builder: &Builder<'_>,
+    exec: &mut dyn Executor,
+    limits: ShrinkLimits,
+) -> (Vec<Kept>, ShrinkReport) {
     let mut kept: Vec<Kept> = Vec::new();
     for e in archive.tests() {
         let goals: BTreeSet<u32> = archive.covered().filter(|&g| e.result.covers(g)).collect();
@@ -43,56 +51,9 @@ pub fn minimise(archive: &Archive, builder: &Builder<'_>, exec: &mut dyn Executo
         });
     }
     shrink_all(&mut kept, builder, exec);
-    shrink_literals(&mut kept, exec);
-    cover(kept, builder.schema)
-}
-
-/// Rounds of literal shrinking; each divides a literal by ten, so six reach a millionth.
-const LITERAL_ROUNDS: usize = 6;
-
-/// Divides each test's largest integer literal by ten per round, keeping the change when the
-/// test still covers its goals with the same outcome. One batch per round.
-fn shrink_literals(kept: &mut [Kept], exec: &mut dyn Executor) {
-    let mut done = vec![false; kept.len()];
-    for _ in 0..LITERAL_ROUNDS {
-        let mut who = Vec::new();
-        let mut candidates = Vec::new();
-        for (i, k) in kept.iter().enumerate() {
-            if done[i] {
-                continue;
-            }
-            let largest = k
-                .test
-                .stmts
-                .iter()
-                .enumerate()
-                .filter_map(|(j, s)| match s.value {
-                    Some(Value::Int(v)) if v.unsigned_abs() > 10 => Some((j, v)),
-                    _ => None,
-                });
-            let Some((j, v)) = largest.max_by_key(|&(_, v)| v.unsigned_abs()) else {
-                done[i] = true;
-                continue;
-            };
-            let mut c = k.test.clone();
-            c.stmts[j].value = Some(Value::Int(v / 10));
-            who.push(i);
-            candidates.push(c);
-        }
-        if candidates.is_empty() {
-            return;
-        }
-        let results = exec.execute(&candidates);
-        for ((i, c), r) in who.into_iter().zip(candidates).zip(results) {
-            let k = &mut kept[i];
-            if keeps(k, &r) {
-                k.test = c;
-                k.result = r;
-            } else {
-                done[i] = true;
-            }
-        }
-    }
+    let mut kept = cover(kept, builder.schema);
+    let report = shrink(&mut kept, builder, exec, limits);
+    (kept, report)
 }
 
 /// The candidate still covers the test's goals and ends the same way.
@@ -130,9 +91,7 @@ fn shrink_all(kept: &mut [Kept], builder: &Builder<'_>, exec: &mut dyn Executor)
         let results = exec.execute(&candidates);
         for ((i, c), r) in who.into_iter().zip(candidates).zip(results) {
             let k = &mut kept[i];
-            let same_kind =
-                std::mem::discriminant(&r.status) == std::mem::discriminant(&k.result.status);
-            if same_kind && k.goals.iter().all(|&g| r.covers(g)) {
+            if keeps(k, &r) {
                 // Removing may have dropped dependent statements too; continue from here.
                 cursor[i] = cursor[i].min(c.len());
                 k.test = c;

@@ -6,6 +6,7 @@ pub mod home;
 pub mod minimise;
 mod names;
 pub mod render;
+pub mod shrink;
 pub mod split;
 pub mod suite_copy;
 pub mod verify;

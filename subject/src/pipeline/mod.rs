@@ -67,12 +67,16 @@ pub struct RunOptions {
     /// each. Their counterparts are frugal's own mutants, so the criteria should include
     /// `weak-mutation`.
     pub survivors: Vec<crate::survivors::Survivor>,
+    /// Shrink the kept tests' cost after minimisation (`emit::shrink`). Off only to measure
+    /// what it saves (`--no-shrink`).
+    pub shrink: bool,
 }
 
 impl RunOptions {
     /// A run of the crate at `crate_dir` writing to `out_dir` with every default: the default
     /// search, executor, criteria, goal selection and placement, confined, testability on, the
-    /// user cache as work dir, nothing written to the crate, no seed model, no survivors.
+    /// user cache as work dir, nothing written to the crate, no seed model, no survivors,
+    /// shrinking on.
     /// Callers change what they need by struct update.
     pub fn new(crate_dir: impl Into<PathBuf>, out_dir: impl Into<PathBuf>) -> RunOptions {
         RunOptions {
@@ -90,6 +94,7 @@ impl RunOptions {
             seed_model: None,
             testability: true,
             survivors: Vec::new(),
+            shrink: true,
         }
     }
 }
@@ -254,7 +259,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .as_ref()
         .map(|m| m.resolve(&harness.registry, &model));
     let mut search = opts.search.clone();
-    search.budget = search_budget(search.budget, opts.criteria.mutants());
+    search.budget = search_budget(search.budget, opts.criteria.mutants(), opts.shrink);
     if let Some(r) = &resolved {
         search.seeds.extend(r.tests.iter().map(|(_, t)| t.clone()));
     }
@@ -283,9 +288,10 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .collect();
     artifacts.dump("environment.json", &from_environment);
     thorough.set(true);
-    let mut kept = clock.time(Phase::Minimise, |_| {
-        let kept = minimise(opts, &schema, &outcome.archive, &mut exec);
-        emit::split::split_conflicts(kept, &harness.registry, &model, &mut exec)
+    let (mut kept, shrinking) = clock.time(Phase::Minimise, |_| {
+        let (kept, shrinking) = minimise(opts, &schema, &outcome.archive, &mut exec);
+        let kept = emit::split::split_conflicts(kept, &harness.registry, &model, &mut exec);
+        (kept, shrinking)
     });
     let found = exec.discovered().clone();
     drop(exec);
@@ -375,6 +381,7 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         sandbox_fs_confined: !opts.unconfined && capabilities.fs_confined(),
         mutation,
         survivors,
+        shrinking,
         goal_info,
     };
     let summary = summarise(opts, facts, &suite);
@@ -649,11 +656,30 @@ fn observe_state(pool: &mut ExecutorPool, kept: &mut [Kept]) -> Vec<frugal_searc
 /// execution budget the search alone counts executions, and the judging is not cut).
 const JUDGING_SHARE: u32 = 10;
 
-/// The search's budget: a time budget less the judging's share when there are mutants.
-fn search_budget(budget: frugal_search::Budget, mutants: bool) -> frugal_search::Budget {
+/// The share of a time budget kept from the search for shrinking the kept tests' cost
+/// (`emit::shrink`), which stops at its deadline.
+const SHRINK_SHARE: u32 = 20;
+
+/// The search's budget: a time budget less the judging's share when there are mutants, and
+/// less the shrinking's share when it is on.
+fn search_budget(
+    budget: frugal_search::Budget,
+    mutants: bool,
+    shrink: bool,
+) -> frugal_search::Budget {
     match budget {
-        frugal_search::Budget::Time(t) if mutants => {
-            frugal_search::Budget::Time(t - t / JUDGING_SHARE)
+        frugal_search::Budget::Time(t) => {
+            let judging = if mutants {
+                t / JUDGING_SHARE
+            } else {
+                Default::default()
+            };
+            let shrinking = if shrink {
+                t / SHRINK_SHARE
+            } else {
+                Default::default()
+            };
+            frugal_search::Budget::Time(t - judging - shrinking)
         }
         other => other,
     }
@@ -667,17 +693,30 @@ fn judging_deadline(budget: &frugal_search::Budget, started: Instant) -> Option<
     }
 }
 
-/// Phase 5: the archive cut down to a small suite, then the executor frozen.
+/// Phase 5: the archive cut down to a small suite and its tests made cheaper, then the
+/// executor frozen. Shrinking stops at its share of a time budget (see [`SHRINK_SHARE`]).
 fn minimise(
     opts: &RunOptions,
     schema: &frugal_search::Schema,
     archive: &frugal_search::Archive,
     exec: &mut criteria::DerivingExecutor<'_>,
-) -> Vec<Kept> {
+) -> (Vec<Kept>, Option<emit::shrink::ShrinkReport>) {
     let mut builder = frugal_search::Builder::new(schema);
     builder.params = opts.search.operators.clone();
     exec.freeze();
-    emit::minimise::minimise(archive, &builder, exec)
+    let limits = emit::shrink::ShrinkLimits {
+        deadline: match opts.search.budget {
+            frugal_search::Budget::Time(t) => Some(Instant::now() + t / SHRINK_SHARE),
+            frugal_search::Budget::Executions(_) => None,
+        },
+        max_rounds: if opts.shrink {
+            emit::shrink::MAX_ROUNDS
+        } else {
+            0
+        },
+    };
+    let (kept, report) = emit::minimise::minimise(archive, &builder, exec, limits);
+    (kept, opts.shrink.then_some(report))
 }
 
 /// What the run learned besides the suite, for the summary.
@@ -698,6 +737,7 @@ struct RunFacts {
     sandbox_fs_confined: bool,
     mutation: Option<MutationScore>,
     survivors: Option<crate::survivors::SurvivorReport>,
+    shrinking: Option<emit::shrink::ShrinkReport>,
     goal_info: Vec<criteria::GoalInfo>,
 }
 
@@ -737,6 +777,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         measured_cost: None,
         mutation: facts.mutation,
         survivors: facts.survivors,
+        shrinking: facts.shrinking,
         goal_info: facts.goal_info,
     }
 }
