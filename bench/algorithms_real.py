@@ -56,6 +56,12 @@ ALGORITHMS = ["dynamosa", "adynamosa"]
 VARIANTS = {
     "dynamosa": ["--algorithm", "dynamosa"],
     "adynamosa": ["--algorithm", "adynamosa"],
+    # The minimiser's pieces (`--minimiser`; the two above use frugal's default, `shrink`): a
+    # cover by goal count as other tools ship it, the cover weighted by estimated cost, and
+    # shrinking the kept tests' cost after it.
+    "dynamosa-plain": ["--algorithm", "dynamosa", "--minimiser", "plain"],
+    "dynamosa-cost": ["--algorithm", "dynamosa", "--minimiser", "cost"],
+    "adynamosa-cost": ["--algorithm", "adynamosa", "--minimiser", "cost"],
     # aDynaMOSA whose archive keeps the test with fewer estimated instructions, not Eq. 1's.
     "adynamosa-estimate": ["--algorithm", "adynamosa", "--archive", "estimate"],
 }

@@ -61,6 +61,10 @@ pub struct PipelineSummary {
     /// The archive's rule when `--archive` chose one other than the algorithm's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archive: Option<String>,
+    /// How the archive became the suite (`plain`, `cost`, `shrink`); empty in summaries older
+    /// than the choice.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub minimiser: String,
     /// The search's random seed.
     #[serde(default)]
     pub seed: u64,

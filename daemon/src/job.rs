@@ -431,7 +431,7 @@ fn run_options(
         seed_model: None,
         testability: env.testability,
         survivors: Vec::new(),
-        shrink: true,
+        minimiser: Default::default(),
     }
 }
 

@@ -46,6 +46,8 @@ pub struct RunSummary {
     /// The archive's rule when `--archive` chose one other than the algorithm's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<String>,
+    /// How the archive became the suite (`plain`, `cost`, `shrink`; `--minimiser`).
+    pub minimiser: String,
     /// The search's random seed: the same seed, crate and budget repeat the run.
     pub seed: u64,
     /// The search budget as configured, displayed (`60s`, ...).

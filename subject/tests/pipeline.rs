@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use frugal_search::{AlgorithmKind, Generation};
+use frugal_subject::emit::minimise::Minimiser;
 use frugal_subject::pipeline::{self, Phase, Progress, RunSummary};
 
 /// Records the phases a run went through and how many generations it reported.
@@ -38,7 +39,7 @@ struct How {
     workers: usize,
     timeout: Duration,
     algorithm: Option<AlgorithmKind>,
-    shrink: bool,
+    minimiser: Minimiser,
 }
 
 fn on(workers: usize) -> How {
@@ -46,7 +47,7 @@ fn on(workers: usize) -> How {
         workers,
         timeout: Duration::from_secs(1),
         algorithm: None,
-        shrink: true,
+        minimiser: Minimiser::Shrink,
     }
 }
 
@@ -60,7 +61,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         workers,
         timeout,
         algorithm,
-        shrink,
+        minimiser,
     } = how;
     let work = common::work_dir(&format!("pipeline-{}", krate.replace(':', "-")));
     // `fixture:NAME` is `subject/tests/fixtures/NAME`; anything else an example.
@@ -74,7 +75,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
     if let Some(algorithm) = algorithm {
         opts.search.algorithm = algorithm;
     }
-    opts.shrink = shrink;
+    opts.minimiser = minimiser;
     let mut progress = Recorder::default();
     let started = Instant::now();
     let summary = pipeline::run(&opts, &mut progress)
@@ -128,7 +129,7 @@ fn run_with(krate: &str, executions: u64, how: How, out: &Path) -> RunSummary {
         );
         assert!(sh.estimate_after <= sh.estimate_before, "{sh:?}");
     }
-    assert_eq!(summary.shrinking.is_some(), shrink);
+    assert_eq!(summary.shrinking.is_some(), minimiser == Minimiser::Shrink);
     summary
 }
 
@@ -241,7 +242,7 @@ fn shrinking_makes_the_costly_tests_cheap_and_covers_the_same_goals() {
         "costly",
         4000,
         How {
-            shrink: false,
+            minimiser: Minimiser::Cost,
             ..on(1)
         },
         plain_out.path(),

@@ -77,10 +77,12 @@ pub struct RunArgs {
     /// unobserved: no distances and no goals of their own (testability transformations off).
     #[arg(long)]
     pub no_testability: bool,
-    /// Keep the minimised tests as they are: no shrinking of their cost (smaller integers,
-    /// shorter strings and collections, fewer statements). Only to measure what shrinking saves.
-    #[arg(long)]
-    pub no_shrink: bool,
+    /// How the archive becomes a suite: `shrink` (a set cover weighted by estimated cost, then
+    /// each kept test made cheaper: smaller integers, shorter strings and collections, fewer
+    /// statements), `cost` (the weighted cover alone) or `plain` (a cover by goal count, as
+    /// other tools minimise). The last two only to measure what each piece brings.
+    #[arg(long, default_value = "shrink")]
+    pub minimiser: frugal_subject::emit::minimise::Minimiser,
     /// cargo-mutants' `outcomes.json` of a run on the crate's own suite
     /// (`mutants.out/outcomes.json`): the mutants it missed become targets (their counterparts
     /// among frugal's own mutants; strong mutation is switched on) and the summary gives each a
@@ -148,7 +150,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         seed_model,
         testability: !args.no_testability,
         survivors,
-        shrink: !args.no_shrink,
+        minimiser: args.minimiser,
     };
     let mut bar = Bar::new(!args.json);
     let mut summary = pipeline::run(&opts, &mut bar)

@@ -12,6 +12,45 @@ use rand::SeedableRng;
 
 use super::shrink::{ShrinkLimits, ShrinkReport, shrink};
 
+/// How the archive becomes a suite: the ablation steps of issue 38's comparison, each adding one
+/// piece to the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Minimiser {
+    /// Greedy set cover by goal count, as other tools ship it: the test covering the most goals
+    /// not yet covered first, whatever it costs.
+    Plain,
+    /// Greedy set cover by goals per estimated instruction.
+    Cost,
+    /// The cost-weighted cover, then the kept tests' cost shrunk ([`super::shrink`]).
+    #[default]
+    Shrink,
+}
+
+impl Minimiser {
+    /// The name on the command line (`plain`, `cost`, `shrink`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Minimiser::Plain => "plain",
+            Minimiser::Cost => "cost",
+            Minimiser::Shrink => "shrink",
+        }
+    }
+}
+
+impl std::str::FromStr for Minimiser {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "plain" => Ok(Minimiser::Plain),
+            "cost" => Ok(Minimiser::Cost),
+            "shrink" => Ok(Minimiser::Shrink),
+            other => Err(format!(
+                "unknown minimiser `{other}`: expected `plain`, `cost` or `shrink`"
+            )),
+        }
+    }
+}
+
 /// A test with the goals it must keep covering.
 #[derive(Debug, Clone)]
 pub struct Kept {
@@ -27,14 +66,15 @@ pub struct Kept {
 }
 
 /// Minimises every archived test against the goals it is archived for, keeps a small subset
-/// covering the same goals (greedy set cover, weighted by cost), then shrinks the kept tests'
-/// cost within `limits`.
+/// covering the same goals (greedy set cover, weighted by cost unless `how` is plain), then
+/// with [`Minimiser::Shrink`] shrinks the kept tests' cost within `limits`.
 pub fn minimise(
     archive: &Archive,
     builder: &Builder<'_>,
     exec: &mut dyn Executor,
+    how: Minimiser,
     limits: ShrinkLimits,
-) -> (Vec<Kept>, ShrinkReport) {
+) -> (Vec<Kept>, Option<ShrinkReport>) {
     let mut kept: Vec<Kept> = Vec::new();
     for e in archive.tests() {
         let goals: BTreeSet<u32> = archive.covered().filter(|&g| e.result.covers(g)).collect();
@@ -51,8 +91,8 @@ pub fn minimise(
         });
     }
     shrink_all(&mut kept, builder, exec);
-    let mut kept = cover(kept, builder.schema);
-    let report = shrink(&mut kept, builder, exec, limits);
+    let mut kept = cover(kept, builder.schema, how != Minimiser::Plain);
+    let report = (how == Minimiser::Shrink).then(|| shrink(&mut kept, builder, exec, limits));
     (kept, report)
 }
 
@@ -106,10 +146,14 @@ fn shrink_all(kept: &mut [Kept], builder: &Builder<'_>, exec: &mut dyn Executor)
 /// goals. The cost is in instructions, each test's fixed cost included ([`INSTRUCTIONS`]):
 /// before, the summed proxies left that out and two small tests looked cheaper than one that
 /// did both their work, though each test costs libtest about 30 000 instructions to start.
-fn cover(kept: Vec<Kept>, schema: &Schema) -> Vec<Kept> {
+/// Unweighted (`weighted` false), every test costs 1: the plain cover other tools ship.
+fn cover(kept: Vec<Kept>, schema: &Schema, weighted: bool) -> Vec<Kept> {
     let cost: Vec<f64> = kept
         .iter()
-        .map(|k| INSTRUCTIONS.estimate(&frugal_search::proxies(&k.test, &k.result, schema)))
+        .map(|k| match weighted {
+            true => INSTRUCTIONS.estimate(&frugal_search::proxies(&k.test, &k.result, schema)),
+            false => 1.0,
+        })
         .collect();
     let mut covered = BTreeSet::new();
     let mut taken = vec![false; kept.len()];

@@ -67,16 +67,16 @@ pub struct RunOptions {
     /// each. Their counterparts are frugal's own mutants, so the criteria should include
     /// `weak-mutation`.
     pub survivors: Vec<crate::survivors::Survivor>,
-    /// Shrink the kept tests' cost after minimisation (`emit::shrink`). Off only to measure
-    /// what it saves (`--no-shrink`).
-    pub shrink: bool,
+    /// How the archive becomes a suite: the cost-weighted cover and shrinking by default;
+    /// the others only to measure what each piece brings (`--minimiser`).
+    pub minimiser: emit::minimise::Minimiser,
 }
 
 impl RunOptions {
     /// A run of the crate at `crate_dir` writing to `out_dir` with every default: the default
     /// search, executor, criteria, goal selection and placement, confined, testability on, the
     /// user cache as work dir, nothing written to the crate, no seed model, no survivors,
-    /// shrinking on.
+    /// the default minimiser (cost-weighted cover, then shrinking).
     /// Callers change what they need by struct update.
     pub fn new(crate_dir: impl Into<PathBuf>, out_dir: impl Into<PathBuf>) -> RunOptions {
         RunOptions {
@@ -94,7 +94,7 @@ impl RunOptions {
             seed_model: None,
             testability: true,
             survivors: Vec::new(),
-            shrink: true,
+            minimiser: Default::default(),
         }
     }
 }
@@ -259,7 +259,11 @@ pub fn run(opts: &RunOptions, progress: &mut dyn Progress) -> Result<RunSummary,
         .as_ref()
         .map(|m| m.resolve(&harness.registry, &model));
     let mut search = opts.search.clone();
-    search.budget = search_budget(search.budget, opts.criteria.mutants(), opts.shrink);
+    search.budget = search_budget(
+        search.budget,
+        opts.criteria.mutants(),
+        opts.minimiser == emit::minimise::Minimiser::Shrink,
+    );
     if let Some(r) = &resolved {
         search.seeds.extend(r.tests.iter().map(|(_, t)| t.clone()));
     }
@@ -709,14 +713,9 @@ fn minimise(
             frugal_search::Budget::Time(t) => Some(Instant::now() + t / SHRINK_SHARE),
             frugal_search::Budget::Executions(_) => None,
         },
-        max_rounds: if opts.shrink {
-            emit::shrink::MAX_ROUNDS
-        } else {
-            0
-        },
+        max_rounds: emit::shrink::MAX_ROUNDS,
     };
-    let (kept, report) = emit::minimise::minimise(archive, &builder, exec, limits);
-    (kept, opts.shrink.then_some(report))
+    emit::minimise::minimise(archive, &builder, exec, opts.minimiser, limits)
 }
 
 /// What the run learned besides the suite, for the summary.
@@ -748,6 +747,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         krate: facts.krate,
         algorithm: opts.search.algorithm.name().to_string(),
         archive: opts.search.archive.map(|a| a.name().to_string()),
+        minimiser: opts.minimiser.name().to_string(),
         seed: opts.search.seed,
         budget: opts.search.budget.to_string(),
         goals: facts.goals,
