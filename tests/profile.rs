@@ -143,3 +143,45 @@ fn a_lone_frugal_binary_is_its_own_launcher() {
     );
     assert_eq!(report.suite_cost().measured, 1, "{stderr}");
 }
+
+/// `--ci-cost`: what CI pays for the generated suite and for the crate's own tests, side by
+/// side: a clean build, a build after a one-line change, and runs under `cargo test` and
+/// `cargo nextest run`. Measured on copies: the crate itself is left as it was.
+#[test]
+fn ci_cost_measures_builds_and_runs_of_both_suites_on_a_copy() {
+    let root = fixture("costs").join("src/lib.rs");
+    let before = std::fs::read(&root).unwrap();
+    let output = frugal_profile()
+        .arg(fixture("costs"))
+        .args(["--ci-cost", "--suite", "both", "--repeat", "1", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let costs: Vec<frugal_profiler::CiCost> =
+        serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    let suites: Vec<&str> = costs.iter().map(|c| c.suite.as_str()).collect();
+    assert_eq!(suites, ["generated", "existing"]);
+    assert_eq!(costs[0].targets, ["--test", "frugal_generated"]);
+    assert!(costs[1].targets.contains(&"--lib".to_string()), "{costs:?}");
+    assert!(!costs[1].targets.contains(&"frugal_generated".to_string()));
+    for c in &costs {
+        assert!(
+            c.build_clean_seconds > 0.0 && c.build_clean_cpu_seconds > 0.0,
+            "{c:?}"
+        );
+        assert!(c.build_incremental_seconds > 0.0, "{c:?}");
+        let test = c.cargo_test.as_ref().expect("cargo test ran");
+        assert!(test.passed && test.wall_seconds > 0.0, "{c:?}");
+        // cargo-nextest is optional on a host; without it the figure is missing with the reason.
+        match &c.nextest {
+            Some(n) => assert!(n.passed && n.wall_seconds > 0.0, "{c:?}"),
+            None => assert!(c.notes.iter().any(|n| n.contains("nextest")), "{c:?}"),
+        }
+    }
+    assert_eq!(
+        std::fs::read(&root).unwrap(),
+        before,
+        "the crate was changed"
+    );
+}

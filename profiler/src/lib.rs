@@ -43,6 +43,7 @@ pub mod report;
 
 mod aggregate;
 mod build;
+mod ci_cost;
 mod counters;
 mod error;
 mod launch;
@@ -59,6 +60,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use build::GENERATED_TARGET;
+pub use ci_cost::{CiCost, CiCostConfig, RunTimes, measure_ci_cost};
 pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
 pub use error::ProfileError;
 pub use launch::{LAUNCHER_NAME, Launcher, find_launcher};

@@ -54,6 +54,12 @@ pub struct ProfileArgs {
     /// Only tests whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
+    /// Measure what CI pays instead of each test: build time from a clean target dir and after
+    /// a one-line change, and wall and CPU time under `cargo test` and `cargo nextest run`
+    /// (`--repeat` runs each, medians). Measured on a copy of the crate; with `--suite both`,
+    /// the generated suite and the crate's own tests side by side.
+    #[arg(long)]
+    pub ci_cost: bool,
     #[command(flatten)]
     pub features: super::Features,
 }
@@ -66,6 +72,9 @@ pub fn run(mut args: ProfileArgs) -> anyhow::Result<()> {
         .krate
         .canonicalize()
         .with_context(|| format!("no crate at `{}`", args.krate.display()))?;
+    if args.ci_cost {
+        return ci_cost(&args);
+    }
     let mut config = ProfileConfig::new(&args.krate);
     config.suite = match args.suite {
         SuiteArg::Generated => Suite::Generated,
@@ -134,6 +143,88 @@ fn profile(config: &ProfileConfig, krate: &Path, json: bool) -> anyhow::Result<(
         write!(stdout, "{}", frugal_profiler::render_table(&report))?;
     }
     Ok(())
+}
+
+/// `frugal profile --ci-cost`: each suite measured on its own copy of the crate, confined.
+fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
+    let suites: &[Suite] = match args.suite {
+        SuiteArg::Generated => &[Suite::Generated],
+        SuiteArg::Existing => &[Suite::Existing],
+        SuiteArg::Both => &[Suite::Generated, Suite::Existing],
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("frugal-ci-cost-")
+        .tempdir()
+        .context("cannot make a scratch dir")?;
+    let mut costs = Vec::new();
+    for &suite in suites {
+        let name = format!("{suite:?}").to_lowercase();
+        let dir = scratch.path().join(&name);
+        let copy = dir.join("crate");
+        frugal_subject::instrument::standalone_copy(&args.krate, &copy)
+            .with_context(|| format!("cannot copy `{}`", args.krate.display()))?;
+        let target = dir.join("target");
+        let home = dir.join("home");
+        std::fs::create_dir_all(&home)?;
+        let policy = sandbox_policy(&copy, Some(&target), &home)?;
+        eprintln!(
+            "measuring what CI pays for the {name} tests (clean build, one-line change, cargo test, cargo nextest run)..."
+        );
+        let cost = frugal_profiler::measure_ci_cost(&frugal_profiler::CiCostConfig {
+            crate_dir: copy,
+            suite,
+            target_dir: target,
+            cargo_args: args.features.cargo_args(),
+            runs: args.repeat,
+            sandbox: Some(policy),
+        })
+        .with_context(|| {
+            format!(
+                "failed to measure the CI cost of `{}`",
+                args.krate.display()
+            )
+        })?;
+        costs.push(cost);
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &costs).context("failed to write JSON")?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", ci_cost_table(&costs))?;
+    }
+    Ok(())
+}
+
+/// The CI cost figures, one row per suite.
+fn ci_cost_table(costs: &[frugal_profiler::CiCost]) -> String {
+    let times = |t: &Option<frugal_profiler::RunTimes>| match t {
+        Some(t) => format!(
+            "{:.2} / {:.2}{}",
+            t.wall_seconds,
+            t.cpu_seconds,
+            if t.passed { "" } else { " (failures)" }
+        ),
+        None => "n/a".into(),
+    };
+    let mut out = format!(
+        "{:<10} {:>12} {:>12} {:>24} {:>24}\n",
+        "suite", "build clean", "build +1 line", "cargo test wall/CPU s", "nextest wall/CPU s"
+    );
+    for c in costs {
+        out.push_str(&format!(
+            "{:<10} {:>11.1}s {:>12.1}s {:>24} {:>24}\n",
+            c.suite,
+            c.build_clean_seconds,
+            c.build_incremental_seconds,
+            times(&c.cargo_test),
+            times(&c.nextest)
+        ));
+        for n in &c.notes {
+            out.push_str(&format!("  {}: {n}\n", c.suite));
+        }
+    }
+    out
 }
 
 fn show_progress(progress: Progress) {
