@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""What a CI job pays for frugal's suite and for the crate's own tests, side by side on the same
+crate version: for each crate (exact version from crates.io), `frugal run` emits a suite into a
+standalone copy (`tests/frugal_generated.rs`), then `frugal profile --ci-cost --suite both`
+measures each suite on its own copy: `cargo test --no-run` from an empty target dir
+(dependencies included), the same after a one-line change in the crate, and the median wall and
+CPU time of `cargo test` and `cargo nextest run` over the built targets (doc tests are not run).
+
+Usage (from the repository root):
+    python3 bench/ci_cost.py [--budget 1m] [--crates time,humantime] [--runs 3]
+    python3 bench/ci_cost.py --smoke     # humantime 2.1.0, a 10 s run, one run each
+
+Binary crates (RustyUnit's lsd and tight) are left out: their suite lives in the crate's own test
+binary (`--placement in-crate`), so the two suites cannot be built apart. Writes
+bench/ci-cost.json and bench/CI-COST.md (or --json-out / --md-out).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crates_common import (ROOT, add_report_args, cache_root, fetch, frugal_bin, frugal_commit,  # noqa: E402
+                           log, machine, run_frugal, standalone_copy)
+
+# RustyUnit's library crates, then ten of the public corpus (bench/corpus.py) that build quickly,
+# across its categories: name, version, extra flags.
+CRATES = [
+    ("time", "0.3.7", []),
+    ("gamie", "0.7.0", ["--all-features"]),
+    ("humantime", "2.1.0", []),
+    ("quick-xml", "0.23.0", []),
+    ("itoa", "1.0.19", []),
+    ("semver", "1.0.28", []),
+    ("mime", "0.3.18", []),
+    ("glob", "0.3.4", []),
+    ("shlex", "2.0.1", []),
+    ("httpdate", "1.0.3", []),
+    ("hex", "0.4.3", []),
+    ("strsim", "0.11.1", []),
+    ("heck", "0.5.0", []),
+    ("unicase", "2.10.0", []),
+]
+SMOKE = [("humantime", "2.1.0", [])]
+
+
+def one(frugal, name, version, flags, budget, runs, scratch):
+    src = fetch(name, version)
+    root = os.path.join(scratch, f"{name}-{version}")
+    out, work = os.path.join(root, "out"), os.path.join(root, "work")
+    summary, wall, err = run_frugal(frugal, src, 1, budget, flags + ["--no-measure"], "tests", work, out)
+    row = {"crate": name, "version": version, "budget": budget, "frugal_wall_s": round(wall, 1)}
+    if err:
+        row["error"] = f"frugal run failed: {err[-800:]}"
+        return row
+    row["tests_emitted"] = summary["tests_emitted"]
+    copy = os.path.join(root, "crate")
+    standalone_copy(src, copy, declare_generated=True)
+    os.makedirs(os.path.join(copy, "tests"), exist_ok=True)
+    with open(os.path.join(out, "frugal_generated.rs")) as f, \
+            open(os.path.join(copy, "tests", "frugal_generated.rs"), "w") as g:
+        g.write(f.read())
+    cmd = [frugal, "profile", copy, "--ci-cost", "--suite", "both", "--repeat", str(runs), "--json"] + \
+        [f for f in flags if f == "--all-features"]
+    log(" ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        row["error"] = f"frugal profile --ci-cost failed: {proc.stderr[-800:]}"
+        return row
+    for cost in json.loads(proc.stdout):
+        row[cost["suite"]] = cost
+    return row
+
+
+def nextest_version():
+    out = subprocess.run(["cargo", "nextest", "--version"], capture_output=True, text=True)
+    return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else "no cargo-nextest"
+
+
+def secs(x):
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def runner(cost, key):
+    t = (cost or {}).get(key)
+    if not t:
+        return "n/a", "n/a"
+    mark = "" if t.get("passed") else " (failures)"
+    return secs(t["wall_seconds"]) + mark, secs(t["cpu_seconds"])
+
+
+def render(rows, args):
+    lines = [
+        "# What CI pays for a suite: frugal's and the crate's own (issue 38)",
+        "",
+        f"- command: `python3 bench/ci_cost.py --budget {args.budget} --runs {args.runs}"
+        + (f" --crates {args.crates}" if args.crates else "") + "`",
+        f"- frugal commit: {frugal_commit()}; date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        "- machine: {cpu}, {cores} cores, {os}; {rustc}; {nextest}".format(**machine(), nextest=nextest_version()),
+        "",
+        "Per crate, the generated suite (`tests/frugal_generated.rs`, from `frugal run --budget "
+        f"{args.budget} --seed 1`) and the crate's own tests (library, binaries, integration tests; no doc "
+        "tests), each measured by `frugal profile --ci-cost` on its own standalone copy, confined: "
+        "**clean** is `cargo test --no-run` from an empty target dir, dependencies included; **+1 line** "
+        "the same after a comment line is appended to `src/lib.rs`; `cargo test` and `cargo nextest run` "
+        f"run the built targets ({args.runs} runs, medians; CPU is every process the command waited for, "
+        "cargo's own start included).",
+        "",
+        "| crate | suite | tests | build clean s | build +1 line s | cargo test wall s | cargo test CPU s "
+        "| nextest wall s | nextest CPU s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['crate']} {r['version']} | error | | | | | | | |")
+            continue
+        for suite in ("generated", "existing"):
+            c = r.get(suite) or {}
+            tests = r.get("tests_emitted", "") if suite == "generated" else ""
+            tw, tc = runner(c, "cargo_test")
+            nw, nc = runner(c, "nextest")
+            label = "frugal" if suite == "generated" else "own"
+            lines.append(f"| {r['crate']} {r['version']} | {label} | {tests} | {secs(c.get('build_clean_seconds'))} "
+                         f"| {secs(c.get('build_incremental_seconds'))} | {tw} | {tc} | {nw} | {nc} |")
+    errors = [r for r in rows if "error" in r]
+    if errors:
+        lines += ["", "## Failures", ""]
+        lines += [f"- {r['crate']} {r['version']}: {r['error'].splitlines()[0]}" for r in errors]
+    notes = {n for r in rows for s in ("generated", "existing") for n in (r.get(s) or {}).get("notes", [])}
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in sorted(notes)]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--budget", default="1m")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--crates", default=None, help="comma-separated subset")
+    ap.add_argument("--frugal", default=None)
+    ap.add_argument("--smoke", action="store_true", help="humantime 2.1.0, 10 s, one run each")
+    add_report_args(ap, "ci-cost")
+    args = ap.parse_args()
+    frugal = frugal_bin(args.frugal)
+    crates = CRATES
+    if args.smoke:
+        crates, args.budget, args.runs = SMOKE, "10s", 1
+        args.json_out = os.path.join(tempfile.gettempdir(), "ci-cost-smoke.json")
+        args.md_out = os.path.join(tempfile.gettempdir(), "CI-COST-smoke.md")
+    if args.crates:
+        wanted = args.crates.split(",")
+        crates = [c for c in CRATES if c[0] in wanted]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="frugal-ci-cost-", dir=cache_root()) as scratch:
+        for name, version, flags in crates:
+            row = one(frugal, name, version, flags, args.budget, args.runs, scratch)
+            log(f"{name}: {json.dumps({k: v for k, v in row.items() if k not in ('generated', 'existing')})}")
+            rows.append(row)
+            with open(args.json_out, "w") as f:
+                json.dump(rows, f, indent=1)
+            with open(args.md_out, "w") as f:
+                f.write(render(rows, args))
+    print(render(rows, args))
+    failed = [r for r in rows if "error" in r]
+    if args.smoke:
+        r = rows[0]
+        if failed or not (r["generated"].get("cargo_test") or {}).get("passed"):
+            sys.exit(f"ci_cost smoke failed: {json.dumps(r)[:2000]}")
+
+
+if __name__ == "__main__":
+    main()
