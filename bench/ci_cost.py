@@ -64,16 +64,25 @@ def one(frugal, name, version, flags, budget, runs, scratch):
     with open(os.path.join(out, "frugal_generated.rs")) as f, \
             open(os.path.join(copy, "tests", "frugal_generated.rs"), "w") as g:
         g.write(f.read())
-    cmd = [frugal, "profile", copy, "--ci-cost", "--suite", "both", "--repeat", str(runs), "--json"] + \
-        [f for f in flags if f == "--all-features"]
-    log(" ".join(cmd))
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        row["error"] = f"frugal profile --ci-cost failed: {proc.stderr[-800:]}"
-        return row
-    for cost in json.loads(proc.stdout):
-        row[cost["suite"]] = cost
+    # Each suite on its own: one that does not build (an own suite needing a feature) leaves
+    # the other's figures.
+    for suite in ("generated", "existing"):
+        cmd = [frugal, "profile", copy, "--ci-cost", "--suite", suite, "--repeat", str(runs), "--json"] + \
+            [f for f in flags if f == "--all-features"]
+        log(" ".join(cmd))
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            row[suite] = {"error": first_error(proc.stderr)}
+            continue
+        row[suite] = json.loads(proc.stdout)[0]
     return row
+
+
+def first_error(stderr):
+    """The compiler's first error and a few lines after it, else the end of stderr."""
+    lines = stderr.splitlines()
+    at = next((i for i, l in enumerate(lines) if l.startswith("error")), None)
+    return "\n".join(lines[at:at + 6] if at is not None else lines[-6:])
 
 
 def nextest_version():
@@ -94,11 +103,13 @@ def runner(cost, key):
 
 
 def render(rows, args):
+    order = {c[0]: i for i, c in enumerate(CRATES)}
+    rows = sorted(rows, key=lambda r: order.get(r["crate"], len(order)))
     lines = [
         "# What CI pays for a suite: frugal's and the crate's own (issue 38)",
         "",
         f"- command: `python3 bench/ci_cost.py --budget {args.budget} --runs {args.runs}"
-        + (f" --crates {args.crates}" if args.crates else "") + "`",
+        + (f" --crates {args.crates}" if args.crates and not args.keep_others else "") + "`",
         f"- frugal commit: {frugal_commit()}; date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         "- machine: {cpu}, {cores} cores, {os}; {rustc}; {nextest}".format(**machine(), nextest=nextest_version()),
         "",
@@ -124,12 +135,19 @@ def render(rows, args):
             tw, tc = runner(c, "cargo_test")
             nw, nc = runner(c, "nextest")
             label = "frugal" if suite == "generated" else "own"
+            if "error" in c:
+                lines.append(f"| {r['crate']} {r['version']} | {label} | {tests} | error (below) | | | | | |")
+                continue
             lines.append(f"| {r['crate']} {r['version']} | {label} | {tests} | {secs(c.get('build_clean_seconds'))} "
                          f"| {secs(c.get('build_incremental_seconds'))} | {tw} | {tc} | {nw} | {nc} |")
-    errors = [r for r in rows if "error" in r]
+    errors = [(r, "run", r["error"]) for r in rows if "error" in r]
+    errors += [(r, s, (r.get(s) or {})["error"]) for r in rows for s in ("generated", "existing")
+               if "error" in (r.get(s) or {})]
     if errors:
         lines += ["", "## Failures", ""]
-        lines += [f"- {r['crate']} {r['version']}: {r['error'].splitlines()[0]}" for r in errors]
+        for r, what, err in errors:
+            text = err.replace("\n", " ").replace("|", "\\|")
+            lines.append(f"- {r['crate']} {r['version']} ({what}): `{text[:300]}`")
     notes = {n for r in rows for s in ("generated", "existing") for n in (r.get(s) or {}).get("notes", [])}
     if notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in sorted(notes)]
@@ -143,6 +161,8 @@ def main():
     ap.add_argument("--crates", default=None, help="comma-separated subset")
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--smoke", action="store_true", help="humantime 2.1.0, 10 s, one run each")
+    ap.add_argument("--keep-others", action="store_true",
+                    help="keep the rows of --json-out for crates this run does not measure")
     add_report_args(ap, "ci-cost")
     args = ap.parse_args()
     frugal = frugal_bin(args.frugal)
@@ -155,6 +175,10 @@ def main():
         wanted = args.crates.split(",")
         crates = [c for c in CRATES if c[0] in wanted]
     rows = []
+    if args.keep_others and os.path.exists(args.json_out):
+        with open(args.json_out) as f:
+            names = {c[0] for c in crates}
+            rows = [r for r in json.load(f) if r["crate"] not in names]
     with tempfile.TemporaryDirectory(prefix="frugal-ci-cost-", dir=cache_root()) as scratch:
         for name, version, flags in crates:
             row = one(frugal, name, version, flags, args.budget, args.runs, scratch)
@@ -168,7 +192,7 @@ def main():
     failed = [r for r in rows if "error" in r]
     if args.smoke:
         r = rows[0]
-        if failed or not (r["generated"].get("cargo_test") or {}).get("passed"):
+        if failed or not ((r.get("generated") or {}).get("cargo_test") or {}).get("passed"):
             sys.exit(f"ci_cost smoke failed: {json.dumps(r)[:2000]}")
 
 

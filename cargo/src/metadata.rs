@@ -39,6 +39,9 @@ pub struct Target {
     pub kinds: Vec<String>,
     /// `cargo test` runs its doc tests.
     pub doctest: bool,
+    /// Features the target needs (`required-features`): without them cargo skips it when it
+    /// selects targets itself, and refuses it when it is named.
+    pub required_features: Vec<String>,
 }
 
 /// How long `cargo metadata` may take: it resolves the lock file, never builds.
@@ -120,6 +123,12 @@ fn package(p: &Value) -> Option<Package> {
                         .filter_map(text)
                         .collect(),
                     doctest: t["doctest"] == true,
+                    required_features: t["required-features"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(text)
+                        .collect(),
                 })
             })
             .collect(),
@@ -134,7 +143,7 @@ mod tests {
     fn packages_and_targets_are_read() {
         let v: Value = serde_json::from_str(
             r#"{"packages":[{"name":"a","version":"0.1.0","id":"a 0.1.0","manifest_path":"/w/a/Cargo.toml",
-            "targets":[{"name":"a","kind":["lib"],"doctest":true},{"name":"t","kind":["test"],"doctest":false}]},
+            "targets":[{"name":"a","kind":["lib"],"doctest":true},{"name":"t","kind":["test"],"doctest":false,"required-features":["serde"]}]},
             {"name":"broken"}]}"#,
         )
         .unwrap();
@@ -145,5 +154,7 @@ mod tests {
         assert_eq!(a.dir(), Path::new("/w/a"));
         assert_eq!(a.targets[1].kinds, vec!["test".to_string()]);
         assert!(a.targets[0].doctest && !a.targets[1].doctest);
+        assert!(a.targets[0].required_features.is_empty());
+        assert_eq!(a.targets[1].required_features, ["serde"]);
     }
 }

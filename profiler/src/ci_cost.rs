@@ -88,7 +88,7 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
         return Err(ProfileError::Config("runs must be at least 1".into()));
     }
     let info = crate_info(&config.crate_dir)?;
-    let package = package_targets(&config.crate_dir)?;
+    let package = package_targets(&config.crate_dir, &config.cargo_args)?;
     let targets = selection(config.suite, &package);
     if targets.is_empty() {
         return Err(ProfileError::Config(format!(
@@ -114,7 +114,7 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
         return Err(ProfileError::Build {
             krate: info.name.clone(),
             dir: info.dir.clone(),
-            first_errors: clean.stderr_tail,
+            first_errors: first_errors(&clean.stderr),
         });
     }
     change_one_line(&package.root)?;
@@ -172,7 +172,9 @@ struct PackageTargets {
     root: PathBuf,
 }
 
-fn package_targets(dir: &Path) -> Result<PackageTargets, ProfileError> {
+/// The package's targets that build with `cargo_args`' features: a target whose
+/// `required-features` are not all on is left out, as cargo leaves it out of `cargo test`.
+fn package_targets(dir: &Path, cargo_args: &[String]) -> Result<PackageTargets, ProfileError> {
     let manifest = dir.join("Cargo.toml");
     let failed = |stderr: String| ProfileError::Metadata {
         dir: dir.to_path_buf(),
@@ -183,11 +185,16 @@ fn package_targets(dir: &Path) -> Result<PackageTargets, ProfileError> {
     let package = metadata
         .package_at(&manifest)
         .ok_or_else(|| failed("no package with this manifest".into()))?;
+    let enabled = enabled_features(cargo_args);
+    let builds = |t: &frugal_cargo::Target| match &enabled {
+        None => true,
+        Some(on) => t.required_features.iter().all(|f| on.contains(f)),
+    };
     let of_kind = |kind: &str| -> Vec<String> {
         package
             .targets
             .iter()
-            .filter(|t| t.kinds.iter().any(|k| k == kind))
+            .filter(|t| t.kinds.iter().any(|k| k == kind) && builds(t))
             .map(|t| t.name.clone())
             .collect()
     };
@@ -204,6 +211,31 @@ fn package_targets(dir: &Path) -> Result<PackageTargets, ProfileError> {
         tests: of_kind("test"),
         root,
     })
+}
+
+/// The features `cargo_args` turn on (`--features a,b`, `--features=a`), or `None` for
+/// `--all-features`. Default features are not known here: a target requiring one is kept only
+/// when it is named.
+fn enabled_features(cargo_args: &[String]) -> Option<Vec<String>> {
+    if cargo_args.iter().any(|a| a == "--all-features") {
+        return None;
+    }
+    let mut on = Vec::new();
+    let mut args = cargo_args.iter();
+    while let Some(a) = args.next() {
+        let list = match a.strip_prefix("--features=") {
+            Some(list) => Some(list.to_string()),
+            None if a == "--features" || a == "-F" => args.next().cloned(),
+            None => None,
+        };
+        on.extend(
+            list.iter()
+                .flat_map(|l| l.split([',', ' ']))
+                .filter(|f| !f.is_empty())
+                .map(str::to_string),
+        );
+    }
+    Some(on)
 }
 
 /// Cargo's target flags for a suite: the generated target alone, or every other test target.
@@ -271,7 +303,7 @@ struct Timed {
     success: bool,
     wall: f64,
     cpu: f64,
-    stderr_tail: String,
+    stderr: String,
 }
 
 fn timed(
@@ -291,8 +323,23 @@ fn timed(
         success: output.success,
         wall: started.elapsed().as_secs_f64(),
         cpu: children_cpu_seconds() - cpu_before,
-        stderr_tail: output.stderr_tail(2000).to_string(),
+        stderr: output.stderr,
     })
+}
+
+/// cargo's error lines (`error[E0583]: file not found ...`), the first five, else the end of
+/// its stderr.
+fn first_errors(stderr: &str) -> String {
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .take(5)
+        .collect();
+    if errors.is_empty() {
+        let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
+        return tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    }
+    errors.join("\n")
 }
 
 /// `runs` runs of a built suite, medians of wall and CPU time.
@@ -361,6 +408,17 @@ mod tests {
         );
         assert_eq!(selection(Suite::Both, &p).len(), 7);
         assert!(selection(Suite::Generated, &package(&["api"])).is_empty());
+    }
+
+    #[test]
+    fn features_named_on_the_command_line_are_the_enabled_ones() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(enabled_features(&args(&["--all-features"])), None);
+        assert_eq!(
+            enabled_features(&args(&["--features", "a,b", "--features=c"])),
+            Some(vec!["a".into(), "b".into(), "c".into()])
+        );
+        assert_eq!(enabled_features(&[]), Some(vec![]));
     }
 
     #[test]
