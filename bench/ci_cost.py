@@ -53,7 +53,8 @@ def one(frugal, name, version, flags, budget, runs, scratch):
     root = os.path.join(scratch, f"{name}-{version}")
     out, work = os.path.join(root, "out"), os.path.join(root, "work")
     summary, wall, err = run_frugal(frugal, src, 1, budget, flags + ["--no-measure"], "tests", work, out)
-    row = {"crate": name, "version": version, "budget": budget, "frugal_wall_s": round(wall, 1)}
+    row = {"crate": name, "version": version, "budget": budget, "frugal_wall_s": round(wall, 1),
+           "frugal_commit": frugal_commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     if err:
         row["error"] = f"frugal run failed: {err[-800:]}"
         return row
@@ -110,7 +111,10 @@ def render(rows, args):
         "",
         f"- command: `python3 bench/ci_cost.py --budget {args.budget} --runs {args.runs}"
         + (f" --crates {args.crates}" if args.crates and not args.keep_others else "") + "`",
-        f"- frugal commit: {frugal_commit()}; date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        "- frugal commit and date per crate: " + "; ".join(sorted(
+            {f"{r.get('frugal_commit', '?')} ({r.get('date', '?')}): "
+             + ", ".join(x["crate"] for x in rows if x.get("frugal_commit") == r.get("frugal_commit"))
+             for r in rows})),
         "- machine: {cpu}, {cores} cores, {os}; {rustc}; {nextest}".format(**machine(), nextest=nextest_version()),
         "",
         "Per crate, the generated suite (`tests/frugal_generated.rs`, from `frugal run --budget "
@@ -140,6 +144,7 @@ def render(rows, args):
                 continue
             lines.append(f"| {r['crate']} {r['version']} | {label} | {tests} | {secs(c.get('build_clean_seconds'))} "
                          f"| {secs(c.get('build_incremental_seconds'))} | {tw} | {tc} | {nw} | {nc} |")
+    lines += totals(rows)
     errors = [(r, "run", r["error"]) for r in rows if "error" in r]
     errors += [(r, s, (r.get(s) or {})["error"]) for r in rows for s in ("generated", "existing")
                if "error" in (r.get(s) or {})]
@@ -154,6 +159,31 @@ def render(rows, args):
     return "\n".join(lines) + "\n"
 
 
+def totals(rows):
+    """Sums over the crates where both suites were measured."""
+    both = [r for r in rows if "error" not in r
+            and all("error" not in (r.get(s) or {"error": 1}) for s in ("generated", "existing"))]
+    if not both:
+        return []
+
+    def total(suite, get):
+        return sum(get(r[suite]) or 0.0 for r in both)
+    figures = [
+        ("build clean s", lambda c: c["build_clean_seconds"]),
+        ("build +1 line s", lambda c: c["build_incremental_seconds"]),
+        ("cargo test wall s", lambda c: (c.get("cargo_test") or {}).get("wall_seconds")),
+        ("cargo test CPU s", lambda c: (c.get("cargo_test") or {}).get("cpu_seconds")),
+        ("nextest wall s", lambda c: (c.get("nextest") or {}).get("wall_seconds")),
+        ("nextest CPU s", lambda c: (c.get("nextest") or {}).get("cpu_seconds")),
+    ]
+    out = ["", f"## Totals over the {len(both)} crates with both suites measured", "",
+           "| figure | frugal | own | frugal / own |", "|---|---|---|---|"]
+    for label, get in figures:
+        g, o = total("generated", get), total("existing", get)
+        out.append(f"| {label} | {g:.2f} | {o:.2f} | {g / o:.2f} |" if o else f"| {label} | {g:.2f} | {o:.2f} | n/a |")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--budget", default="1m")
@@ -161,10 +191,17 @@ def main():
     ap.add_argument("--crates", default=None, help="comma-separated subset")
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--smoke", action="store_true", help="humantime 2.1.0, 10 s, one run each")
+    ap.add_argument("--render-only", action="store_true", help="write --md-out from --json-out and stop")
     ap.add_argument("--keep-others", action="store_true",
                     help="keep the rows of --json-out for crates this run does not measure")
     add_report_args(ap, "ci-cost")
     args = ap.parse_args()
+    if args.render_only:
+        with open(args.json_out) as f:
+            rows = json.load(f)
+        with open(args.md_out, "w") as f:
+            f.write(render(rows, args))
+        return
     frugal = frugal_bin(args.frugal)
     crates = CRATES
     if args.smoke:
