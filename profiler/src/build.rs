@@ -35,6 +35,11 @@ pub(crate) struct BuiltBinary {
 
 /// Reads the crate's package from `cargo metadata --no-deps`.
 pub(crate) fn crate_info(dir: &Path) -> Result<CrateInfo, ProfileError> {
+    read_package(dir).map(|p| crate_info_of(&p))
+}
+
+/// The crate's package as `cargo metadata --no-deps` describes it.
+pub(crate) fn read_package(dir: &Path) -> Result<Package, ProfileError> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         return Err(ProfileError::NotACrate(dir.to_path_buf()));
@@ -44,13 +49,12 @@ pub(crate) fn crate_info(dir: &Path) -> Result<CrateInfo, ProfileError> {
         stderr,
     };
     let metadata = Metadata::read(&Cargo::new(), &manifest).map_err(|e| failed(e.to_string()))?;
-    let package = metadata.package_at(&manifest).ok_or_else(|| {
+    metadata.package_at(&manifest).cloned().ok_or_else(|| {
         failed("no package with this manifest (is it a virtual workspace manifest?)".into())
-    })?;
-    Ok(crate_info_of(package))
+    })
 }
 
-fn crate_info_of(package: &Package) -> CrateInfo {
+pub(crate) fn crate_info_of(package: &Package) -> CrateInfo {
     let has_generated = package
         .targets
         .iter()

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use frugal_cargo::Cargo;
 use serde::{Deserialize, Serialize};
 
-use crate::build::{GENERATED_TARGET, crate_info};
+use crate::build::{GENERATED_TARGET, crate_info_of, read_package};
 use crate::error::ProfileError;
 use crate::report::Suite;
 
@@ -87,8 +87,9 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
     if config.runs == 0 {
         return Err(ProfileError::Config("runs must be at least 1".into()));
     }
-    let info = crate_info(&config.crate_dir)?;
-    let package = package_targets(&config.crate_dir, &config.cargo_args)?;
+    let read = read_package(&config.crate_dir)?;
+    let info = crate_info_of(&read);
+    let package = package_targets(&read, &info.dir, &config.cargo_args);
     let targets = selection(config.suite, &package);
     if targets.is_empty() {
         return Err(ProfileError::Config(format!(
@@ -174,17 +175,11 @@ struct PackageTargets {
 
 /// The package's targets that build with `cargo_args`' features: a target whose
 /// `required-features` are not all on is left out, as cargo leaves it out of `cargo test`.
-fn package_targets(dir: &Path, cargo_args: &[String]) -> Result<PackageTargets, ProfileError> {
-    let manifest = dir.join("Cargo.toml");
-    let failed = |stderr: String| ProfileError::Metadata {
-        dir: dir.to_path_buf(),
-        stderr,
-    };
-    let metadata = frugal_cargo::Metadata::read(&Cargo::new(), &manifest)
-        .map_err(|e| failed(e.to_string()))?;
-    let package = metadata
-        .package_at(&manifest)
-        .ok_or_else(|| failed("no package with this manifest".into()))?;
+fn package_targets(
+    package: &frugal_cargo::Package,
+    dir: &Path,
+    cargo_args: &[String],
+) -> PackageTargets {
     let enabled = enabled_features(cargo_args);
     let builds = |t: &frugal_cargo::Target| match &enabled {
         None => true,
@@ -199,18 +194,12 @@ fn package_targets(dir: &Path, cargo_args: &[String]) -> Result<PackageTargets, 
             .collect()
     };
     let lib = package.is_lib();
-    let bins = of_kind("bin");
-    let root = if lib {
-        dir.join("src/lib.rs")
-    } else {
-        dir.join("src/main.rs")
-    };
-    Ok(PackageTargets {
+    PackageTargets {
         lib,
-        bins,
+        bins: of_kind("bin"),
         tests: of_kind("test"),
-        root,
-    })
+        root: dir.join(if lib { "src/lib.rs" } else { "src/main.rs" }),
+    }
 }
 
 /// The features `cargo_args` turn on (`--features a,b`, `--features=a`), or `None` for
@@ -287,12 +276,24 @@ fn empty_dir(dir: &Path) -> Result<(), ProfileError> {
     Ok(())
 }
 
-/// Appends [`CHANGED_LINE`] to the crate's root file.
+/// Appends [`CHANGED_LINE`] to the crate's root file, unconfined: no link may lie on its path
+/// (a copy keeps the crate's symlinks, and one could name any file of the host), and the file
+/// is opened without following one.
 fn change_one_line(root: &Path) -> Result<(), ProfileError> {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let io = |e| ProfileError::io(format!("change one line of {}", root.display()), e);
+    // `root` is the canonical crate dir joined with `src/...`: it canonicalizes to itself only
+    // when no link lies on the way.
+    if !root.canonicalize().is_ok_and(|r| r == root) {
+        return Err(ProfileError::Config(format!(
+            "{} is not a file of the crate itself (a symlink?): no one-line change is made through it",
+            root.display()
+        )));
+    }
     let mut f = std::fs::OpenOptions::new()
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(root)
         .map_err(io)?;
     f.write_all(CHANGED_LINE.as_bytes()).map_err(io)
@@ -419,6 +420,30 @@ mod tests {
             Some(vec!["a".into(), "b".into(), "c".into()])
         );
         assert_eq!(enabled_features(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn a_root_that_is_a_link_is_not_written_through() {
+        let tmp = std::env::temp_dir().join(format!("frugal-ci-cost-link-{}", std::process::id()));
+        let src = tmp.join("crate/src");
+        std::fs::create_dir_all(&src).unwrap();
+        let outside = tmp.join("outside.rs");
+        std::fs::write(&outside, "fn secret() {}\n").unwrap();
+        let dir = tmp.join("crate").canonicalize().unwrap();
+        std::os::unix::fs::symlink(&outside, src.join("lib.rs")).unwrap();
+        assert!(change_one_line(&dir.join("src/lib.rs")).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "fn secret() {}\n"
+        );
+        std::fs::remove_file(src.join("lib.rs")).unwrap();
+        std::fs::write(src.join("lib.rs"), "").unwrap();
+        change_one_line(&dir.join("src/lib.rs")).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(src.join("lib.rs")).unwrap(),
+            CHANGED_LINE
+        );
+        std::fs::remove_dir_all(&tmp).unwrap();
     }
 
     #[test]

@@ -17,7 +17,7 @@ use frugal_search::{
     Builder, ExecResult, Executor, INSTRUCTIONS, OpKind, Schema, Status, TestCase, Value, ValueKind,
 };
 use rand::SeedableRng;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::minimise::Kept;
 
@@ -53,7 +53,7 @@ const ROUND_WIDTH: usize = 64;
 const REPLACEMENTS_PER_ARG: usize = 3;
 
 /// What the phase did, for the run summary.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ShrinkReport {
     /// Kept tests the phase looked at.
     pub tests: usize,
@@ -250,7 +250,7 @@ fn moves(t: &TestCase, builder: &Builder<'_>) -> VecDeque<TestCase> {
         })
         .collect();
     ints.sort_by_key(|&(i, v)| (std::cmp::Reverse(v.unsigned_abs()), i));
-    let int_moves = |steps: fn(i128) -> [i128; 3], out: &mut VecDeque<TestCase>| {
+    let int_moves = |steps: fn(i128) -> Vec<i128>, out: &mut VecDeque<TestCase>| {
         for &(i, v) in &ints {
             for smaller in smaller_ints(v, &steps(v), int_range(t, i, builder.schema)) {
                 out.push_back(with_value(t, i, Value::Int(smaller)));
@@ -301,14 +301,13 @@ fn moves(t: &TestCase, builder: &Builder<'_>) -> VecDeque<TestCase> {
 }
 
 /// An integer's big steps toward zero: to zero, a tenth, a half.
-fn big_steps(v: i128) -> [i128; 3] {
-    [0, v / 10, v / 2]
+fn big_steps(v: i128) -> Vec<i128> {
+    vec![0, v / 10, v / 2]
 }
 
-/// An integer's small steps toward zero: a quarter less, one less (the second of a pair that
-/// are equal is skipped).
-fn small_steps(v: i128) -> [i128; 3] {
-    [v - v / 4, v - v.signum(), v]
+/// An integer's small steps toward zero: a quarter less, one less.
+fn small_steps(v: i128) -> Vec<i128> {
+    vec![v - v / 4, v - v.signum()]
 }
 
 /// `t` with statement `i`'s literal replaced.
