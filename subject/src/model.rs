@@ -204,6 +204,11 @@ pub struct Callable {
     /// when the parameters do not name them all; `_` for a closure's. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turbofish: Vec<Ty>,
+    /// The result's type names an impl parameter nothing at the call site infers (`impl<A:
+    /// Array> ToSmallVec<A> for [A::Item]`'s `to_smallvec() -> SmallVec<A>`): an emitted test
+    /// binds it with a typed `let`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ret_annotated: bool,
 }
 
 impl Callable {
@@ -224,6 +229,7 @@ impl Callable {
             operator: None,
             consume: None,
             turbofish: Vec::new(),
+            ret_annotated: false,
         }
     }
 }

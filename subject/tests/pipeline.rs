@@ -231,6 +231,30 @@ fn std_value_shapes_are_built_from_primitives() {
     }
 }
 
+/// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
+/// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
+/// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.
+#[test]
+fn array_trait_impls_stand_in_for_their_bound_and_results_are_typed() {
+    let out = temp_out();
+    let s = run("fixture:array_backed", 3000, 1, out.path());
+    assert!(
+        s.callables.left_out.is_empty(),
+        "{:?}",
+        s.callables.left_out
+    );
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+    assert_eq!(s.goals["branch"].covered, s.goals["branch"].total);
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    for shape in [
+        "array_backed::InlineVec::<[i32; 4]>::",
+        ": array_backed::InlineVec<[i32; 4]> = items.to_inline();",
+        ".push(",
+    ] {
+        assert!(suite.contains(shape), "no `{shape}` in:\n{suite}");
+    }
+}
+
 /// Issue 38: the search keeps tests that build fields of up to a million cells; shrinking
 /// brings them down to small fields, and the suite covers exactly what the suite without
 /// shrinking covers.

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::harness::std_values::{ARRAY, STD_VEC_INTO_ITER};
 use crate::model::Ty;
 
 /// Traits every candidate has (auto traits, `'static` data, `Sized`).
@@ -376,6 +377,17 @@ pub(crate) struct Candidates {
     dependency_types: Vec<(Ty, &'static [&'static str])>,
     /// Primitives the crate implements its own traits for, with those traits' keys.
     primitives: Vec<(Ty, BTreeSet<String>)>,
+    /// Crate traits implemented for arrays of any element (`analyze::arrays`).
+    arrays: Vec<ArrayCandidate>,
+}
+
+/// A crate trait implemented for `[T; N]`: its key, the length a candidate gets, and the
+/// associated types that are the element.
+#[derive(Debug, Clone)]
+pub(crate) struct ArrayCandidate {
+    pub key: String,
+    pub length: u64,
+    pub element_types: Vec<String>,
 }
 
 impl Candidates {
@@ -385,7 +397,76 @@ impl Candidates {
             crate_types: types,
             dependency_types: Vec::new(),
             primitives: Vec::new(),
+            arrays: Vec::new(),
         }
+    }
+
+    /// Adds the crate traits implemented for arrays (see `analyze::arrays`): a bound naming
+    /// one (`A: Array`, `A: Array<Item = u8>`) is met by `[i32; N]`, or an array of the item.
+    pub(crate) fn with_arrays(mut self, arrays: Vec<ArrayCandidate>) -> Self {
+        self.arrays = arrays;
+        self
+    }
+
+    /// What `name` is for the candidate `base` (`A::Item` with `A = [i32; 4]`): the element
+    /// of an array whose crate impl says `type Item = T`, or the item of a `Vec`'s `IntoIter`.
+    pub(crate) fn associated_type(&self, base: &Ty, name: &str) -> Option<Ty> {
+        match base {
+            Ty::Adt { path, args } if path == ARRAY && args.len() == 2 => self
+                .arrays
+                .iter()
+                .any(|a| a.element_types.iter().any(|e| e == name))
+                .then(|| args[0].clone()),
+            Ty::Adt { path, args } if path == STD_VEC_INTO_ITER && args.len() == 1 => {
+                (name == "Item").then(|| args[0].clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// `[T; N]` for bounds that name a crate trait implemented for arrays, besides the std
+    /// traits arrays have; `T` is the item a binding asks for (`Array<Item = u8>`), or `i32`.
+    fn array(&self, keys: &[&str]) -> Option<Ty> {
+        let mut element: Option<Ty> = None;
+        let mut chosen: Option<&ArrayCandidate> = None;
+        for key in keys {
+            // An array of `i32` has the ordered value traits but `Default` (not past 32), and
+            // `Copy`.
+            if (ORDERED_VALUE.contains(key) && *key != "Default") || *key == "Copy" {
+                continue;
+            }
+            let (name, binding) = key.split_once('<').unwrap_or((key, ""));
+            let candidate = self.arrays.iter().find(|a| a.key == name)?;
+            if let Some((assoc, shown)) =
+                binding.strip_suffix('>').and_then(|b| b.split_once(" = "))
+            {
+                if !candidate.element_types.iter().any(|e| e == assoc) {
+                    return None;
+                }
+                let ty = item_ty(shown)?;
+                if element.as_ref().is_some_and(|e| *e != ty) {
+                    return None;
+                }
+                element = Some(ty);
+            } else if !binding.is_empty() {
+                return None;
+            }
+            chosen = Some(chosen.map_or(candidate, |c| {
+                if candidate.length < c.length {
+                    candidate
+                } else {
+                    c
+                }
+            }));
+        }
+        let chosen = chosen?;
+        Some(Ty::Adt {
+            path: ARRAY.to_string(),
+            args: vec![
+                element.unwrap_or_else(|| Ty::Prim("i32".into())),
+                Ty::Other(chosen.length.to_string()),
+            ],
+        })
     }
 
     /// Adds primitives with the crate traits they implement (see `analyze::macros`): a bound
@@ -522,6 +603,9 @@ impl Candidates {
         };
         if let Some((ty, _)) = primitive(true) {
             return Some(ty.clone());
+        }
+        if let Some(array) = self.array(&keys) {
+            return Some(array);
         }
         let crate_type = self
             .crate_types

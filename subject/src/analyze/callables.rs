@@ -669,7 +669,49 @@ fn lower_fn_nth(
         operator: None,
         consume: consumed.map(|(how, _)| how),
         turbofish,
+        ret_annotated: site
+            .imp
+            .is_some_and(|cx| uninferred_in_result(cx, sig, &sig_output)),
     })
+}
+
+/// Whether the result names an impl parameter that neither the impl's self type nor the
+/// parameters hold as a type of its own (only through a projection, `[A::Item]`, or not at
+/// all), so nothing at a call site infers it.
+fn uninferred_in_result(cx: &ImplCx, sig: &syn::Signature, output: &syn::ReturnType) -> bool {
+    let syn::ReturnType::Type(_, ret) = output else {
+        return false;
+    };
+    let held = |name: &str| {
+        holds_param(&cx.written_self, name)
+            || sig.inputs.iter().any(|input| match input {
+                syn::FnArg::Typed(t) => holds_param(&t.ty, name),
+                syn::FnArg::Receiver(_) => false,
+            })
+    };
+    cx.subst.keys().any(|name| {
+        !held(name) && super::generics::names_any(&source_text(ret), std::slice::from_ref(name))
+    })
+}
+
+/// Whether `ty` has `name` as a type of its own somewhere (`SmallVec<A>`, `&[A]`), not only
+/// as a projection's base (`A::Item`).
+fn holds_param(ty: &syn::Type, name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
+            if tp.qself.is_none() && tp.path.is_ident(self.name) {
+                self.found = true;
+            }
+            syn::visit::visit_type_path(self, tp);
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    finder.visit_type(ty);
+    finder.found
 }
 
 fn lower_receiver(

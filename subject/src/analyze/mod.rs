@@ -8,6 +8,7 @@
 //! macro-generated items are invisible, except trait impls for primitives that a simple
 //! `macro_rules!` macro stamps out (`macros.rs`): their functions are the trait's, as declared.
 
+mod arrays;
 pub(crate) mod attrs;
 mod borrows;
 mod bounds;

@@ -4,14 +4,14 @@
 use std::path::Path;
 
 use super::attrs::CfgEval;
-use super::bounds::Candidates;
+use super::bounds::{ArrayCandidate, Candidates};
 use super::error::{AnalyzeError, AnalyzeWarning};
 use super::index::Index;
 use super::options::{AnalyzeOptions, EnabledFeatures};
 use super::public::PublicPaths;
 use super::types::Lowering;
 use super::walk::ModId;
-use super::{callables, cargo_toml, constants, macros, typedefs, walk};
+use super::{arrays, callables, cargo_toml, constants, macros, typedefs, walk};
 use crate::model::{ApiModel, Home};
 use std::collections::BTreeMap;
 
@@ -62,6 +62,14 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
             candidates: &no_candidates,
         },
         &made,
+    ))
+    .with_arrays(array_candidates(
+        &Lowering {
+            ix: &ix,
+            public: &public,
+            candidates: &no_candidates,
+        },
+        arrays::array_impls(&ix),
     ));
     let low = Lowering {
         ix: &ix,
@@ -89,6 +97,26 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         model,
         warnings: tree.warnings,
     })
+}
+
+/// The crate's array impls as candidates: their trait keys and lengths.
+fn array_candidates(low: &Lowering<'_>, impls: Vec<arrays::ArrayImpl>) -> Vec<ArrayCandidate> {
+    let empty = BTreeMap::new();
+    impls
+        .into_iter()
+        .map(|imp| {
+            let scope = super::types::Scope {
+                module: imp.module,
+                self_ty: None,
+                subst: &empty,
+            };
+            ArrayCandidate {
+                key: low.trait_key(scope, &imp.trait_path),
+                length: arrays::chosen_length(&imp.lengths),
+                element_types: imp.element_types,
+            }
+        })
+        .collect()
 }
 
 /// Every path a test must be inside a module to name, with the module and its file: the

@@ -209,6 +209,9 @@ impl Lowering<'_> {
         depth: usize,
     ) -> Result<Ty, Problem> {
         let text = || source_text(tp);
+        if let Some(assoc) = self.associated(scope, tp) {
+            return assoc.ok_or_else(|| Problem::new(reason::OTHER, text()));
+        }
         if tp.qself.is_some() {
             return Err(Problem::new(reason::OTHER, text()));
         }
@@ -259,6 +262,34 @@ impl Lowering<'_> {
             }
             _ => Err(Problem::new(reason::OTHER, text())),
         }
+    }
+
+    /// `A::Item` or `<A as Array>::Item` with `A` instantiated: what the candidate's impl
+    /// says (`Candidates::associated_type`); `None` when the path is not such a projection.
+    fn associated(&self, scope: Scope<'_>, tp: &syn::TypePath) -> Option<Option<Ty>> {
+        let segs = &tp.path.segments;
+        let (base, name) = match &tp.qself {
+            Some(q) => {
+                let syn::Type::Path(base) = &*q.ty else {
+                    return None;
+                };
+                (base.path.get_ident()?, segs.last()?)
+            }
+            None if segs.len() == 2 && tp.path.leading_colon.is_none() => {
+                let first = &segs[0];
+                first.arguments.is_none().then_some(())?;
+                (&first.ident, &segs[1])
+            }
+            None => return None,
+        };
+        let base = scope.subst.get(&base.to_string())?;
+        if !name.arguments.is_none() {
+            return Some(None);
+        }
+        Some(
+            self.candidates
+                .associated_type(base, &name.ident.to_string()),
+        )
     }
 
     /// Generic parameters, `Self`, primitives and `str`, none of which need resolution.

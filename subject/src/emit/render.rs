@@ -159,14 +159,26 @@ impl<'a> Renderer<'a> {
             .observed
             .iter()
             .any(|o| o.stmt as usize == i && o.param == Observation::RESULT);
+        // `items.to_smallvec()` names no `SmallVec<[i32; 4]>`: the let does.
+        let annotated = match op.code {
+            OpCode::Call(c) if self.model.callables[c].ret_annotated => op.ret.as_ref(),
+            _ => None,
+        };
         match (&self.vars.get(&i), op.ret_source.as_ref()) {
-            (Some(v), _) if used_later || (summary.is_some() || inspected) && !panics_here => {
+            (Some(v), _)
+                if used_later
+                    || annotated.is_some()
+                    || (summary.is_some() || inspected) && !panics_here =>
+            {
                 let m = if self.mutable.contains(&i) {
                     "mut "
                 } else {
                     ""
                 };
-                let _ = writeln!(out, "    let {m}{v} = {expr};");
+                let ty = annotated.map_or(String::new(), |t| {
+                    format!(": {}", ty(t, &self.model.crate_name))
+                });
+                let _ = writeln!(out, "    let {m}{v}{ty} = {expr};");
                 if let (Some(sum), Some(t), false) = (summary, op.ret.as_ref(), panics_here) {
                     out.push_str(&assertion(v, t, &sum, self.model));
                 }

@@ -822,6 +822,7 @@ mod tests {
             operator: None,
             consume: None,
             turbofish: Vec::new(),
+            ret_annotated: false,
         };
         let model = ApiModel {
             crate_name: "game".into(),
