@@ -255,6 +255,41 @@ fn array_trait_impls_stand_in_for_their_bound_and_results_are_typed() {
     }
 }
 
+/// Issue 37: itertools' and indexmap's shapes. Methods of a blanket extension trait that
+/// bound `Self` further get an iterator of what they ask for (`Result`s built with `Ok` and
+/// `Err`, `Option`s), `Self::Item` is the stand-in's item, and a lookup generic over `Q:
+/// Equivalent<K>` is called with a `K`.
+#[test]
+fn iterator_extensions_and_key_lookups_are_called() {
+    let out = temp_out();
+    let s = run("fixture:iter_ext", 3000, 1, out.path());
+    let left_out: Vec<&str> = s
+        .callables
+        .left_out
+        .iter()
+        .map(|c| c.path.as_str())
+        .collect();
+    for path in [
+        "iter_ext::IterExt::count_ok",
+        "iter_ext::IterExt::last_some",
+        "iter_ext::IterExt::alternate",
+        "iter_ext::Table::position",
+    ] {
+        assert!(!left_out.contains(&path), "{path} left out: {left_out:?}");
+    }
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+    assert_eq!(s.goals["branch"].covered, s.goals["branch"].total);
+    let suite = std::fs::read_to_string(&s.output).unwrap();
+    for shape in [
+        "Ok::<i32, i32>(",
+        "Err::<i32, i32>(",
+        ".alternate(vec![",
+        ".position(&",
+    ] {
+        assert!(suite.contains(shape), "no `{shape}` in:\n{suite}");
+    }
+}
+
 /// Issue 38: the search keeps tests that build fields of up to a million cells; shrinking
 /// brings them down to small fields, and the suite covers exactly what the suite without
 /// shrinking covers.

@@ -74,7 +74,7 @@ fn mentions(ty: &syn::Type, hides_lifetime: &dyn Fn(&syn::Path) -> bool) -> Ment
 
 /// What the impl block contributes: the lifetimes of its self type (which `Self` stands for)
 /// and its type parameters instantiated with a borrowed type.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct ImplBorrows {
     pub self_lifetimes: BTreeSet<String>,
     pub self_borrows: bool,

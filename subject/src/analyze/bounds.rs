@@ -565,6 +565,9 @@ impl Candidates {
         if let Some(iter) = iterator_stand_in(&keys) {
             return Some(iter);
         }
+        if let Some(key) = lookup_stand_in(&keys) {
+            return Some(key);
+        }
         // Otherwise the item binding is not matched, as before it was part of the key.
         let keys: Vec<&str> = keys
             .iter()
@@ -658,9 +661,45 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
     })
 }
 
+/// Traits of lookup keys met by the key type itself: `Q: ?Sized + Hash + Equivalent<K>`
+/// (indexmap, hashbrown, the `equivalent` crate) is implemented for every `Q` that `K`
+/// borrows as, `K` first of all; `Comparable<K>` is its ordered twin.
+const LOOKUP_TRAITS: &[&str] = &["Equivalent", "Comparable"];
+
+/// The key type `K` for bounds naming a lookup trait of `K` (`Q: Hash + Equivalent<i32>` gets
+/// `i32`), when `K` meets the other bounds too.
+fn lookup_stand_in(keys: &[&str]) -> Option<Ty> {
+    let mut key: Option<Ty> = None;
+    for k in keys {
+        let Some((name, arg)) = k.strip_suffix('>').and_then(|k| k.split_once('<')) else {
+            continue;
+        };
+        if LOOKUP_TRAITS.contains(&name) {
+            let ty = item_ty(arg)?;
+            if key.as_ref().is_some_and(|t| *t != ty) {
+                return None;
+            }
+            key = Some(ty);
+        }
+    }
+    let key = key?;
+    let meets = |k: &&str| {
+        let lookup = k
+            .split_once('<')
+            .is_some_and(|(name, _)| LOOKUP_TRAITS.contains(&name));
+        lookup
+            || match &key {
+                Ty::Tuple(_) => ORDERED_VALUE.contains(k) && *k != "Default",
+                other => primitive_satisfies(other, k),
+            }
+    };
+    keys.iter().all(meets).then_some(key)
+}
+
 /// An iterator item the pool holds by value, from its shown form: a primitive, `String`, the
-/// std values built from a string, or a tuple of those (`(usize, i32)`: slab's
-/// `FromIterator<(usize, T)>`).
+/// std values built from a string, a tuple of those (`(usize, i32)`: slab's
+/// `FromIterator<(usize, T)>`), or an `Option`, `Vec` or `Result` of them (itertools'
+/// `I: Iterator<Item = Result<T, E>>`).
 fn item_ty(shown: &str) -> Option<Ty> {
     if let Some(inner) = shown.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         let parts = top_level_parts(inner);
@@ -668,6 +707,15 @@ fn item_ty(shown: &str) -> Option<Ty> {
             .then(|| parts.into_iter().map(item_ty).collect::<Option<Vec<Ty>>>())
             .flatten()
             .map(Ty::Tuple);
+    }
+    if let Some((outer, inner)) = shown.strip_suffix('>').and_then(|s| s.split_once('<')) {
+        let parts = top_level_parts(inner);
+        return match (outer, parts.as_slice()) {
+            ("Option", [t]) => Some(Ty::Option(Box::new(item_ty(t)?))),
+            ("Vec", [t]) => Some(Ty::Vec(Box::new(item_ty(t)?))),
+            ("Result", [t, e]) => Some(Ty::Result(Box::new(item_ty(t)?), Box::new(item_ty(e)?))),
+            _ => None,
+        };
     }
     match shown {
         "String" => Some(Ty::String),
@@ -768,6 +816,21 @@ mod tests {
 
     fn keys(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn lookup_bounds_get_the_key_type_itself() {
+        let c = Candidates::default();
+        assert_eq!(
+            c.choose(&keys(&["Hash", "Equivalent<i32>"])),
+            Some(Ty::Prim("i32".into()))
+        );
+        assert_eq!(
+            c.choose(&keys(&["Ord", "Comparable<String>"])),
+            Some(Ty::String)
+        );
+        // A key type that does not meet the other bounds is no stand-in.
+        assert_eq!(c.choose(&keys(&["Hash", "Equivalent<f64>"])), None);
     }
 
     #[test]

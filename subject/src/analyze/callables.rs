@@ -104,6 +104,7 @@ impl CallableSet {
 }
 
 /// An impl block's context shared by its functions.
+#[derive(Clone)]
 struct ImplCx {
     self_ty: SelfTy,
     subst: BTreeMap<String, Ty>,
@@ -119,6 +120,9 @@ struct ImplCx {
     assoc: BTreeMap<String, syn::Type>,
     /// The impl's self type as written, which `Self` in a signature stands for.
     written_self: syn::Type,
+    /// For a blanket impl (`impl<T: Iterator> Ext for T`), its parameter's bounds: a method
+    /// bounding `Self` further chooses the stand-in again (`rebind_blanket_self`).
+    blanket_bounds: Vec<syn::TypeParamBound>,
 }
 
 /// One function to lower, wherever it was declared.
@@ -458,7 +462,29 @@ fn impl_cx(
         self_ref: None,
         assoc: BTreeMap::new(),
         written_self: (*imp.item.self_ty).clone(),
+        blanket_bounds: blanket_bounds(imp),
     }
+}
+
+/// The bounds of the parameter a blanket impl is for (`T` of `impl<T: Iterator> Ext for T`,
+/// where clauses included); empty for any other impl.
+fn blanket_bounds(imp: &ImplDecl) -> Vec<syn::TypeParamBound> {
+    let syn::Type::Path(p) = &*imp.item.self_ty else {
+        return Vec::new();
+    };
+    let generics = &imp.item.generics;
+    let Some(tp) = p
+        .path
+        .get_ident()
+        .and_then(|ident| generics.type_params().find(|t| t.ident == *ident))
+    else {
+        return Vec::new();
+    };
+    tp.bounds
+        .iter()
+        .chain(super::generics::where_bounds(generics, &tp.ident))
+        .cloned()
+        .collect()
 }
 
 /// Whether the result of a function of an impl for a borrow (`impl<'a, T> IntoIterator for
@@ -546,6 +572,16 @@ fn lower_fn_nth(
     count: &mut usize,
     ways: &mut usize,
 ) -> Result<Callable, Problem> {
+    // `fn map_ok(..) where Self: Iterator<Item = Result<T, E>>` of a blanket impl: the
+    // impl's stand-in is chosen again, with the method's bounds on `Self` too.
+    let rebound = rebind_blanket_self(low, site);
+    let rebound_site = rebound.as_ref().map(|cx| FnSite {
+        path: site.path.clone(),
+        module: site.module,
+        sig: site.sig,
+        imp: Some(cx),
+    });
+    let site = rebound_site.as_ref().unwrap_or(site);
     let sig = site.sig;
     let name = sig.ident.to_string();
     if matches!(sig.safety, syn::Safety::Unsafe(_)) {
@@ -673,6 +709,68 @@ fn lower_fn_nth(
             .imp
             .is_some_and(|cx| uninferred_in_result(cx, sig, &sig_output)),
     })
+}
+
+/// For a method of a blanket impl (`impl<T: Iterator + ?Sized> Itertools for T`) bounding
+/// `Self` further (`where Self: Iterator<Item = Result<T, E>>`), the impl's context with its
+/// parameter chosen again to meet those bounds too (`IntoIter<Result<i32, i32>>`); `None`
+/// when the method adds no bound on `Self` or nothing meets them.
+fn rebind_blanket_self(low: &Lowering<'_>, site: &FnSite<'_>) -> Option<ImplCx> {
+    let cx = site.imp?;
+    let param = match &cx.written_self {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident()?.to_string(),
+        _ => return None,
+    };
+    if cx.problem.is_some() || cx.blanket_bounds.is_empty() || !cx.subst.contains_key(&param) {
+        return None;
+    }
+    let self_ident = syn::Ident::new("Self", proc_macro2::Span::call_site());
+    let extra: Vec<&syn::TypeParamBound> =
+        super::generics::where_bounds(&site.sig.generics, &self_ident).collect();
+    if extra.is_empty() {
+        return None;
+    }
+    let outer = Scope {
+        module: site.module,
+        self_ty: Some(&cx.self_ty),
+        subst: &cx.subst,
+    };
+    let (own, _, _) = instantiate_nth(
+        low,
+        outer,
+        &site.sig.generics,
+        &SharedBounds::new(),
+        0,
+        &mut 1,
+    )
+    .ok()?;
+    let mut subst = cx.subst.clone();
+    subst.extend(own);
+    let scope = Scope {
+        module: site.module,
+        self_ty: None,
+        subst: &subst,
+    };
+    // `where Self: Sized` alone asks for nothing new.
+    let asks = low.bound_keys(scope, extra.iter().copied()).ok()?;
+    if asks.iter().all(|k| k == "Sized") {
+        return None;
+    }
+    let all = cx.blanket_bounds.iter().chain(extra);
+    let keys = low.bound_keys(scope, all).ok()?;
+    let chosen = low.candidates.choose(&keys)?;
+    if chosen == cx.self_ty.ty {
+        return None;
+    }
+    let mut rebound = cx.clone();
+    rebound.self_ty.ty = chosen.clone();
+    rebound.subst.insert(param.clone(), chosen.clone());
+    for (name, ty) in &mut rebound.inst {
+        if *name == param {
+            *ty = chosen.clone();
+        }
+    }
+    Some(rebound)
 }
 
 /// Whether the result names an impl parameter that neither the impl's self type nor the

@@ -282,7 +282,13 @@ impl Lowering<'_> {
             }
             None => return None,
         };
-        let base = scope.subst.get(&base.to_string())?;
+        // `Self::Item` of a blanket impl over iterators (itertools' `impl<T: Iterator>
+        // Itertools for T`): the stand-in's item. Other `Self::X` are the impl's own
+        // (`with_assoc`).
+        let base = match scope.self_ty {
+            Some(SelfTy { ty, problem: None }) if base == "Self" => ty,
+            _ => scope.subst.get(&base.to_string())?,
+        };
         if !name.arguments.is_none() {
             return Some(None);
         }

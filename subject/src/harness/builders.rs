@@ -46,6 +46,38 @@ fn std_value(ty: &Ty, template: &str, params: Vec<Ty>) -> Op {
     builder(code, params, ty, template.to_string())
 }
 
+/// `Ok::<T, E>(t)` and `Err::<T, E>(e)`, for results of std types only (the template is
+/// written inside the crate and in tests alike, where crate paths differ): what an
+/// `Iterator<Item = Result<T, E>>` stand-in yields.
+fn ok_and_err(ty: &Ty, t: &Ty, e: &Ty, model: &ApiModel) -> Vec<Op> {
+    if !(std_only(t) && std_only(e) && storable(t) && storable(e)) {
+        return Vec::new();
+    }
+    let (t_name, e_name) = (
+        crate::harness::render::ty(t, &model.crate_name),
+        crate::harness::render::ty(e, &model.crate_name),
+    );
+    [("Ok", t), ("Err", e)]
+        .into_iter()
+        .map(|(variant, inner)| {
+            let template = format!("{variant}::<{t_name}, {e_name}>({{0}})");
+            std_value(ty, &template, vec![inner.clone()])
+        })
+        .collect()
+}
+
+/// Whether a type names nothing of the crate (primitives, `String`, and std containers of
+/// them).
+fn std_only(ty: &Ty) -> bool {
+    match ty {
+        Ty::Prim(_) | Ty::String | Ty::Unit => true,
+        Ty::Vec(t) | Ty::Option(t) => std_only(t),
+        Ty::Result(t, e) => std_only(t) && std_only(e),
+        Ty::Tuple(ts) => ts.iter().all(std_only),
+        _ => false,
+    }
+}
+
 /// The non-call operations that produce or take apart `ty`.
 pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
     let name = crate::harness::render::ty(ty, &model.crate_name);
@@ -93,14 +125,15 @@ pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
             },
         ],
         Ty::Result(t, e) => {
-            let mut ops = vec![Op {
+            let mut ops = ok_and_err(ty, t, e, model);
+            ops.push(Op {
                 code: OpCode::UnwrapOk((**t).clone()),
                 params: vec![moved(ty)],
                 ret: Some((**t).clone()),
                 ret_source: Some((**t).clone()),
                 name: format!("unwrap: {name}"),
                 keyed: false,
-            }];
+            });
             if storable(e) {
                 ops.push(Op {
                     code: OpCode::UnwrapErr((**e).clone()),
