@@ -290,6 +290,22 @@ fn iterator_extensions_and_key_lookups_are_called() {
     }
 }
 
+/// Issue 37: httparse's shape. A call that keeps a borrow of one input inside another it
+/// borrows mutably (`Tokens::feed(&mut self, line: &'b str)`, `feed_longest(src: &'b str,
+/// into: &mut Tokens<'b>)`) gets that input lent, so the harness compiles it.
+#[test]
+fn inputs_kept_inside_a_mutable_borrow_are_lent() {
+    let out = temp_out();
+    let s = run("fixture:stored_borrows", 3000, 1, out.path());
+    assert!(
+        s.callables.left_out.is_empty(),
+        "{:?}",
+        s.callables.left_out
+    );
+    assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
+    assert_eq!(s.goals["branch"].covered, s.goals["branch"].total);
+}
+
 /// Issue 38: the search keeps tests that build fields of up to a million cells; shrinking
 /// brings them down to small fields, and the suite covers exactly what the suite without
 /// shrinking covers.

@@ -133,6 +133,51 @@ pub(crate) fn lent_inputs(
         .collect()
 }
 
+/// Indices (receiver first) of the inputs a call stores in another input it borrows mutably:
+/// `Request::parse(&mut self, buf: &'b [u8])` of `impl<'h, 'b> Request<'h, 'b>` keeps `buf`
+/// in the request, as `parse_headers(src: &'b [u8], dst: &'h mut [Header<'b>])` keeps `src`
+/// in `dst`. Such an input outlives the call like one the result borrows.
+pub(crate) fn stored_inputs(
+    sig: &syn::Signature,
+    imp: &ImplBorrows,
+    hides_lifetime: &dyn Fn(&syn::Path) -> bool,
+) -> Vec<usize> {
+    // The lifetimes inside each `&mut` input: what may be stored there.
+    let holders: Vec<BTreeSet<String>> = sig
+        .inputs
+        .iter()
+        .map(|arg| match arg {
+            syn::FnArg::Receiver(r)
+                if matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_))) =>
+            {
+                imp.self_lifetimes.clone()
+            }
+            syn::FnArg::Typed(pt) => match &*pt.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => {
+                    mentions(&r.elem, hides_lifetime).named
+                }
+                _ => BTreeSet::new(),
+            },
+            _ => BTreeSet::new(),
+        })
+        .collect();
+    sig.inputs
+        .iter()
+        .enumerate()
+        .filter(|(i, arg)| {
+            let syn::FnArg::Typed(pt) = arg else {
+                return false;
+            };
+            let own = mentions(&pt.ty, hides_lifetime).named;
+            holders
+                .iter()
+                .enumerate()
+                .any(|(j, held)| j != *i && own.intersection(held).next().is_some())
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// A receiver's own borrow only: the lifetimes inside `Self` belong to data it points to.
 fn receiver_mentions(r: &syn::Receiver, hides_lifetime: &dyn Fn(&syn::Path) -> bool) -> Mentions {
     let mut m = Mentions::default();
@@ -178,6 +223,31 @@ mod tests {
         let refs: BTreeSet<String> = refs.iter().map(|s| s.to_string()).collect();
         let hides = |p: &syn::Path| p.is_ident("Attributes");
         lent_inputs(&f.sig, &imp, &refs, &hides)
+    }
+
+    #[test]
+    fn inputs_kept_in_a_mutably_borrowed_input_are_lent() {
+        let stored = |src: &str, self_lifetimes: &[&str]| {
+            let f: syn::ImplItemFn = syn::parse_str(src).expect("parses");
+            let imp = ImplBorrows {
+                self_lifetimes: self_lifetimes.iter().map(|s| s.to_string()).collect(),
+                self_borrows: false,
+            };
+            stored_inputs(&f.sig, &imp, &|_| false)
+        };
+        assert_eq!(
+            stored("fn parse(&mut self, buf: &'b [u8]) {}", &["h", "b"]),
+            [1]
+        );
+        assert_eq!(
+            stored(
+                "fn parse_headers(src: &'b [u8], dst: &'h mut [Header<'b>]) {}",
+                &[]
+            ),
+            [0]
+        );
+        assert!(stored("fn parse(&self, buf: &'b [u8]) {}", &["b"]).is_empty());
+        assert!(stored("fn push(&mut self, buf: &[u8]) {}", &["b"]).is_empty());
     }
 
     #[test]

@@ -681,6 +681,12 @@ fn lower_fn_nth(
     if consumed.is_some() && !ret.as_ref().is_some_and(keeps_borrow) {
         lent.clear();
     }
+    for stored in borrows::stored_inputs(sig, impl_borrows, &hides_lifetime) {
+        if !lent.contains(&stored) {
+            lent.push(stored);
+        }
+    }
+    lent.sort_unstable();
     let kind = match (site.imp, receiver) {
         (None, _) => CallableKind::Free,
         (Some(cx), Some(receiver)) => CallableKind::Method {
