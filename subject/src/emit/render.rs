@@ -382,7 +382,9 @@ impl<'a> Renderer<'a> {
             Pass::Ref if crate::harness::registry::slice_reader(&source).is_some() => {
                 format!("&mut &{value}[..]")
             }
-            Pass::Ref if crate::harness::registry::str_slice(&source) => str_slice_arg(&value),
+            Pass::Ref if let Some(view) = crate::harness::registry::elem_view(&source) => {
+                elem_view_arg(&value, &view)
+            }
             Pass::Ref | Pass::Lend
                 if let Some(view) = crate::harness::registry::option_view(&source) =>
             {
@@ -677,11 +679,18 @@ pub(super) fn var_base(t: &Ty, model: &ApiModel) -> String {
 }
 
 /// A `&[&str]` argument from the rendered `Vec<String>`: `&["a", "b"]` when it is a literal
-/// `vec![String::from("a"), ...]`, else views of its strings.
-fn str_slice_arg(value: &str) -> String {
-    match str_literals(value) {
-        Some(items) => format!("&[{}]", items.join(", ")),
-        None => format!("&{value}.iter().map(String::as_str).collect::<Vec<_>>()"),
+/// A `&[&str]` or `Vec<&str>` argument as literals where the pooled value is `vec![String::from
+/// ("a"), ...]` (`&["a"]`, `vec!["a"]`), else the views of its elements.
+fn elem_view_arg(value: &str, view: &crate::harness::registry::ElemView) -> String {
+    // `vec![]` of any element: no views to make, and `&[]` infers.
+    let literals = (view.view == "String::as_str" || value == "vec![]")
+        .then(|| str_literals(value))
+        .flatten();
+    match (literals, view.borrowed) {
+        (Some(items), true) => format!("&[{}]", items.join(", ")),
+        (Some(items), false) => format!("vec![{}]", items.join(", ")),
+        (None, true) => format!("&{value}.iter().map({}).collect::<Vec<_>>()", view.view),
+        (None, false) => format!("{value}.iter().map({}).collect::<Vec<_>>()", view.view),
     }
 }
 
@@ -709,15 +718,38 @@ fn str_literals(value: &str) -> Option<Vec<&str>> {
 mod tests {
     #[test]
     fn str_slices_from_literal_vecs_are_written_as_arrays() {
+        use crate::harness::registry::elem_view;
+        use crate::model::Ty;
+        let str_ref = Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Str),
+        };
+        let slice_of = |t: Ty| Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Slice(Box::new(t))),
+        };
+        let strs = elem_view(&slice_of(str_ref.clone())).expect("&[&str]");
+        let str_slice_arg = |v: &str| super::elem_view_arg(v, &strs);
         assert_eq!(
-            super::str_slice_arg(r#"vec![String::from("a\"b"), String::from("")]"#),
+            str_slice_arg(r#"vec![String::from("a\"b"), String::from("")]"#),
             r#"&["a\"b", ""]"#
         );
-        assert_eq!(super::str_slice_arg("vec![]"), "&[]");
+        assert_eq!(str_slice_arg("vec![]"), "&[]");
         assert_eq!(
-            super::str_slice_arg("v"),
+            str_slice_arg("v"),
             "&v.iter().map(String::as_str).collect::<Vec<_>>()"
         );
+        let owned = elem_view(&Ty::Vec(Box::new(str_ref))).expect("Vec<&str>");
+        assert_eq!(
+            super::elem_view_arg(r#"vec![String::from("a")]"#, &owned),
+            r#"vec!["a"]"#
+        );
+        let bytes = elem_view(&slice_of(slice_of(Ty::Prim("u8".into())))).expect("&[&[u8]]");
+        assert_eq!(
+            super::elem_view_arg("v", &bytes),
+            "&v.iter().map(Vec::as_slice).collect::<Vec<_>>()"
+        );
+        assert_eq!(super::elem_view_arg("vec![]", &bytes), "&[]");
     }
     use super::super::names::{outcome_word, unique, value_words};
     use super::*;

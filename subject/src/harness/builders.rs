@@ -78,6 +78,27 @@ fn std_only(ty: &Ty) -> bool {
     }
 }
 
+/// How a variant's field is supplied: a pool value moved in, or for `&str` and `&[T]` a
+/// pooled `String` or `Vec<T>` lent to the value built.
+fn field_slot(t: &Ty) -> Option<(Ty, Pass, Ty)> {
+    if storable(t) {
+        return Some(moved(t));
+    }
+    let Ty::Ref {
+        mutable: false,
+        inner,
+    } = t
+    else {
+        return None;
+    };
+    let owned = match inner.as_ref() {
+        Ty::Str => Ty::String,
+        Ty::Slice(e) if storable(e) => Ty::Vec(e.clone()),
+        _ => return None,
+    };
+    Some((owned, Pass::Lend, t.clone()))
+}
+
 /// The non-call operations that produce or take apart `ty`.
 pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
     let name = crate::harness::render::ty(ty, &model.crate_name);
@@ -349,25 +370,9 @@ fn type_args(ty: &Ty) -> Vec<Ty> {
 
 /// Struct literals and enum variants, when every part is something the pool can hold.
 fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
-    let all_storable = |ts: &[Ty]| ts.iter().all(storable);
     match &def.kind {
-        TypeKind::Struct {
-            fields: Some(fs),
-            tuple,
-        } => {
-            let types: Vec<Ty> = fs.iter().map(|f| f.ty.clone()).collect();
-            if !all_storable(&types) {
-                return Vec::new();
-            }
-            let code = OpCode::StructLit {
-                path: path.to_string(),
-                fields: fs.iter().map(|f| f.name.clone()).collect(),
-                tuple: *tuple,
-                args: type_args(ty),
-            };
-            vec![builder(code, types, ty, format!("{path} {{..}}"))]
-        }
-        TypeKind::Struct { fields: None, .. } => Vec::new(),
+        // `Token::Word(&'a str)`: the field borrows a pooled `String`, lent to the value for
+        // the rest of the test, as a test writes `Token::Word(&text)`.
         TypeKind::Enum { variants } => variants
             .iter()
             .filter_map(|v| {
@@ -380,21 +385,38 @@ fn constructors(ty: &Ty, path: &str, def: &crate::model::TypeDef) -> Vec<Op> {
                         false,
                     ),
                 };
-                all_storable(&types).then(|| {
-                    let vpath = format!("{path}::{}", v.name);
-                    builder(
-                        OpCode::Variant {
-                            path: vpath.clone(),
-                            fields,
-                            tuple,
-                            args: type_args(ty),
-                        },
-                        types,
-                        ty,
-                        vpath,
-                    )
+                let params = types.iter().map(field_slot).collect::<Option<Vec<_>>>()?;
+                let vpath = format!("{path}::{}", v.name);
+                let code = OpCode::Variant {
+                    path: vpath.clone(),
+                    fields,
+                    tuple,
+                    args: type_args(ty),
+                };
+                Some(Op {
+                    params,
+                    ..builder(code, Vec::new(), ty, vpath)
                 })
             })
             .collect(),
+        TypeKind::Struct {
+            fields: Some(fs),
+            tuple,
+        } => {
+            let Some(params) = fs.iter().map(|f| field_slot(&f.ty)).collect() else {
+                return Vec::new();
+            };
+            let code = OpCode::StructLit {
+                path: path.to_string(),
+                fields: fs.iter().map(|f| f.name.clone()).collect(),
+                tuple: *tuple,
+                args: type_args(ty),
+            };
+            vec![Op {
+                params,
+                ..builder(code, Vec::new(), ty, format!("{path} {{..}}"))
+            }]
+        }
+        TypeKind::Struct { fields: None, .. } => Vec::new(),
     }
 }

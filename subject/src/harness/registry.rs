@@ -186,8 +186,9 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
             let elem = slice_reader(ty)?;
             storable(elem).then(|| (Ty::Vec(Box::new(elem.clone())), Pass::Ref))
         }
-        // `&[&str]`: the pool holds a `Vec<String>`, viewed at the call as a `Vec<&str>`.
-        Ty::Ref { .. } if str_slice(ty) => Some((Ty::Vec(Box::new(Ty::String)), Pass::Ref)),
+        // `&[&str]`, `Vec<&str>`, `&[&[u8]]`: the pool holds a `Vec<String>` or
+        // `Vec<Vec<u8>>`, viewed at the call as a `Vec<&str>` or `Vec<&[u8]>`.
+        _ if let Some(view) = elem_view(ty) => Some((view.pool, Pass::Ref)),
         Ty::Ref { mutable, inner } => {
             let pass = if *mutable { Pass::Mut } else { Pass::Ref };
             let owned = match (inner.as_ref(), owned_of_unsized(inner)) {
@@ -214,11 +215,47 @@ fn pool_slot(p: &Param) -> Option<(Ty, Pass)> {
     }
 }
 
-/// Whether a parameter is `&[&str]`, which a pooled `Vec<String>` is passed to through a
-/// `Vec<&str>` of views made at the call.
-pub(crate) fn str_slice(source: &Ty) -> bool {
-    matches!(source, Ty::Ref { mutable: false, inner }
-        if matches!(&**inner, Ty::Slice(e) if double_str(e)))
+/// A collection of borrowed elements a parameter takes, made at the call from a pooled
+/// collection of owned ones: `&[&str]` and `Vec<&str>` from a `Vec<String>`, `&[&[T]]` and
+/// `Vec<&[T]>` from a `Vec<Vec<T>>`.
+pub(crate) struct ElemView {
+    /// What the pool holds.
+    pub pool: Ty,
+    /// How each element is viewed (`String::as_str`).
+    pub view: &'static str,
+    /// The parameter takes a slice of the views (`&[&str]`), not the `Vec` of them.
+    pub borrowed: bool,
+}
+
+pub(crate) fn elem_view(source: &Ty) -> Option<ElemView> {
+    let (elem, borrowed) = match source {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => match inner.as_ref() {
+            Ty::Slice(e) => (e.as_ref(), true),
+            _ => return None,
+        },
+        Ty::Vec(e) => (e.as_ref(), false),
+        _ => return None,
+    };
+    let Ty::Ref {
+        mutable: false,
+        inner,
+    } = elem
+    else {
+        return None;
+    };
+    let (pool, view) = match inner.as_ref() {
+        Ty::Str => (Ty::String, "String::as_str"),
+        Ty::Slice(t) if storable(t) => (Ty::Vec(t.clone()), "Vec::as_slice"),
+        _ => return None,
+    };
+    Some(ElemView {
+        pool: Ty::Vec(Box::new(pool)),
+        view,
+        borrowed,
+    })
 }
 
 /// `&str`: the referent of a `&&str` parameter.
@@ -656,8 +693,12 @@ fn params_after(c: &Callable, mut out: Vec<(Ty, Pass, Ty)>) -> Result<Vec<(Ty, P
         let (owned, pass) = pool_slot(p).ok_or_else(|| format!("{}: {:?}", p.name, p.ty))?;
         // The views of a `&[&str]` live in the call's frame: a result borrowing them
         // cannot be kept.
-        if str_slice(&p.ty) && c.lent.contains(&out.len()) {
-            return Err(format!("{}: a result that borrows a `&[&str]`", p.name));
+        if elem_view(&p.ty).is_some() && c.lent.contains(&out.len()) {
+            return Err(format!(
+                "{}: a result that borrows a `{}`",
+                p.name,
+                crate::harness::render::ty(&p.ty, "")
+            ));
         }
         out.push((owned, pass, p.ty.clone()));
     }

@@ -271,14 +271,19 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                     continue;
                 }
             }
-            Pass::Ref if super::registry::str_slice(source) => {
+            Pass::Ref if let Some(view) = super::registry::elem_view(source) => {
                 let _ = writeln!(b, "    let b{i} = p.take(a[{i}])?;");
                 let _ = writeln!(b, "    let x{i}: &{t} = h::as_ref::<{t}>(&*b{i}, a[{i}])?;");
                 let _ = writeln!(
                     b,
-                    "    let x{i}: Vec<&str> = x{i}.iter().map(String::as_str).collect();"
+                    "    let x{i}: Vec<_> = x{i}.iter().map({}).collect();",
+                    view.view
                 );
-                exprs.push(format!("&x{i}[..]"));
+                exprs.push(if view.borrowed {
+                    format!("&x{i}[..]")
+                } else {
+                    format!("x{i}")
+                });
                 continue;
             }
             Pass::Ref | Pass::Mut => {
