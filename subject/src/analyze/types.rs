@@ -12,6 +12,7 @@ use super::bounds::Candidates;
 use super::index::{Index, Ns, Resolved, Target};
 use super::public::PublicPaths;
 use super::walk::ModId;
+use crate::harness::std_values::{STD_ARC, STD_BOX, STD_COW, STD_RANGE_FULL, STD_RC};
 use crate::model::Ty;
 
 /// Why a signature piece cannot be driven, as the short reason and the source text.
@@ -467,6 +468,22 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
             path: "std::num::Wrapping".to_string(),
             args: args.collect(),
         }),
+        // Smart pointers and `Cow` around what the pool builds (`harness::std_values`).
+        ("Box" | "Rc" | "Arc" | "Cow", 1) if std_like => Ok(Ty::Adt {
+            path: match last {
+                "Box" => STD_BOX,
+                "Rc" => STD_RC,
+                "Arc" => STD_ARC,
+                _ => STD_COW,
+            }
+            .to_string(),
+            args: args.collect(),
+        }),
+        ("RangeTo" | "RangeFrom" | "RangeToInclusive", 1) if is_std => Ok(Ty::Adt {
+            path: format!("std::ops::{last}"),
+            args: args.collect(),
+        }),
+        ("RangeFull", 0) if is_std => Ok(std_adt(STD_RANGE_FULL)),
         // Built from two bounds the search picks (`harness::registry`).
         ("Range" | "RangeInclusive", 1) if is_std => Ok(Ty::Adt {
             path: format!("std::ops::{last}"),
@@ -563,6 +580,11 @@ pub fn ty_display(ty: &Ty) -> String {
         Ty::Adt { path, args } if args.is_empty() => path.clone(),
         Ty::Adt { path, args } if path == crate::harness::std_values::ARRAY && args.len() == 2 => {
             format!("[{}; {}]", ty_display(&args[0]), ty_display(&args[1]))
+        }
+        // `Cow<str>`, as bounds are written (`Into<Cow<str>>` keys the conversions' table).
+        Ty::Adt { path, args } if crate::harness::std_values::pointer(path) => {
+            let name = path.rsplit("::").next().unwrap_or(path);
+            format!("{name}<{}>", list(args))
         }
         Ty::Adt { path, args } => format!("{path}<{}>", list(args)),
         Ty::Other(text) => text.clone(),

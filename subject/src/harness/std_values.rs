@@ -80,6 +80,7 @@ pub(crate) fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
                 vec![prim("u128"), prim("u16")],
             ),
         ],
+        STD_RANGE_FULL => vec![("(..)", Vec::new())],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
             "rand::rngs::mock::StepRng::new({0}, {1})",
@@ -151,6 +152,20 @@ pub(crate) fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
             vec![("({0}..={1})".to_string(), vec![t.clone(), t.clone()])]
         }
         (STD_WRAPPING, [t]) => vec![("std::num::Wrapping({0})".to_string(), vec![t.clone()])],
+        (STD_RANGE_TO, [t]) => vec![("(..{0})".to_string(), vec![t.clone()])],
+        (STD_RANGE_FROM, [t]) => vec![("({0}..)".to_string(), vec![t.clone()])],
+        (STD_RANGE_TO_INCLUSIVE, [t]) => vec![("(..={0})".to_string(), vec![t.clone()])],
+        (STD_COW, [Ty::Str]) => vec![(format!("{path}::<str>::Owned({{0}})"), vec![Ty::String])],
+        (STD_COW, [Ty::Slice(e)]) => {
+            vec![(format!("{path}::<[_]>::Owned({{0}})"), vec![vec(e)])]
+        }
+        (STD_BOX | STD_RC | STD_ARC, [Ty::Str]) => {
+            vec![(format!("{path}::<str>::from({{0}})"), vec![Ty::String])]
+        }
+        (STD_BOX | STD_RC | STD_ARC, [Ty::Slice(e)]) => {
+            vec![(format!("{path}::<[_]>::from({{0}})"), vec![vec(e)])]
+        }
+        (STD_BOX | STD_RC | STD_ARC, [t]) => vec![(format!("{path}::new({{0}})"), vec![t.clone()])],
         (ARRAY, [t, Ty::Other(n)]) => match n.parse::<usize>() {
             Ok(n) if n <= ARRAY_ELEMENTS => {
                 let slots: Vec<String> = (0..n).map(|i| format!("{{{i}}}")).collect();
@@ -207,6 +222,28 @@ pub const STD_HASH_SET: &str = "std::collections::HashSet";
 pub const STD_BTREE_SET: &str = "std::collections::BTreeSet";
 /// `vec::IntoIter<T>`: the stand-in for iterator bounds, from a `Vec<T>`.
 pub const STD_VEC_INTO_ITER: &str = "std::vec::IntoIter";
+/// `Box<T>`: `Box::new(t)`; `Box<str>` and `Box<[T]>` from a `String` or `Vec<T>`.
+pub const STD_BOX: &str = "std::boxed::Box";
+/// `Rc<T>`, built as [`STD_BOX`] is.
+pub const STD_RC: &str = "std::rc::Rc";
+/// `Arc<T>`, built as [`STD_BOX`] is.
+pub const STD_ARC: &str = "std::sync::Arc";
+/// `Cow<str>` and `Cow<[T]>`: owned, from a `String` or `Vec<T>`.
+pub const STD_COW: &str = "std::borrow::Cow";
+/// `RangeTo<T>`: `(..b)`.
+pub const STD_RANGE_TO: &str = "std::ops::RangeTo";
+/// `RangeFrom<T>`: `(a..)`.
+pub const STD_RANGE_FROM: &str = "std::ops::RangeFrom";
+/// `RangeToInclusive<T>`: `(..=b)`.
+pub const STD_RANGE_TO_INCLUSIVE: &str = "std::ops::RangeToInclusive";
+/// `RangeFull`: `(..)`.
+pub const STD_RANGE_FULL: &str = "std::ops::RangeFull";
+
+/// Whether `path` is a std pointer (or `Cow`) that may hold an unsized `str` or `[T]`.
+pub(crate) fn pointer(path: &str) -> bool {
+    matches!(path, STD_BOX | STD_RC | STD_ARC | STD_COW)
+}
+
 /// `Range<T>`: `(a..b)` from two values of `T`.
 pub const STD_RANGE: &str = "std::ops::Range";
 /// `RangeInclusive<T>`: `(a..=b)` from two values of `T`.
