@@ -6,7 +6,9 @@
 //! drive yet with a short reason. All of it is syntactic: no rustc, no cargo, no type
 //! inference, so it runs in milliseconds and on crates that do not build; the price is that
 //! macro-generated items are invisible, except trait impls for primitives that a simple
-//! `macro_rules!` macro stamps out (`macros.rs`): their functions are the trait's, as declared.
+//! `macro_rules!` macro stamps out (`macros.rs`): their functions are the trait's, as declared;
+//! and trait impls for arrays over a macro's sizes (`arrays.rs`), which make `[i32; N]` a
+//! stand-in.
 
 mod arrays;
 pub(crate) mod attrs;
