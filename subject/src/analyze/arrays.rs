@@ -7,8 +7,6 @@
 //! Like `macros.rs`, macros are not expanded: a body's `impl ... for [$elem; $var]` names the
 //! trait, and the integer literals of an invocation are the lengths.
 
-use std::collections::BTreeMap;
-
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 use super::index::Index;
@@ -29,35 +27,14 @@ pub(crate) struct ArrayImpl {
 /// Every array impl of the crate, written out or made by a macro invocation.
 pub(crate) fn array_impls(ix: &Index) -> Vec<ArrayImpl> {
     let mut out: Vec<ArrayImpl> = ix.impls.iter().filter_map(written_impl).collect();
-    let items = || {
-        ix.modules
-            .iter()
-            .enumerate()
-            .flat_map(|(m, module)| module.items.iter().map(move |item| (m, item)))
+    let read = |body: TokenStream| {
+        let mut found = Vec::new();
+        macro_array_impls(body, &mut found);
+        (!found.is_empty()).then_some(found)
     };
-    let mut bodies: BTreeMap<String, Vec<(syn::Path, Vec<String>)>> = BTreeMap::new();
-    for (_, item) in items() {
-        let syn::Item::Macro(im) = item else { continue };
-        if let (true, Some(name)) = (im.mac.path.is_ident("macro_rules"), &im.ident) {
-            let mut found = Vec::new();
-            macro_array_impls(im.mac.tokens.clone(), &mut found);
-            if !found.is_empty() {
-                bodies.insert(name.to_string(), found);
-            }
-        }
-    }
-    for (m, item) in items() {
-        let syn::Item::Macro(im) = item else { continue };
-        let Some(found) = im
-            .mac
-            .path
-            .get_ident()
-            .and_then(|i| bodies.get(&i.to_string()))
-        else {
-            continue;
-        };
+    super::macros::each_invocation(ix, read, |m, tokens, found| {
         let mut lengths = Vec::new();
-        integer_literals(im.mac.tokens.clone(), &mut lengths);
+        integer_literals(tokens.clone(), &mut lengths);
         for (trait_path, element_types) in found {
             out.push(ArrayImpl {
                 module: m,
@@ -66,7 +43,7 @@ pub(crate) fn array_impls(ix: &Index) -> Vec<ArrayImpl> {
                 element_types: element_types.clone(),
             });
         }
-    }
+    });
     out
 }
 

@@ -77,43 +77,22 @@ impl MacroImpl {
 /// The trait impls for primitives that the crate's `macro_rules!` invocations make, one per
 /// trait and primitive.
 pub(crate) fn macro_impls(ix: &Index) -> Vec<MacroImpl> {
-    let modules = || {
-        ix.modules
-            .iter()
-            .enumerate()
-            .flat_map(|(m, module)| module.items.iter().map(move |item| (m, item)))
+    let read = |body: TokenStream| {
+        let mut traits = ImplTraits::default();
+        impl_traits(body, &mut traits);
+        (!traits.named.is_empty() || traits.from_invocation).then_some(traits)
     };
-    let mut macros: BTreeMap<String, ImplTraits> = BTreeMap::new();
-    for (_, item) in modules() {
-        let syn::Item::Macro(im) = item else { continue };
-        if let (true, Some(name)) = (im.mac.path.is_ident("macro_rules"), &im.ident) {
-            let mut traits = ImplTraits::default();
-            impl_traits(im.mac.tokens.clone(), &mut traits);
-            if !traits.named.is_empty() || traits.from_invocation {
-                macros.insert(name.to_string(), traits);
-            }
-        }
-    }
     let crate_traits = crate_trait_names(ix);
     let mut out: Vec<MacroImpl> = Vec::new();
-    for (m, item) in modules() {
-        let syn::Item::Macro(im) = item else { continue };
-        let Some(traits) = im
-            .mac
-            .path
-            .get_ident()
-            .and_then(|i| macros.get(&i.to_string()))
-        else {
-            continue;
-        };
+    each_invocation(ix, read, |m, tokens, traits| {
         let mut named = traits.named.clone();
         if traits.from_invocation {
             let mut names = Vec::new();
-            trait_names(im.mac.tokens.clone(), &crate_traits, &mut names);
+            trait_names(tokens.clone(), &crate_traits, &mut names);
             named.extend(names.iter().map(|n| syn::Path::from(format_ident!("{n}"))));
         }
         let mut targets = BTreeSet::new();
-        primitive_names(im.mac.tokens.clone(), &mut targets);
+        primitive_names(tokens.clone(), &mut targets);
         for prim in targets {
             for trait_path in &named {
                 let made = MacroImpl {
@@ -127,8 +106,43 @@ pub(crate) fn macro_impls(ix: &Index) -> Vec<MacroImpl> {
                 }
             }
         }
-    }
+    });
     out
+}
+
+/// Calls `each` with every invocation of a crate `macro_rules!` macro whose body `read` finds
+/// something in: the invocation's module and tokens, and what `read` found in the body.
+pub(crate) fn each_invocation<T>(
+    ix: &Index,
+    read: impl Fn(TokenStream) -> Option<T>,
+    mut each: impl FnMut(ModId, &TokenStream, &T),
+) {
+    let macros = || {
+        ix.modules.iter().enumerate().flat_map(|(m, module)| {
+            module.items.iter().filter_map(move |item| match item {
+                syn::Item::Macro(im) => Some((m, im)),
+                _ => None,
+            })
+        })
+    };
+    let mut bodies: BTreeMap<String, T> = BTreeMap::new();
+    for (_, im) in macros() {
+        if let (true, Some(name)) = (im.mac.path.is_ident("macro_rules"), &im.ident)
+            && let Some(found) = read(im.mac.tokens.clone())
+        {
+            bodies.insert(name.to_string(), found);
+        }
+    }
+    for (m, im) in macros() {
+        if let Some(found) = im
+            .mac
+            .path
+            .get_ident()
+            .and_then(|i| bodies.get(&i.to_string()))
+        {
+            each(m, &im.mac.tokens, found);
+        }
+    }
 }
 
 /// What a macro body implements for its type variable.

@@ -678,7 +678,6 @@ pub(super) fn var_base(t: &Ty, model: &ApiModel) -> String {
     }
 }
 
-/// A `&[&str]` argument from the rendered `Vec<String>`: `&["a", "b"]` when it is a literal
 /// A `&[&str]` or `Vec<&str>` argument as literals where the pooled value is `vec![String::from
 /// ("a"), ...]` (`&["a"]`, `vec!["a"]`), else the views of its elements.
 fn elem_view_arg(value: &str, view: &crate::harness::registry::ElemView) -> String {

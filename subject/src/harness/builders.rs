@@ -78,8 +78,8 @@ fn std_only(ty: &Ty) -> bool {
     }
 }
 
-/// How a variant's field is supplied: a pool value moved in, or for `&str` and `&[T]` a
-/// pooled `String` or `Vec<T>` lent to the value built.
+/// How a variant's field is supplied: a pool value moved in, or for `&str`, `&[T]` and
+/// `&OsStr` the owned pooled value lent to the value built.
 fn field_slot(t: &Ty) -> Option<(Ty, Pass, Ty)> {
     if storable(t) {
         return Some(moved(t));
@@ -91,11 +91,7 @@ fn field_slot(t: &Ty) -> Option<(Ty, Pass, Ty)> {
     else {
         return None;
     };
-    let owned = match inner.as_ref() {
-        Ty::Str => Ty::String,
-        Ty::Slice(e) if storable(e) => Ty::Vec(e.clone()),
-        _ => return None,
-    };
+    let owned = owned_of_unsized(inner).filter(storable)?;
     Some((owned, Pass::Lend, t.clone()))
 }
 

@@ -227,6 +227,7 @@ pub(crate) struct ElemView {
     pub borrowed: bool,
 }
 
+/// The view a parameter of this type is made through, if it takes borrowed elements.
 pub(crate) fn elem_view(source: &Ty) -> Option<ElemView> {
     let (elem, borrowed) = match source {
         Ty::Ref {
@@ -246,11 +247,12 @@ pub(crate) fn elem_view(source: &Ty) -> Option<ElemView> {
     else {
         return None;
     };
-    let (pool, view) = match inner.as_ref() {
-        Ty::Str => (Ty::String, "String::as_str"),
-        Ty::Slice(t) if storable(t) => (Ty::Vec(t.clone()), "Vec::as_slice"),
+    let view = match inner.as_ref() {
+        Ty::Str => "String::as_str",
+        Ty::Slice(_) => "Vec::as_slice",
         _ => return None,
     };
+    let pool = owned_of_unsized(inner).filter(storable)?;
     Some(ElemView {
         pool: Ty::Vec(Box::new(pool)),
         view,
