@@ -100,7 +100,7 @@ impl Store {
 
     pub(crate) fn put_job_unflushed(&self, rec: &JobRecord) -> Result<()> {
         if let Some(kv) = self.pg() {
-            return upsert(&mut *kv.conn()?, kv, rec);
+            return kv.patiently(|| upsert(&mut *kv.conn()?, kv, rec));
         }
         let k = key(rec.id.0);
         let bytes = encode(rec);
@@ -119,7 +119,8 @@ impl Store {
     /// The job with this id, if stored.
     pub fn job(&self, id: JobId) -> Result<Option<JobRecord>> {
         if let Some(kv) = self.pg() {
-            let mut v = select(&mut *kv.conn()?, kv, "WHERE id = $1", &[&(id.0 as i64)])?;
+            let mut v =
+                kv.patiently(|| select(&mut *kv.conn()?, kv, "WHERE id = $1", &[&(id.0 as i64)]))?;
             return Ok(v.pop());
         }
         self.get(&self.jobs, "jobs", &key(id.0))
@@ -128,7 +129,7 @@ impl Store {
     /// All job records, oldest id first.
     pub fn jobs(&self) -> Result<Vec<JobRecord>> {
         if let Some(kv) = self.pg() {
-            return select(&mut *kv.conn()?, kv, "ORDER BY id", &[]);
+            return kv.patiently(|| select(&mut *kv.conn()?, kv, "ORDER BY id", &[]));
         }
         self.all(&self.jobs, "jobs")
     }
@@ -136,12 +137,14 @@ impl Store {
     /// Number of job records.
     pub(crate) fn job_count(&self) -> Result<usize> {
         if let Some(kv) = self.pg() {
-            let n: i64 = kv
-                .conn()?
-                .client
-                .query_one("SELECT count(*) FROM frugal_jobs", &[])
-                .map_err(|e| kv.err("count jobs", e))?
-                .get(0);
+            let n: i64 = kv.patiently(|| {
+                Ok(kv
+                    .conn()?
+                    .client
+                    .query_one("SELECT count(*) FROM frugal_jobs", &[])
+                    .map_err(|e| kv.err("count jobs", e))?
+                    .get(0))
+            })?;
             return Ok(n as usize);
         }
         self.jobs.len()
@@ -151,12 +154,14 @@ impl Store {
     /// many, are not decoded.
     pub fn active_jobs(&self) -> Result<Vec<JobRecord>> {
         if let Some(kv) = self.pg() {
-            return select(
-                &mut *kv.conn()?,
-                kv,
-                "WHERE state IN ('queued', 'running') ORDER BY id",
-                &[],
-            );
+            return kv.patiently(|| {
+                select(
+                    &mut *kv.conn()?,
+                    kv,
+                    "WHERE state IN ('queued', 'running') ORDER BY id",
+                    &[],
+                )
+            });
         }
         let mut v = Vec::new();
         for k in self.jobs_active.iter().keys() {
@@ -173,12 +178,14 @@ impl Store {
     pub(crate) fn newest_jobs(&self, before: Option<u64>, limit: usize) -> Result<Vec<JobRecord>> {
         if let Some(kv) = self.pg() {
             let before = before.map_or(i64::MAX, |b| b as i64);
-            return select(
-                &mut *kv.conn()?,
-                kv,
-                "WHERE id < $1 ORDER BY id DESC LIMIT $2",
-                &[&before, &(limit as i64)],
-            );
+            return kv.patiently(|| {
+                select(
+                    &mut *kv.conn()?,
+                    kv,
+                    "WHERE id < $1 ORDER BY id DESC LIMIT $2",
+                    &[&before, &(limit as i64)],
+                )
+            });
         }
         let hi = before.map(key);
         self.jobs
@@ -203,10 +210,11 @@ impl Store {
         let k = key(id.0);
         self.job_suites.remove(k)?;
         if let Some(kv) = self.pg() {
-            let n = kv
-                .conn()?
-                .exec("DELETE FROM frugal_jobs WHERE id = $1", &[&(id.0 as i64)])
-                .map_err(|e| kv.err("delete a job", e))?;
+            let n = kv.patiently(|| {
+                kv.conn()?
+                    .exec("DELETE FROM frugal_jobs WHERE id = $1", &[&(id.0 as i64)])
+                    .map_err(|e| kv.err("delete a job", e))
+            })?;
             return Ok(n > 0);
         }
         self.jobs_active.remove(k)?;

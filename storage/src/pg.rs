@@ -237,6 +237,24 @@ impl PgKv {
         }
     }
 
+    /// Runs `f` (one statement on a pooled connection) and, on a patient thread
+    /// ([`wait_for_the_database`]), runs it again while it fails because the connection died
+    /// under it (the server restarted): a connection taken before an outage fails at its next
+    /// statement, and a job's write must not be lost to that. The statements run so are
+    /// idempotent (reads, upserts, deletes), so a second run after a lost answer is harmless.
+    pub(crate) fn patiently<T>(&self, mut f: impl FnMut() -> Result<T>) -> Result<T> {
+        let deadline = PATIENCE.with(Cell::get).map(|p| Instant::now() + p);
+        loop {
+            match f() {
+                Err(e) if e.is_unavailable() && deadline.is_some_and(|d| Instant::now() < d) => {
+                    tracing::debug!(error = %e, "PostgreSQL went away under a statement; again");
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                other => return other,
+            }
+        }
+    }
+
     pub(crate) fn err(&self, doing: &str, e: postgres::Error) -> StoreError {
         if e.is_closed() || e.code().is_none() {
             return StoreError::Unavailable {
@@ -339,90 +357,104 @@ impl PgKv {
     }
 
     pub(crate) fn generate_id(&self) -> Result<u64> {
-        let mut c = self.conn()?;
-        let row = c
-            .row("SELECT nextval('frugal_ids')", &[])
-            .map_err(|e| self.err("take a fresh id", e))?
-            .ok_or_else(|| StoreError::Invalid("nextval returned no row".to_string()))?;
-        let id: i64 = row.get(0);
-        Ok(id as u64 - 1)
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let row = c
+                .row("SELECT nextval('frugal_ids')", &[])
+                .map_err(|e| self.err("take a fresh id", e))?
+                .ok_or_else(|| StoreError::Invalid("nextval returned no row".to_string()))?;
+            let id: i64 = row.get(0);
+            Ok(id as u64 - 1)
+        })
     }
 
     pub(crate) fn ids_above(&self, max: u64) -> Result<()> {
-        let mut c = self.conn()?;
-        let next = (max as i64).saturating_add(1);
-        c.client
-            .execute(
-                "SELECT setval('frugal_ids', greatest($1, (SELECT last_value FROM frugal_ids)))",
-                &[&next],
-            )
-            .map_err(|e| self.err("move the id sequence past imported ids", e))?;
-        Ok(())
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let next = (max as i64).saturating_add(1);
+            c.client
+                .execute(
+                    "SELECT setval('frugal_ids', greatest($1, (SELECT last_value FROM frugal_ids)))",
+                    &[&next],
+                )
+                .map_err(|e| self.err("move the id sequence past imported ids", e))?;
+            Ok(())
+        })
     }
 
     pub(crate) fn get(&self, tree: &str, k: &[u8]) -> Result<Option<IVec>> {
-        let mut c = self.conn()?;
-        let row = c
-            .row(
-                "SELECT v FROM frugal_kv WHERE tree = $1 AND k = $2",
-                &[&tree, &k],
-            )
-            .map_err(|e| self.err("read the store", e))?;
-        Ok(row.map(|r| bytes(r.get(0))))
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let row = c
+                .row(
+                    "SELECT v FROM frugal_kv WHERE tree = $1 AND k = $2",
+                    &[&tree, &k],
+                )
+                .map_err(|e| self.err("read the store", e))?;
+            Ok(row.map(|r| bytes(r.get(0))))
+        })
     }
 
     pub(crate) fn get_many(&self, tree: &str, keys: &[Vec<u8>]) -> Result<Vec<Option<IVec>>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let mut c = self.conn()?;
-        let rows = c
-            .rows(
-                "SELECT k, v FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
-                &[&tree, &keys],
-            )
-            .map_err(|e| self.err("read the store", e))?;
-        let mut found: std::collections::HashMap<Vec<u8>, Vec<u8>> =
-            rows.into_iter().map(|r| (r.get(0), r.get(1))).collect();
-        Ok(keys.iter().map(|k| found.remove(k).map(bytes)).collect())
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let rows = c
+                .rows(
+                    "SELECT k, v FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
+                    &[&tree, &keys],
+                )
+                .map_err(|e| self.err("read the store", e))?;
+            let mut found: std::collections::HashMap<Vec<u8>, Vec<u8>> =
+                rows.into_iter().map(|r| (r.get(0), r.get(1))).collect();
+            Ok(keys.iter().map(|k| found.remove(k).map(bytes)).collect())
+        })
     }
 
     pub(crate) fn existing(&self, tree: &str, keys: &[Vec<u8>]) -> Result<Vec<bool>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let mut c = self.conn()?;
-        let rows = c
-            .rows(
-                "SELECT k FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
-                &[&tree, &keys],
-            )
-            .map_err(|e| self.err("read the store", e))?;
-        let found: std::collections::HashSet<Vec<u8>> =
-            rows.into_iter().map(|r| r.get(0)).collect();
-        Ok(keys.iter().map(|k| found.contains(k)).collect())
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let rows = c
+                .rows(
+                    "SELECT k FROM frugal_kv WHERE tree = $1 AND k = ANY($2)",
+                    &[&tree, &keys],
+                )
+                .map_err(|e| self.err("read the store", e))?;
+            let found: std::collections::HashSet<Vec<u8>> =
+                rows.into_iter().map(|r| r.get(0)).collect();
+            Ok(keys.iter().map(|k| found.contains(k)).collect())
+        })
     }
 
     pub(crate) fn insert(&self, tree: &str, k: &[u8], v: &[u8]) -> Result<()> {
-        let mut c = self.conn()?;
-        c.exec(
-            "INSERT INTO frugal_kv (tree, k, v) VALUES ($1, $2, $3)
-             ON CONFLICT (tree, k) DO UPDATE SET v = EXCLUDED.v",
-            &[&tree, &k, &v],
-        )
-        .map_err(|e| self.err("write the store", e))?;
-        Ok(())
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            c.exec(
+                "INSERT INTO frugal_kv (tree, k, v) VALUES ($1, $2, $3)
+                 ON CONFLICT (tree, k) DO UPDATE SET v = EXCLUDED.v",
+                &[&tree, &k, &v],
+            )
+            .map_err(|e| self.err("write the store", e))?;
+            Ok(())
+        })
     }
 
     pub(crate) fn remove(&self, tree: &str, k: &[u8]) -> Result<Option<IVec>> {
-        let mut c = self.conn()?;
-        let row = c
-            .row(
-                "DELETE FROM frugal_kv WHERE tree = $1 AND k = $2 RETURNING v",
-                &[&tree, &k],
-            )
-            .map_err(|e| self.err("delete from the store", e))?;
-        Ok(row.map(|r| bytes(r.get(0))))
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let row = c
+                .row(
+                    "DELETE FROM frugal_kv WHERE tree = $1 AND k = $2 RETURNING v",
+                    &[&tree, &k],
+                )
+                .map_err(|e| self.err("delete from the store", e))?;
+            Ok(row.map(|r| bytes(r.get(0))))
+        })
     }
 
     pub(crate) fn compare_and_swap(
@@ -445,34 +477,40 @@ impl PgKv {
     }
 
     pub(crate) fn len(&self, tree: &str) -> Result<usize> {
-        let mut c = self.conn()?;
-        let n: i64 = c
-            .client
-            .query_one("SELECT count(*) FROM frugal_kv WHERE tree = $1", &[&tree])
-            .map_err(|e| self.err("count records", e))?
-            .get(0);
-        Ok(n as usize)
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let n: i64 = c
+                .client
+                .query_one("SELECT count(*) FROM frugal_kv WHERE tree = $1", &[&tree])
+                .map_err(|e| self.err("count records", e))?
+                .get(0);
+            Ok(n as usize)
+        })
     }
 
     pub(crate) fn is_empty(&self, tree: &str) -> Result<bool> {
-        let mut c = self.conn()?;
-        let any: bool = c
-            .client
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM frugal_kv WHERE tree = $1)",
-                &[&tree],
-            )
-            .map_err(|e| self.err("count records", e))?
-            .get(0);
-        Ok(!any)
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            let any: bool = c
+                .client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM frugal_kv WHERE tree = $1)",
+                    &[&tree],
+                )
+                .map_err(|e| self.err("count records", e))?
+                .get(0);
+            Ok(!any)
+        })
     }
 
     pub(crate) fn clear(&self, tree: &str) -> Result<()> {
-        let mut c = self.conn()?;
-        c.client
-            .execute("DELETE FROM frugal_kv WHERE tree = $1", &[&tree])
-            .map_err(|e| self.err("clear a tree", e))?;
-        Ok(())
+        self.patiently(|| {
+            let mut c = self.conn()?;
+            c.client
+                .execute("DELETE FROM frugal_kv WHERE tree = $1", &[&tree])
+                .map_err(|e| self.err("clear a tree", e))?;
+            Ok(())
+        })
     }
 
     pub(crate) fn range(
