@@ -135,13 +135,24 @@ pub fn key_dist(a: KeyRef<'_>, b: KeyRef<'_>) -> Option<f64> {
     })
 }
 
-/// `contains`/`contains_key`: the nearest of at most [`ELEMS`] elements; `None` when there is
-/// none or none is comparable.
-pub fn nearest<'a>(elems: impl Iterator<Item = KeyRef<'a>>, needle: KeyRef<'_>) -> Option<f64> {
-    let mut best: Option<f64> = None;
+/// [`nearest_key`]'s distance alone.
+#[cfg(test)]
+fn nearest<'a>(elems: impl Iterator<Item = KeyRef<'a>>, needle: KeyRef<'_>) -> Option<f64> {
+    nearest_key(elems, needle).map(|(d, _)| d)
+}
+
+/// `contains`/`contains_key`: the distance to the nearest of at most [`ELEMS`] elements, and
+/// that element (the first of equals); `None` when there is none or none is comparable.
+pub fn nearest_key<'a>(
+    elems: impl Iterator<Item = KeyRef<'a>>,
+    needle: KeyRef<'_>,
+) -> Option<(f64, KeyRef<'a>)> {
+    let mut best: Option<(f64, KeyRef<'a>)> = None;
     for e in elems.take(ELEMS) {
         if let Some(d) = key_dist(e, needle) {
-            best = Some(best.map_or(d, |b| b.min(d)));
+            if best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, e));
+            }
             if d == 0.0 {
                 break;
             }

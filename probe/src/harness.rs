@@ -505,6 +505,7 @@ struct Runner {
 impl Runner {
     fn run(&mut self, ops: &[OpFn], stmts: &[Stmt]) -> Outcome {
         crate::reset();
+        crate::seen::clear();
         // Counting is on only while a generated operation runs the crate's code (see
         // `count`), so the harness's own bookkeeping never shows up in a test's figures.
         alloc::pause();
@@ -553,6 +554,8 @@ impl Runner {
             ..Pool::default()
         };
         crate::snapshot(&mut self.snap);
+        let mut seen = Vec::new();
+        crate::seen::drain(&mut seen);
         Outcome {
             status: end.0,
             stopped_at: end.1,
@@ -566,6 +569,7 @@ impl Runner {
             statements: self.snap.statements,
             allocations: heap.allocations,
             alloc_bytes: heap.bytes,
+            seen,
         }
     }
 

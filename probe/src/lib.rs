@@ -20,6 +20,7 @@ mod flags;
 pub mod harness;
 pub mod mutants;
 pub mod observe;
+pub mod seen;
 pub mod tables;
 pub mod wire;
 

@@ -372,30 +372,40 @@ impl<R: AsRef<str> + ?Sized, A: Pat + ?Sized> TextFlags for &&Obs2<'_, R, A> {
     fn d_starts_with(&self) -> Option<f64> {
         let s = self.0.as_ref();
         Some(match self.1.pat() {
-            PatRef::Text(p) => flags::prefix(s, p),
+            PatRef::Text(p) => noted(p, flags::prefix(s, p)),
             PatRef::Char(c) => flags::prefix_char(s, c),
         })
     }
     fn d_ends_with(&self) -> Option<f64> {
         let s = self.0.as_ref();
         Some(match self.1.pat() {
-            PatRef::Text(p) => flags::suffix(s, p),
+            PatRef::Text(p) => noted(p, flags::suffix(s, p)),
             PatRef::Char(c) => flags::suffix_char(s, c),
         })
     }
     fn d_contains(&self) -> Option<f64> {
         let s = self.0.as_ref();
         Some(match self.1.pat() {
-            PatRef::Text(p) => flags::contains(s, p),
+            PatRef::Text(p) => noted(p, flags::contains(s, p)),
             PatRef::Char(c) => flags::contains_char(s, c),
         })
     }
     fn d_eq_ignore_ascii_case(&self) -> Option<f64> {
         match self.1.pat() {
-            PatRef::Text(p) => Some(flags::eq_ignore_ascii_case(self.0.as_ref(), p)),
+            PatRef::Text(p) => Some(noted(p, flags::eq_ignore_ascii_case(self.0.as_ref(), p))),
             PatRef::Char(_) => None,
         }
     }
+}
+
+/// `d`, after noting the pattern `p` for dynamic seeding when the call fails (`d > 0`): the
+/// needle of `s.starts_with(&prefix)` is often computed at run time (`seen.rs`).
+#[inline]
+fn noted(p: &str, d: f64) -> f64 {
+    if d > 0.0 {
+        crate::seen::note(p);
+    }
+    d
 }
 
 /// Distances of collection lookups: the nearest element or key.
@@ -412,7 +422,13 @@ pub trait CollFlags {
 
 impl<C: Coll + ?Sized, K: Key + ?Sized> CollFlags for &Obs2<'_, C, K> {
     fn d_contains(&self) -> Option<f64> {
-        flags::nearest(self.0.keys(), self.1.key())
+        let (d, key) = flags::nearest_key(self.0.keys(), self.1.key())?;
+        // The nearest text key of a failed lookup is what the test's key should have been
+        // (a table the crate filled at run time): noted for dynamic seeding (`seen.rs`).
+        if let (true, KeyRef::Text(k)) = (d > 0.0, key) {
+            crate::seen::note(k);
+        }
+        Some(d)
     }
     fn d_contains_key(&self) -> Option<f64> {
         self.d_contains()
@@ -420,7 +436,7 @@ impl<C: Coll + ?Sized, K: Key + ?Sized> CollFlags for &Obs2<'_, C, K> {
     fn d_get(&self) -> Option<f64> {
         match self.1.key() {
             KeyRef::Num(i) if !self.0.is_map() => Some(flags::index(i, self.0.count())),
-            k => flags::nearest(self.0.keys(), k),
+            _ => self.d_contains(),
         }
     }
 }

@@ -139,6 +139,9 @@ pub struct Outcome {
     pub allocations: u64,
     /// Bytes those allocations requested, in total.
     pub alloc_bytes: u64,
+    /// Strings the test's values were compared against and did not match, for dynamic
+    /// seeding (`seen.rs`).
+    pub seen: Vec<String>,
 }
 
 /// An observed value's own `Debug` form.
@@ -329,6 +332,10 @@ impl Enc {
         self.u64(o.statements);
         self.u64(o.allocations);
         self.u64(o.alloc_bytes);
+        self.u32(o.seen.len() as u32);
+        for v in &o.seen {
+            self.str(v);
+        }
         self.end_frame(at);
     }
 }
@@ -493,6 +500,10 @@ impl<'a> Dec<'a> {
             statements: self.u64()?,
             allocations: self.u64()?,
             alloc_bytes: self.u64()?,
+            seen: {
+                let n = self.count(4)?;
+                (0..n).map(|_| self.str()).collect::<Result<_, _>>()?
+            },
         })
     }
 }
@@ -603,6 +614,7 @@ mod tests {
             statements: 42,
             allocations: 3,
             alloc_bytes: 96,
+            seen: vec!["ABC-3:".into(), "héllo".into()],
         };
         let mut e = Enc::default();
         e.outcome(&o);

@@ -68,6 +68,7 @@ fn outcome() -> impl Strategy<Value = Outcome> {
         proptest::collection::vec((any::<u32>(), any::<f64>()), 0..4),
         (pairs(), pairs()),
         (any::<u64>(), any::<u64>(), any::<u64>()),
+        proptest::collection::vec(any::<String>(), 0..3),
     )
         .prop_map(
             |(
@@ -76,6 +77,7 @@ fn outcome() -> impl Strategy<Value = Outcome> {
                 goals,
                 (calls, loops),
                 n,
+                seen,
             )| {
                 Outcome {
                     status,
@@ -90,6 +92,7 @@ fn outcome() -> impl Strategy<Value = Outcome> {
                     statements: n.0,
                     allocations: n.1,
                     alloc_bytes: n.2,
+                    seen,
                 }
             },
         )

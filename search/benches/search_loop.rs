@@ -145,6 +145,7 @@ fn run(t: &TestCase) -> ExecResult {
             statements: t.len() as u64,
             ..Counters::default()
         },
+        seen: Vec::new(),
     }
 }
 

@@ -207,6 +207,7 @@ mod tests {
             summaries: vec![None; len],
             observed: Vec::new(),
             counters: Counters::default(),
+            seen: Vec::new(),
         };
         (TestCase { stmts }, result)
     }

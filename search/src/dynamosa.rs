@@ -449,15 +449,18 @@ fn tournament<'p>(cx: &mut Context<'_>, pop: &'p [Ind]) -> &'p Ind {
 
 /// Two offspring by tournament selection, single-point crossover and mutation.
 fn breed_pair(cx: &mut Context<'_>, pop: &[Ind]) -> Vec<TestCase> {
-    let a = tournament(cx, pop).test.clone();
-    let b = tournament(cx, pop).test.clone();
+    let pa = tournament(cx, pop);
+    let pb = tournament(cx, pop);
+    let (a, b) = (pa.test.clone(), pb.test.clone());
     let (mut x, mut y) = if cx.rng.random_bool(cx.params.crossover_rate) {
         cx.builder.crossover(&a, &b, &mut cx.rng)
     } else {
         (a, b)
     };
-    for child in [&mut x, &mut y] {
-        cx.builder.mutate(child, &mut cx.rng);
+    // Each child is mostly its first parent's: that run's comparisons seed its values.
+    for (child, parent) in [(&mut x, pa), (&mut y, pb)] {
+        cx.builder
+            .mutate_seeded(child, &parent.result.seen, &mut cx.rng);
         if child.is_empty() {
             *child = cx.builder.random_test(&mut cx.rng);
         }
@@ -614,6 +617,7 @@ mod tests {
             summaries: vec![],
             observed: Vec::new(),
             counters: Default::default(),
+            seen: Vec::new(),
         };
         assert_eq!(fitness(&r, 0, &goals), 0.0);
         assert_eq!(fitness(&r, 1, &goals), 1.0);

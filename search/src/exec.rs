@@ -60,6 +60,9 @@ pub struct ExecResult {
     pub observed: Vec<Observation>,
     /// The counters behind the performance proxies.
     pub counters: Counters,
+    /// Strings the test's values were compared against and did not match (the probes'
+    /// `seen.rs`): candidates for its next values (dynamic seeding).
+    pub seen: Vec<String>,
 }
 
 /// What a statement left behind in a value it borrowed mutably (`&mut self` of a method that

@@ -87,6 +87,8 @@ struct Ind {
     /// Reached goals with normalised distances, sorted by goal.
     goals: Vec<(u32, f64)>,
     genes: Genes,
+    /// The strings its run was compared against (dynamic seeding).
+    seen: Vec<String>,
 }
 
 impl Ind {
@@ -458,7 +460,7 @@ fn mutate(
         }
     }
     for _ in 0..3 {
-        if cx.builder.mutate(&mut t, &mut cx.rng) {
+        if cx.builder.mutate_seeded(&mut t, &current.seen, &mut cx.rng) {
             break;
         }
     }
@@ -476,6 +478,7 @@ fn keep(e: Evaluated) -> Option<Ind> {
         goals: e.result.goals,
         genes: vec![Gene::default(); e.test.len()],
         test: e.test,
+        seen: e.result.seen,
     })
 }
 
@@ -549,6 +552,7 @@ mod tests {
             },
             goals,
             genes: vec![Gene::default(); len],
+            seen: Vec::new(),
         })
     }
 

@@ -24,6 +24,9 @@ pub struct OperatorParams {
     pub max_depth: usize,
     /// Most elements of a generated collection.
     pub max_elements: usize,
+    /// Dynamic seeding: a mutated test may take as a string value what its parent's run was
+    /// compared against ([`Builder::mutate_seeded`]). Off only to measure what it brings.
+    pub dynamic_seeding: bool,
 }
 
 impl Default for OperatorParams {
@@ -36,6 +39,7 @@ impl Default for OperatorParams {
             insert_again: 0.5,
             max_depth: 4,
             max_elements: 5,
+            dynamic_seeding: true,
         }
     }
 }
@@ -48,6 +52,9 @@ pub struct Builder<'s> {
     pub params: OperatorParams,
     /// Operations never to insert again: they crashed or hung every time they ran.
     pub banned: Vec<bool>,
+    /// While [`Builder::mutate_seeded`] runs: the strings the parent's run was compared
+    /// against that are neither its own values nor the crate's literals.
+    hints: Vec<String>,
 }
 
 impl<'s> Builder<'s> {
@@ -57,6 +64,7 @@ impl<'s> Builder<'s> {
             schema,
             params: OperatorParams::default(),
             banned: vec![false; schema.ops.len()],
+            hints: Vec::new(),
         }
     }
 
@@ -69,6 +77,21 @@ impl<'s> Builder<'s> {
         }
         self.repair(&mut t, rng);
         t
+    }
+
+    /// [`Builder::mutate`] with dynamic seeding (EvoSuite's dynamic constant pool, per test):
+    /// `seen` are the strings `t`'s last run was compared against (`ExecResult::seen`). Those
+    /// `t` does not hold itself and the crate has no literal of are offered to the new string
+    /// values of this mutation beside the constant pool. A needle the crate computes from
+    /// another argument (`format!("{}:", tag.to_uppercase())`) is only right beside that
+    /// argument's value, so the hints go with the test they came from, not to a global pool.
+    pub fn mutate_seeded(&mut self, t: &mut TestCase, seen: &[String], rng: &mut impl Rng) -> bool {
+        if self.params.dynamic_seeding {
+            self.hints = fresh_hints(t, seen, &self.schema.constants);
+        }
+        let changed = self.mutate(t, rng);
+        self.hints.clear();
+        changed
     }
 
     /// Applies EvoSuite's mutation: delete, change and insert, each with probability 1/3.
@@ -328,12 +351,25 @@ impl<'s> Builder<'s> {
                 Some(&v) if pooled => Value::Char(v),
                 _ => Value::Char(random_char(rng)),
             },
-            Some(ValueKind::Str) | None => match c.strings.choose(rng) {
+            Some(ValueKind::Str) | None => match self.pooled_string(rng) {
                 Some(v) if pooled => Value::Str(v.clone()),
                 _ if rng.random_bool(0.3) => Value::Str(compose(c, rng)),
                 _ => Value::Str(random_string(rng)),
             },
         }
+    }
+
+    /// A string of the constant pool, or half the time (when there are any) one of the
+    /// hints of dynamic seeding.
+    fn pooled_string(&self, rng: &mut impl Rng) -> Option<&String> {
+        let strings = &self.schema.constants.strings;
+        // Each hint weighs as one literal, up to half of the draws: a crate with many
+        // literals keeps most draws on them.
+        let share = self.hints.len() as f64 / (self.hints.len() + strings.len()) as f64;
+        if !self.hints.is_empty() && rng.random_bool(share.min(0.5)) {
+            return self.hints.choose(rng);
+        }
+        strings.choose(rng)
     }
 
     fn mutate_value(&self, ty: u32, v: Value, rng: &mut impl Rng) -> Value {
@@ -361,7 +397,12 @@ impl<'s> Builder<'s> {
                 let code = (c as i64 + delta(rng)).clamp(0, 0x10FFFF) as u32;
                 Value::Char(char::from_u32(code).unwrap_or(c))
             }
-            (Value::Str(s), _) => Value::Str(mutate_string(&s, &self.schema.constants, rng)),
+            (Value::Str(s), _) => Value::Str(mutate_string(
+                &s,
+                |rng| self.pooled_string(rng),
+                &self.schema.constants,
+                rng,
+            )),
             (other, _) => other,
         }
     }
@@ -672,7 +713,12 @@ fn random_string(rng: &mut impl Rng) -> String {
 /// Deletes, replaces and inserts characters, each with probability 1/len (EvoSuite); insertions
 /// sometimes splice in a constant of the crate, so formats like `key=value` assemble from the
 /// literals the parser compares against.
-fn mutate_string(s: &str, constants: &crate::Constants, rng: &mut impl Rng) -> String {
+fn mutate_string<'p, R: Rng>(
+    s: &str,
+    pooled: impl FnOnce(&mut R) -> Option<&'p String>,
+    constants: &crate::Constants,
+    rng: &mut R,
+) -> String {
     let mut chars: Vec<char> = s.chars().collect();
     let p = 1.0 / chars.len().max(1) as f64;
     let mut changed = false;
@@ -695,17 +741,67 @@ fn mutate_string(s: &str, constants: &crate::Constants, rng: &mut impl Rng) -> S
     if rng.random_bool(1.0 / 3.0) || !changed {
         let at = rng.random_range(0..=chars.len());
         let splice = match rng.random_range(0..4) {
-            0 => constants
-                .strings
-                .choose(rng)
-                .map(|s| s.chars().collect::<Vec<char>>()),
+            0 => pooled(rng).map(|s| s.chars().collect::<Vec<char>>()),
             1 => constants.chars.choose(rng).map(|c| vec![*c]),
             _ => None,
         };
-        let piece = splice.unwrap_or_else(|| vec![random_char(rng)]);
-        chars.splice(at..at, piece);
+        match (splice, rng.random_range(0..3)) {
+            // A pooled string is often a word the crate looks for: it takes the place of a
+            // word of the input, or joins the input as a word of its own, where a tokenizer
+            // sees it whole.
+            (Some(piece), 0) => match random_word(&chars, rng) {
+                Some(word) => drop(chars.splice(word, piece)),
+                None => drop(chars.splice(at..at, piece)),
+            },
+            (Some(piece), 1) => {
+                let end = chars.len();
+                chars.splice(end..end, std::iter::once(' ').chain(piece));
+            }
+            (Some(piece), _) => drop(chars.splice(at..at, piece)),
+            (None, _) => chars.insert(at, random_char(rng)),
+        }
     }
     chars.into_iter().collect()
+}
+
+/// The span of a random whitespace-separated word of `chars`, if it has one.
+fn random_word(chars: &[char], rng: &mut impl Rng) -> Option<std::ops::Range<usize>> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in chars.iter().enumerate() {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                words.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        words.push(s..chars.len());
+    }
+    words.choose(rng).cloned()
+}
+
+/// The strings of `seen` worth offering to `t`'s next values: not one of `t`'s own string
+/// values or a part of one (the input side of a comparison, or a token a parser cut from it
+/// and compared with its keywords) and not a literal of the crate (the constant pool offers
+/// those already).
+fn fresh_hints(t: &TestCase, seen: &[String], constants: &crate::Constants) -> Vec<String> {
+    let own: Vec<&str> = t
+        .stmts
+        .iter()
+        .filter_map(|s| match &s.value {
+            Some(Value::Str(v)) => Some(v.as_str()),
+            _ => None,
+        })
+        .collect();
+    seen.iter()
+        .filter(|h| !own.iter().any(|v| v.contains(h.as_str())))
+        .filter(|h| !constants.strings.contains(h))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -715,6 +811,78 @@ mod tests {
 
     /// Every bit width of a narrow type is drawn, and none beyond it: before, a `u8` drew a
     /// width from 1..=127 and 15 of 16 draws clamped to 255.
+    /// `f(String, String)` over string literals, the crate's literal `"lit"` in the pool.
+    fn strings_schema() -> Schema {
+        let op = |name: &str, kind, params, ret| crate::OpInfo {
+            name: name.into(),
+            kind,
+            params,
+            ret,
+            variadic: false,
+        };
+        Schema::new(
+            vec![crate::TypeInfo {
+                name: "String".into(),
+                literal: Some(ValueKind::Str),
+                copy: false,
+            }],
+            vec![
+                op("String", OpKind::Literal, vec![], Some(0)),
+                op(
+                    "f",
+                    OpKind::Call,
+                    vec![(0, crate::Pass::Move), (0, crate::Pass::Move)],
+                    None,
+                ),
+            ],
+            crate::Constants {
+                strings: vec!["lit".into()],
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn seeded_mutation_offers_what_the_run_compared_against_and_nothing_else() {
+        let schema = strings_schema();
+        let lit = |v: &str| crate::Stmt {
+            op: 0,
+            args: vec![],
+            value: Some(Value::Str(v.into())),
+        };
+        let test = TestCase {
+            stmts: vec![
+                lit("abcd"),
+                lit("xy"),
+                crate::Stmt {
+                    op: 1,
+                    args: vec![0, 1],
+                    value: None,
+                },
+            ],
+        };
+        let seen: Vec<String> = ["abcd", "bc", "ABCD-4:", "lit"].map(String::from).to_vec();
+        // The test's own values, their parts and the crate's literal are known already.
+        assert_eq!(fresh_hints(&test, &seen, &schema.constants), ["ABCD-4:"]);
+        let offered = |seeding: bool| {
+            let mut b = Builder::new(&schema);
+            b.params.dynamic_seeding = seeding;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+            (0..2_000)
+                .filter(|_| {
+                    let mut t = test.clone();
+                    b.mutate_seeded(&mut t, &seen, &mut rng);
+                    t.stmts
+                        .iter()
+                        .any(|s| matches!(&s.value, Some(Value::Str(v)) if v.contains("ABCD-4:")))
+                })
+                .count()
+        };
+        let (with, without) = (offered(true), offered(false));
+        assert!(with >= 20, "the hint came back in {with} of 2000 mutations");
+        assert_eq!(without, 0);
+    }
+
     #[test]
     fn log_uniform_draws_span_the_widths_of_the_type() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);

@@ -102,6 +102,7 @@ fn run(t: &TestCase) -> ExecResult {
         summaries: vec![None; t.len()],
         observed: Vec::new(),
         counters: Counters::default(),
+        seen: Vec::new(),
     }
 }
 

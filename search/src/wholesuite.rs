@@ -89,6 +89,8 @@ impl Default for WholeSuiteParams {
 struct Run {
     goals: Rc<[(u32, f64)]>,
     completed: usize,
+    /// The strings the run was compared against (dynamic seeding).
+    seen: Rc<[String]>,
 }
 
 impl Run {
@@ -96,6 +98,7 @@ impl Run {
         Run {
             goals: e.result.goals.as_slice().into(),
             completed: e.result.completed,
+            seen: e.result.seen.as_slice().into(),
         }
     }
 }
@@ -372,7 +375,8 @@ fn mutate_suite(cx: &mut Context<'_>, s: &mut Suite, p: &WholeSuiteParams) {
     for m in &mut s.members {
         if cx.rng.random_bool(rate) {
             let mut t = (*m.test).clone();
-            if cx.builder.mutate(&mut t, &mut cx.rng) {
+            let seen = m.run.as_ref().map(|r| r.seen.clone()).unwrap_or_default();
+            if cx.builder.mutate_seeded(&mut t, &seen, &mut cx.rng) {
                 m.test = Rc::new(t);
                 m.run = None;
             }
@@ -564,6 +568,7 @@ fn restore_coverage(cx: &Context<'_>, suite: &mut Suite, max_tests: usize) {
             let run = Run {
                 goals: e.result.goals.as_slice().into(),
                 completed: e.result.completed,
+                seen: e.result.seen.as_slice().into(),
             };
             tally.add(&run.goals, suite.members.len() as u32);
             suite.members.push(Member {
@@ -682,12 +687,14 @@ mod tests {
             run: Some(Run {
                 goals: vec![(0, 0.0), (1, 0.5), (2, 0.5)].into(),
                 completed: 0,
+                seen: Rc::from([]),
             }),
         };
         let b = Member {
             run: Some(Run {
                 goals: vec![(0, 0.0), (1, 0.25)].into(),
                 completed: 0,
+                seen: Rc::from([]),
             }),
             ..a.clone()
         };
@@ -745,6 +752,7 @@ mod tests {
             run: Some(Run {
                 goals: goals.into(),
                 completed: 3,
+                seen: Rc::from([]),
             }),
         }
     }

@@ -201,6 +201,7 @@ mod tests {
                 summaries,
                 observed: Vec::new(),
                 counters: Counters::default(),
+                seen: Vec::new(),
             },
             goals: Default::default(),
             kills: Default::default(),

@@ -800,6 +800,7 @@ fn convert(o: Outcome, len: usize) -> ExecResult {
             allocations: o.allocations,
             alloc_bytes: o.alloc_bytes,
         },
+        seen: o.seen,
     }
 }
 
@@ -811,6 +812,7 @@ fn crashed(reason: String) -> ExecResult {
         summaries: Vec::new(),
         observed: Vec::new(),
         counters: Counters::default(),
+        seen: Vec::new(),
     }
 }
 

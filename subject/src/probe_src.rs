@@ -16,6 +16,7 @@ const FILES: &[(&str, &str)] = &[
     ("src/harness.rs", include_str!("../../probe/src/harness.rs")),
     ("src/mutants.rs", include_str!("../../probe/src/mutants.rs")),
     ("src/observe.rs", include_str!("../../probe/src/observe.rs")),
+    ("src/seen.rs", include_str!("../../probe/src/seen.rs")),
     ("src/tables.rs", include_str!("../../probe/src/tables.rs")),
     ("src/wire.rs", include_str!("../../probe/src/wire.rs")),
 ];

@@ -77,6 +77,11 @@ pub struct RunArgs {
     /// unobserved: no distances and no goals of their own (testability transformations off).
     #[arg(long)]
     pub no_testability: bool,
+    /// Do not seed string values with what the crate compared a test's values against at run
+    /// time (a prefix built with `format!`, a word looked for again): only the crate's
+    /// literals and random strings. Only to measure what dynamic seeding brings.
+    #[arg(long)]
+    pub no_dynamic_seeding: bool,
     /// How the archive becomes a suite: `shrink` (a set cover weighted by estimated cost, then
     /// each kept test made cheaper: smaller integers, shorter strings and collections, fewer
     /// statements), `cost` (the weighted cover alone) or `plain` (a cover by goal count, as
@@ -138,6 +143,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             budget: args.budget,
             stall_generations: args.stall,
             archive: args.archive,
+            operators: frugal_search::OperatorParams {
+                dynamic_seeding: !args.no_dynamic_seeding,
+                ..Default::default()
+            },
             ..SearchParams::default()
         },
         exec,

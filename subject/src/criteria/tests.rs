@@ -209,6 +209,7 @@ fn outcome(status: Status, completed: usize, summaries: &[Option<&str>]) -> Exec
         summaries: summaries.iter().map(|s| s.map(String::from)).collect(),
         observed: Vec::new(),
         counters: Counters::default(),
+        seen: Vec::new(),
     }
 }
 
@@ -342,6 +343,7 @@ fn frozen_discovery_ignores_new_locations_and_single_calls_without_return() {
         summaries: vec![Some("\"\"".into())],
         observed: Vec::new(),
         counters: Counters::default(),
+        seen: Vec::new(),
     };
     let mut inner = Canned(vec![panicked.clone(), panicked]);
     let mut d = DerivingExecutor::new(&mut inner, &plan);

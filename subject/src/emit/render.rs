@@ -864,6 +864,7 @@ mod tests {
             summaries: vec![None, None, Some("3".into())],
             observed: Vec::new(),
             counters: Default::default(),
+            seen: Vec::new(),
         };
         let text = render_test(&test, &result, &reg, &model, &mut BTreeSet::new()).text;
         assert!(!text.contains("18446744073709551615"), "{text}");

@@ -136,6 +136,7 @@ mod tests {
             summaries: vec![],
             observed: Vec::new(),
             counters: Counters::default(),
+            seen: Vec::new(),
         }
     }
 

@@ -407,6 +407,7 @@ mod tests {
                 })
                 .collect(),
             counters: Counters::default(),
+            seen: Vec::new(),
         }
     }
 
