@@ -267,6 +267,25 @@ fn assert_shape_fixture(fixture: &str, allowed: &[&str], unreachable: usize, sha
     }
 }
 
+/// Issue 37's trait objects: `&dyn Shape`, `&mut dyn Tally`, `Box<dyn Shape>` and
+/// `Rc<dyn Shape>` parameters get one of the crate's implementors, which the call coerces
+/// (before: "trait object", all four left out). `&[Box<dyn Shape>]` stays left out: nothing
+/// coerces a slice of boxed implementors to it.
+#[test]
+fn trait_object_parameters_get_an_implementor() {
+    assert_shape_fixture(
+        "trait_objects",
+        &["trait_objects::largest"],
+        0,
+        &[
+            "trait_objects::describe(&",
+            "trait_objects::twice(&mut ",
+            "trait_objects::even_area(std::boxed::Box::",
+            "trait_objects::same(",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.

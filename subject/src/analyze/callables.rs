@@ -18,7 +18,7 @@ use super::macros::MacroImpl;
 use super::signature_types::{
     assoc_types, holds_reference, is_self, mentions_adt, type_lifetimes, with_assoc,
 };
-use super::types::{Lowering, Pos, Problem, Scope, SelfTy, reason, source_text};
+use super::types::{Lowering, Pos, Problem, Scope, SelfTy, dyn_as_impl, reason, source_text};
 use super::walk::ModId;
 use crate::model::{
     BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported, VIA_RET,
@@ -871,7 +871,9 @@ fn lower_params(
             params.push(closure_returning(low, scope, name, closure, inst)?);
             continue;
         }
-        let ty = low.lower(scope, &pt.ty, Pos::Param, inst)?;
+        let object_as_impl = dyn_as_impl(&pt.ty);
+        let written = object_as_impl.as_ref().unwrap_or(&pt.ty);
+        let ty = low.lower(scope, written, Pos::Param, inst)?;
         let inferred = mentions_generic(&pt.ty, scope.subst);
         let static_ref = matches!(
             &*pt.ty,

@@ -543,6 +543,52 @@ fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
 }
 
 /// `Fn`, `FnMut`, `FnOnce` (and their async forms): a closure is expected.
+/// A parameter's trait object behind a pointer the call coerces (`&dyn T`, `&mut dyn T`,
+/// `Box<dyn T>`, `Rc<dyn T>`, `Arc<dyn T>`), written as `impl T` in its place: it gets a value
+/// of one of the trait's implementors as `impl T` does, and the call coerces `&C` or `Box<C>`
+/// to the object. Deeper (`Vec<Box<dyn T>>`, `&[&dyn T]`) nothing coerces, so such a type
+/// stays a trait object and is left out.
+pub(crate) fn dyn_as_impl(ty: &syn::Type) -> Option<syn::Type> {
+    let mut ty = ty.clone();
+    let slot: &mut syn::Type = match &mut ty {
+        syn::Type::Reference(r) => &mut r.elem,
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last_mut()?;
+            if !matches!(last.ident.to_string().as_str(), "Box" | "Rc" | "Arc") {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
+                return None;
+            };
+            if args.args.len() != 1 {
+                return None;
+            }
+            match args.args.first_mut() {
+                Some(syn::GenericArgument::Type(t)) => t,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let object = match &*slot {
+        syn::Type::Paren(p) => &*p.elem,
+        other => other,
+    };
+    let syn::Type::TraitObject(object) = object else {
+        return None;
+    };
+    if object.bounds.iter().any(is_fn_bound) {
+        return None;
+    }
+    let bounds = object.bounds.clone();
+    *slot = syn::Type::ImplTrait(syn::TypeImplTrait {
+        attrs: Vec::new(),
+        impl_token: Default::default(),
+        bounds,
+    });
+    Some(ty)
+}
+
 pub(crate) fn is_fn_bound(bound: &syn::TypeParamBound) -> bool {
     let syn::TypeParamBound::Trait(tb) = bound else {
         return false;
