@@ -24,7 +24,7 @@ pub struct OperatorParams {
     pub max_depth: usize,
     /// Most elements of a generated collection.
     pub max_elements: usize,
-    /// Dynamic seeding: a mutated test may take as a string value what its parent's run was
+    /// Dynamic seeding: a mutated test may take as a string value what its last run was
     /// compared against ([`Builder::mutate_seeded`]). Off only to measure what it brings.
     pub dynamic_seeding: bool,
 }
@@ -52,8 +52,8 @@ pub struct Builder<'s> {
     pub params: OperatorParams,
     /// Operations never to insert again: they crashed or hung every time they ran.
     pub banned: Vec<bool>,
-    /// While [`Builder::mutate_seeded`] runs: the strings the parent's run was compared
-    /// against that are neither its own values nor the crate's literals.
+    /// While [`Builder::mutate_seeded`] runs: the strings the test's last run was compared
+    /// against that are neither its own values, parts of them, nor the crate's literals.
     hints: Vec<String>,
 }
 
@@ -359,12 +359,11 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// A string of the constant pool, or half the time (when there are any) one of the
-    /// hints of dynamic seeding.
+    /// A string of the constant pool or one of the hints of dynamic seeding, each hint
+    /// weighing as one literal, the hints together at most half of the draws.
     fn pooled_string(&self, rng: &mut impl Rng) -> Option<&String> {
         let strings = &self.schema.constants.strings;
-        // Each hint weighs as one literal, up to half of the draws: a crate with many
-        // literals keeps most draws on them.
+        // A crate with many literals keeps most draws on them.
         let share = self.hints.len() as f64 / (self.hints.len() + strings.len()) as f64;
         if !self.hints.is_empty() && rng.random_bool(share.min(0.5)) {
             return self.hints.choose(rng);
