@@ -28,6 +28,48 @@ pub type OpFn = fn(&mut Pool, &[u32], &Value) -> Result<Option<String>, OpError>
 #[derive(Debug)]
 pub struct OpError(pub String);
 
+/// Polls [`block_on`] gives a future before deciding it waits on a reactor.
+pub const POLLS: u32 = 1000;
+
+/// Runs an `async fn`'s future to completion on this thread, polling it with a waker that does
+/// nothing: enough for futures that need no reactor (pure computation, `yield_now`, channels a
+/// test fills first). A future still pending after [`POLLS`] polls, or one that panics because
+/// no async runtime is running (tokio's "there is no reactor running"), needs a runtime the
+/// harness does not run: the statement is invalid, not a finding about the crate.
+pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, OpError> {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..POLLS {
+        match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx))) {
+            Ok(Poll::Ready(out)) => return Ok(out),
+            Ok(Poll::Pending) => std::thread::yield_now(),
+            Err(payload) => {
+                let missing = payload.downcast_ref::<Stop>().is_none()
+                    && LAST_PANIC
+                        .lock()
+                        .ok()
+                        .is_some_and(|last| last.as_ref().is_some_and(|(m, _)| needs_runtime(m)));
+                if !missing {
+                    panic::resume_unwind(payload);
+                }
+                let (message, _) = last_panic();
+                return Err(OpError(format!(
+                    "the future needs an async runtime: {message}"
+                )));
+            }
+        }
+    }
+    Err(OpError(format!(
+        "the future was still pending after {POLLS} polls: it waits on a reactor nobody runs"
+    )))
+}
+
+/// Whether a panic message says an async runtime was missing (tokio's, async-std's).
+fn needs_runtime(message: &str) -> bool {
+    message.contains("no reactor running") || message.contains("Tokio 1.x runtime")
+}
+
 /// Results of the statements run so far, one slot per statement (`None` for unit results and
 /// for values moved away or lent).
 #[derive(Default)]
@@ -611,6 +653,42 @@ mod tests {
         fn drop(&mut self) {
             self.1.borrow_mut().push(self.0);
         }
+    }
+
+    /// Pending `n` times, waking itself each time, then ready with `n`.
+    struct Yields(u32, u32);
+
+    impl std::future::Future for Yields {
+        type Output = u32;
+        fn poll(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<u32> {
+            if self.1 == self.0 {
+                return std::task::Poll::Ready(self.0);
+            }
+            self.1 += 1;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+
+    #[test]
+    fn futures_without_a_reactor_complete_and_the_others_are_invalid() {
+        assert_eq!(block_on(async { 7 }).unwrap(), 7);
+        assert_eq!(block_on(Yields(3, 0)).unwrap(), 3);
+        let pending = block_on(std::future::pending::<()>()).unwrap_err();
+        assert!(pending.0.contains("still pending"), "{pending:?}");
+        assert!(block_on(Yields(POLLS, 0)).is_err());
+        install_panic_hook();
+        let missing = block_on(async {
+            panic!("there is no reactor running, must be called from the context of a Tokio 1.x runtime")
+        })
+        .unwrap_err();
+        assert!(missing.0.contains("needs an async runtime"), "{missing:?}");
+        // Any other panic is the crate's own: it goes on up.
+        let own = panic::catch_unwind(|| block_on(async { panic!("boom") }));
+        assert!(own.is_err());
     }
 
     #[test]

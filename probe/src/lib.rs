@@ -30,8 +30,8 @@ pub use distance::{Mag, Probe};
 pub use mutants::{Arith, Order, arith, ror};
 pub use tables::{
     ArmKey, FnGuard, Snapshot, Tried, branch, branch_cmp, bytes_arms, close_and, close_or, cmp,
-    cmp_goal, covered_goals, enter, hit, init, iter, leaf, leaf_goal, line, not, num_arms, open, q,
-    reset, set_fuel, snapshot, str_arms,
+    cmp_goal, covered_goals, enter, enter_async, hit, init, iter, leaf, leaf_goal, line, not,
+    num_arms, open, q, reset, set_fuel, snapshot, str_arms,
 };
 
 /// Why a test was stopped by the runtime rather than by the code under test.

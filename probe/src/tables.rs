@@ -249,6 +249,21 @@ pub fn enter(function: u32, goal: u32) -> FnGuard {
     FnGuard(true)
 }
 
+/// An `async fn`'s entry: covers `goal`, counts the call and burns fuel like [`enter`], but
+/// tracks no depth. A guard would live across the body's awaits, and a future may be dropped
+/// or finish on another thread than the one that started it, whose depth it would lower.
+#[inline]
+pub fn enter_async(function: u32, goal: u32) {
+    let Some(t) = tables() else {
+        return;
+    };
+    mark_hit(t, goal);
+    if let Some(c) = t.calls.get(function as usize) {
+        bump(c);
+    }
+    burn(t);
+}
+
 /// Covers `goal` (match arms, `if let` outcomes, loop bodies, ...).
 #[inline]
 pub fn hit(goal: u32) {

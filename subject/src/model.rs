@@ -209,6 +209,12 @@ pub struct Callable {
     /// binds it with a typed `let`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ret_annotated: bool,
+    /// An `async fn`: a call is a future, run to completion on the spot by a minimal executor
+    /// that polls with a no-op waker (`h::block_on` in the harness, an emitted `block_on`
+    /// helper in tests), so `ret` is what the future yields. A future still pending after the
+    /// executor's polls waits on a reactor nobody runs; that statement is invalid.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asynchronous: bool,
 }
 
 impl Callable {
@@ -230,6 +236,7 @@ impl Callable {
             consume: None,
             turbofish: Vec::new(),
             ret_annotated: false,
+            asynchronous: false,
         }
     }
 }
@@ -403,7 +410,7 @@ pub struct Unsupported {
     pub path: String,
     /// A short, stable reason, used to group: `"generic bound without candidate"`,
     /// `"closure parameter"`, `"lifetime-carrying type"`, `"trait object"`, `"unsafe fn"`,
-    /// `"async fn"`, `"dependency type"`, `"impl Trait parameter"`, ...
+    /// `"dependency type"`, `"impl Trait parameter"`, ...
     pub reason: String,
     /// The offending piece of the signature, as source text.
     pub detail: String,

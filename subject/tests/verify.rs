@@ -13,6 +13,7 @@ fn test(name: &str, body: &str) -> RenderedTest {
         name: name.into(),
         text: format!("#[test]\nfn {name}() {{\n    {body}\n}}\n"),
         home: frugal_subject::emit::home::TestHome::Root,
+        executor: false,
     }
 }
 

@@ -587,9 +587,6 @@ fn lower_fn_nth(
     if matches!(sig.safety, syn::Safety::Unsafe(_)) {
         return Err(Problem::new(reason::UNSAFE, format!("unsafe fn {name}")));
     }
-    if sig.asyncness.is_some() {
-        return Err(Problem::new(reason::ASYNC, format!("async fn {name}")));
-    }
     let empty = BTreeMap::new();
     let (outer_subst, mut inst) = match site.imp {
         Some(cx) => {
@@ -714,6 +711,7 @@ fn lower_fn_nth(
         ret_annotated: site
             .imp
             .is_some_and(|cx| uninferred_in_result(cx, sig, &sig_output)),
+        asynchronous: sig.asyncness.is_some(),
     })
 }
 

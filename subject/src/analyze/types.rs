@@ -37,7 +37,6 @@ pub(crate) mod reason {
     pub const TRAIT_OBJECT: &str = "trait object";
     pub const NO_CANDIDATE: &str = "generic bound without candidate";
     pub const UNSAFE: &str = "unsafe fn";
-    pub const ASYNC: &str = "async fn";
     pub const CONST_GENERIC: &str = "const generic";
     pub const DEPENDENCY: &str = "dependency type";
     pub const STD: &str = "std type not supported";

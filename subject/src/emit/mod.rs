@@ -1,6 +1,7 @@
 //! Emission: minimise the archive, render the survivors as a Rust test file, and prove the file
 //! compiles and passes against the uninstrumented crate before anyone sees it.
 
+mod executor;
 mod expected;
 pub mod home;
 pub mod minimise;
@@ -127,6 +128,13 @@ pub fn assemble(header: &str, tests: &[render::RenderedTest]) -> String {
 /// ([`home`]), in module order.
 pub fn layout(header: &str, tests: &[render::RenderedTest]) -> (String, Vec<usize>) {
     let mut text = String::from(header);
+    // In the preamble, which every cut of the file keeps (`frugal_replace::generated`).
+    if tests
+        .iter()
+        .any(|t| t.executor && t.home.module().is_none())
+    {
+        text.push_str(&executor::helper());
+    }
     let mut starts = vec![0; tests.len()];
     let mut push = |text: &mut String, i: usize, body: &str| {
         text.push('\n');
@@ -146,6 +154,9 @@ pub fn layout(header: &str, tests: &[render::RenderedTest]) -> (String, Vec<usiz
         let (open, close) = home::section(h, krate);
         text.push('\n');
         text.push_str(&open);
+        if members.iter().any(|&i| tests[i].executor) {
+            text.push_str(&home::indent(&executor::helper()));
+        }
         for i in members {
             push(&mut text, i, &home::indent(&tests[i].text));
         }

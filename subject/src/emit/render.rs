@@ -21,6 +21,8 @@ pub struct RenderedTest {
     pub text: String,
     /// The module it must be compiled in (in-module placement).
     pub home: super::home::TestHome,
+    /// It calls an `async fn`, through the file's `block_on` helper (`emit::executor`).
+    pub executor: bool,
 }
 
 /// Longest `expected` string in `#[should_panic]`.
@@ -53,10 +55,18 @@ pub fn render_test(
         }
     }
     let _ = write!(text, "fn {name}() {{\n{body}}}\n");
+    let executor = test
+        .stmts
+        .iter()
+        .any(|s| match reg.ops[s.op as usize].code {
+            OpCode::Call(c) => model.callables[c].asynchronous,
+            _ => false,
+        });
     RenderedTest {
         name,
         text,
         home: super::home::TestHome::Root,
+        executor,
     }
 }
 

@@ -120,6 +120,9 @@ fn via_trait(c: &Callable, t: &impl Target) -> String {
     via.replace(VIA_RET, &target)
 }
 
+/// The name of the executor emitted tests call futures through (`emit::executor`).
+pub(crate) const BLOCK_ON: &str = "block_on";
+
 /// A call of `c` (the callable of `op`), kept through `.ok()` when the registry converted its
 /// `Result`.
 fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
@@ -177,6 +180,12 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
             with_turbofish(&t.path(&c.path), "", &c.turbofish, t),
             args.join(", ")
         ),
+    };
+    // A future runs to completion before its result is consumed (see `Callable::asynchronous`).
+    let expr = match (c.asynchronous, t.readable()) {
+        (false, _) => expr,
+        (true, true) => format!("{BLOCK_ON}({expr})"),
+        (true, false) => format!("::frugal_probe::harness::block_on({expr})?"),
     };
     let expr = match (c.consume, t.readable()) {
         (None, _) => expr,

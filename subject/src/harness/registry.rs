@@ -426,6 +426,8 @@ impl Registry {
                     && c.via_trait.is_none()
                     && c.operator.is_none()
                     && c.consume.is_none()
+                    // Run inside a closure, where the executor's `?` cannot give up.
+                    && !c.asynchronous
                     && matches!(op.params.as_slice(), [(t, Pass::Ref, _)] if t == ty)
                     && op.ret_source.as_ref().is_some_and(comparable)
             })
@@ -870,6 +872,7 @@ mod tests {
             consume: None,
             turbofish: Vec::new(),
             ret_annotated: false,
+            asynchronous: false,
         };
         let model = ApiModel {
             crate_name: "game".into(),

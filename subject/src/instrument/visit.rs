@@ -346,7 +346,11 @@ impl<'a> FileInstrumenter<'a> {
             body_mutants: false,
         });
         self.names.push(sig.ident.to_string());
-        let enter = format!("let __frugal_guard = ::frugal_probe::enter({fid}, {entry}); ");
+        let enter = if sig.asyncness.is_some() {
+            format!("::frugal_probe::enter_async({fid}, {entry}); ")
+        } else {
+            format!("let __frugal_guard = ::frugal_probe::enter({fid}, {entry}); ")
+        };
         self.untyped_locals
             .push(super::mutants::untyped_locals(block));
         self.with_parent(entry, |s| {
