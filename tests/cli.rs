@@ -94,6 +94,53 @@ fn run_with_json_exits_zero_and_prints_the_summary_as_json() {
     assert_eq!(on_disk["measured_cost"], *measured);
 }
 
+/// `--ci-cost`: what CI pays for the emitted suite and, beside it, the crate's own tests, in
+/// the JSON summary and in summary.json.
+#[test]
+fn ci_cost_puts_the_suite_and_the_own_tests_side_by_side() {
+    let out = Scratch::new("ci-cost");
+    let work = work_dir("cli-numeric-ci-cost");
+    let result = numeric_json(&out, &work.path, &["--ci-cost", "--no-measure"]);
+    let (stdout, stderr) = text(&result);
+    assert_eq!(result.status.code(), Some(0), "stderr:\n{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let ci = &json["ci_cost"];
+    assert!(ci["notes"].is_null(), "{ci}");
+    let nextest = Command::new("cargo")
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for (side, target) in [("generated", "frugal_generated"), ("own", "--lib")] {
+        let c = &ci[side];
+        assert!(
+            c["targets"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t == target)),
+            "{c}"
+        );
+        assert!(
+            c["build_clean_seconds"].as_f64().unwrap_or(0.0) > 0.0,
+            "{c}"
+        );
+        assert!(
+            c["build_incremental_seconds"].as_f64().unwrap_or(0.0) > 0.0,
+            "{c}"
+        );
+        assert_eq!(c["cargo_test"]["passed"], true, "{c}");
+        assert_eq!(c["cargo_test"]["runs"], 3, "{c}");
+        assert_eq!(
+            c["nextest"]["passed"].as_bool(),
+            nextest.then_some(true),
+            "{c}"
+        );
+    }
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk["ci_cost"], *ci);
+    assert!(json.get("measured_cost").is_none(), "--no-measure");
+}
+
 #[test]
 fn a_crate_asking_for_another_toolchain_is_built_with_frugals_own() {
     // rustup's proxies would try to install this toolchain (read-only and offline when

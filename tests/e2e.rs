@@ -328,20 +328,7 @@ fn the_own_suites_survivors_become_the_jobs_targets() {
     run(git(&repo).args(["add", "-A"])).unwrap();
     run(git(&repo).args(["commit", "-q", "-m", "initial"])).unwrap();
     let d = Daemon::start(&bins.frugald, &cfg, &tmp.path().join("state")).unwrap();
-    let out = run(frugal(&cfg, tmp.path()).args(["repo", "add"]).arg(&repo)).unwrap();
-    assert!(out.contains("registered repository 1"), "{out}");
-    let commit = commit_change(&repo, "a change");
-    let listed = wait_for(
-        "the hook's run to succeed",
-        JOB_LIMIT,
-        Duration::from_millis(500),
-        || run_of(&d, &commit, &["succeeded"]),
-    )
-    .unwrap();
-    let record = d
-        .get(&format!("/v1/runs/{}", listed["id"].as_u64().unwrap()))
-        .unwrap()
-        .json();
+    let record = registered_run(&d, &cfg, tmp.path(), &repo);
     let summary = &record["summary"];
     assert_eq!(summary["own_mutants"]["survivors"], 1, "{summary:#}");
     let verdicts = &summary["pipeline"]["survivors"];
@@ -355,6 +342,59 @@ fn the_own_suites_survivors_become_the_jobs_targets() {
             .contains("replace * with + in double"),
         "{first:#}"
     );
+}
+
+/// `jobs.ci_cost = true`: the job measures what CI pays for its suite and the crate's own
+/// tests; the run's summary carries the figures and the suite's page shows them side by side.
+#[test]
+fn with_ci_cost_the_run_and_the_suite_page_say_what_ci_pays() {
+    let bins = binaries();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = frugal_testkit::daemon_config(
+        tmp.path(),
+        "[search]\nbudget = \"3000\"\n\n[executor]\nworkers = 2\n\n[jobs]\nci_cost = true\n",
+    );
+    let repo = tmp.path().join("numeric");
+    example_repo("numeric", &repo).unwrap();
+    let d = Daemon::start(&bins.frugald, &cfg, &tmp.path().join("state")).unwrap();
+    let record = registered_run(&d, &cfg, tmp.path(), &repo);
+    let ci = &record["summary"]["pipeline"]["ci_cost"];
+    for side in ["generated", "own"] {
+        let c = &ci[side];
+        assert!(
+            c["build_clean_seconds"].as_f64().unwrap_or(0.0) > 0.0,
+            "{ci:#}"
+        );
+        assert_eq!(c["cargo_test"]["passed"], true, "{ci:#}");
+    }
+    let suite = record["suite"].as_u64().expect("the run stored a suite");
+    let page = d.get(&format!("/ui/suites/{suite}")).unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("id=\"ci-cost\"")
+            && page.body.contains("What CI pays")
+            && page.body.contains("own tests"),
+        "{}",
+        page.body
+    );
+}
+
+/// Registers `repo` (the daemon's first), commits a change, and returns the record of the run
+/// its hook triggered, once it succeeded.
+fn registered_run(d: &Daemon, cfg: &Path, cwd: &Path, repo: &Path) -> Value {
+    let out = run(frugal(cfg, cwd).args(["repo", "add"]).arg(repo)).unwrap();
+    assert!(out.contains("registered repository 1"), "{out}");
+    let commit = commit_change(repo, "a change");
+    let listed = wait_for(
+        "the hook's run to succeed",
+        JOB_LIMIT,
+        Duration::from_millis(500),
+        || run_of(d, &commit, &["succeeded"]),
+    )
+    .unwrap();
+    d.get(&format!("/v1/runs/{}", listed["id"].as_u64().unwrap()))
+        .unwrap()
+        .json()
 }
 
 fn cargo_mutants_installed() -> bool {

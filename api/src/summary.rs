@@ -156,6 +156,10 @@ pub struct PipelineSummary {
     /// older than shrinking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrinking: Option<Shrinking>,
+    /// What CI pays for the suite and, beside it, for the crate's own tests (`frugal run
+    /// --ci-cost`, `jobs.ci_cost`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_cost: Option<CiCostReport>,
     /// Fields this version does not know, kept as stored.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -293,6 +297,82 @@ pub struct MeasuredCost {
     /// used instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+}
+
+/// What CI pays: the generated suite and the crate's own tests, each measured on its own copy
+/// of the same crate version (`frugal_profiler::measure_ci_cost`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CiCostReport {
+    /// The generated suite (`tests/frugal_generated.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<CiCost>,
+    /// The crate's own tests (library, binaries, integration tests; no doc tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<CiCost>,
+    /// Why a side is missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Wall seconds the measurement took.
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// What CI pays for one suite: its builds, and its runs under `cargo test` and `cargo nextest`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CiCost {
+    /// `generated` or `existing`.
+    #[serde(default)]
+    pub suite: String,
+    /// The test targets built and run (`--test frugal_generated`, `--lib`, ...).
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// `cargo test --no-run` from an empty target dir, dependencies included: wall seconds.
+    #[serde(default)]
+    pub build_clean_seconds: f64,
+    /// The same after a one-line change in the crate's root: wall seconds.
+    #[serde(default)]
+    pub build_incremental_seconds: f64,
+    /// CPU seconds of the clean build.
+    #[serde(default)]
+    pub build_clean_cpu_seconds: f64,
+    /// `cargo test` (a thread per test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cargo_test: Option<RunTimes>,
+    /// `cargo nextest run` (a process per test); absent where cargo-nextest is not installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nextest: Option<RunTimes>,
+    /// What could not be measured, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Wall and CPU seconds of running a suite, medians over the runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunTimes {
+    /// Median wall seconds.
+    #[serde(default)]
+    pub wall_seconds: f64,
+    /// Median CPU seconds of the command and every process it waited for.
+    #[serde(default)]
+    pub cpu_seconds: f64,
+    /// Runs measured.
+    #[serde(default)]
+    pub runs: u32,
+    /// Every run passed.
+    #[serde(default)]
+    pub passed: bool,
+}
+
+impl RunTimes {
+    /// `0.19 s wall, 0.25 s CPU`, with ` (failures)` when a run failed.
+    pub fn describe(&self) -> String {
+        format!(
+            "{:.2} s wall, {:.2} s CPU{}",
+            self.wall_seconds,
+            self.cpu_seconds,
+            if self.passed { "" } else { " (failures)" }
+        )
+    }
 }
 
 /// Shrinking the kept tests' cost after minimisation: moves tried and kept, the estimated

@@ -121,6 +121,9 @@ pub mod jobs {
     /// Each job builds from empty dirs: nothing one commit's code wrote is built or run
     /// by the next.
     pub const KEEP_BUILDS: bool = false;
+    /// Off: measuring what CI pays builds the crate and its dependencies twice more from
+    /// empty target dirs, for each of the generated and the own tests.
+    pub const CI_COST: bool = false;
     // `git_hosts`: none. A git dependency makes frugald's unconfined `cargo fetch` contact the
     // host its URL names, so only hosts the admin lists are contacted.
 }

@@ -143,6 +143,7 @@ pub(crate) struct RawJobs {
     pub max_disk: Option<Spanned<StrOrInt>>,
     pub max_files: Option<Spanned<i64>>,
     pub keep_builds: Option<Spanned<bool>>,
+    pub ci_cost: Option<Spanned<bool>>,
     pub uid_range: Option<Spanned<String>>,
     pub git_hosts: Option<Spanned<Vec<String>>>,
     pub repo_roots: Option<Spanned<Vec<String>>>,

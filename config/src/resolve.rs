@@ -67,6 +67,7 @@ pub const KEYS: &[&str] = &[
     "jobs.max_disk",
     "jobs.max_files",
     "jobs.keep_builds",
+    "jobs.ci_cost",
     "jobs.uid_range",
     "jobs.git_hosts",
     "jobs.repo_roots",
@@ -623,6 +624,8 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
     let keep_builds = r
         .parsed("jobs.keep_builds", s, boolean)?
         .unwrap_or(d::KEEP_BUILDS);
+    let s = r.pick("jobs.ci_cost", &raw.ci_cost, bool::to_string);
+    let ci_cost = r.parsed("jobs.ci_cost", s, boolean)?.unwrap_or(d::CI_COST);
     let uid_range = r.string_parsed("jobs.uid_range", &raw.uid_range, uid_range)?;
     let s = r.pick("jobs.git_hosts", &raw.git_hosts, |v| v.join(","));
     let git_hosts = r
@@ -649,6 +652,7 @@ pub(crate) fn resolve_jobs(r: &mut Resolver, raw: &RawJobs) -> Result<JobsConfig
         max_disk: positive(disk),
         max_files: positive(files),
         keep_builds,
+        ci_cost,
         uid_range,
         git_hosts,
         repo_roots,

@@ -200,6 +200,11 @@ pub struct JobsConfig {
     /// write there (artifacts, fingerprints), and the next job of another commit would build
     /// and test with what it planted.
     pub keep_builds: bool,
+    /// Whether each job also measures what CI pays for the stored suite and, beside it, for
+    /// the crate's own tests: `cargo test --no-run` from an empty target dir and after a
+    /// one-line change, wall and CPU time under `cargo test` and `cargo nextest run`. The
+    /// figures go into the run's summary (`ci_cost`) and the suite's page.
+    pub ci_cost: bool,
     /// The uids (first and last, inclusive) jobs and replacement computations run as where no
     /// job cgroup can be had, one of its own each, so none can signal frugald or another; its gid is the same
     /// number. Used only where frugald may set uids (root) and has no cgroup for its jobs.

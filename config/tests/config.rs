@@ -529,6 +529,16 @@ fn kept_builds_are_off_unless_the_admin_turns_them_on() {
 }
 
 #[test]
+fn ci_cost_is_off_unless_the_admin_turns_it_on() {
+    assert!(!Config::default().jobs.ci_cost);
+    let (_dir, _path, r) = load("[jobs]\nci_cost = true\n");
+    assert!(r.unwrap().jobs.ci_cost);
+    let env = vec![("FRUGAL_JOBS_CI_COST".to_string(), "true".to_string())];
+    assert!(Config::from_env(env).unwrap().jobs.ci_cost);
+    assert_names("[jobs]\nci_cost = \"yes\"\n", 2, "jobs.ci_cost", "");
+}
+
+#[test]
 fn git_hosts_are_none_unless_the_admin_names_them() {
     assert!(Config::default().jobs.git_hosts.is_empty());
     let (_dir, _path, r) = load("[jobs]\ngit_hosts = [\"GitHub.com\", \"10.0.0.5\", \"[::1]\"]\n");

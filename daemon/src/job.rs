@@ -32,8 +32,8 @@ use frugal_api::summary::{
     RunSummary, SUMMARY_VERSION,
 };
 use frugal_config::{Budget as ConfigBudget, RegressionPolicy};
-use frugal_profiler::SuiteMeasurement;
 use frugal_profiler::report::Report;
+use frugal_profiler::{Suite, SuiteMeasurement};
 use frugal_search::{AlgorithmKind, Budget, Generation, MAX_EXECUTIONS, MAX_TIME, SearchParams};
 use frugal_storage::{
     Cost, GoalSet, JobRecord, MutationFigures, NewSuite, NewTest, RepoRecord, RunId, RunProgress,
@@ -94,6 +94,9 @@ pub struct JobEnv {
     /// `jobs.keep_builds`: a crate's build dirs are kept from one job to the next; otherwise
     /// each job starts from an empty work dir ([`fresh_work_dir`]).
     pub keep_builds: bool,
+    /// `jobs.ci_cost`: each job also measures what CI pays for its suite and the crate's own
+    /// tests ([`ci_cost`]).
+    pub ci_cost: bool,
     /// `jobs.git_hosts`: the hosts a committed git dependency may name ([`crate::deps`]); none
     /// also keeps `$CARGO_HOME/git` from the jobs' confined code (see `runner.rs`).
     pub git_hosts: Vec<String>,
@@ -329,9 +332,13 @@ pub fn run(
     let summary = pipeline::run(&opts, &mut progress)
         .with_context(|| format!("generate a suite for `{}` at {commit}", job.krate))?;
     // Before anything is stored: a summary the API cannot carry fails the job, not its answer.
-    let pipeline = pipeline_summary(&summary)?;
+    let mut pipeline = pipeline_summary(&summary)?;
     set_phase(store, live, run, "profile");
     let profile = profile_suite(env, &crate_dir, &dirs.krate);
+    if env.ci_cost {
+        set_phase(store, live, run, "ci-cost");
+        pipeline.ci_cost = Some(ci_cost(env, &crate_dir, &dirs.krate));
+    }
     set_phase(store, live, run, "store");
     let source = std::fs::read_to_string(&summary.output)
         .with_context(|| format!("read the emitted suite {}", summary.output.display()))?;
@@ -529,6 +536,57 @@ fn profile_suite(env: &JobEnv, crate_dir: &Path, dirs: &CrateDirs) -> anyhow::Re
         tracing::warn!(error = %e, "storing the suite without measured cost: profiling failed");
         anyhow::Error::from(e).context("profile the generated suite")
     })
+}
+
+/// What CI pays for the generated suite in the snapshot and for the crate's own tests
+/// (`jobs.ci_cost`), each on its own copy (the incremental build changes a line of it),
+/// confined as the profile is; a side that cannot be measured says why in the notes.
+fn ci_cost(env: &JobEnv, crate_dir: &Path, dirs: &CrateDirs) -> frugal_api::summary::CiCostReport {
+    let started = std::time::Instant::now();
+    let mut report = frugal_api::summary::CiCostReport::default();
+    for (suite, name) in [(Suite::Generated, "generated"), (Suite::Existing, "own")] {
+        match ci_cost_of(env, crate_dir, &dirs.ci_cost.join(name), suite) {
+            Ok(cost) if suite == Suite::Generated => report.generated = Some(cost),
+            Ok(cost) => report.own = Some(cost),
+            Err(e) => {
+                tracing::warn!(error = %format!("{e:#}"), suite = name, "no CI cost");
+                report
+                    .notes
+                    .push(format!("{name} tests not measured: {e:#}"));
+            }
+        }
+    }
+    // Two target dirs with the dependencies built: not kept for the next job.
+    let _ = std::fs::remove_dir_all(&dirs.ci_cost);
+    report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    report
+}
+
+fn ci_cost_of(
+    env: &JobEnv,
+    crate_dir: &Path,
+    dir: &Path,
+    suite: Suite,
+) -> anyhow::Result<frugal_api::summary::CiCost> {
+    let (copy, target, scratch) = (dir.join("crate"), dir.join("target"), dir.join("job"));
+    let _ = std::fs::remove_dir_all(dir);
+    frugal_subject::instrument::standalone_copy(crate_dir, &copy)
+        .with_context(|| format!("copy {}", crate_dir.display()))?;
+    for d in [&target, &scratch] {
+        std::fs::create_dir_all(d).with_context(|| format!("create {}", d.display()))?;
+    }
+    let policy = frugal_sandbox::Policy::for_job(&scratch, &target, &copy)
+        .context("prepare the CI cost's sandbox")?;
+    let cost = frugal_profiler::measure_ci_cost(&frugal_profiler::CiCostConfig {
+        crate_dir: copy,
+        suite,
+        target_dir: target,
+        cargo_args: Vec::new(),
+        runs: env.profile_repeat.clamp(1, 3),
+        sandbox: Some(policy.require_fs_confinement(env.sandbox_required)),
+    })?;
+    // The profiler's figures in the API's shape, field for field.
+    Ok(serde_json::from_value(serde_json::to_value(cost)?)?)
 }
 
 fn profile_digest(p: &anyhow::Result<Report>) -> ProfileDigest {

@@ -84,6 +84,8 @@ pub struct CrateDirs {
     pub profile_target: PathBuf,
     /// The profile's sandbox scratch.
     pub profile_job: PathBuf,
+    /// The CI cost measurement's copies, target dirs and scratch (`jobs.ci_cost`).
+    pub ci_cost: PathBuf,
     /// cargo-mutants' scratch dir (`mutation.survivors`).
     pub own_mutants: PathBuf,
     /// cargo-mutants' target dir.
@@ -100,6 +102,7 @@ impl CrateDirs {
             check: base.join("check"),
             profile_target: base.join("profile-target"),
             profile_job: base.join("profile-job"),
+            ci_cost: base.join("ci-cost"),
             own_mutants: base.join("own-mutants"),
             own_mutants_target: base.join("own-mutants-target"),
             base,

@@ -111,6 +111,7 @@ fn job_env(
         regressions: cfg.regressions.clone(),
         stall_generations: cfg.search.stall_generations,
         keep_builds: cfg.jobs.keep_builds,
+        ci_cost: cfg.jobs.ci_cost,
         git_hosts: cfg.jobs.git_hosts.clone(),
         mirrors: mirrors(cfg),
     })

@@ -129,6 +129,11 @@ pub struct RunSummary {
     /// What shrinking the kept tests' cost saved (`None` with `--no-shrink`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrinking: Option<crate::emit::shrink::ShrinkReport>,
+    /// What CI pays for the suite and the crate's own tests (`frugal run --ci-cost`), as
+    /// `frugal_api::summary::CiCostReport` in JSON: the CLI measures it with the profiler,
+    /// which this crate does not know.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_cost: Option<serde_json::Value>,
 }
 
 /// The emitted suite's measured cost, beside the proxies' estimate (`suite_proxy_total`).

@@ -3,13 +3,16 @@
 //! `tests/frugal_generated.rs`, its build in `target-verify/`); this measures that suite with
 //! `frugal_profiler::measure_suite` (as frugald measures the suites it stores), confined as
 //! `frugal profile` confines it, and sums the figures on the profiler's cost basis
-//! (instructions where a hardware counter or valgrind gives them, CPU time otherwise).
+//! (instructions where a hardware counter or valgrind gives them, CPU time otherwise). With
+//! `--ci-cost` it also measures what CI pays for the suite and the crate's own tests
+//! (`frugal_profiler::measure_ci_cost`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use frugal_profiler::{Report, SuiteCost, SuiteMeasurement};
+use frugal_api::summary::CiCostReport;
+use frugal_profiler::{Report, Suite, SuiteCost, SuiteMeasurement};
 use frugal_subject::emit::Placement;
 use frugal_subject::pipeline::MeasuredCost;
 
@@ -83,4 +86,30 @@ fn unmeasured(why: &str) -> MeasuredCost {
         note: Some(why.to_string()),
         ..MeasuredCost::default()
     }
+}
+
+/// What CI pays for the verified suite and, beside it, for the crate's own tests, each on its
+/// own copy of the verified crate (`--ci-cost`); a side that cannot be measured says why.
+pub fn ci_cost(work: &Path, cargo_args: Vec<String>) -> CiCostReport {
+    let started = Instant::now();
+    let mut report = CiCostReport::default();
+    let copy = work.join("verify");
+    let scratch = work.join("ci-cost");
+    let _ = std::fs::remove_dir_all(&scratch);
+    for suite in [Suite::Generated, Suite::Existing] {
+        let measured =
+            super::profile::ci_cost_of(&copy, suite, cargo_args.clone(), REPEAT, &scratch)
+                .and_then(|cost| Ok(serde_json::from_value(serde_json::to_value(cost)?)?));
+        match (measured, suite) {
+            (Ok(cost), Suite::Generated) => report.generated = Some(cost),
+            (Ok(cost), _) => report.own = Some(cost),
+            (Err(e), Suite::Generated) => report
+                .notes
+                .push(format!("generated suite not measured: {e:#}")),
+            (Err(e), _) => report.notes.push(format!("own tests not measured: {e:#}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    report.seconds = started.elapsed().as_secs_f64();
+    report
 }

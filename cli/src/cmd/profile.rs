@@ -158,32 +158,13 @@ fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
         .context("cannot make a scratch dir")?;
     let mut costs = Vec::new();
     for &suite in suites {
-        let name = format!("{suite:?}").to_lowercase();
-        let dir = scratch.path().join(&name);
-        let copy = dir.join("crate");
-        frugal_subject::instrument::standalone_copy(&args.krate, &copy)
-            .with_context(|| format!("cannot copy `{}`", args.krate.display()))?;
-        let target = dir.join("target");
-        let home = dir.join("home");
-        std::fs::create_dir_all(&home)?;
-        let policy = sandbox_policy(&copy, Some(&target), &home)?;
-        eprintln!(
-            "measuring what CI pays for the {name} tests (clean build, one-line change, cargo test, cargo nextest run)..."
-        );
-        let cost = frugal_profiler::measure_ci_cost(&frugal_profiler::CiCostConfig {
-            crate_dir: copy,
+        let cost = ci_cost_of(
+            &args.krate,
             suite,
-            target_dir: target,
-            cargo_args: args.features.cargo_args(),
-            runs: args.repeat,
-            sandbox: Some(policy),
-        })
-        .with_context(|| {
-            format!(
-                "failed to measure the CI cost of `{}`",
-                args.krate.display()
-            )
-        })?;
+            args.features.cargo_args(),
+            args.repeat,
+            scratch.path(),
+        )?;
         costs.push(cost);
     }
     let mut stdout = std::io::stdout().lock();
@@ -194,6 +175,38 @@ fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
         write!(stdout, "{}", ci_cost_table(&costs))?;
     }
     Ok(())
+}
+
+/// What CI pays for `suite` of the crate at `krate`, measured on a copy of it under `scratch`
+/// (the incremental build changes a line of the copy), confined; `runs` of each runner.
+pub(crate) fn ci_cost_of(
+    krate: &Path,
+    suite: Suite,
+    cargo_args: Vec<String>,
+    runs: u32,
+    scratch: &Path,
+) -> anyhow::Result<frugal_profiler::CiCost> {
+    let name = format!("{suite:?}").to_lowercase();
+    let dir = scratch.join(&name);
+    let copy = dir.join("crate");
+    frugal_subject::instrument::standalone_copy(krate, &copy)
+        .with_context(|| format!("cannot copy `{}`", krate.display()))?;
+    let target = dir.join("target");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home)?;
+    let policy = sandbox_policy(&copy, Some(&target), &home)?;
+    eprintln!(
+        "measuring what CI pays for the {name} tests (clean build, one-line change, cargo test, cargo nextest run)..."
+    );
+    frugal_profiler::measure_ci_cost(&frugal_profiler::CiCostConfig {
+        crate_dir: copy,
+        suite,
+        target_dir: target,
+        cargo_args,
+        runs,
+        sandbox: Some(policy),
+    })
+    .with_context(|| format!("failed to measure the CI cost of `{}`", krate.display()))
 }
 
 /// The CI cost figures, one row per suite.

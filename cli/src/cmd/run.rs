@@ -99,6 +99,13 @@ pub struct RunArgs {
     /// measured total beside the proxies' estimate.
     #[arg(long)]
     pub no_measure: bool,
+    /// Also measure what CI pays for the emitted suite and, beside it, for the crate's own
+    /// tests: `cargo test --no-run` from an empty target dir and after a one-line change, and
+    /// wall and CPU time under `cargo test` and `cargo nextest run` (three runs each, medians),
+    /// each suite on its own confined copy of the verified crate. Off by default: it builds
+    /// the crate and its dependencies twice from scratch. Tests placement only.
+    #[arg(long)]
+    pub ci_cost: bool,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -164,18 +171,36 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let mut bar = Bar::new(!args.json);
     let mut summary = pipeline::run(&opts, &mut bar)
         .with_context(|| format!("frugal run {}", args.krate.display()))?;
-    if !args.no_measure && summary.tests_emitted > 0 {
+    let work = args
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| pipeline::default_work_dir(&args.krate, &summary.krate));
+    let measure = !args.no_measure && summary.tests_emitted > 0;
+    if measure {
         bar.bar
             .set_message("measuring the emitted suite (--no-measure skips this)");
-        let work = args
-            .work_dir
-            .clone()
-            .unwrap_or_else(|| pipeline::default_work_dir(&args.krate, &summary.krate));
         summary.measured_cost = Some(super::measure::measured_cost(
             &work,
             args.placement,
             args.features.cargo_args(),
         ));
+    }
+    let ci_cost = args.ci_cost && summary.tests_emitted > 0;
+    if ci_cost {
+        bar.bar.set_message(
+            "measuring what CI pays for the emitted suite and the crate's own tests (--ci-cost)",
+        );
+        let report = if args.placement == frugal_subject::emit::Placement::Tests {
+            super::measure::ci_cost(&work, args.features.cargo_args())
+        } else {
+            frugal_api::summary::CiCostReport {
+                notes: vec!["tests placed inside the crate: `frugal profile <crate> --ci-cost --suite existing` after `--write` measures them".into()],
+                ..Default::default()
+            }
+        };
+        summary.ci_cost = Some(serde_json::to_value(report)?);
+    }
+    if measure || ci_cost {
         let path = args.out.join("summary.json");
         std::fs::write(&path, serde_json::to_string_pretty(&summary)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -321,6 +346,13 @@ fn print_summary(s: &RunSummary) {
             println!("  {fallback}");
         }
     }
+    if let Some(report) = s
+        .ci_cost
+        .as_ref()
+        .and_then(|v| serde_json::from_value::<frugal_api::summary::CiCostReport>(v.clone()).ok())
+    {
+        print_ci_cost(&report);
+    }
     if let Some(m) = &s.mutation {
         println!(
             "mutants (frugal's own, strong): {} of {} killed ({:.1}%), {} infected but survived, \
@@ -431,5 +463,30 @@ fn print_survivors(r: &frugal_subject::survivors::SurvivorReport) {
         if let Verdict::Killed { test } = &v.verdict {
             println!("  killed {} by {test}", v.name);
         }
+    }
+}
+
+/// `what CI pays` lines: the generated suite, and the crate's own tests beside it.
+fn print_ci_cost(report: &frugal_api::summary::CiCostReport) {
+    let times = |t: &Option<frugal_api::summary::RunTimes>| {
+        t.as_ref()
+            .map_or_else(|| "not run".into(), frugal_api::summary::RunTimes::describe)
+    };
+    println!("what CI pays ({:.0}s to measure):", report.seconds);
+    for (label, cost) in [("generated", &report.generated), ("own", &report.own)] {
+        let Some(c) = cost else { continue };
+        println!(
+            "  {label:<9} build {:.1}s clean, {:.1}s after a one-line change; cargo test {}; nextest {}",
+            c.build_clean_seconds,
+            c.build_incremental_seconds,
+            times(&c.cargo_test),
+            times(&c.nextest)
+        );
+        for n in &c.notes {
+            println!("    {n}");
+        }
+    }
+    for n in &report.notes {
+        println!("  {n}");
     }
 }

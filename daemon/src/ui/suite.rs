@@ -7,6 +7,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
+use frugal_api::summary::{CiCostReport, RunTimes};
 use frugal_storage::{SuiteId, SuiteRecord, TestRecord};
 use maud::{Markup, html};
 use serde_json::Value;
@@ -51,9 +52,11 @@ fn render(ui: &Ui, viewer: &Viewer, id: &str) -> UiResult<Response> {
             }
         }
     }
+    let ci = ci_cost_of(store, &suite)?;
     let body = html! {
         h1 { "Suite #" (suite.id) " of " (suite.krate) @if is_best { " " span.ok { "best" } } }
         (summary(&suite))
+        @if let Some(ci) = &ci { (ci_cost_panel(ci)) }
         h2 { "Tests" }
         (tests_table(&tests))
         h2 { "Replacement of the crate's own suite" }
@@ -91,6 +94,56 @@ fn summary(s: &SuiteRecord) -> Markup {
             dt { "Proxy estimate" } dd { (figure(s.proxy_cost)) }
         }
         (mutation_panel(s))
+    }
+}
+
+/// What CI pays for the suite and the crate's own tests, from the summary of the run that
+/// stored it (`jobs.ci_cost`); `None` when that run did not measure it.
+fn ci_cost_of(store: &frugal_storage::Store, s: &SuiteRecord) -> UiResult<Option<CiCostReport>> {
+    let Some(run) = s.run else {
+        return Ok(None);
+    };
+    let summary = store.run(run)?.and_then(|r| r.summary_json);
+    Ok(summary
+        .and_then(|v| serde_json::from_value::<frugal_api::summary::RunSummary>(v).ok())
+        .and_then(|r| r.pipeline.ci_cost))
+}
+
+/// The CI cost panel: one row per suite (generated, own), builds and runs side by side.
+fn ci_cost_panel(ci: &CiCostReport) -> Markup {
+    let times = |t: &Option<RunTimes>| {
+        t.as_ref()
+            .map_or_else(|| "not run".into(), RunTimes::describe)
+    };
+    let rows = [
+        ("This suite", &ci.generated),
+        ("The crate's own tests", &ci.own),
+    ];
+    html! {
+        section #ci-cost {
+            h2 { "What CI pays" }
+            div.scroll { table {
+                thead { tr {
+                    th scope="col" { "Tests" } th scope="col" { "Build, clean" }
+                    th scope="col" { "Build after a one-line change" }
+                    th scope="col" { "cargo test" }
+                    th scope="col" { "cargo nextest run" }
+                } }
+                tbody { @for (label, cost) in rows { @if let Some(c) = cost {
+                    tr {
+                        th scope="row" { (label) }
+                        td.num { (format!("{:.1} s", c.build_clean_seconds)) }
+                        td.num { (format!("{:.1} s", c.build_incremental_seconds)) }
+                        td.num { (times(&c.cargo_test)) }
+                        td.num { (times(&c.nextest)) }
+                    }
+                } } }
+            } }
+            @for n in ci.notes.iter().chain(ci.generated.iter().flat_map(|c| &c.notes))
+                .chain(ci.own.iter().flat_map(|c| &c.notes)) {
+                p.note { (n) }
+            }
+        }
     }
 }
 

@@ -775,6 +775,7 @@ fn summarise(opts: &RunOptions, facts: RunFacts, suite: &Suite) -> RunSummary {
         sandbox: facts.sandbox,
         sandbox_fs_confined: facts.sandbox_fs_confined,
         measured_cost: None,
+        ci_cost: None,
         mutation: facts.mutation,
         survivors: facts.survivors,
         shrinking: facts.shrinking,
