@@ -299,6 +299,16 @@ pub struct ClosureParam {
     /// drops others is where its shifting code runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<ClosureKey>,
+    /// The closure returns `()` (`F: FnOnce(T)`, a drop callback): it gets one that does
+    /// nothing (`move |_| {}`), and the parameter's operand is a `u8` it ignores, so the
+    /// call keeps the one-operand-per-parameter shape.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub returns_unit: bool,
+    /// The closure's type parameter also names a type (a result `OnDrop<T, F>`, the impl of
+    /// `Lazy<T, F>`), so it stands in as this boxed trait object (`Box<dyn FnOnce(i32)>`):
+    /// the closure passed is boxed and cast to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boxed: Option<Ty>,
 }
 
 /// The closure argument a predicate may decide by: its position, whether it is a borrow

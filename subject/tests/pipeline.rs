@@ -313,6 +313,29 @@ fn async_fns_run_on_a_minimal_executor() {
     assert!(!suite.contains("forever("), "{suite}");
 }
 
+/// Issue 37's closures: one returning nothing (`F: FnMut(i32)`, `impl FnOnce(u8)`) gets a
+/// closure that does nothing, and a closure type parameter that a type names (scopeguard's
+/// `on_drop(v, f) -> OnDrop<T, F>`, once_cell's `impl<T, F: FnOnce() -> T> Lazy<T, F>`)
+/// stands in as a boxed closure (before: "closure parameter", all seven left out).
+#[test]
+fn closures_returning_nothing_or_named_by_a_type_are_passed() {
+    assert_shape_fixture(
+        "callbacks",
+        &[],
+        0,
+        &[
+            "callbacks::each_above(&",
+            ", move |_| {})",
+            "callbacks::report_error(",
+            "callbacks::on_drop(",
+            "(std::boxed::Box::new(move |_| {}) as std::boxed::Box<dyn FnOnce(i32)>)",
+            "callbacks::Deferred::<i32, std::boxed::Box<dyn FnOnce() -> i32>>::new(",
+            ".defuse()",
+            ".force()",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.

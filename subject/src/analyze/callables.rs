@@ -123,6 +123,8 @@ struct ImplCx {
     /// For a blanket impl (`impl<T: Iterator> Ext for T`), its parameter's bounds: a method
     /// bounding `Self` further chooses the stand-in again (`rebind_blanket_self`).
     blanket_bounds: Vec<syn::TypeParamBound>,
+    /// The impl's closure parameters, boxed in `subst` (see `box_impl_closures`).
+    closures: BTreeMap<String, ClosureBound>,
 }
 
 /// One function to lower, wherever it was declared.
@@ -428,17 +430,12 @@ fn impl_cx(
     };
     let shared = shared_bounds(low, imp);
     let instantiated = instantiate_nth(low, scope, &imp.item.generics, &shared, 0, &mut 1);
-    let (subst, inst, mut problem) = match instantiated {
-        Ok((subst, inst, closures)) if closures.is_empty() => (subst, inst, None),
-        Ok(_) => (
-            BTreeMap::new(),
-            Vec::new(),
-            Some(Problem::new(
-                reason::CLOSURE,
-                source_text(&imp.item.generics),
-            )),
-        ),
-        Err(p) => (BTreeMap::new(), Vec::new(), Some(p)),
+    let (subst, inst, closures, mut problem) = match instantiated {
+        Ok((subst, inst, closures)) => match box_impl_closures(low, scope, subst, inst, closures) {
+            Ok((subst, inst, closures)) => (subst, inst, closures, None),
+            Err(p) => (BTreeMap::new(), Vec::new(), BTreeMap::new(), Some(p)),
+        },
+        Err(p) => (BTreeMap::new(), Vec::new(), BTreeMap::new(), Some(p)),
     };
     let scope = Scope {
         module: imp.module,
@@ -463,7 +460,33 @@ fn impl_cx(
         assoc: BTreeMap::new(),
         written_self: (*imp.item.self_ty).clone(),
         blanket_bounds: blanket_bounds(imp),
+        closures,
     }
+}
+
+/// An impl's closure parameters (`impl<T, F: FnOnce() -> T> Lazy<T, F>`): each stands in as
+/// a boxed closure ([`super::generics::boxed_closure`]) in the impl's substitutions, and its
+/// functions' parameters of that type are passed one, boxed. One that cannot be boxed leaves
+/// the impl's functions out.
+fn box_impl_closures(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    mut subst: BTreeMap<String, Ty>,
+    mut inst: Vec<(String, Ty)>,
+    mut closures: BTreeMap<String, ClosureBound>,
+) -> Result<super::generics::Instantiated, Problem> {
+    for (name, c) in closures.iter_mut() {
+        let within = Scope {
+            subst: &subst,
+            ..scope
+        };
+        let boxed = super::generics::boxed_closure(low, within, c)
+            .ok_or_else(|| Problem::new(reason::CLOSURE, c.text.clone()))?;
+        c.shape.boxed = Some(boxed.clone());
+        subst.insert(name.clone(), boxed.clone());
+        inst.push((name.clone(), boxed));
+    }
+    Ok((subst, inst, closures))
 }
 
 /// The bounds of the parameter a blanket impl is for (`T` of `impl<T: Iterator> Ext for T`,
@@ -603,12 +626,26 @@ fn lower_fn_nth(
         self_ty,
         subst: outer_subst,
     };
-    let (own_subst, own_inst, closures) =
+    let (mut own_subst, mut own_inst, mut closures) =
         instantiate_nth(low, outer, &sig.generics, &SharedBounds::new(), pick, count)?;
+    box_closures_in_output(
+        low,
+        outer,
+        &sig.output,
+        &mut closures,
+        &mut own_subst,
+        &mut own_inst,
+    )?;
     let turbofish = turbofish(sig, &own_subst, &closures);
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
     subst.extend(own_subst);
+    // The impl's closure parameters (`impl<T, F: FnOnce() -> T> Lazy<T, F>`), boxed.
+    if let Some(cx) = site.imp {
+        for (name, c) in &cx.closures {
+            closures.entry(name.clone()).or_insert_with(|| c.clone());
+        }
+    }
     let scope = Scope {
         module: site.module,
         self_ty,
@@ -713,6 +750,41 @@ fn lower_fn_nth(
             .is_some_and(|cx| uninferred_in_result(cx, sig, &sig_output)),
         asynchronous: sig.asyncness.is_some(),
     })
+}
+
+/// A function's closure parameters its result names (`on_drop(v: T, f: F) -> OnDrop<T, F>`)
+/// stand in as a boxed closure ([`super::generics::boxed_closure`]), so the result's type can
+/// be written; the closure passed is boxed and cast to it. One that cannot be boxed leaves the
+/// function out, as before.
+fn box_closures_in_output(
+    low: &Lowering<'_>,
+    outer: Scope<'_>,
+    output: &syn::ReturnType,
+    closures: &mut BTreeMap<String, ClosureBound>,
+    own_subst: &mut BTreeMap<String, Ty>,
+    own_inst: &mut Vec<(String, Ty)>,
+) -> Result<(), Problem> {
+    let syn::ReturnType::Type(_, out) = output else {
+        return Ok(());
+    };
+    for (name, c) in closures.iter_mut() {
+        let only = BTreeMap::from([(name.clone(), Ty::Unit)]);
+        if !mentions_generic(out, &only) {
+            continue;
+        }
+        let mut subst = outer.subst.clone();
+        subst.extend(own_subst.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let scope = Scope {
+            subst: &subst,
+            ..outer
+        };
+        let boxed = super::generics::boxed_closure(low, scope, c)
+            .ok_or_else(|| Problem::new(reason::CLOSURE, c.text.clone()))?;
+        c.shape.boxed = Some(boxed.clone());
+        own_subst.insert(name.clone(), boxed.clone());
+        own_inst.push((name.clone(), boxed));
+    }
+    Ok(())
 }
 
 /// For a method of a blanket impl (`impl<T: Iterator + ?Sized> Itertools for T`) bounding
@@ -892,8 +964,9 @@ fn lower_params(
     Ok(params)
 }
 
-/// A closure parameter: typed by what its closure returns. A closure returning nothing or a
-/// reference is left out: there is no value to choose, or none the closure could own.
+/// A closure parameter: typed by what its closure returns. One returning `()` does nothing
+/// (see [`crate::model::ClosureParam::returns_unit`]); one returning a reference is left out: there is no
+/// value it could own.
 fn closure_returning(
     low: &Lowering<'_>,
     scope: Scope<'_>,
@@ -901,13 +974,27 @@ fn closure_returning(
     closure: ClosureBound,
     inst: &mut Vec<(String, Ty)>,
 ) -> Result<Param, Problem> {
+    let ty = match &closure.output {
+        syn::ReturnType::Default => Ty::Unit,
+        syn::ReturnType::Type(_, out) => low.lower(scope, out, Pos::Param, inst)?,
+    };
+    if ty == Ty::Unit {
+        let mut shape = closure.shape;
+        shape.returns_unit = true;
+        return Ok(Param {
+            name,
+            ty: Ty::Prim("u8".into()),
+            inferred: false,
+            static_ref: false,
+            closure: Some(shape),
+        });
+    }
+    if matches!(ty, Ty::Ref { .. }) {
+        return Err(Problem::new(reason::CLOSURE, closure.text));
+    }
     let syn::ReturnType::Type(_, out) = &closure.output else {
         return Err(Problem::new(reason::CLOSURE, closure.text));
     };
-    let ty = low.lower(scope, out, Pos::Param, inst)?;
-    if matches!(ty, Ty::Unit | Ty::Ref { .. }) {
-        return Err(Problem::new(reason::CLOSURE, closure.text));
-    }
     let inferred = mentions_generic(out, scope.subst);
     let mut shape = closure.shape;
     if ty == Ty::Prim("bool".into()) {

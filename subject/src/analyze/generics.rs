@@ -78,6 +78,62 @@ pub(super) struct ClosureBound {
     pub(super) inputs: Vec<syn::Type>,
     /// The bound as written, for the reason a closure is left out.
     pub(super) text: String,
+    /// Auto traits bounding the parameter beside the closure trait (` + Send`), which a boxed
+    /// stand-in must name too ([`boxed_closure`]).
+    pub(super) auto: String,
+}
+
+/// For a closure parameter that also names a type (`OnDrop<T, F>` returned by `on_drop(v:
+/// T, f: F)`, the impl of `Lazy<T, F>`): a boxed trait object standing in for `F`, since a
+/// closure's own type cannot be written (`Box<dyn FnOnce(i32)>`, which implements
+/// `FnOnce(i32)`). Only where the closure's arguments and result are std scalars, strings or
+/// borrows of them, whose text is the same in the harness and in tests.
+pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBound) -> Option<Ty> {
+    let mut scratch = Vec::new();
+    let mut plain = |t: &syn::Type| -> Option<String> {
+        let lowered = low
+            .lower(scope, t, super::types::Pos::Param, &mut scratch)
+            .ok()?;
+        plain_text(&lowered)
+    };
+    let inputs: Vec<String> = c.inputs.iter().map(&mut plain).collect::<Option<_>>()?;
+    let output = match &c.output {
+        syn::ReturnType::Default => String::new(),
+        syn::ReturnType::Type(_, t) => match plain(t)?.as_str() {
+            "()" => String::new(),
+            text => format!(" -> {text}"),
+        },
+    };
+    let kind = match c.shape.kind {
+        ClosureKind::Fn => "Fn",
+        ClosureKind::FnMut => "FnMut",
+        ClosureKind::FnOnce => "FnOnce",
+    };
+    Some(Ty::Adt {
+        path: crate::harness::std_values::STD_BOX.into(),
+        args: vec![Ty::Other(format!(
+            "dyn {kind}({}){output}{}",
+            inputs.join(", "),
+            c.auto
+        ))],
+    })
+}
+
+/// A type's text where it reads the same in the harness and in tests.
+fn plain_text(t: &Ty) -> Option<String> {
+    match t {
+        Ty::Unit => Some("()".into()),
+        Ty::Prim(p) => Some(p.clone()),
+        Ty::String => Some("String".into()),
+        Ty::Ref { mutable, inner } => {
+            let inner = match inner.as_ref() {
+                Ty::Str => "str".to_string(),
+                other => plain_text(other)?,
+            };
+            Some(format!("&{}{inner}", if *mutable { "mut " } else { "" }))
+        }
+        _ => None,
+    }
 }
 
 /// The closure bound among `bounds` (`Fn`, `FnMut` or `FnOnce` with parenthesised
@@ -104,10 +160,13 @@ pub(super) fn closure_bound<'b>(
                 kind,
                 arity: args.inputs.len(),
                 key: None,
+                returns_unit: false,
+                boxed: None,
             },
             output: args.output.clone(),
             inputs: args.inputs.iter().map(|a| a.ty.clone()).collect(),
             text: source_text(b),
+            auto: String::new(),
         })
     })
 }
@@ -153,7 +212,17 @@ pub(super) fn shared_bounds(low: &Lowering<'_>, imp: &ImplDecl) -> SharedBounds 
             continue;
         }
         let generics = &other.item.generics;
-        let names = type_param_names(generics);
+        // A bound may name the other impl's parameters only where they stand for the same
+        // argument under the same name (`F: FnOnce() -> T` of `impl<T, F> Lazy<T, F>`).
+        let same: Vec<&String> = mine
+            .iter()
+            .zip(&theirs)
+            .filter_map(|(m, t)| m.as_ref().filter(|m| Some(*m) == t.as_ref()))
+            .collect();
+        let names: Vec<String> = type_param_names(generics)
+            .into_iter()
+            .filter(|n| !same.contains(&n))
+            .collect();
         for (mine, theirs) in mine.iter().zip(&theirs) {
             let (Some(mine), Some(theirs)) = (mine, theirs) else {
                 continue;
@@ -261,9 +330,24 @@ pub(super) fn instantiate_nth(
             let list: Vec<String> = bounds.iter().map(|b| source_text(*b)).collect();
             format!("{}: {}", tp.ident, list.join(" + "))
         };
-        if let Some(closure) = closure_bound(bounds.iter().copied()) {
+        // A closure bound the type's other impls put on the same argument counts too: once_cell's
+        // `impl<T, F> Lazy<T, F> { const fn new(f: F) }` beside `impl<T, F: FnOnce() -> T>`.
+        let own_or_shared = closure_bound(bounds.iter().copied()).or_else(|| {
+            shared
+                .get(&tp.ident.to_string())
+                .and_then(|extra| closure_bound(extra.iter()))
+        });
+        if let Some(closure) = own_or_shared {
             let text = bounds_text();
-            closures.insert(tp.ident.to_string(), ClosureBound { text, ..closure });
+            let auto = auto_traits(&bounds);
+            closures.insert(
+                tp.ident.to_string(),
+                ClosureBound {
+                    text,
+                    auto,
+                    ..closure
+                },
+            );
             continue;
         }
         let scope = Scope {
@@ -308,6 +392,20 @@ pub(super) fn instantiate_nth(
     let declared = type_param_names(generics);
     inst.sort_by_key(|(name, _)| declared.iter().position(|d| d == name));
     Ok((own, inst, closures))
+}
+
+/// `+ Send`, `+ Sync` for the auto traits among `bounds`.
+fn auto_traits(bounds: &[&syn::TypeParamBound]) -> String {
+    let mut out = String::new();
+    for b in bounds {
+        if let syn::TypeParamBound::Trait(t) = b
+            && let Some(last) = t.path.segments.last()
+            && matches!(last.ident.to_string().as_str(), "Send" | "Sync")
+        {
+            out.push_str(&format!(" + {}", last.ident));
+        }
+    }
+    out
 }
 
 /// The parameters in an order where a parameter named in another's bounds comes first, so

@@ -132,7 +132,8 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
         .params
         .first()
         .is_some_and(|(_, _, source)| registry::slice_reader(source).is_some());
-    let closures = with_closures(c, args, op.keyed);
+    let mut closures = with_closures(c, args, op.keyed);
+    boxed_closures(c, &mut closures, t);
     let args = closures.as_slice();
     if let (Some(op), CallableKind::Method { .. }) = (&c.operator, &c.kind) {
         let expr = operator(op, args, t);
@@ -214,6 +215,10 @@ fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
             continue;
         };
         let mut names = vec!["_"; closure.arity];
+        if closure.returns_unit {
+            *arg = format!("move |{}| {{}}", names.join(", "));
+            continue;
+        }
         let value = match (closure.key.as_ref().filter(|_| keyed), closure.kind, &p.ty) {
             (Some(key), _, _) => {
                 if let Some(name) = names.get_mut(key.arg) {
@@ -228,6 +233,23 @@ fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
         *arg = format!("move |{}| {value}", names.join(", "));
     }
     out
+}
+
+/// Closure arguments boxed and cast to their parameter's stand-in where it has one
+/// ([`crate::model::ClosureParam::boxed`]): `(std::boxed::Box::new(move |_| {}) as std::boxed::Box<dyn
+/// FnOnce(i32)>)`.
+fn boxed_closures(c: &Callable, args: &mut [String], t: &impl Target) {
+    let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+    let std = if t.readable() { "std::" } else { STD };
+    for (i, p) in c.params.iter().enumerate() {
+        let (Some(ty), Some(arg)) = (
+            p.closure.as_ref().and_then(|c| c.boxed.as_ref()),
+            args.get_mut(first + i),
+        ) else {
+            continue;
+        };
+        *arg = format!("({std}boxed::Box::new({arg}) as {})", t.ty(ty));
+    }
 }
 
 /// The width of a padded `Display`, from the search's `u8`: a cast would be trivial where the
@@ -296,6 +318,8 @@ mod tests {
                     kind: ClosureKind::FnMut,
                     arity,
                     key,
+                    returns_unit: false,
+                    boxed: None,
                 }),
             }],
             ..Callable::free("k::keep", "src/lib.rs", 1)

@@ -333,10 +333,13 @@ pub(super) fn storable(ty: &Ty) -> bool {
         Ty::Result(t, e) => storable(t) && storable_or_opaque(e),
         Ty::Tuple(ts) => !ts.is_empty() && ts.iter().all(storable),
         Ty::Adt { path, .. } if path == STD_OS_STR => false,
-        // `Box<str>`, `Rc<[u8]>`, `Cow<str>`: made from the owned value.
-        Ty::Adt { path, args } if super::std_values::pointer(path) => args
-            .iter()
-            .all(|a| storable(a) || owned_of_unsized(a).is_some_and(|owned| storable(&owned))),
+        // `Box<str>`, `Rc<[u8]>`, `Cow<str>`: made from the owned value; a boxed closure
+        // standing in for a closure type parameter (`analyze::generics::boxed_closure`).
+        Ty::Adt { path, args } if super::std_values::pointer(path) => args.iter().all(|a| {
+            storable(a)
+                || owned_of_unsized(a).is_some_and(|owned| storable(&owned))
+                || matches!(a, Ty::Other(t) if t.starts_with("dyn Fn"))
+        }),
         // `Reader<&[u8]>`: the reference is `'static` in the pool, lent from another value.
         Ty::Adt { args, .. } => args
             .iter()
