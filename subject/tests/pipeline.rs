@@ -336,6 +336,24 @@ fn closures_returning_nothing_or_named_by_a_type_are_passed() {
     );
 }
 
+/// Issue 37: async-lock's `lock_arc(self: &Arc<Self>)` shape. A receiver behind a std
+/// pointer (`&Arc<Self>`, `Rc<Self>`, `Box<Self>`) is the first argument of a call by path
+/// (before: "std type not supported", all three left out).
+#[test]
+fn receivers_behind_a_std_pointer_are_passed_by_path() {
+    assert_shape_fixture(
+        "wrapped_self",
+        &[],
+        0,
+        &[
+            "wrapped_self::Counter::handle(&std::sync::Arc::new(",
+            "wrapped_self::Counter::into_count(std::rc::Rc::new(",
+            "wrapped_self::Counter::boxed_total(std::boxed::Box::new(",
+            ".bump()",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.

@@ -635,7 +635,7 @@ fn lower_fn_nth(
         &mut closures,
         &mut own_subst,
         &mut own_inst,
-    )?;
+    );
     let turbofish = turbofish(sig, &own_subst, &closures);
     inst.extend(own_inst);
     let mut subst = outer_subst.clone();
@@ -652,15 +652,22 @@ fn lower_fn_nth(
         subst: &subst,
     };
 
+    let wrapped_self = wrapped_receiver(low, scope, sig);
     let receiver = match (
-        lower_receiver(low, scope, sig)?,
+        match wrapped_self {
+            Some(_) => None,
+            None => lower_receiver(low, scope, sig)?,
+        },
         site.imp.and_then(|cx| cx.self_ref),
     ) {
         (Some(Receiver::Value), Some(true)) => Some(Receiver::RefMut),
         (Some(Receiver::Value), Some(false)) => Some(Receiver::Ref),
         (receiver, _) => receiver,
     };
-    let params = lower_params(low, scope, sig, &closures, &mut inst)?;
+    let mut params = lower_params(low, scope, sig, &closures, &mut inst)?;
+    if let Some(ty) = wrapped_self {
+        params.insert(0, Param::new("self", ty));
+    }
     let sig_output = match site.imp {
         Some(cx) => with_assoc(&sig.output, &cx.assoc),
         None => sig.output.clone(),
@@ -754,8 +761,9 @@ fn lower_fn_nth(
 
 /// A function's closure parameters its result names (`on_drop(v: T, f: F) -> OnDrop<T, F>`)
 /// stand in as a boxed closure ([`super::generics::boxed_closure`]), so the result's type can
-/// be written; the closure passed is boxed and cast to it. One that cannot be boxed leaves the
-/// function out, as before.
+/// be written; the closure passed is boxed and cast to it. One that cannot be boxed stays a
+/// plain closure, as before: a result consumed where it is made (itertools' `batching(..)`,
+/// collected) never names its type.
 fn box_closures_in_output(
     low: &Lowering<'_>,
     outer: Scope<'_>,
@@ -763,9 +771,9 @@ fn box_closures_in_output(
     closures: &mut BTreeMap<String, ClosureBound>,
     own_subst: &mut BTreeMap<String, Ty>,
     own_inst: &mut Vec<(String, Ty)>,
-) -> Result<(), Problem> {
+) {
     let syn::ReturnType::Type(_, out) = output else {
-        return Ok(());
+        return;
     };
     for (name, c) in closures.iter_mut() {
         let only = BTreeMap::from([(name.clone(), Ty::Unit)]);
@@ -778,13 +786,13 @@ fn box_closures_in_output(
             subst: &subst,
             ..outer
         };
-        let boxed = super::generics::boxed_closure(low, scope, c)
-            .ok_or_else(|| Problem::new(reason::CLOSURE, c.text.clone()))?;
+        let Some(boxed) = super::generics::boxed_closure(low, scope, c) else {
+            continue;
+        };
         c.shape.boxed = Some(boxed.clone());
         own_subst.insert(name.clone(), boxed.clone());
         own_inst.push((name.clone(), boxed));
     }
-    Ok(())
 }
 
 /// For a method of a blanket impl (`impl<T: Iterator + ?Sized> Itertools for T`) bounding
@@ -923,6 +931,32 @@ fn lower_receiver(
     }
 }
 
+/// The type of a receiver written `self: &Arc<Self>`, `self: Rc<Self>`, `self: Box<Self>` (a
+/// std pointer to the impl's type, or a borrow of one): such a method is called by its path
+/// with the pointer as its first argument (`Mutex::<i32>::lock_arc(&m)`), so it is lowered
+/// as an associated function whose first parameter is that type. `None` for any other
+/// receiver.
+fn wrapped_receiver(low: &Lowering<'_>, scope: Scope<'_>, sig: &syn::Signature) -> Option<Ty> {
+    let recv = sig.receiver()?;
+    let syn::ReceiverKind::Typed(_, ty) = &recv.kind else {
+        return None;
+    };
+    let self_ty = scope.self_ty.filter(|s| s.problem.is_none())?;
+    let lowered = low.lower(scope, ty, Pos::Param, &mut Vec::new()).ok()?;
+    let pointer = match &lowered {
+        Ty::Ref { inner, .. } => inner.as_ref(),
+        t => t,
+    };
+    match pointer {
+        Ty::Adt { path, args }
+            if crate::harness::std_values::pointer(path) && args.first() == Some(&self_ty.ty) =>
+        {
+            Some(lowered)
+        }
+        _ => None,
+    }
+}
+
 fn lower_params(
     low: &Lowering<'_>,
     scope: Scope<'_>,
@@ -997,7 +1031,8 @@ fn closure_returning(
     };
     let inferred = mentions_generic(out, scope.subst);
     let mut shape = closure.shape;
-    if ty == Ty::Prim("bool".into()) {
+    // A boxed closure's body is checked before the cast that would type its key.
+    if ty == Ty::Prim("bool".into()) && shape.boxed.is_none() {
         shape.key = predicate_key(low, scope, &closure.inputs, inst);
     }
     Ok(Param {

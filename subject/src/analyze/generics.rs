@@ -86,8 +86,10 @@ pub(super) struct ClosureBound {
 /// For a closure parameter that also names a type (`OnDrop<T, F>` returned by `on_drop(v:
 /// T, f: F)`, the impl of `Lazy<T, F>`): a boxed trait object standing in for `F`, since a
 /// closure's own type cannot be written (`Box<dyn FnOnce(i32)>`, which implements
-/// `FnOnce(i32)`). Only where the closure's arguments and result are std scalars, strings or
-/// borrows of them, whose text is the same in the harness and in tests.
+/// `FnOnce(i32)`). Only where the closure's arguments are owned std scalars or strings and its
+/// result one of those or a borrow of one, whose text is the same in the harness and in
+/// tests: a closure cast to a trait object gets no signature from it, so an argument that is
+/// a borrow would make it take one lifetime, not every one, and fail to compile.
 pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBound) -> Option<Ty> {
     let mut scratch = Vec::new();
     let mut plain = |t: &syn::Type| -> Option<String> {
@@ -96,7 +98,11 @@ pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBou
             .ok()?;
         plain_text(&lowered)
     };
-    let inputs: Vec<String> = c.inputs.iter().map(&mut plain).collect::<Option<_>>()?;
+    let inputs: Vec<String> = c
+        .inputs
+        .iter()
+        .map(|t| plain(t).filter(|text| !text.starts_with('&')))
+        .collect::<Option<_>>()?;
     let output = match &c.output {
         syn::ReturnType::Default => String::new(),
         syn::ReturnType::Type(_, t) => match plain(t)?.as_str() {
