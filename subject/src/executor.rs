@@ -180,6 +180,8 @@ struct Worker {
     child: Proc,
     pipes: Pipes,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread draining `stderr`; it ends when the harness (and its process group) is gone.
+    stderr_reader: Option<thread::JoinHandle<()>>,
 }
 
 /// The sandbox's wall-clock limit of a confined harness (the search's budget ends it first).
@@ -189,6 +191,10 @@ const HARNESS_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
 /// end by itself before it is killed: one that crashed closed its pipe while dying and is
 /// gone within a millisecond or two; one that wrote a broken frame never ends by itself.
 const LOST_GRACE: Duration = Duration::from_millis(20);
+
+/// The longest a crash report waits for the stderr thread to read a dead harness's last
+/// words; it is usually done at once, since the pipe closes with the process group.
+const STDERR_GRACE: Duration = Duration::from_millis(20);
 
 /// Keep this much of a harness's stderr to explain a crash.
 const STDERR_KEEP: usize = 8 << 10;
@@ -542,15 +548,16 @@ impl Worker {
             }
         };
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(mut pipe) = child.take_stderr() {
+        let stderr_reader = child.take_stderr().map(|mut pipe| {
             let keep = Arc::clone(&stderr);
-            thread::spawn(move || drain(&mut pipe, &keep));
-        }
+            thread::spawn(move || drain(&mut pipe, &keep))
+        });
         let mut worker = Worker {
             id: NEXT_HARNESS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             child,
             pipes,
             stderr,
+            stderr_reader,
         };
         let mut enc = Enc::default();
         enc.request(&config.request());
@@ -581,8 +588,18 @@ impl Worker {
     }
 
     fn stderr_line(&self) -> String {
-        // Give the stderr thread a moment to catch the last words.
-        thread::sleep(Duration::from_millis(20));
+        // Give the stderr thread a moment to catch the last words: until the pipe closed,
+        // at most `STDERR_GRACE`. Before it was a fixed 20 ms, and on ipnet, where 1.7% of
+        // the tests outgrow the heap ceiling, the search ran at half speed.
+        let deadline = std::time::Instant::now() + STDERR_GRACE;
+        while self
+            .stderr_reader
+            .as_ref()
+            .is_some_and(|r| !r.is_finished())
+            && std::time::Instant::now() < deadline
+        {
+            thread::sleep(Duration::from_micros(200));
+        }
         let buf = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
         let text = String::from_utf8_lossy(&buf);
         text.lines()
