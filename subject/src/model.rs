@@ -352,6 +352,11 @@ pub struct TypeDef {
     /// place of these names in the field types.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<String>,
+    /// A struct whose last field is unsized (`[T]`, `str`, `dyn Trait`): no value of it exists
+    /// on its own, only behind a pointer, so it is kept as a `Box` of it (see
+    /// `analyze::unsized_types`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsized_tail: bool,
 }
 
 /// Shape of a crate type.

@@ -354,6 +354,25 @@ fn receivers_behind_a_std_pointer_are_passed_by_path() {
     );
 }
 
+/// Issue 37: indexmap's `Slice<K, V>`, a struct ending in a slice. Its values exist only
+/// behind a pointer, so the pool keeps a `Box` of it and its `&self` and `&mut self` methods
+/// and `&Scores` parameters borrow the `Box` (before: every such callable failed to compile
+/// in the harness, `Box::new` of an unsized value). Tests call the methods as methods.
+#[test]
+fn unsized_types_are_kept_boxed_and_borrowed_through_the_box() {
+    assert_shape_fixture(
+        "unsized_types",
+        &[],
+        0,
+        &[
+            "scores.len()",
+            "scores.raise(",
+            "unsized_types::wins(&scores",
+            "unsized_types::Scores::into_vec(scores",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.

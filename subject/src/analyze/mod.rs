@@ -28,6 +28,7 @@ mod public;
 mod signature_types;
 mod typedefs;
 mod types;
+mod unsized_types;
 pub(crate) mod walk;
 
 pub use error::{AnalyzeError, AnalyzeWarning};

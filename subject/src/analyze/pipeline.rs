@@ -11,7 +11,7 @@ use super::options::{AnalyzeOptions, EnabledFeatures};
 use super::public::PublicPaths;
 use super::types::Lowering;
 use super::walk::ModId;
-use super::{arrays, callables, cargo_toml, constants, macros, typedefs, walk};
+use super::{arrays, callables, cargo_toml, constants, macros, typedefs, unsized_types, walk};
 use crate::model::{ApiModel, Home};
 use std::collections::BTreeMap;
 
@@ -84,7 +84,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         }
     }
     let homes = homes(&ix, &public, &callables.homes);
-    let model = ApiModel {
+    let mut model = ApiModel {
         homes,
         crate_name: lib.crate_name,
         callables: callables.callables,
@@ -93,6 +93,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         unsupported: callables.unsupported,
         values: typedefs::crate_values(&low),
     };
+    unsized_types::borrow_through_box(&mut model);
     Ok(Analysis {
         model,
         warnings: tree.warnings,

@@ -118,9 +118,32 @@ pub(crate) fn type_defs(
                     .iter()
                     .any(|p| !matches!(p, syn::GenericParam::Lifetime(_))),
                 params: substitutable_params(decl.generics()),
+                unsized_tail: match &decl.item {
+                    TypeItem::Struct(s) => unsized_tail(cfg, s),
+                    TypeItem::Enum(_) => false,
+                },
             }
         })
         .collect()
+}
+
+/// Whether a struct's last field is unsized, which makes the struct unsized: a slice, `str`,
+/// a trait object, or one of std's unsized path types (`OsStr`, `Path`, `CStr`).
+fn unsized_tail(cfg: &CfgEval, s: &syn::ItemStruct) -> bool {
+    let last = s.fields.iter().filter(|f| cfg.keeps(&f.attrs)).last();
+    match last.map(|f| &f.ty) {
+        Some(syn::Type::Slice(_) | syn::Type::TraitObject(_)) => true,
+        Some(syn::Type::Path(p)) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|seg| {
+                seg.arguments.is_none()
+                    && matches!(
+                        seg.ident.to_string().as_str(),
+                        "str" | "OsStr" | "Path" | "CStr"
+                    )
+            })
+        }
+        _ => false,
+    }
 }
 
 /// The type parameters' names when the generics hold nothing else.

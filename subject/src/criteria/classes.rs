@@ -331,6 +331,7 @@ mod tests {
                 traits: vec!["Debug".into()],
                 generic: false,
                 params: Vec::new(),
+                unsized_tail: false,
             }],
             ..ApiModel::default()
         }

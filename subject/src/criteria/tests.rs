@@ -53,6 +53,7 @@ fn model() -> ApiModel {
             traits: vec!["Debug".into()],
             generic: false,
             params: Vec::new(),
+            unsized_tail: false,
         }],
         ..ApiModel::default()
     }

@@ -366,6 +366,7 @@ mod tests {
             traits: vec!["PartialEq".into(), "Debug".into()],
             generic: false,
             params: Vec::new(),
+            unsized_tail: false,
         });
         m.types.push(TypeDef {
             path: "k::Point".into(),
@@ -385,6 +386,7 @@ mod tests {
             traits: vec!["PartialEq".into()],
             generic: false,
             params: Vec::new(),
+            unsized_tail: false,
         });
         m.types.push(TypeDef {
             path: "k::Opaque".into(),
@@ -395,6 +397,7 @@ mod tests {
             traits: vec!["Debug".into()],
             generic: false,
             params: Vec::new(),
+            unsized_tail: false,
         });
         m
     }

@@ -27,9 +27,12 @@ pub fn snake(s: &str) -> String {
     match out.as_str() {
         "" => "value".into(),
         // Keywords cannot be variable names.
-        "type" | "match" | "ref" | "move" | "loop" | "mod" | "use" | "fn" | "impl" | "self" => {
-            format!("{out}_")
-        }
+        "as" | "async" | "await" | "box" | "break" | "const" | "continue" | "crate" | "do"
+        | "dyn" | "else" | "enum" | "extern" | "final" | "fn" | "for" | "gen" | "if" | "impl"
+        | "in" | "let" | "loop" | "macro" | "match" | "mod" | "move" | "mut" | "override"
+        | "priv" | "pub" | "ref" | "return" | "self" | "static" | "struct" | "super" | "trait"
+        | "try" | "type" | "typeof" | "unsafe" | "unsized" | "use" | "virtual" | "where"
+        | "while" | "yield" | "abstract" | "become" | "true" | "false" => format!("{out}_"),
         _ => out,
     }
 }

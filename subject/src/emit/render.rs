@@ -682,6 +682,10 @@ pub(super) fn var_base(t: &Ty, model: &ApiModel) -> String {
         Ty::Option(_) => "maybe".into(),
         Ty::Result(..) => "result".into(),
         Ty::Tuple(_) => "pair".into(),
+        // `Box<Slice>` is a slice to the reader, as `Rc<Node>` is a node.
+        Ty::Adt { path, args } if crate::harness::std_values::pointer(path) && !args.is_empty() => {
+            var_base(&args[0], model)
+        }
         Ty::Adt { path, .. } => snake(path.rsplit("::").next().unwrap_or("value")),
         Ty::Ref { inner, .. } => var_base(inner, model),
         _ => "value".into(),
@@ -725,6 +729,23 @@ fn str_literals(value: &str) -> Option<Vec<&str>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn variables_are_named_for_what_a_pointer_holds_and_never_a_keyword() {
+        use crate::model::{ApiModel, Ty};
+        let adt = |path: &str, args: Vec<Ty>| Ty::Adt {
+            path: path.into(),
+            args,
+        };
+        let model = ApiModel::default();
+        let slice = adt("indexmap::map::Slice", vec![Ty::Prim("i32".into())]);
+        let boxed = adt("std::boxed::Box", vec![slice]);
+        assert_eq!(super::var_base(&boxed, &model), "slice");
+        assert_eq!(super::var_base(&adt("k::Match", vec![]), &model), "match_");
+        assert_eq!(super::var_base(&adt("k::Type", vec![]), &model), "type_");
+        assert_eq!(super::var_base(&adt("k::Box", vec![]), &model), "box_");
+        assert_eq!(super::var_base(&adt("k::Token", vec![]), &model), "token");
+    }
+
     #[test]
     fn str_slices_from_literal_vecs_are_written_as_arrays() {
         use crate::harness::registry::elem_view;

@@ -97,6 +97,9 @@ fn field_slot(t: &Ty) -> Option<(Ty, Pass, Ty)> {
 
 /// The non-call operations that produce or take apart `ty`.
 pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
+    if let Some(ops) = unsized_builders(ty, model) {
+        return ops;
+    }
     let name = crate::harness::render::ty(ty, &model.crate_name);
     match ty {
         Ty::String => vec![
@@ -184,6 +187,29 @@ pub(super) fn builders_for(ty: &Ty, model: &ApiModel) -> Vec<Op> {
             inner,
         } => crate_values(inner, true, model),
         _ => Vec::new(),
+    }
+}
+
+/// For a crate type that is unsized (`analyze::unsized_types`): nothing builds a value of it,
+/// and a `Box` of it comes only from the crate's callables, its formatting and hashing read
+/// through the `Box`. `None` for any other type.
+fn unsized_builders(ty: &Ty, model: &ApiModel) -> Option<Vec<Op>> {
+    let unsized_def = |t: &Ty| match t {
+        Ty::Adt { path, .. } => find_type(model, path).filter(|d| d.unsized_tail),
+        _ => None,
+    };
+    if unsized_def(ty).is_some() {
+        return Some(Vec::new());
+    }
+    let Ty::Adt { path, args } = ty else {
+        return None;
+    };
+    match args.as_slice() {
+        [inner] if pointer(path) => {
+            let def = unsized_def(inner)?;
+            Some(trait_uses(ty, &def.path, def))
+        }
+        _ => None,
     }
 }
 

@@ -108,6 +108,47 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
     }
 }
 
+/// A method of an unsized type whose receiver the pool lends as `&Box<S>` or `&mut Box<S>`
+/// (`analyze::unsized_types`): called with method syntax (`slice.len()`), auto-deref reaching
+/// `S`, unless the name is one a trait `Box` forwards also has, where `Box`'s own impl would be
+/// picked (`into_iter` by value, `cmp` of two boxes).
+fn borrowed_box_receiver(c: &Callable) -> bool {
+    const BOX_TRAIT_METHODS: [&str; 22] = [
+        "as_mut",
+        "as_ref",
+        "borrow",
+        "borrow_mut",
+        "clone",
+        "cmp",
+        "default",
+        "deref",
+        "deref_mut",
+        "eq",
+        "fmt",
+        "ge",
+        "gt",
+        "hash",
+        "into_iter",
+        "le",
+        "lt",
+        "ne",
+        "next",
+        "partial_cmp",
+        "to_owned",
+        "to_string",
+    ];
+    let CallableKind::Assoc { self_ty } = &c.kind else {
+        return false;
+    };
+    let Some(Ty::Ref { inner, .. }) = c.params.first().filter(|p| p.name == "self").map(|p| &p.ty)
+    else {
+        return false;
+    };
+    let boxed = matches!(inner.as_ref(), Ty::Adt { path, args }
+        if path == super::std_values::STD_BOX && args.first() == Some(self_ty));
+    boxed && c.via_trait.is_none() && !BOX_TRAIT_METHODS.contains(&c.name.as_str())
+}
+
 /// The trait a call names, with [`VIA_RET`] replaced by the type the function returns (the
 /// borrowed type of an `AsRef`'s `&T`).
 fn via_trait(c: &Callable, t: &impl Target) -> String {
@@ -146,6 +187,9 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
             format!("({}).{name}({})", args[0], args[1..].join(", "))
         }
         CallableKind::Method { .. } if t.readable() && method_syntax(c) => {
+            format!("{}.{name}({})", t.subject(0), args[1..].join(", "))
+        }
+        CallableKind::Assoc { .. } if t.readable() && borrowed_box_receiver(c) => {
             format!("{}.{name}({})", t.subject(0), args[1..].join(", "))
         }
         // `IntoIterator::into_iter(&v)`: by value through its receiver's type, the call would
