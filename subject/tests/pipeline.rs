@@ -251,8 +251,20 @@ fn assert_shape_fixture(
     unreachable: usize,
     shapes: &[&str],
 ) -> String {
+    assert_shape_fixture_in(fixture, 3000, allowed, unreachable, shapes)
+}
+
+/// [`assert_shape_fixture`] with a budget of `executions`, for branches deeper than a few
+/// calls.
+fn assert_shape_fixture_in(
+    fixture: &str,
+    executions: u64,
+    allowed: &[&str],
+    unreachable: usize,
+    shapes: &[&str],
+) -> String {
     let out = temp_out();
-    let s = run(&format!("fixture:{fixture}"), 3000, 1, out.path());
+    let s = run(&format!("fixture:{fixture}"), executions, 1, out.path());
     let left_out: Vec<&str> = s
         .callables
         .left_out
@@ -370,6 +382,21 @@ fn unsized_types_are_kept_boxed_and_borrowed_through_the_box() {
             "unsized_types::wins(&scores",
             "unsized_types::Scores::into_vec(scores",
         ],
+    );
+}
+
+/// Issue 37: http's builders, generic over a conversion into a crate type. `T: TryInto<Host>`
+/// gets a `String`, which the crate parses (`impl TryFrom<String> for Host`); `P: Into<Port> +
+/// Copy`, where nothing std converts, gets `Port` itself (before: both "generic bound without
+/// candidate"). The builder's every branch is reached through them.
+#[test]
+fn conversions_into_a_crate_type_get_a_string_or_the_type_itself() {
+    assert_shape_fixture_in(
+        "conversions",
+        20_000,
+        &[],
+        0,
+        &[".host(String::from(", ".port(port"],
     );
 }
 

@@ -610,6 +610,9 @@ impl Candidates {
         if let Some(array) = self.array(&keys) {
             return Some(array);
         }
+        if let Some(ty) = self.conversion(&keys) {
+            return Some(ty);
+        }
         let crate_type = self
             .crate_types
             .iter()
@@ -618,6 +621,36 @@ impl Candidates {
         crate_type
             .or_else(|| primitive(false))
             .map(|(ty, _)| ty.clone())
+    }
+}
+
+impl Candidates {
+    /// The stand-in for a conversion into one of the crate's types (`T: TryInto<Uri>`,
+    /// `K: Hash + Into<HeaderName>`; keys name the target by its path): a `String` where the crate converts from one, so the
+    /// call parses it, else the target type itself, which every type converts into. Either
+    /// only when it meets the other bounds too.
+    fn conversion(&self, keys: &[&str]) -> Option<Ty> {
+        let (trait_name, target) = keys.iter().find_map(|k| {
+            let (name, rest) = k.split_once('<')?;
+            let target = rest.strip_suffix('>')?;
+            matches!(name, "Into" | "TryInto").then_some((name, target))
+        })?;
+        let (ty, traits) = self.crate_types.iter().find(
+            |(ty, _)| matches!(ty, Ty::Adt { path, args } if args.is_empty() && path == target),
+        )?;
+        let conversion = format!("{trait_name}<{target}>");
+        let from_string = match trait_name {
+            "Into" => traits.contains("From<String>"),
+            _ => traits.contains("From<String>") || traits.contains("TryFrom<String>"),
+        };
+        let string = STD_CANDIDATES.iter().find(|c| c.name == "String");
+        let string_meets =
+            |k: &&str| **k == conversion || string.is_some_and(|c| std_satisfies(c, k));
+        if from_string && keys.iter().all(string_meets) {
+            return Some(Ty::String);
+        }
+        let itself_meets = |k: &&str| **k == conversion || satisfies_crate(traits, k);
+        keys.iter().all(itself_meets).then(|| ty.clone())
     }
 }
 
@@ -816,6 +849,34 @@ mod tests {
 
     fn keys(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn conversions_into_a_crate_type_get_a_string_it_parses_or_the_type_itself() {
+        let uri = Ty::Adt {
+            path: "http::Uri".into(),
+            args: Vec::new(),
+        };
+        let name = Ty::Adt {
+            path: "http::HeaderName".into(),
+            args: Vec::new(),
+        };
+        let set = |l: &[&str]| {
+            l.iter()
+                .map(|s| s.to_string())
+                .collect::<BTreeSet<String>>()
+        };
+        let c = Candidates::new(vec![
+            (uri.clone(), set(&["TryFrom<String>", "Debug", "Clone"])),
+            (name.clone(), set(&["TryFrom<String>", "Hash", "Debug"])),
+        ]);
+        assert_eq!(c.choose(&keys(&["TryInto<http::Uri>"])), Some(Ty::String));
+        // `HeaderName` converts from a `String` only fallibly: `Into` gets the type itself.
+        assert_eq!(
+            c.choose(&keys(&["Hash", "Into<http::HeaderName>"])),
+            Some(name)
+        );
+        assert_eq!(c.choose(&keys(&["TryInto<Missing>"])), None);
     }
 
     #[test]

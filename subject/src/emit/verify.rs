@@ -235,6 +235,9 @@ pub(crate) fn broken(out: &Output, select: &[String], cargo_args: &[String]) -> 
         ),
         None => "cargo failed before compiling the crate's tests".to_string(),
     };
+    if let Some(host) = host_trouble(&out.stderr) {
+        return format!("{what}:\n{}\n{host}", out.summarise_errors(3));
+    }
     format!(
         "{what}:\n{}\nfrugal builds the suite with `{}` offline in a copy of the crate; `{}` in \
          the crate should show the same error. Fix it, or choose features with --features or \
@@ -242,6 +245,20 @@ pub(crate) fn broken(out: &Output, select: &[String], cargo_args: &[String]) -> 
         out.summarise_errors(3),
         command(select),
         command(&[]),
+    )
+}
+
+/// A build that failed for the host's sake, not the crate's: the disk holding the build full
+/// (a linker writing its output through a memory map dies of SIGBUS then). Said so, since the
+/// crate's own fix does not apply.
+fn host_trouble(stderr: &str) -> Option<&'static str> {
+    let full = stderr.contains("No space left on device")
+        || stderr.contains("Bus error")
+        || stderr.contains("signal 7");
+    full.then_some(
+        "This is the host, not the crate: the build ran out of disk space (a linker writing \
+         through a memory map dies of SIGBUS, signal 7, when the disk fills). Free space where \
+         frugal's work dirs are (`frugal gc`, or the job's work dir) and run again.",
     )
 }
 
@@ -443,4 +460,16 @@ fn run_tests(
         parsed: crate::libtest::parse(&run.stdout),
         env,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_full_disk_is_named_as_the_host_s_trouble_not_the_crate_s() {
+        let sigbus = "collect2: fatal error: ld terminated with signal 7 [Bus error]";
+        assert!(super::host_trouble(sigbus).is_some_and(|h| h.contains("disk")));
+        let enospc = "error: failed to write: No space left on device (os error 28)";
+        assert!(super::host_trouble(enospc).is_some());
+        assert!(super::host_trouble("error[E0308]: mismatched types").is_none());
+    }
 }
