@@ -400,6 +400,20 @@ fn conversions_into_a_crate_type_get_a_string_or_the_type_itself() {
     );
 }
 
+/// Issue 37: indexmap's raw entries. `impl<D> Cursor<'_, D>` leaves `D` unbounded, so its
+/// methods are instantiated on `Cursor<i32>`, which nothing makes; the crate hands out only
+/// `Cursor<Forward>`, and the methods move there (before: both left out, "no way to build an
+/// argument").
+#[test]
+fn methods_on_an_instantiation_nothing_makes_move_to_the_one_returned() {
+    assert_shape_fixture(
+        "produced_instances",
+        &[],
+        0,
+        &["cursor.step()", "cursor.position()"],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.

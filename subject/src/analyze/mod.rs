@@ -24,6 +24,7 @@ mod index;
 mod macros;
 pub(crate) mod options;
 mod pipeline;
+mod produced;
 mod public;
 mod signature_types;
 mod typedefs;

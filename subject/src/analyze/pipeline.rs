@@ -11,7 +11,9 @@ use super::options::{AnalyzeOptions, EnabledFeatures};
 use super::public::PublicPaths;
 use super::types::Lowering;
 use super::walk::ModId;
-use super::{arrays, callables, cargo_toml, constants, macros, typedefs, unsized_types, walk};
+use super::{
+    arrays, callables, cargo_toml, constants, macros, produced, typedefs, unsized_types, walk,
+};
 use crate::model::{ApiModel, Home};
 use std::collections::BTreeMap;
 
@@ -94,6 +96,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         values: typedefs::crate_values(&low),
     };
     unsized_types::borrow_through_box(&mut model);
+    produced::move_to_produced(&mut model);
     Ok(Analysis {
         model,
         warnings: tree.warnings,
