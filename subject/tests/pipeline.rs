@@ -381,6 +381,8 @@ fn unsized_types_are_kept_boxed_and_borrowed_through_the_box() {
             "scores.raise(",
             "unsized_types::wins(&scores",
             "unsized_types::Scores::into_vec(scores",
+            // A struct ending in the crate's own `Path` is sized, built by a literal.
+            ".is_root()",
         ],
     );
 }

@@ -4,8 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::attrs::{self, CfgEval};
-use super::index::{Reach, TypeItem};
+use super::index::{Ns, Reach, Resolved, TypeItem};
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
+use super::walk::ModId;
 use crate::model::{
     Callable, CallableKind, CrateValue, Field, Ty, TypeDef, TypeKind, Variant, VariantShape,
 };
@@ -119,7 +120,7 @@ pub(crate) fn type_defs(
                     .any(|p| !matches!(p, syn::GenericParam::Lifetime(_))),
                 params: substitutable_params(decl.generics()),
                 unsized_tail: match &decl.item {
-                    TypeItem::Struct(s) => unsized_tail(cfg, s),
+                    TypeItem::Struct(s) => unsized_tail(low, cfg, decl.module, s),
                     TypeItem::Enum(_) => false,
                 },
             }
@@ -128,19 +129,26 @@ pub(crate) fn type_defs(
 }
 
 /// Whether a struct's last field is unsized, which makes the struct unsized: a slice, `str`,
-/// a trait object, or one of std's unsized path types (`OsStr`, `Path`, `CStr`).
-fn unsized_tail(cfg: &CfgEval, s: &syn::ItemStruct) -> bool {
+/// a trait object, or one of std's unsized path types (`OsStr`, `Path`, `CStr`; resolved, so a
+/// crate's own sized `Path` is not taken for std's).
+fn unsized_tail(low: &Lowering<'_>, cfg: &CfgEval, module: ModId, s: &syn::ItemStruct) -> bool {
     let last = s.fields.iter().filter(|f| cfg.keeps(&f.attrs)).last();
     match last.map(|f| &f.ty) {
         Some(syn::Type::Slice(_) | syn::Type::TraitObject(_)) => true,
+        Some(syn::Type::Path(p)) if p.qself.is_none() && p.path.is_ident("str") => true,
         Some(syn::Type::Path(p)) if p.qself.is_none() => {
-            p.path.segments.last().is_some_and(|seg| {
-                seg.arguments.is_none()
-                    && matches!(
-                        seg.ident.to_string().as_str(),
-                        "str" | "OsStr" | "Path" | "CStr"
+            match low.ix.resolve(module, &p.path, Ns::Type) {
+                Some(Resolved::External(segs)) => {
+                    matches!(
+                        segs.first().map(String::as_str),
+                        Some("std" | "core" | "alloc")
+                    ) && matches!(
+                        segs.last().map(String::as_str),
+                        Some("OsStr" | "Path" | "CStr")
                     )
-            })
+                }
+                _ => false,
+            }
         }
         _ => false,
     }

@@ -1,9 +1,9 @@
 //! Crate types that are unsized (a struct ending in `[T]`, `str` or `dyn Trait`, as indexmap's
 //! `Slice<K, V>` wraps `[Bucket<K, V>]`): no value of one exists on its own, so the pool keeps
 //! a `Box` of it, and the callables that borrow one borrow the `Box` instead. A method taking
-//! `&self` becomes a call by path whose first argument is `&Box<S>`
-//! (`Slice::<i32, i32>::len(&slice)`), and a parameter `&S` takes `&Box<S>`: deref coercion
-//! makes both the borrow the callable wants.
+//! `&self` becomes an associated function whose first argument is `&Box<S>` (the harness calls
+//! `Slice::<i32, i32>::len(&slice)`, emitted tests `slice.len()`), and a parameter `&S` takes
+//! `&Box<S>`: deref coercion makes both the borrow the callable wants.
 
 use std::collections::BTreeSet;
 
