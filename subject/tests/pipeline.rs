@@ -416,6 +416,23 @@ fn methods_on_an_instantiation_nothing_makes_move_to_the_one_returned() {
     );
 }
 
+/// Issue 37: an entry API (http's `HeaderMap::entry`, indexmap's raw entries). `Occupied`
+/// and `Vacant` come only inside `Entry`'s variants; the harness takes the variant apart,
+/// and every method of both is called (before: "no way to build an argument" for all four).
+#[test]
+fn values_held_only_by_an_enum_variant_are_taken_out_of_it() {
+    assert_shape_fixture_in(
+        "entry_variants",
+        10_000,
+        &[],
+        0,
+        &[
+            "entry_variants::Entry::Occupied(v) => v,",
+            "entry_variants::Entry::Vacant(v) => v,",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.
@@ -840,11 +857,14 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
     assert!(uncompiled.is_empty(), "{uncompiled:?}\n{suite}");
     // Long inputs (a byte vector or a string repeated, or a long value the suite already
     // has): before, at most five elements or a few characters, so `block_sum`'s 64-byte path
-    // and `rows_needed`'s wrap were never run.
+    // and `rows_needed`'s wrap were never run. Their lines and branches count; whether an
+    // input was also seen empty depends on the seed and the operations' order.
     let uncovered = std::fs::read_to_string(out.path().join("uncovered.txt")).unwrap();
     let long_paths: Vec<&str> = uncovered
         .lines()
-        .filter(|l| l.starts_with("src/blocks.rs") && !l.contains("\toutput\t"))
+        .filter(|l| {
+            l.starts_with("src/blocks.rs") && !l.contains("\toutput\t") && !l.contains("\tinput\t")
+        })
         .collect();
     assert!(long_paths.is_empty(), "{long_paths:?}\n{suite}");
     // `callbacks`: closure parameters get a closure returning a value the search chose

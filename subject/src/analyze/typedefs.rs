@@ -154,12 +154,15 @@ fn unsized_tail(low: &Lowering<'_>, cfg: &CfgEval, module: ModId, s: &syn::ItemS
     }
 }
 
-/// The type parameters' names when the generics hold nothing else.
+/// The type parameters' names when the generics hold nothing else but lifetimes, which an
+/// instantiation leaves to inference (`Entry<'a, T>` instantiated as `Entry<i32>`).
 fn substitutable_params(generics: &syn::Generics) -> Vec<String> {
-    let only_types = generics
-        .params
-        .iter()
-        .all(|p| matches!(p, syn::GenericParam::Type(_)));
+    let only_types = generics.params.iter().all(|p| {
+        matches!(
+            p,
+            syn::GenericParam::Type(_) | syn::GenericParam::Lifetime(_)
+        )
+    });
     if !only_types {
         return Vec::new();
     }

@@ -249,6 +249,7 @@ fn adt_builders(ty: &Ty, path: &str, model: &ApiModel) -> Vec<Op> {
         return Vec::new();
     }
     let mut ops = constructors(ty, path, def);
+    ops.extend(projections(ty, path, def, &model.crate_name));
     ops.extend(trait_uses(ty, path, def));
     ops
 }
@@ -300,6 +301,7 @@ fn generic_adt_builders(ty: &Ty, path: &str, args: &[Ty], model: &ApiModel) -> V
     }
     let instance = instantiate(def, args);
     let mut ops = constructors(ty, path, &instance);
+    ops.extend(projections(ty, path, &instance, &model.crate_name));
     ops.extend(trait_uses(ty, path, &instance));
     ops
 }
@@ -388,6 +390,46 @@ fn type_args(ty: &Ty) -> Vec<Ty> {
         Ty::Adt { args, .. } => args.clone(),
         _ => Vec::new(),
     }
+}
+
+/// For an enum of two variants or more: the crate value each one-field tuple variant holds
+/// (`Entry::Occupied(OccupiedEntry<'a, T>)`). Such a value often comes from nowhere else:
+/// `OccupiedEntry` has private fields and no constructor, and `map.entry(key)` returns it
+/// only inside the enum. The operation panics on another variant, as an unwrap on `None`
+/// does, and the search learns which calls give which variant.
+fn projections(ty: &Ty, path: &str, def: &crate::model::TypeDef, krate: &str) -> Vec<Op> {
+    let TypeKind::Enum { variants } = &def.kind else {
+        return Vec::new();
+    };
+    if variants.len() < 2 {
+        return Vec::new();
+    }
+    let crate_prefix = format!("{krate}::");
+    variants
+        .iter()
+        .filter_map(|v| {
+            let VariantShape::Tuple(fields) = &v.shape else {
+                return None;
+            };
+            let [field] = fields.as_slice() else {
+                return None;
+            };
+            let crate_type =
+                matches!(field, Ty::Adt { path, .. } if path.starts_with(&crate_prefix));
+            if !crate_type || !storable(field) {
+                return None;
+            }
+            let vpath = format!("{path}::{}", v.name);
+            Some(Op {
+                code: OpCode::Project(vpath.clone()),
+                params: vec![moved(ty)],
+                ret: Some(field.clone()),
+                ret_source: Some(field.clone()),
+                name: format!("project: {vpath}"),
+                keyed: false,
+            })
+        })
+        .collect()
 }
 
 /// Struct literals and enum variants, when every part is something the pool can hold.

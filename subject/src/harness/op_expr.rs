@@ -64,6 +64,14 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
             let chain = registry::unwrap_chain(&op.code, &op.params[0].0, model);
             format!("{}{chain}", t.subject(0))
         }
+        OpCode::Project(path) => {
+            let variant = path.rsplit("::").next().unwrap_or(path);
+            format!(
+                "match {} {{ {}(v) => v, _ => panic!(\"not {variant}\") }}",
+                t.subject(0),
+                t.path(path)
+            )
+        }
         OpCode::StructLit {
             path,
             fields,

@@ -32,6 +32,10 @@ pub enum OpCode {
     UnwrapErr(Ty),
     /// `let Some(v) = o else { panic!() }` on an `Option<T>`.
     UnwrapSome(Ty),
+    /// `match e { Enum::Variant(v) => v, _ => panic!(..) }`: the one field of a tuple variant
+    /// (`Entry::Occupied(OccupiedEntry)`), for the crate types a crate hands out only inside
+    /// an enum's variant. The path is the variant's, `Enum::Variant`.
+    Project(String),
     /// `Path { field: a, ... }` or `Path(a, ...)` for a struct whose fields are all public.
     /// `args`: the type arguments of a generic struct, rendered as a turbofish.
     StructLit {
