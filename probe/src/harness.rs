@@ -10,6 +10,7 @@
 //! is not mistaken for a crash.
 
 use std::any::Any;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::os::fd::FromRawFd;
@@ -63,6 +64,39 @@ pub fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, OpError>
     Err(OpError(format!(
         "the future was still pending after {POLLS} polls: it waits on a reactor nobody runs"
     )))
+}
+
+/// Bytes [`leak_str`] and [`leak_bytes`] leak at most over a run: a search trying ever new
+/// strings must not grow the harness without bound.
+pub const MAX_LEAKED: usize = 16 << 20;
+
+/// The strings and byte strings leaked so far, each once, and their total length.
+static LEAKED: Mutex<(BTreeSet<&'static [u8]>, usize)> = Mutex::new((BTreeSet::new(), 0));
+
+/// A `&'static` copy of `s`, for a `&'static str` parameter (`HeaderValue::from_static`): a
+/// borrow of a pooled `String` does not live long enough. Each distinct string is leaked once;
+/// past [`MAX_LEAKED`] bytes the statement is invalid.
+pub fn leak_str(s: &str) -> Result<&'static str, OpError> {
+    let bytes = leak_bytes(s.as_bytes())?;
+    std::str::from_utf8(bytes).map_err(|e| OpError(e.to_string()))
+}
+
+/// [`leak_str`] for a `&'static [u8]` parameter (`Bytes::from_static`).
+pub fn leak_bytes(b: &[u8]) -> Result<&'static [u8], OpError> {
+    let mut leaked = LEAKED.lock().unwrap_or_else(|e| e.into_inner());
+    let (all, total) = &mut *leaked;
+    if let Some(same) = all.get(b) {
+        return Ok(same);
+    }
+    if *total + b.len() > MAX_LEAKED {
+        return Err(OpError(format!(
+            "more than {MAX_LEAKED} bytes of `&'static` strings leaked"
+        )));
+    }
+    *total += b.len();
+    let copy: &'static [u8] = Box::leak(b.to_vec().into_boxed_slice());
+    all.insert(copy);
+    Ok(copy)
 }
 
 /// Whether a panic message says an async runtime was missing (tokio's, async-std's).

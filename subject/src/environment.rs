@@ -21,10 +21,17 @@ pub const PASSES_ON_ENVIRONMENT: &str = "uses a value read from the environment 
 #[derive(Debug, Clone)]
 pub struct RunEnvironment {
     needles: Vec<String>,
+    /// What only the sandbox's view of the host shows: a read it refused (`PermissionDenied`
+    /// from glob's `glob("/*")`; run by the user, the call reads their files), and the work
+    /// dir's entries seen from the harness's working directory (`"../crate"` from
+    /// `glob("../*")`). A value showing one is not asserted on or passed on, but the call that
+    /// made it stays: with other arguments it reads nothing outside the test.
+    artifacts: Vec<String>,
 }
 
 impl RunEnvironment {
-    /// The spellings of `work` (as given, and canonical when that differs).
+    /// The spellings of `work` (as given, and canonical when that differs), and its entries
+    /// as a path relative to one of them spells them.
     pub fn new(work: &Path) -> Self {
         let mut needles = vec![work.display().to_string()];
         if let Ok(real) = work.canonicalize() {
@@ -32,12 +39,25 @@ impl RunEnvironment {
         }
         needles.retain(|n| n.len() > 1);
         needles.dedup();
-        RunEnvironment { needles }
+        let mut artifacts = vec!["PermissionDenied".to_string()];
+        if let Ok(entries) = std::fs::read_dir(work) {
+            artifacts.extend(
+                entries
+                    .flatten()
+                    .map(|e| format!("\"../{}", e.file_name().to_string_lossy())),
+            );
+        }
+        RunEnvironment { needles, artifacts }
     }
 
     /// Whether `summary` names the work dir.
     pub fn named_in(&self, summary: &str) -> bool {
         self.needles.iter().any(|n| summary.contains(n.as_str()))
+    }
+
+    /// Whether `summary` shows the sandbox's view of the host (see `artifacts`).
+    fn shows_the_sandbox(&self, summary: &str) -> bool {
+        self.artifacts.iter().any(|n| summary.contains(n.as_str()))
     }
 
     /// Statements of `test` whose value came from the environment: their summary names the
@@ -46,11 +66,15 @@ impl RunEnvironment {
     fn derived_and_sources(&self, test: &TestCase, result: &ExecResult) -> (Vec<u32>, Vec<u32>) {
         let (mut derived, mut sources) = (Vec::new(), Vec::new());
         for (i, summary) in result.summaries.iter().enumerate() {
-            if !summary.as_deref().is_some_and(|s| self.named_in(s)) {
+            let Some(summary) = summary.as_deref() else {
+                continue;
+            };
+            let names_work = self.named_in(summary);
+            if !names_work && !self.shows_the_sandbox(summary) {
                 continue;
             }
             let args = test.stmts.get(i).map_or(&[][..], |s| &s.args[..]);
-            if !args.iter().any(|a| derived.contains(a)) {
+            if names_work && !args.iter().any(|a| derived.contains(a)) {
                 sources.push(i as u32);
             }
             derived.push(i as u32);
@@ -160,6 +184,11 @@ pub fn forget(env: &RunEnvironment, kept: &mut [Kept]) -> Vec<usize> {
         for &i in &derived {
             kept.result.summaries[i as usize] = None;
         }
+        // The state a call left in a value it borrowed mutably (`paths` after `paths.next()`
+        // holds the rest of the listing) is asserted from what was observed.
+        kept.result
+            .observed
+            .retain(|o| !env.named_in(&o.summary) && !env.shows_the_sandbox(&o.summary));
         if passes_on(&kept.test, &derived) {
             passing_on.push(k);
         }
@@ -219,6 +248,29 @@ mod tests {
         let elsewhere = RunEnvironment::new(Path::new("/srv/frugal/work-2"));
         assert_eq!(
             elsewhere.derived_and_sources(&k.test, &k.result).0,
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
+    fn what_only_the_sandbox_shows_is_derived_but_its_call_is_no_source() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::create_dir(work.path().join("crate")).unwrap();
+        let env = RunEnvironment::new(work.path());
+        let mut k = kept("/elsewhere", true);
+        k.result.summaries[0] = Some(
+            "Some(Err(GlobError { path: \"/\", error: Os { code: 13, kind: PermissionDenied } }))"
+                .into(),
+        );
+        k.result.summaries[1] = Some("Some(Ok(\"../crate\"))".into());
+        assert_eq!(
+            env.derived_and_sources(&k.test, &k.result),
+            (vec![0, 1], vec![])
+        );
+        // A relative path of the crate's own making is no artifact.
+        k.result.summaries = vec![Some("\"../docs\"".into()); 3];
+        assert_eq!(
+            env.derived_and_sources(&k.test, &k.result).0,
             Vec::<u32>::new()
         );
     }

@@ -215,6 +215,12 @@ pub struct Callable {
     /// executor's polls waits on a reactor nobody runs; that statement is invalid.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub asynchronous: bool,
+    /// A std trait's function whose trait is generic over its argument (`From<&str>`,
+    /// `PartialEq<str>`, `Add<&str>`): the argument's type picks the impl, and no deref
+    /// coercion happens before it is picked, so an emitted test passes the exact type the
+    /// signature names (`Name::from(text.as_str())`; `&text` would look for `From<&String>`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact_args: bool,
 }
 
 impl Callable {
@@ -237,6 +243,7 @@ impl Callable {
             turbofish: Vec::new(),
             ret_annotated: false,
             asynchronous: false,
+            exact_args: false,
         }
     }
 }

@@ -433,6 +433,31 @@ fn values_held_only_by_an_enum_variant_are_taken_out_of_it() {
     );
 }
 
+/// Issue 37: http's trait shapes. `From<&str>` and `PartialEq<str>` get a `&str` itself
+/// (`&text` would look for `From<&String>` and `PartialEq<String>`: the argument picks the
+/// impl before any deref coercion), and two traits named `Sealed` are imported `as _`, so one
+/// test calls methods of both (before: E0277 and E0252, and those tests were dropped).
+#[test]
+fn trait_impls_over_str_get_a_str_and_same_named_traits_do_not_clash() {
+    assert_shape_fixture_in("trait_args", 20_000, &[], 0, &["::Sealed as _;"]);
+}
+
+/// Issue 37: `&'static str` and `&'static [u8]` parameters (http's `from_static`) get the
+/// literal itself, or a leaked copy of bytes the test holds (before: "harness compile error"
+/// E0597, both callables left out).
+#[test]
+fn static_str_and_bytes_parameters_get_a_literal_or_a_leaked_copy() {
+    assert_shape_fixture(
+        "static_args",
+        &[],
+        0,
+        &[
+            "static_args::Label::from_static(\"",
+            "static_args::zeros(Box::leak(",
+        ],
+    );
+}
+
 /// Issue 37: smallvec's shape. The storage parameter's bound is a crate trait implemented
 /// for arrays by a macro over sizes, so `[i32; N]` stands in for it and the impl's `type Item
 /// = T` answers `A::Item`; a conversion generic over the array alone gets a typed `let`.
@@ -820,9 +845,9 @@ fn io_read_and_write_impls_are_called() {
     let s = run("codecs", 3_000, 1, out.path());
     let suite = std::fs::read_to_string(&s.output).unwrap();
     for part in [
-        "use ::std::io::Read;",
+        "use ::std::io::Read as _;",
         ".read(&mut ",
-        "use ::std::io::Write;",
+        "use ::std::io::Write as _;",
         ".write(&",
         ".flush()",
     ] {

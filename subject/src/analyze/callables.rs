@@ -249,26 +249,68 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         if let (None, Reach::Module(m)) = (trait_fn, low.ix.reach(&f.vis, imp.module)) {
             set.homes.insert(format!("{type_path}::{}", f.sig.ident), m);
         }
-        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| match entry {
-            // `FromStr`, `Read` and `Write` are in no edition's prelude: calls name the trait.
-            Some((_, "from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
-            Some((_, "from_iter", _)) => {
-                c.via_trait = Some("::std::iter::FromIterator<_>".to_string());
-            }
-            Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
-            Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
-            // Named with their target: a type often has several (`AsRef<str>`, `AsRef<Path>`).
-            Some(("Into", ..)) => c.via_trait = Some(format!("::std::convert::Into<{VIA_RET}>")),
-            Some(("AsRef", ..)) => c.via_trait = Some(format!("::std::convert::AsRef<{VIA_RET}>")),
-            // `impl IntoIterator for &'a ArrayVec<T, CAP>`: a path call through the type
-            // (`ArrayVec::into_iter(&v)`) finds the by-value impl; the trait's path does not
-            // (see `harness::op_expr::call`).
-            Some(("IntoIterator", ..)) if self_ref.is_some() => {
-                c.via_trait = Some(BORROW_INTO_ITER.to_string());
-            }
-            Some((_, _, Some(op))) => c.operator = Some(op.to_string()),
-            _ => {}
+        push_impl_fn(low, set, (&cx, imp, f), type_path, |c| {
+            c.exact_args = entry.is_some_and(|(t, ..)| ARG_PICKS_IMPL.contains(t));
+            std_trait_call(c, entry, self_ref.is_some());
         });
+    }
+}
+
+/// Std traits generic over the argument their functions take (`From<T>`, `PartialEq<Rhs>`):
+/// see [`crate::model::Callable::exact_args`].
+const ARG_PICKS_IMPL: &[&str] = &[
+    "From",
+    "TryFrom",
+    "PartialEq",
+    "PartialOrd",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "BitAnd",
+    "BitOr",
+    "BitXor",
+    "Shl",
+    "Shr",
+    "AddAssign",
+    "SubAssign",
+    "MulAssign",
+    "DivAssign",
+    "RemAssign",
+    "BitAndAssign",
+    "BitOrAssign",
+    "BitXorAssign",
+    "ShlAssign",
+    "ShrAssign",
+];
+
+/// How a call to the std trait function `entry` is written: through the trait where it may
+/// not be in scope, or with its operator.
+fn std_trait_call(
+    c: &mut Callable,
+    entry: Option<&(&str, &str, Option<&str>)>,
+    borrowed_self: bool,
+) {
+    match entry {
+        // `FromStr`, `Read` and `Write` are in no edition's prelude: calls name the trait.
+        Some((_, "from_str", _)) => c.via_trait = Some("::std::str::FromStr".to_string()),
+        Some((_, "from_iter", _)) => {
+            c.via_trait = Some("::std::iter::FromIterator<_>".to_string());
+        }
+        Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
+        Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
+        // Named with their target: a type often has several (`AsRef<str>`, `AsRef<Path>`).
+        Some(("Into", ..)) => c.via_trait = Some(format!("::std::convert::Into<{VIA_RET}>")),
+        Some(("AsRef", ..)) => c.via_trait = Some(format!("::std::convert::AsRef<{VIA_RET}>")),
+        // `impl IntoIterator for &'a ArrayVec<T, CAP>`: a path call through the type
+        // (`ArrayVec::into_iter(&v)`) finds the by-value impl; the trait's path does not
+        // (see `harness::op_expr::call`).
+        Some(("IntoIterator", ..)) if borrowed_self => {
+            c.via_trait = Some(BORROW_INTO_ITER.to_string());
+        }
+        Some((_, _, Some(op))) => c.operator = Some(op.to_string()),
+        _ => {}
     }
 }
 
@@ -756,6 +798,7 @@ fn lower_fn_nth(
             .imp
             .is_some_and(|cx| uninferred_in_result(cx, sig, &sig_output)),
         asynchronous: sig.asyncness.is_some(),
+        exact_args: false,
     })
 }
 

@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use syn::visit::Visit;
+
 use super::attrs::{self, CfgEval};
 use super::index::{Ns, Reach, Resolved, TypeItem};
 use super::types::{Lowering, Pos, Scope, SelfTy, source_text};
@@ -172,6 +174,28 @@ fn substitutable_params(generics: &syn::Generics) -> Vec<String> {
         .collect()
 }
 
+/// Whether `items` (a module's own, not its submodules') hold an `unsafe` block or fn.
+fn has_unsafe_code(items: &[syn::Item]) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_unsafe(&mut self, _: &'ast syn::ExprUnsafe) {
+            self.0 = true;
+        }
+        fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+            self.0 |= matches!(sig.safety, syn::Safety::Unsafe(_));
+        }
+        fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+    }
+    let mut finder = Finder(false);
+    for item in items {
+        finder.visit_item(item);
+        if finder.0 {
+            return true;
+        }
+    }
+    false
+}
+
 /// A struct is built by a literal where its tests can name every field: private fields only
 /// where the struct itself is private to the same module, so its tests live there anyway
 /// (a literal has no path of its own for `emit::home` to place).
@@ -189,8 +213,15 @@ fn struct_kind(
         Reach::Module(m) => home == Some(m),
         Reach::No => false,
     };
-    let buildable =
-        fields.iter().all(nameable) && (low.ix.in_crate || !attrs::is_non_exhaustive(&s.attrs));
+    let private = fields
+        .iter()
+        .any(|f| !matches!(f.vis, syn::Visibility::Public(_)));
+    // Private fields next to `unsafe` code hold its invariants (smallvec's `IntoIter { data,
+    // current, end }`): a literal breaking them makes a test read uninitialised memory.
+    let guarded = private && has_unsafe_code(&low.ix.modules[scope.module].items);
+    let buildable = fields.iter().all(nameable)
+        && !guarded
+        && (low.ix.in_crate || !attrs::is_non_exhaustive(&s.attrs));
     TypeKind::Struct {
         fields: buildable.then(|| lower_fields(low, scope, &fields)),
         tuple: matches!(s.fields, syn::Fields::Unnamed(_)),
@@ -297,4 +328,26 @@ pub(crate) fn derived_defaults(low: &Lowering<'_>) -> Vec<Callable> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_unsafe_code;
+
+    fn items(src: &str) -> Vec<syn::Item> {
+        syn::parse_file(src).expect("parses").items
+    }
+
+    #[test]
+    fn unsafe_blocks_and_fns_count_but_not_those_of_submodules_or_unsafe_impls() {
+        assert!(has_unsafe_code(&items(
+            "impl<A> IntoIter<A> { fn next(&mut self) { unsafe { read(self.current) } } }"
+        )));
+        assert!(has_unsafe_code(&items(
+            "pub unsafe fn set_len(n: usize) {}"
+        )));
+        assert!(!has_unsafe_code(&items(
+            "unsafe impl Send for Cell {}\nmod raw { fn f() { unsafe {} } }\nfn safe() {}"
+        )));
+    }
 }

@@ -94,10 +94,13 @@ impl Placement {
 /// `#![deny(..)]` reaches its test modules, and cargo-llvm-cov and the user's `cargo test`
 /// build without the `--cap-lints=warn` frugal's own builds use (base64 denies
 /// `trivial_numeric_casts`; calling a deprecated item is a `deprecated` warning, an error under
-/// `deny(warnings)`).
+/// `deny(warnings)`; httparse's `cfg_attr(test, deny(warnings))` met a predicate closure
+/// `move |e| e < 0` on a `u8`, an `unused_comparisons` warning; a variant taken apart by a
+/// `match` with a `_` arm is `unreachable_patterns` where the other variants are empty).
 pub(crate) const IN_CRATE_ALLOWS: &str = "unused, clippy::all, non_snake_case, unused_results, \
      unused_qualifications, missing_docs, trivial_casts, trivial_numeric_casts, deprecated, \
-     rust_2018_idioms, unreachable_pub, missing_debug_implementations";
+     rust_2018_idioms, unreachable_pub, missing_debug_implementations, unused_comparisons, \
+     unreachable_patterns, irrefutable_let_patterns";
 
 /// std and its prelude named by a test module inside the crate: a `no_std` crate's modules
 /// have core's prelude (no `vec!`, `String` or `to_string`), while its tests link std anyway.

@@ -8,7 +8,7 @@ use frugal_search::{ExecResult, Look, Observation, Pass, Status, TestCase, Value
 
 use super::names::{snake, test_name, unique_by_inputs};
 use crate::harness::op_expr::{Target, method_syntax, op_expr};
-use crate::harness::registry::{Op, OpCode, Registry};
+use crate::harness::registry::{Op, OpCode, Registry, StaticView, static_view};
 use crate::harness::render::ty;
 use crate::model::{ApiModel, CallableKind, Ty};
 
@@ -39,8 +39,10 @@ pub fn render_test(
     let r = Renderer::new(test, reg, model);
     let name = unique_by_inputs(test_name(test, result, reg, model), test, names);
     let mut body = String::new();
+    // Imported for their methods only (`as _`): two traits of one name (a sealed `Sealed` in
+    // each of two modules) would otherwise clash.
     for path in trait_imports(test, reg, model) {
-        let _ = writeln!(body, "    use {path};");
+        let _ = writeln!(body, "    use {path} as _;");
     }
     for i in 0..test.len() {
         r.statement(i, result, &mut body);
@@ -366,6 +368,11 @@ impl<'a> Renderer<'a> {
         op_expr(op, self.model, &args, &Stmt { r: self, i })
     }
 
+    /// Whether `op` calls a std trait's function whose argument picks the impl.
+    fn exact_args(&self, op: &Op) -> bool {
+        matches!(op.code, OpCode::Call(c) if self.model.callables[c].exact_args)
+    }
+
     fn receiver(&self, a: usize) -> String {
         self.vars
             .get(&a)
@@ -411,6 +418,27 @@ impl<'a> Renderer<'a> {
                     format!("&{value}.as_str()")
                 }
             }
+            // A `&'static str` takes the literal itself, a `&'static [u8]` or a string the
+            // test computed a leaked copy: a borrow of a local would not live long enough.
+            Pass::Ref if let Some(leak) = static_view(op, k, self.model) => {
+                let literal_str = matches!(
+                    self.reg.ops[self.test.stmts[a].op as usize].code,
+                    OpCode::Literal(Ty::String)
+                );
+                // A variable stays usable; an expression written in place is leaked itself.
+                let owned = if self.vars.contains_key(&a) {
+                    format!("{value}.clone()")
+                } else {
+                    value
+                };
+                match leak {
+                    StaticView::Str if literal_str => {
+                        literal(&Ty::String, self.test.stmts[a].value.as_ref())
+                    }
+                    StaticView::Str => format!("Box::leak({owned}.into_boxed_str())"),
+                    StaticView::Bytes => format!("Box::leak({owned}.into_boxed_slice())"),
+                }
+            }
             // A `&str` parameter takes the bare literal.
             Pass::Ref if inline_str && wants_str => {
                 literal(&Ty::String, self.test.stmts[a].value.as_ref())
@@ -418,6 +446,11 @@ impl<'a> Renderer<'a> {
             // A full-range index, not `&v`: a generic parameter instantiated with `&[T]`
             // would infer `&Vec<T>` and miss its bound.
             Pass::Ref | Pass::Lend if wants_slice => format!("&{value}[..]"),
+            // Likewise a trait's `&str` (`impl From<&str> for Name`): `Name::from(&text)`
+            // looks for `From<&String>`.
+            Pass::Ref | Pass::Lend if wants_str && self.exact_args(op) => {
+                format!("{value}.as_str()")
+            }
             Pass::Ref | Pass::Lend => format!("&{value}"),
             Pass::Mut | Pass::LendMut => format!("&mut {value}"),
         }

@@ -16,6 +16,7 @@ use crate::cargo::build_timeout;
 use crate::manifest::Manifest;
 use crate::model::{ApiModel, Unsupported};
 use frugal_cargo::Output;
+use frugal_search::Pass;
 use registry::{OpCode, Registry};
 
 /// A built harness binary and the operations it serves.
@@ -53,7 +54,7 @@ pub enum HarnessError {
 
 const DISPATCH_MOD: &str = "__frugal_dispatch";
 /// Rounds of dropping operations that break the build.
-const MAX_ROUNDS: usize = 6;
+const MAX_ROUNDS: usize = 8;
 
 /// Writes the dispatch module and harness package, builds them, and returns the binary.
 /// `copy` is the instrumented crate, `probe` the probe crate's directory.
@@ -250,6 +251,13 @@ fn failing_ops(out: &Output, op_lines: &[usize]) -> Vec<(usize, String)> {
 }
 
 fn drop_ops(reg: &mut Registry, model: &ApiModel, bad: &[(usize, String)], _out: &Output) {
+    // A borrow that must outlive the call is kept by the callee (`OnceRef::set(&self, value:
+    // &'a T)` stores `value` through a cell, which the signature's lifetimes alone do not
+    // show): lent for the rest of the test, as a result's borrow is, the call compiles.
+    let bad: Vec<&(usize, String)> = bad
+        .iter()
+        .filter(|(i, why)| !(why.starts_with("error[E0597]") && lend_borrowed_args(reg, model, *i)))
+        .collect();
     let mut remove: Vec<usize> = bad.iter().map(|(i, _)| *i).collect();
     remove.sort_unstable();
     for (i, why) in bad {
@@ -271,6 +279,42 @@ fn drop_ops(reg: &mut Registry, model: &ApiModel, bad: &[(usize, String)], _out:
         reg.ops.remove(i);
     }
     reg.prune(model);
+}
+
+/// Turns the borrowed arguments of call `i` into loans for the rest of the test
+/// (`Pass::Lend`, `Pass::LendMut`): first those after the receiver, then, when the call still
+/// fails, the receiver too (`GetAll::into_iter` of `impl<'a, T> IntoIterator for &'a
+/// GetAll<'a, T>`). `false` when there is none left to turn, so a call still failing is
+/// dropped.
+fn lend_borrowed_args(reg: &mut Registry, model: &ApiModel, i: usize) -> bool {
+    let op = &mut reg.ops[i];
+    let OpCode::Call(c) = op.code else {
+        return false;
+    };
+    let receiver = usize::from(matches!(
+        model.callables[c].kind,
+        crate::model::CallableKind::Method { .. }
+    ));
+    lend_from(&mut op.params, receiver) || lend_from(&mut op.params, 0)
+}
+
+/// [`lend_borrowed_args`] for the parameters from `first` on; whether any was turned.
+fn lend_from(params: &mut [registry::ParamSlot], first: usize) -> bool {
+    let mut lent = false;
+    for (_, pass, source) in params.iter_mut().skip(first) {
+        // Views built in the call's frame (`&[&str]`, a reader's slice) cannot be lent.
+        let plain = registry::elem_view(source).is_none()
+            && registry::slice_reader(source).is_none()
+            && !registry::str_ref_ref(source);
+        let to = match pass {
+            Pass::Ref if plain => Pass::Lend,
+            Pass::Mut if plain => Pass::LendMut,
+            _ => continue,
+        };
+        *pass = to;
+        lent = true;
+    }
+    lent
 }
 
 #[cfg(test)]

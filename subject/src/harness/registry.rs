@@ -316,6 +316,49 @@ pub(crate) fn slice_reader(ty: &Ty) -> Option<&Ty> {
     }
 }
 
+/// A `&'static str` or `&'static [u8]` parameter (`HeaderValue::from_static`): a borrow of
+/// the pooled `String` or `Vec<u8>` would not live long enough.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StaticView {
+    /// `&'static str`.
+    Str,
+    /// `&'static [u8]`.
+    Bytes,
+}
+
+impl StaticView {
+    /// The harness helper that leaks a `'static` copy of the pooled value.
+    pub(crate) fn helper(self) -> &'static str {
+        match self {
+            StaticView::Str => "leak_str",
+            StaticView::Bytes => "leak_bytes",
+        }
+    }
+}
+
+/// For operand `k` of `op`: whether it is a call's `&'static str` or `&'static [u8]`.
+pub(crate) fn static_view(op: &Op, k: usize, model: &ApiModel) -> Option<StaticView> {
+    let OpCode::Call(c) = op.code else {
+        return None;
+    };
+    let c = &model.callables[c];
+    let receiver = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+    let p = c.params.get(k.checked_sub(receiver)?)?;
+    let Ty::Ref {
+        mutable: false,
+        inner,
+    } = &p.ty
+    else {
+        return None;
+    };
+    match &**inner {
+        _ if !p.static_ref || p.closure.is_some() => None,
+        Ty::Str => Some(StaticView::Str),
+        Ty::Slice(e) if **e == Ty::Prim("u8".into()) => Some(StaticView::Bytes),
+        _ => None,
+    }
+}
+
 /// Borrowed inputs a kept result may borrow from are lent to it (see `Pass::Lend`).
 fn lend(params: &mut [ParamSlot], lent: &[usize]) {
     for &i in lent {
@@ -880,6 +923,7 @@ mod tests {
             turbofish: Vec::new(),
             ret_annotated: false,
             asynchronous: false,
+            exact_args: false,
         };
         let model = ApiModel {
             crate_name: "game".into(),

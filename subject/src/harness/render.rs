@@ -321,6 +321,9 @@ fn bind_args(op: &Op, model: &ApiModel, b: &mut String) -> Vec<String> {
                     exprs.push(format!("&mut x{i}"));
                     continue;
                 }
+                if let Some(view) = super::registry::static_view(op, i, model) {
+                    let _ = writeln!(b, "    let x{i} = h::{}(x{i})?;", view.helper());
+                }
                 if double {
                     exprs.push(format!("&x{i}"));
                     continue;
