@@ -224,6 +224,12 @@ pub struct Callable {
 }
 
 impl Callable {
+    /// Operands before the parameters: 1 for a method's receiver, else 0. An operation's
+    /// operand `first_param() + i` is parameter `i`.
+    pub fn first_param(&self) -> usize {
+        usize::from(matches!(self.kind, CallableKind::Method { .. }))
+    }
+
     /// A free fn `path()` defined at `file:line`, taking and returning nothing, with nothing
     /// instantiated: the base that builders and tests complete with struct update syntax.
     pub fn free(path: &str, file: &str, line: usize) -> Callable {

@@ -291,11 +291,8 @@ fn lend_borrowed_args(reg: &mut Registry, model: &ApiModel, i: usize) -> bool {
     let OpCode::Call(c) = op.code else {
         return false;
     };
-    let receiver = usize::from(matches!(
-        model.callables[c].kind,
-        crate::model::CallableKind::Method { .. }
-    ));
-    lend_from(&mut op.params, receiver) || lend_from(&mut op.params, 0)
+    let first = model.callables[c].first_param();
+    lend_from(&mut op.params, first) || lend_from(&mut op.params, 0)
 }
 
 /// [`lend_borrowed_args`] for the parameters from `first` on; whether any was turned.

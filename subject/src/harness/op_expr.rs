@@ -260,7 +260,7 @@ fn call(c: &Callable, op: &Op, args: &[String], t: &impl Target) -> String {
 /// `keyed`, a predicate with a key argument compares the key with the value instead (the op's
 /// slot holds the key's type then): `move |_, e| *e < 5` keeps some items and drops others.
 fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
-    let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+    let first = c.first_param();
     let mut out = args.to_vec();
     for (i, p) in c.params.iter().enumerate() {
         let (Some(closure), Some(arg)) = (&p.closure, out.get_mut(first + i)) else {
@@ -291,7 +291,7 @@ fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
 /// ([`crate::model::ClosureParam::boxed`]): `(std::boxed::Box::new(move |_| {}) as std::boxed::Box<dyn
 /// FnOnce(i32)>)`.
 fn boxed_closures(c: &Callable, args: &mut [String], t: &impl Target) {
-    let first = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+    let first = c.first_param();
     let std = if t.readable() { "std::" } else { STD };
     for (i, p) in c.params.iter().enumerate() {
         let (Some(ty), Some(arg)) = (

@@ -342,8 +342,7 @@ pub(crate) fn static_view(op: &Op, k: usize, model: &ApiModel) -> Option<StaticV
         return None;
     };
     let c = &model.callables[c];
-    let receiver = usize::from(matches!(c.kind, CallableKind::Method { .. }));
-    let p = c.params.get(k.checked_sub(receiver)?)?;
+    let p = c.params.get(k.checked_sub(c.first_param())?)?;
     let Ty::Ref {
         mutable: false,
         inner,
