@@ -22,16 +22,28 @@ pub const PASSES_ON_ENVIRONMENT: &str = "uses a value read from the environment 
 pub struct RunEnvironment {
     needles: Vec<String>,
     /// What only the sandbox's view of the host shows: a read it refused (`PermissionDenied`
-    /// from glob's `glob("/*")`; run by the user, the call reads their files), and the work
-    /// dir's entries seen from the harness's working directory (`"../crate"` from
-    /// `glob("../*")`). A value showing one is not asserted on or passed on, but the call that
-    /// made it stays: with other arguments it reads nothing outside the test.
+    /// from glob's `glob("/*")`; run by the user, the call reads their files). A value showing
+    /// one is not asserted on or passed on, but the call that made it stays: with other
+    /// arguments it reads nothing outside the test.
     artifacts: Vec<String>,
+    /// Paths that exist only in frugal's copies, each the opening of a quoted path: the work
+    /// dir's entries seen from the harness's working directory (`"../crate` from
+    /// `glob("../*")`), and the crate copy's own entries (`".github`, `"src/frugal_generated.rs`
+    /// from `glob("**")`). Listed, they depend on the checkout: the user's holds `target` and
+    /// `.git`, and in-crate placement adds a file to `src`. A path only matches as a whole
+    /// name, followed by `"` or `/`.
+    listed: Vec<String>,
 }
 
+/// The crate copy's scratch dir, where path parameters point: a listing shows it only once
+/// some test made it, so it is an artifact as a whole name but not as the parent of a path a
+/// test built (`"frugal-scratch/file/a"`).
+const SCRATCH: &str = "frugal-scratch";
+
 impl RunEnvironment {
-    /// The spellings of `work` (as given, and canonical when that differs), and its entries
-    /// as a path relative to one of them spells them.
+    /// The spellings of `work` (as given, and canonical when that differs), its entries as a
+    /// path relative to one of them spells them, and the entries of the crate copies in it
+    /// (the harness's working directories).
     pub fn new(work: &Path) -> Self {
         let mut needles = vec![work.display().to_string()];
         if let Ok(real) = work.canonicalize() {
@@ -39,15 +51,24 @@ impl RunEnvironment {
         }
         needles.retain(|n| n.len() > 1);
         needles.dedup();
-        let mut artifacts = vec!["PermissionDenied".to_string()];
-        if let Ok(entries) = std::fs::read_dir(work) {
-            artifacts.extend(
-                entries
-                    .flatten()
-                    .map(|e| format!("\"../{}", e.file_name().to_string_lossy())),
-            );
+        let mut listed = Vec::new();
+        for entry in entry_names(work) {
+            if work.join(&entry).join("Cargo.toml").is_file() {
+                listed.extend(
+                    entry_names(&work.join(&entry))
+                        .filter(|e| e != SCRATCH)
+                        .flat_map(|e| [format!("\"{e}"), format!("\"./{e}")]),
+                );
+            }
+            listed.push(format!("\"../{entry}"));
         }
-        RunEnvironment { needles, artifacts }
+        listed.sort();
+        listed.dedup();
+        RunEnvironment {
+            needles,
+            artifacts: vec!["PermissionDenied".to_string(), format!("\"{SCRATCH}\"")],
+            listed,
+        }
     }
 
     /// Whether `summary` names the work dir.
@@ -58,6 +79,7 @@ impl RunEnvironment {
     /// Whether `summary` shows the sandbox's view of the host (see `artifacts`).
     fn shows_the_sandbox(&self, summary: &str) -> bool {
         self.artifacts.iter().any(|n| summary.contains(n.as_str()))
+            || self.listed.iter().any(|n| names_whole(summary, n))
     }
 
     /// Statements of `test` whose value came from the environment: their summary names the
@@ -196,6 +218,23 @@ pub fn forget(env: &RunEnvironment, kept: &mut [Kept]) -> Vec<usize> {
     passing_on
 }
 
+/// The names in `dir`, none if it cannot be read.
+fn entry_names(dir: &Path) -> impl Iterator<Item = String> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
+/// Whether `summary` holds `path` (the opening of a quoted path) as a whole name: followed by
+/// the closing quote or a separator, so `"../crate` does not match `"../crates.io"`.
+fn names_whole(summary: &str, path: &str) -> bool {
+    summary
+        .match_indices(path)
+        .any(|(at, _)| matches!(summary.as_bytes().get(at + path.len()), Some(b'"' | b'/')))
+}
+
 /// Whether a statement of `test` takes one of the `derived` values as an argument.
 fn passes_on(test: &TestCase, derived: &[u32]) -> bool {
     !derived.is_empty()
@@ -267,12 +306,42 @@ mod tests {
             env.derived_and_sources(&k.test, &k.result),
             (vec![0, 1], vec![])
         );
-        // A relative path of the crate's own making is no artifact.
-        k.result.summaries = vec![Some("\"../docs\"".into()); 3];
-        assert_eq!(
-            env.derived_and_sources(&k.test, &k.result).0,
-            Vec::<u32>::new()
-        );
+        // A relative path of the crate's own making is no artifact, nor a longer name.
+        for path in ["\"../docs\"", "\"../crates.io\"", "\"srcs\""] {
+            k.result.summaries = vec![Some(path.into()); 3];
+            assert_eq!(
+                env.derived_and_sources(&k.test, &k.result).0,
+                Vec::<u32>::new(),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_listing_of_the_crate_copy_is_an_artifact_but_a_path_a_test_built_is_not() {
+        let work = tempfile::tempdir().unwrap();
+        let copy = work.path().join("crate");
+        std::fs::create_dir_all(copy.join("src")).unwrap();
+        std::fs::create_dir_all(copy.join(".github")).unwrap();
+        std::fs::create_dir_all(copy.join(SCRATCH).join("file")).unwrap();
+        std::fs::write(copy.join("Cargo.toml"), "").unwrap();
+        let env = RunEnvironment::new(work.path());
+        // glob's `glob("**")`, `glob("src/*")`, and the scratch dir listed by name.
+        for listing in [
+            "Some(Ok(\".github\"))",
+            "Some(Ok(\"src/frugal_generated.rs\"))",
+            "Some(Ok(\"./src\"))",
+            "Some(Ok(\"frugal-scratch\"))",
+        ] {
+            assert!(env.shows_the_sandbox(listing), "{listing}");
+        }
+        for built in [
+            "\"frugal-scratch/file/a\"",
+            "PathWrapper { path: \"frugal-scratch/\", is_directory: true }",
+            "\"source\"",
+        ] {
+            assert!(!env.shows_the_sandbox(built), "{built}");
+        }
     }
 
     #[test]
