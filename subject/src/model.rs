@@ -322,6 +322,11 @@ pub struct ClosureParam {
     /// the closure passed is boxed and cast to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boxed: Option<Ty>,
+    /// With `boxed`: the closure's argument types as the cast writes them (`&i32`). The
+    /// closure passed names them (`move |_: &i32| true`): a cast gives a closure no signature,
+    /// and one taking a borrow must take it for any lifetime to meet `dyn FnMut(&i32)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub typed_inputs: Vec<String>,
 }
 
 /// The closure argument a predicate may decide by: its position, whether it is a borrow

@@ -328,7 +328,10 @@ fn async_fns_run_on_a_minimal_executor() {
 /// Issue 37's closures: one returning nothing (`F: FnMut(i32)`, `impl FnOnce(u8)`) gets a
 /// closure that does nothing, and a closure type parameter that a type names (scopeguard's
 /// `on_drop(v, f) -> OnDrop<T, F>`, once_cell's `impl<T, F: FnOnce() -> T> Lazy<T, F>`)
-/// stands in as a boxed closure (before: "closure parameter", all seven left out).
+/// stands in as a boxed closure (before: "closure parameter", all seven left out). A boxed
+/// closure taking a borrow (itertools' `impl<I: Iterator, F: FnMut(&I::Item) -> bool>`) names
+/// its arguments' types, so it takes the borrow for any lifetime (before: `next_kept` and
+/// `has_stopped` left out, "closure parameter").
 #[test]
 fn closures_returning_nothing_or_named_by_a_type_are_passed() {
     assert_shape_fixture(
@@ -340,10 +343,14 @@ fn closures_returning_nothing_or_named_by_a_type_are_passed() {
             ", move |_| {})",
             "callbacks::report_error(",
             "callbacks::on_drop(",
-            "(std::boxed::Box::new(move |_| {}) as std::boxed::Box<dyn FnOnce(i32)>)",
+            "(std::boxed::Box::new(move |_: i32| {}) as std::boxed::Box<dyn FnOnce(i32)>)",
             "callbacks::Deferred::<i32, std::boxed::Box<dyn FnOnce() -> i32>>::new(",
             ".defuse()",
             ".force()",
+            "std::boxed::Box<dyn FnMut(&i32) -> bool>",
+            "(std::boxed::Box::new(move |e: &i32| *e < ",
+            ".next_kept()",
+            ".has_stopped()",
         ],
     );
 }

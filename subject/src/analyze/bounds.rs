@@ -409,17 +409,30 @@ impl Candidates {
     }
 
     /// What `name` is for the candidate `base` (`A::Item` with `A = [i32; 4]`): the element
-    /// of an array whose crate impl says `type Item = T`, or the item of a `Vec`'s `IntoIter`.
+    /// of an array whose crate impl says `type Item = T`, or the item of a `Vec`'s `IntoIter`;
+    /// for the `Vec` an `IntoIterator` bound gets, its item and its `IntoIter` (itertools'
+    /// `peek_nth(iterable: I) -> PeekNth<I::IntoIter>`).
     pub(crate) fn associated_type(&self, base: &Ty, name: &str) -> Option<Ty> {
+        let into_iter = |item: &Ty| Ty::Adt {
+            path: STD_VEC_INTO_ITER.into(),
+            args: vec![item.clone()],
+        };
         match base {
+            Ty::Vec(item) => match name {
+                "Item" => Some((**item).clone()),
+                "IntoIter" => Some(into_iter(item)),
+                _ => None,
+            },
             Ty::Adt { path, args } if path == ARRAY && args.len() == 2 => self
                 .arrays
                 .iter()
                 .any(|a| a.element_types.iter().any(|e| e == name))
                 .then(|| args[0].clone()),
-            Ty::Adt { path, args } if path == STD_VEC_INTO_ITER && args.len() == 1 => {
-                (name == "Item").then(|| args[0].clone())
-            }
+            Ty::Adt { path, args } if path == STD_VEC_INTO_ITER && args.len() == 1 => match name {
+                "Item" => Some(args[0].clone()),
+                "IntoIter" => Some(base.clone()),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -1013,6 +1026,27 @@ mod tests {
         );
         assert_eq!(c.choose(&keys(&["Width", "Neg"])), None);
         assert_eq!(Candidates::default().choose(&keys(&["Width"])), None);
+    }
+
+    /// `I::IntoIter` and `I::Item` of the stand-ins: `peek_nth(iterable: I) -> PeekNth<I::IntoIter>`
+    /// with `I = Vec<i32>` gives `PeekNth<vec::IntoIter<i32>>`, what its methods' impl gets.
+    #[test]
+    fn the_stand_ins_associated_types_are_their_items_and_iterators() {
+        let c = Candidates::default();
+        let int = Ty::Prim("i32".into());
+        let into_iter = Ty::Adt {
+            path: STD_VEC_INTO_ITER.into(),
+            args: vec![int.clone()],
+        };
+        let vec = Ty::Vec(Box::new(int.clone()));
+        assert_eq!(c.associated_type(&vec, "IntoIter"), Some(into_iter.clone()));
+        assert_eq!(c.associated_type(&vec, "Item"), Some(int.clone()));
+        assert_eq!(
+            c.associated_type(&into_iter, "IntoIter"),
+            Some(into_iter.clone())
+        );
+        assert_eq!(c.associated_type(&into_iter, "Item"), Some(int));
+        assert_eq!(c.associated_type(&vec, "Output"), None);
     }
 
     #[test]

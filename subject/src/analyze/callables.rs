@@ -524,7 +524,6 @@ fn box_impl_closures(
         };
         let boxed = super::generics::boxed_closure(low, within, c)
             .ok_or_else(|| Problem::new(reason::CLOSURE, c.text.clone()))?;
-        c.shape.boxed = Some(boxed.clone());
         subst.insert(name.clone(), boxed.clone());
         inst.push((name.clone(), boxed));
     }
@@ -832,7 +831,6 @@ fn box_closures_in_output(
         let Some(boxed) = super::generics::boxed_closure(low, scope, c) else {
             continue;
         };
-        c.shape.boxed = Some(boxed.clone());
         own_subst.insert(name.clone(), boxed.clone());
         own_inst.push((name.clone(), boxed));
     }
@@ -1074,8 +1072,8 @@ fn closure_returning(
     };
     let inferred = mentions_generic(out, scope.subst);
     let mut shape = closure.shape;
-    // A boxed closure's body is checked before the cast that would type its key.
-    if ty == Ty::Prim("bool".into()) && shape.boxed.is_none() {
+    // A boxed closure names its arguments' types, its key's among them.
+    if ty == Ty::Prim("bool".into()) {
         shape.key = predicate_key(low, scope, &closure.inputs, inst);
     }
     Ok(Param {

@@ -86,11 +86,16 @@ pub(super) struct ClosureBound {
 /// For a closure parameter that also names a type (`OnDrop<T, F>` returned by `on_drop(v:
 /// T, f: F)`, the impl of `Lazy<T, F>`): a boxed trait object standing in for `F`, since a
 /// closure's own type cannot be written (`Box<dyn FnOnce(i32)>`, which implements
-/// `FnOnce(i32)`). Only where the closure's arguments are owned std scalars or strings and its
-/// result one of those or a borrow of one, whose text is the same in the harness and in
-/// tests: a closure cast to a trait object gets no signature from it, so an argument that is
-/// a borrow would make it take one lifetime, not every one, and fail to compile.
-pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBound) -> Option<Ty> {
+/// `FnOnce(i32)`). Only where the closure's arguments and result are std scalars or strings,
+/// or borrows of them, whose text is the same in the harness and in tests. A closure cast to
+/// a trait object gets no signature from the cast, so the closure passed names its arguments'
+/// types ([`ClosureParam::typed_inputs`]): untyped, an argument that is a borrow would make
+/// it take one lifetime, not every one, and fail to compile.
+pub(super) fn boxed_closure(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    c: &mut ClosureBound,
+) -> Option<Ty> {
     let mut scratch = Vec::new();
     let mut plain = |t: &syn::Type| -> Option<String> {
         let lowered = low
@@ -98,11 +103,7 @@ pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBou
             .ok()?;
         plain_text(&lowered)
     };
-    let inputs: Vec<String> = c
-        .inputs
-        .iter()
-        .map(|t| plain(t).filter(|text| !text.starts_with('&')))
-        .collect::<Option<_>>()?;
+    let inputs: Vec<String> = c.inputs.iter().map(&mut plain).collect::<Option<_>>()?;
     let output = match &c.output {
         syn::ReturnType::Default => String::new(),
         syn::ReturnType::Type(_, t) => match plain(t)?.as_str() {
@@ -115,22 +116,34 @@ pub(super) fn boxed_closure(low: &Lowering<'_>, scope: Scope<'_>, c: &ClosureBou
         ClosureKind::FnMut => "FnMut",
         ClosureKind::FnOnce => "FnOnce",
     };
-    Some(Ty::Adt {
+    let boxed = Ty::Adt {
         path: crate::harness::std_values::STD_BOX.into(),
         args: vec![Ty::Other(format!(
             "dyn {kind}({}){output}{}",
             inputs.join(", "),
             c.auto
         ))],
-    })
+    };
+    c.shape.boxed = Some(boxed.clone());
+    c.shape.typed_inputs = inputs;
+    Some(boxed)
 }
 
-/// A type's text where it reads the same in the harness and in tests.
+/// A type's text where it reads the same in the harness and in tests: std scalars and
+/// strings, and the std types a closure over them takes or gives (`Option<i32>`,
+/// `Ordering`, the `vec::IntoIter` iterator bounds get), by their full paths.
 fn plain_text(t: &Ty) -> Option<String> {
+    use crate::harness::std_values::{STD_CMP_ORDERING, STD_VEC_INTO_ITER};
     match t {
         Ty::Unit => Some("()".into()),
         Ty::Prim(p) => Some(p.clone()),
         Ty::String => Some("String".into()),
+        Ty::Option(inner) => Some(format!("std::option::Option<{}>", plain_text(inner)?)),
+        Ty::Vec(inner) => Some(format!("std::vec::Vec<{}>", plain_text(inner)?)),
+        Ty::Adt { path, args } if path == STD_CMP_ORDERING && args.is_empty() => Some(path.clone()),
+        Ty::Adt { path, args } if path == STD_VEC_INTO_ITER && args.len() == 1 => {
+            Some(format!("{path}<{}>", plain_text(&args[0])?))
+        }
         Ty::Ref { mutable, inner } => {
             let inner = match inner.as_ref() {
                 Ty::Str => "str".to_string(),
@@ -168,6 +181,7 @@ pub(super) fn closure_bound<'b>(
                 key: None,
                 returns_unit: false,
                 boxed: None,
+                typed_inputs: Vec::new(),
             },
             output: args.output.clone(),
             inputs: args.inputs.iter().map(|a| a.ty.clone()).collect(),

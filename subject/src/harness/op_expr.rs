@@ -7,7 +7,8 @@
 use crate::harness::registry::{self, Op, OpCode};
 use crate::harness::render::{self, STD};
 use crate::model::{
-    ApiModel, BORROW_INTO_ITER, Callable, CallableKind, ClosureKind, Consume, Receiver, Ty, VIA_RET,
+    ApiModel, BORROW_INTO_ITER, Callable, CallableKind, ClosureKind, ClosureParam, Consume,
+    Receiver, Ty, VIA_RET,
 };
 
 /// What an expression is written for.
@@ -268,7 +269,7 @@ fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
         };
         let mut names = vec!["_"; closure.arity];
         if closure.returns_unit {
-            *arg = format!("move |{}| {{}}", names.join(", "));
+            *arg = format!("move |{}| {{}}", typed(&names, closure));
             continue;
         }
         let value = match (closure.key.as_ref().filter(|_| keyed), closure.kind, &p.ty) {
@@ -282,9 +283,23 @@ fn with_closures(c: &Callable, args: &[String], keyed: bool) -> Vec<String> {
             (None, ClosureKind::FnOnce, _) | (None, _, Ty::Prim(_)) => arg.clone(),
             _ => format!("{arg}.clone()"),
         };
-        *arg = format!("move |{}| {value}", names.join(", "));
+        *arg = format!("move |{}| {value}", typed(&names, closure));
     }
     out
+}
+
+/// A closure's argument list: the names, each with its type where the closure is boxed
+/// (`_: &i32, e: &i32`; see [`ClosureParam::typed_inputs`]).
+fn typed(names: &[&str], closure: &ClosureParam) -> String {
+    if closure.typed_inputs.len() != names.len() {
+        return names.join(", ");
+    }
+    names
+        .iter()
+        .zip(&closure.typed_inputs)
+        .map(|(n, t)| format!("{n}: {t}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Closure arguments boxed and cast to their parameter's stand-in where it has one
@@ -357,7 +372,7 @@ pub(crate) fn construct(path: &str, fields: &[String], tuple: bool, args: &[Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ClosureKey, ClosureParam, Param};
+    use crate::model::{ClosureKey, Param};
 
     fn predicate(arity: usize, key: Option<ClosureKey>) -> Callable {
         Callable {
@@ -372,6 +387,7 @@ mod tests {
                     key,
                     returns_unit: false,
                     boxed: None,
+                    typed_inputs: Vec::new(),
                 }),
             }],
             ..Callable::free("k::keep", "src/lib.rs", 1)
@@ -409,6 +425,31 @@ mod tests {
         assert_eq!(
             with_closures(&predicate(1, None), &["flag".to_string()], true),
             ["move |_| flag"]
+        );
+    }
+
+    /// A boxed closure (`impl<T, F: FnMut(&T, &T) -> bool> DedupPredicate<T> for F`, F
+    /// standing in as `Box<dyn FnMut(&i32, &i32) -> bool>`) names its arguments' types, so it
+    /// takes borrows of any lifetime, as the trait object requires.
+    #[test]
+    fn boxed_closures_name_their_argument_types() {
+        let mut c = predicate(
+            2,
+            Some(ClosureKey {
+                arg: 1,
+                borrowed: true,
+                ty: Ty::Prim("i32".into()),
+            }),
+        );
+        let shape = c.params[0].closure.as_mut().unwrap();
+        shape.typed_inputs = vec!["&i32".into(), "&i32".into()];
+        assert_eq!(
+            with_closures(&c, &["flag".to_string()], false),
+            ["move |_: &i32, _: &i32| flag"]
+        );
+        assert_eq!(
+            with_closures(&c, &["3".to_string()], true),
+            ["move |_: &i32, e: &i32| *e < 3"]
         );
     }
 }
