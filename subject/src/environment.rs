@@ -24,7 +24,9 @@ pub struct RunEnvironment {
     /// What only the sandbox's view of the host shows: a read it refused (`PermissionDenied`
     /// from glob's `glob("/*")`; run by the user, the call reads their files). A value showing
     /// one is not asserted on or passed on, but the call that made it stays: with other
-    /// arguments it reads nothing outside the test.
+    /// arguments it reads nothing outside the test. Also the scratch dirs named whole
+    /// (`"frugal-scratch"`, `"frugal-scratch/file"`): a listing shows them only once a test
+    /// made them.
     artifacts: Vec<String>,
     /// Paths that exist only in frugal's copies, each the opening of a quoted path: the work
     /// dir's entries seen from the harness's working directory (`"../crate` from
@@ -39,6 +41,11 @@ pub struct RunEnvironment {
 /// some test made it, so it is an artifact as a whole name but not as the parent of a path a
 /// test built (`"frugal-scratch/file/a"`).
 const SCRATCH: &str = "frugal-scratch";
+/// The scratch dirs path parameters make their files and dirs in
+/// (`harness::std_values::SCRATCH_FILE`, `SCRATCH_DIR`): listed by name (glob's `fill_todo`
+/// over `frugal-scratch/*`), they exist or not depending on which tests ran before.
+const SCRATCH_FILES: &str = "frugal-scratch/file";
+const SCRATCH_DIRS: &str = "frugal-scratch/dir";
 
 impl RunEnvironment {
     /// The spellings of `work` (as given, and canonical when that differs), its entries as a
@@ -64,9 +71,11 @@ impl RunEnvironment {
         }
         listed.sort();
         listed.dedup();
+        let mut artifacts = vec!["PermissionDenied".to_string()];
+        artifacts.extend([SCRATCH, SCRATCH_FILES, SCRATCH_DIRS].map(|a| format!("\"{a}\"")));
         RunEnvironment {
             needles,
-            artifacts: vec!["PermissionDenied".to_string(), format!("\"{SCRATCH}\"")],
+            artifacts,
             listed,
         }
     }
@@ -332,6 +341,7 @@ mod tests {
             "Some(Ok(\"src/frugal_generated.rs\"))",
             "Some(Ok(\"./src\"))",
             "Some(Ok(\"frugal-scratch\"))",
+            "[Ok((PathWrapper { path: \"frugal-scratch/file\", is_directory: true }, 1))]",
         ] {
             assert!(env.shows_the_sandbox(listing), "{listing}");
         }
