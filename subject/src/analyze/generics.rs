@@ -90,7 +90,8 @@ pub(super) struct ClosureBound {
 /// or borrows of them, whose text is the same in the harness and in tests. A closure cast to
 /// a trait object gets no signature from the cast, so the closure passed names its arguments'
 /// types ([`ClosureParam::typed_inputs`]): untyped, an argument that is a borrow would make
-/// it take one lifetime, not every one, and fail to compile.
+/// it take one lifetime, not every one, and fail to compile. Both are recorded in
+/// `c.shape` (`boxed`, `typed_inputs`), and the boxed type returned for the substitutions.
 pub(super) fn boxed_closure(
     low: &Lowering<'_>,
     scope: Scope<'_>,
