@@ -331,7 +331,9 @@ fn async_fns_run_on_a_minimal_executor() {
 /// stands in as a boxed closure (before: "closure parameter", all seven left out). A boxed
 /// closure taking a borrow (itertools' `impl<I: Iterator, F: FnMut(&I::Item) -> bool>`) names
 /// its arguments' types, so it takes the borrow for any lifetime (before: `next_kept` and
-/// `has_stopped` left out, "closure parameter").
+/// `has_stopped` left out, "closure parameter"). A crate trait implemented for every closure
+/// of a shape (`Judge<T>`) is met by a boxed closure the pool makes (before: `Ranked`'s
+/// methods "generic bound without candidate", `Judge::judge` "no way to build an argument").
 #[test]
 fn closures_returning_nothing_or_named_by_a_type_are_passed() {
     assert_shape_fixture(
@@ -351,6 +353,11 @@ fn closures_returning_nothing_or_named_by_a_type_are_passed() {
             "(std::boxed::Box::new(move |e: &i32| *e < ",
             ".next_kept()",
             ".has_stopped()",
+            // A crate trait implemented for closures (`impl<T, F: FnMut(&T, &T) -> bool>
+            // Judge<T> for F`): its bound is met by a boxed closure of the family.
+            "callbacks::Ranked::<std::boxed::Box<dyn FnMut(&i32, &i32) -> bool>>::new(",
+            ".play(",
+            ".judge(&",
         ],
     );
 }
@@ -489,7 +496,10 @@ fn array_trait_impls_stand_in_for_their_bound_and_results_are_typed() {
 /// bound `Self` further get an iterator of what they ask for (`Result`s built with `Ok` and
 /// `Err`, `Option`s), `Self::Item` is the stand-in's item, and a lookup generic over `Q:
 /// Equivalent<K>` is called with a `K`. (`Equivalent::equivalent` itself, generic over `K:
-/// Borrow<Q>`, is left out.)
+/// Borrow<Q>`, is left out.) An iterable whose item is bounded as iterable (`I::Item:
+/// IntoIterator`) yields `Vec`s, and a bare `IntoIterator` is a `Vec<i32>`, so `ahead`'s
+/// `Ahead<vec::IntoIter<i32>>` is the receiver its methods take (before: `total_len` and
+/// `first_inner` failed to compile in the harness, `take_one` and `seen` had no receiver).
 #[test]
 fn iterator_extensions_and_key_lookups_are_called() {
     assert_shape_fixture(
@@ -502,6 +512,12 @@ fn iterator_extensions_and_key_lookups_are_called() {
             ".alternate(vec![",
             ".position(&",
             ".last_some::<i32>()",
+            // An item bounded in turn (`I::Item: IntoIterator`) is a `Vec`.
+            "iter_ext::total_len(",
+            "iter_ext::first_inner(",
+            "vec![vec![",
+            ".take_one()",
+            ".seen()",
         ],
     );
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::harness::closure_values::top_level_parts;
 use crate::harness::std_values::{ARRAY, STD_VEC_INTO_ITER};
 use crate::model::Ty;
 
@@ -379,6 +380,9 @@ pub(crate) struct Candidates {
     primitives: Vec<(Ty, BTreeSet<String>)>,
     /// Crate traits implemented for arrays of any element (`analyze::arrays`).
     arrays: Vec<ArrayCandidate>,
+    /// Crate traits implemented for closures of a shape, by key, with the boxed closure that
+    /// meets each (`analyze::closure_impls`).
+    closures: Vec<(Ty, String)>,
 }
 
 /// A crate trait implemented for `[T; N]`: its key, the length a candidate gets, and the
@@ -398,7 +402,15 @@ impl Candidates {
             dependency_types: Vec::new(),
             primitives: Vec::new(),
             arrays: Vec::new(),
+            closures: Vec::new(),
         }
+    }
+
+    /// Adds the crate traits implemented for closures (see `analyze::closure_impls`): a bound
+    /// naming one alone (`F: KMergePredicate<i32>`) is met by its boxed closure.
+    pub(crate) fn with_closure_impls(mut self, closures: Vec<(Ty, String)>) -> Self {
+        self.closures = closures;
+        self
     }
 
     /// Adds the crate traits implemented for arrays (see `analyze::arrays`): a bound naming
@@ -623,6 +635,13 @@ impl Candidates {
         if let Some(array) = self.array(&keys) {
             return Some(array);
         }
+        if let Some((boxed, _)) = self
+            .closures
+            .iter()
+            .find(|(_, key)| !keys.is_empty() && keys.iter().all(|k| k == key))
+        {
+            return Some(boxed.clone());
+        }
         if let Some(ty) = self.conversion(&keys) {
             return Some(ty);
         }
@@ -676,6 +695,7 @@ const INTO_ITER_TRAITS: &[&str] = &["Clone", "Debug", "FusedIterator"];
 fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
     let mut item: Option<Ty> = None;
     let mut iterator = false;
+    let mut into_iterator = false;
     for key in keys {
         let (name, binding) = key.split_once('<').unwrap_or((key, ""));
         if INTO_ITER_TRAITS.contains(key) {
@@ -686,6 +706,7 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         }
         // `IntoIterator` alone is met by a `Vec`, which reads better.
         iterator |= name != "IntoIterator";
+        into_iterator |= name == "IntoIterator";
         let Some(shown) = binding
             .strip_prefix("Item = ")
             .and_then(|b| b.strip_suffix('>'))
@@ -699,8 +720,15 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         item = Some(ty);
     }
     // A bare `I: Iterator` (`impl<I: Iterator> MultiPeek<I>`) yields what unbounded
-    // parameters get.
-    let item = item.or_else(|| iterator.then(|| Ty::Prim("i32".into())))?;
+    // parameters get. A bare `I: IntoIterator` is a `Vec` of the same item, so what a
+    // function makes of it (`peek_nth(iterable: I) -> PeekNth<I::IntoIter>`) is the type the
+    // impls' methods take (`PeekNth<vec::IntoIter<i32>>`).
+    let item = match item {
+        Some(item) => item,
+        None if iterator => Ty::Prim("i32".into()),
+        None if into_iterator => return Some(Ty::Vec(Box::new(Ty::Prim("i32".into())))),
+        None => return None,
+    };
     Some(Ty::Adt {
         path: "std::vec::IntoIter".into(),
         args: vec![item],
@@ -771,25 +799,6 @@ fn item_ty(shown: &str) -> Option<Ty> {
         p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Some(Ty::Prim(p.into())),
         _ => None,
     }
-}
-
-/// `a, (b, c), d` split at the commas outside brackets, each part trimmed.
-fn top_level_parts(list: &str) -> Vec<&str> {
-    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '(' | '<' | '[' => depth += 1,
-            ')' | '>' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(list[start..].trim());
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 /// How many instantiations of one generic function at most (see
@@ -1070,10 +1079,13 @@ mod tests {
         );
         assert_eq!(c.choose(&keys(&["Iterator<Item = &str>"])), None);
         assert_eq!(c.choose(&keys(&["Iterator<Item = u8>", "Hash"])), None);
+        // A bare `IntoIterator` is a `Vec` of what a bare `Iterator` yields.
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator"])),
+            Some(Ty::Vec(Box::new(Ty::Prim("i32".into()))))
+        );
         // An item the stand-in cannot hold leaves the bound to the other candidates.
-        let plain = c.choose(&keys(&["IntoIterator"]));
-        assert!(plain.is_some());
-        assert_eq!(c.choose(&keys(&["IntoIterator<Item = T>"])), plain);
+        assert!(c.choose(&keys(&["IntoIterator<Item = T>"])).is_some());
         // Tuples of such items (slab's `FromIterator<(usize, T)>`).
         assert_eq!(
             c.choose(&keys(&["IntoIterator<Item = (usize, i32)>"])),

@@ -391,6 +391,7 @@ pub(super) fn instantiate_nth(
                 let keys = low
                     .bound_keys(scope, bounds.iter().copied())
                     .map_err(|p| Problem::new(p.reason, bounds_text()))?;
+                let keys = with_item_bounds(low, scope, generics, &tp.ident, keys);
                 low.candidates.alternatives(&keys)
             }
         };
@@ -413,6 +414,62 @@ pub(super) fn instantiate_nth(
     let declared = type_param_names(generics);
     inst.sort_by_key(|(name, _)| declared.iter().position(|d| d == name));
     Ok((own, inst, closures))
+}
+
+/// `keys` of an iterator parameter with the item its where clause bounds (`I: IntoIterator,
+/// I::Item: IntoIterator`, itertools' `kmerge` and `multi_cartesian_product`): each bare
+/// iterator trait key asks for the item chosen for those bounds (`IntoIterator<Item =
+/// Vec<i32>>`), so the stand-in yields what the signature iterates again. Unchanged where
+/// nothing bounds the item, or nothing meets its bounds.
+fn with_item_bounds(
+    low: &Lowering<'_>,
+    scope: Scope<'_>,
+    generics: &syn::Generics,
+    ident: &syn::Ident,
+    keys: Vec<String>,
+) -> Vec<String> {
+    let item_bounds: Vec<&syn::TypeParamBound> = item_where_bounds(generics, ident).collect();
+    if item_bounds.is_empty() {
+        return keys;
+    }
+    let Some(item) = low
+        .bound_keys(scope, item_bounds.into_iter())
+        .ok()
+        .and_then(|item_keys| low.candidates.choose(&item_keys))
+    else {
+        return keys;
+    };
+    let shown = super::types::ty_display(&item);
+    keys.into_iter()
+        .map(|k| {
+            if super::types::ITERATOR_TRAITS.contains(&k.as_str()) {
+                format!("{k}<Item = {shown}>")
+            } else {
+                k
+            }
+        })
+        .collect()
+}
+
+/// The where clause's bounds on `ident`'s item: `I::Item: B` or `<I as IntoIterator>::Item: B`.
+fn item_where_bounds<'g>(
+    generics: &'g syn::Generics,
+    ident: &'g syn::Ident,
+) -> impl Iterator<Item = &'g syn::TypeParamBound> {
+    where_bounds_on(generics, move |p| names_item_of(p, ident))
+}
+
+/// Whether `p` is `I::Item` or `<I as Trait>::Item`.
+fn names_item_of(p: &syn::TypePath, ident: &syn::Ident) -> bool {
+    let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    match (&p.qself, segs.as_slice()) {
+        (None, [base, item]) => base.ident == *ident && item.ident == "Item",
+        (Some(q), [.., item]) => {
+            item.ident == "Item"
+                && matches!(&*q.ty, syn::Type::Path(b) if b.qself.is_none() && b.path.is_ident(ident))
+        }
+        _ => false,
+    }
 }
 
 /// `+ Send`, `+ Sync` for the auto traits among `bounds`.
@@ -501,15 +558,23 @@ pub(super) fn where_bounds<'g>(
     generics: &'g syn::Generics,
     ident: &'g syn::Ident,
 ) -> impl Iterator<Item = &'g syn::TypeParamBound> {
+    where_bounds_on(generics, move |p| {
+        p.qself.is_none() && p.path.is_ident(ident)
+    })
+}
+
+/// Bounds from the `where` clause on the types `bounded` picks.
+fn where_bounds_on<'g>(
+    generics: &'g syn::Generics,
+    bounded: impl Fn(&syn::TypePath) -> bool + 'g,
+) -> impl Iterator<Item = &'g syn::TypeParamBound> {
     generics
         .where_clause
         .iter()
         .flat_map(|w| w.predicates.iter())
         .filter_map(move |pred| match pred {
             syn::WherePredicate::Type(pt) => match &pt.bounded_ty {
-                syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident) => {
-                    Some(&pt.bounds)
-                }
+                syn::Type::Path(p) if bounded(p) => Some(&pt.bounds),
                 _ => None,
             },
             _ => None,

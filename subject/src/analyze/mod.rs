@@ -16,6 +16,7 @@ mod borrows;
 mod bounds;
 mod callables;
 pub(crate) mod cargo_toml;
+mod closure_impls;
 mod constants;
 mod consume;
 mod error;

@@ -12,7 +12,8 @@ use super::public::PublicPaths;
 use super::types::Lowering;
 use super::walk::ModId;
 use super::{
-    arrays, callables, cargo_toml, constants, macros, produced, typedefs, unsized_types, walk,
+    arrays, callables, cargo_toml, closure_impls, constants, macros, produced, typedefs,
+    unsized_types, walk,
 };
 use crate::model::{ApiModel, Home};
 use std::collections::BTreeMap;
@@ -65,6 +66,11 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         },
         &made,
     ))
+    .with_closure_impls(closure_impls::closure_candidates(&Lowering {
+        ix: &ix,
+        public: &public,
+        candidates: &no_candidates,
+    }))
     .with_arrays(array_candidates(
         &Lowering {
             ix: &ix,

@@ -269,6 +269,22 @@ impl Lowering<'_> {
     fn associated(&self, scope: Scope<'_>, tp: &syn::TypePath) -> Option<Option<Ty>> {
         let segs = &tp.path.segments;
         let (base, name) = match &tp.qself {
+            // `<<I as IntoIterator>::Item as IntoIterator>::Item`, `<I::Item as
+            // IntoIterator>::IntoIter` (itertools' `kmerge_by`): the inner projection first.
+            Some(q) if matches!(&*q.ty, syn::Type::Path(b) if b.qself.is_some() || b.path.segments.len() == 2) =>
+            {
+                let name = segs.last()?;
+                let inner = self.lower(scope, &q.ty, Pos::Other, &mut Vec::new()).ok();
+                return Some(inner.and_then(|base| {
+                    name.arguments
+                        .is_none()
+                        .then(|| {
+                            self.candidates
+                                .associated_type(&base, &name.ident.to_string())
+                        })
+                        .flatten()
+                }));
+            }
             Some(q) => {
                 let syn::Type::Path(base) = &*q.ty else {
                     return None;

@@ -5,6 +5,7 @@
 //! for the summary, so one odd signature never costs the whole crate.
 
 mod builders;
+pub(crate) mod closure_values;
 pub(crate) mod op_expr;
 pub mod registry;
 pub mod render;

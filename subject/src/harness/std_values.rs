@@ -165,6 +165,10 @@ pub(crate) fn collection(path: &str, args: &[Ty]) -> Vec<(String, Vec<Ty>)> {
         (STD_BOX | STD_RC | STD_ARC, [Ty::Slice(e)]) => {
             vec![(format!("{path}::<[_]>::from({{0}})"), vec![vec(e)])]
         }
+        // A closure standing in for a closure type parameter (`closure_values`).
+        (STD_BOX, [Ty::Other(t)]) if t.starts_with("dyn Fn") => {
+            super::closure_values::boxed_closures(t)
+        }
         (STD_BOX | STD_RC | STD_ARC, [t]) => vec![(format!("{path}::new({{0}})"), vec![t.clone()])],
         (ARRAY, [t, Ty::Other(n)]) => match n.parse::<usize>() {
             Ok(n) if n <= ARRAY_ELEMENTS => {
