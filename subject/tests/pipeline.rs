@@ -221,6 +221,9 @@ fn std_value_shapes_are_built_from_primitives() {
         "weight(std_shapes::Token::",
         "checksum([",
         "; 58])",
+        // Lengths a `const` names, or a const generic (instantiated at 4).
+        "std_shapes::block_is_blank(&[",
+        "std_shapes::largest_of([",
         // `FromIterator` is named (in no prelude before 2021), `Extend` is a method.
         "<std_shapes::Tally as std::iter::FromIterator<_>>::from_iter(",
         ".extend(",
@@ -500,6 +503,8 @@ fn array_trait_impls_stand_in_for_their_bound_and_results_are_typed() {
 /// IntoIterator`) yields `Vec`s, and a bare `IntoIterator` is a `Vec<i32>`, so `ahead`'s
 /// `Ahead<vec::IntoIter<i32>>` is the receiver its methods take (before: `total_len` and
 /// `first_inner` failed to compile in the harness, `take_one` and `seen` had no receiver).
+/// An `IntoIterator` of `&str`, `&T` or `&mut T` is a `Vec<&str>` or a borrowed `Vec<T>`, and
+/// one of a crate type a `Vec` of it (before: each failed to compile, given a `Vec<u8>`).
 #[test]
 fn iterator_extensions_and_key_lookups_are_called() {
     assert_shape_fixture(
@@ -518,6 +523,11 @@ fn iterator_extensions_and_key_lookups_are_called() {
             "vec![vec![",
             ".take_one()",
             ".seen()",
+            // Iterables of borrows and of the crate's own types.
+            "iter_ext::join_words(vec![",
+            "iter_ext::byte_sum(&",
+            "iter_ext::double_all(&mut ",
+            "iter_ext::loudest(vec![iter_ext::Level(",
         ],
     );
 }

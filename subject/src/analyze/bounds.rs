@@ -587,7 +587,7 @@ impl Candidates {
             .map(String::as_str)
             .filter(|k| !UNIVERSAL.contains(k))
             .collect();
-        if let Some(iter) = iterator_stand_in(&keys) {
+        if let Some(iter) = iterator_stand_in(&keys, &self.crate_types) {
             return Some(iter);
         }
         if let Some(key) = lookup_stand_in(&keys) {
@@ -692,7 +692,12 @@ const INTO_ITER_TRAITS: &[&str] = &["Clone", "Debug", "FusedIterator"];
 /// The stand-in for iterator bounds (`S: DoubleEndedIterator<Item = char>`): a `Vec`'s
 /// `IntoIter` over the item, which the harness builds from a `Vec` the search picks. Only
 /// items the pool holds by value, and only when every bound is one `IntoIter` meets.
-fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
+///
+/// An `IntoIterator` alone may also yield borrows, through what yields them: `&str` or `&[u8]`
+/// items from a `Vec<&str>` or `Vec<&[u8]>` (the pool's `Vec<String>` viewed, shlex's `join`),
+/// `&T` and `&mut T` from a borrowed `Vec<T>`. Items of the crate's own types (`Item =
+/// Comparator`) come from a `Vec` of them too.
+fn iterator_stand_in(keys: &[&str], crate_types: &[(Ty, BTreeSet<String>)]) -> Option<Ty> {
     let mut item: Option<Ty> = None;
     let mut iterator = false;
     let mut into_iterator = false;
@@ -713,11 +718,23 @@ fn iterator_stand_in(keys: &[&str]) -> Option<Ty> {
         else {
             continue;
         };
-        let ty = item_ty(shown)?;
+        let ty = item_ty_in(shown, crate_types).or_else(|| borrowed_item(shown, crate_types))?;
         if item.as_ref().is_some_and(|i| *i != ty) {
             return None;
         }
         item = Some(ty);
+    }
+    if let Some(Ty::Ref { mutable, inner }) = &item {
+        if iterator {
+            return None;
+        }
+        return Some(match inner.as_ref() {
+            Ty::Str | Ty::Slice(_) => Ty::Vec(Box::new(item.clone()?)),
+            sized => Ty::Ref {
+                mutable: *mutable,
+                inner: Box::new(Ty::Vec(Box::new(sized.clone()))),
+            },
+        });
     }
     // A bare `I: Iterator` (`impl<I: Iterator> MultiPeek<I>`) yields what unbounded
     // parameters get. A bare `I: IntoIterator` is a `Vec` of the same item, so what a
@@ -775,19 +792,25 @@ fn lookup_stand_in(keys: &[&str]) -> Option<Ty> {
 /// `FromIterator<(usize, T)>`), or an `Option`, `Vec` or `Result` of them (itertools'
 /// `I: Iterator<Item = Result<T, E>>`).
 fn item_ty(shown: &str) -> Option<Ty> {
+    item_ty_in(shown, &[])
+}
+
+/// [`item_ty`], or one of `crate_types` (non-generic crate types show as their path).
+fn item_ty_in(shown: &str, crate_types: &[(Ty, BTreeSet<String>)]) -> Option<Ty> {
+    let item = |t: &str| item_ty_in(t, crate_types);
     if let Some(inner) = shown.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         let parts = top_level_parts(inner);
         return (parts.len() > 1)
-            .then(|| parts.into_iter().map(item_ty).collect::<Option<Vec<Ty>>>())
+            .then(|| parts.into_iter().map(item).collect::<Option<Vec<Ty>>>())
             .flatten()
             .map(Ty::Tuple);
     }
     if let Some((outer, inner)) = shown.strip_suffix('>').and_then(|s| s.split_once('<')) {
         let parts = top_level_parts(inner);
         return match (outer, parts.as_slice()) {
-            ("Option", [t]) => Some(Ty::Option(Box::new(item_ty(t)?))),
-            ("Vec", [t]) => Some(Ty::Vec(Box::new(item_ty(t)?))),
-            ("Result", [t, e]) => Some(Ty::Result(Box::new(item_ty(t)?), Box::new(item_ty(e)?))),
+            ("Option", [t]) => Some(Ty::Option(Box::new(item(t)?))),
+            ("Vec", [t]) => Some(Ty::Vec(Box::new(item(t)?))),
+            ("Result", [t, e]) => Some(Ty::Result(Box::new(item(t)?), Box::new(item(e)?))),
             _ => None,
         };
     }
@@ -797,8 +820,36 @@ fn item_ty(shown: &str) -> Option<Ty> {
         "std::ffi::OsString" => Some(std_ty("OsString")),
         "std::path::PathBuf" => Some(std_ty("PathBuf")),
         p if PRIM_ORDER.contains(&p) && p != "str" && p != "String" => Some(Ty::Prim(p.into())),
-        _ => None,
+        _ => crate_types
+            .iter()
+            .map(|(t, _)| t)
+            .find(|t| matches!(t, Ty::Adt { path, args } if args.is_empty() && path == shown))
+            .cloned(),
     }
+}
+
+/// A borrowed item (`&str`, `&[u8]`, `&T`, `&mut T`) of what [`item_ty_in`] reads.
+fn borrowed_item(shown: &str, crate_types: &[(Ty, BTreeSet<String>)]) -> Option<Ty> {
+    let (mutable, target) = match shown.strip_prefix("&mut ") {
+        Some(t) => (true, t),
+        None => (false, shown.strip_prefix('&')?),
+    };
+    let inner = match target {
+        "str" if !mutable => Ty::Str,
+        // `&[u8]`: a slice of a primitive, viewed from a `Vec` of it.
+        _ if !mutable && target.starts_with('[') => {
+            let elem = item_ty(target.strip_prefix('[')?.strip_suffix(']')?)?;
+            if !matches!(elem, Ty::Prim(_)) {
+                return None;
+            }
+            Ty::Slice(Box::new(elem))
+        }
+        _ => item_ty_in(target, crate_types)?,
+    };
+    Some(Ty::Ref {
+        mutable,
+        inner: Box::new(inner),
+    })
 }
 
 /// How many instantiations of one generic function at most (see
@@ -1078,6 +1129,39 @@ mod tests {
             Some(into_iter(Ty::Prim("i32".into())))
         );
         assert_eq!(c.choose(&keys(&["Iterator<Item = &str>"])), None);
+        // An `IntoIterator` alone may yield borrows: from a `Vec` of views, or a borrowed `Vec`.
+        let str_ref = Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Str),
+        };
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = &str>"])),
+            Some(Ty::Vec(Box::new(str_ref)))
+        );
+        let bytes = Ty::Ref {
+            mutable: false,
+            inner: Box::new(Ty::Slice(Box::new(Ty::Prim("u8".into())))),
+        };
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = &[u8]>"])),
+            Some(Ty::Vec(Box::new(bytes)))
+        );
+        assert_eq!(
+            c.choose(&keys(&["IntoIterator<Item = &mut i32>"])),
+            Some(Ty::Ref {
+                mutable: true,
+                inner: Box::new(Ty::Vec(Box::new(Ty::Prim("i32".into()))))
+            })
+        );
+        let comparator = Ty::Adt {
+            path: "semver::Comparator".into(),
+            args: Vec::new(),
+        };
+        let with_crate_type = Candidates::new(vec![(comparator.clone(), BTreeSet::new())]);
+        assert_eq!(
+            with_crate_type.choose(&keys(&["IntoIterator<Item = semver::Comparator>"])),
+            Some(into_iter(comparator))
+        );
         assert_eq!(c.choose(&keys(&["Iterator<Item = u8>", "Hash"])), None);
         // A bare `IntoIterator` is a `Vec` of what a bare `Iterator` yields.
         assert_eq!(

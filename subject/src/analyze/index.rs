@@ -103,6 +103,8 @@ pub(crate) struct ValueDecl {
     pub ty: syn::Type,
     pub is_static: bool,
     pub attrs: Vec<syn::Attribute>,
+    /// A `const`'s value expression (an array length may name it: `[u8; BLOCK_SIZE]`).
+    pub expr: Option<syn::Expr>,
 }
 
 /// A trait definition: its default methods are callables of every impl that keeps them.
@@ -334,11 +336,11 @@ impl Index {
                 (&t.ident, Target::Alias(self.aliases.len() - 1), &t.vis)
             }
             syn::Item::Const(c) if c.generics.params.is_empty() => {
-                let target = self.add_value(module, &c.ty, false, &c.attrs);
+                let target = self.add_value(module, &c.ty, Some(&c.expr), &c.attrs);
                 (&c.ident, target, &c.vis)
             }
             syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => {
-                let target = self.add_value(module, &s.ty, true, &s.attrs);
+                let target = self.add_value(module, &s.ty, None, &s.attrs);
                 (&s.ident, target, &s.vis)
             }
             syn::Item::Trait(t) => {
@@ -387,14 +389,15 @@ impl Index {
         &mut self,
         module: ModId,
         ty: &syn::Type,
-        is_static: bool,
+        const_expr: Option<&syn::Expr>,
         attrs: &[syn::Attribute],
     ) -> Target {
         self.values.push(ValueDecl {
             module,
             ty: ty.clone(),
-            is_static,
+            is_static: const_expr.is_none(),
             attrs: attrs.to_vec(),
+            expr: const_expr.cloned(),
         });
         Target::Value(self.values.len() - 1)
     }

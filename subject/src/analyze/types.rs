@@ -168,7 +168,7 @@ impl Lowering<'_> {
             syn::Type::Paren(p) => lower(&p.elem, inst),
             syn::Type::Group(g) => lower(&g.elem, inst),
             syn::Type::Path(p) => self.lower_path(scope, p, pos, inst, depth),
-            syn::Type::Array(a) => match array_len(&a.len) {
+            syn::Type::Array(a) => match self.array_len(scope, &a.len, 0) {
                 // `[T; N]` with a literal length: built element by element
                 // (`harness::registry`), a pseudo-path with the element and the length.
                 Some(n) => Ok(Ty::Adt {
@@ -370,6 +370,64 @@ impl Lowering<'_> {
             subst: &subst,
         };
         self.lower_at(scope, &decl.item.ty, Pos::Other, inst, depth + 1)
+    }
+
+    /// The length of an array type, at most 4096: an integer literal, a const generic as
+    /// instantiated (`[usize; N]`), or a crate `const` (`[u8; BLOCK_SIZE]`), with `+`, `-`,
+    /// `*`, `/` and casts between them (`[u8; 2 * SIZE]`).
+    fn array_len(&self, scope: Scope<'_>, len: &syn::Expr, depth: usize) -> Option<u64> {
+        if depth > 8 {
+            return None;
+        }
+        let value = match len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse::<u64>().ok()?,
+            syn::Expr::Group(g) => self.array_len(scope, &g.expr, depth + 1)?,
+            syn::Expr::Paren(p) => self.array_len(scope, &p.expr, depth + 1)?,
+            syn::Expr::Cast(c) => self.array_len(scope, &c.expr, depth + 1)?,
+            syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(e, None)] => self.array_len(scope, e, depth + 1)?,
+                _ => return None,
+            },
+            syn::Expr::Binary(b) => {
+                let l = self.array_len(scope, &b.left, depth + 1)?;
+                let r = self.array_len(scope, &b.right, depth + 1)?;
+                match b.op {
+                    syn::BinOp::Add(_) => l.checked_add(r)?,
+                    syn::BinOp::Sub(_) => l.checked_sub(r)?,
+                    syn::BinOp::Mul(_) => l.checked_mul(r)?,
+                    syn::BinOp::Div(_) => l.checked_div(r)?,
+                    _ => return None,
+                }
+            }
+            syn::Expr::Path(p) if p.qself.is_none() => self.const_value(scope, &p.path, depth)?,
+            _ => return None,
+        };
+        (value <= 4096).then_some(value)
+    }
+
+    /// A const generic's instantiated value, or a crate `const`'s value.
+    fn const_value(&self, scope: Scope<'_>, path: &syn::Path, depth: usize) -> Option<u64> {
+        if let Some(id) = path.get_ident()
+            && let Some(Ty::Other(v)) = scope.subst.get(&id.to_string())
+        {
+            return v.parse().ok();
+        }
+        let Some(Resolved::Local(Target::Value(i))) =
+            self.ix.resolve(scope.module, path, Ns::Value)
+        else {
+            return None;
+        };
+        let decl = &self.ix.values[i];
+        let empty = BTreeMap::new();
+        let at = Scope {
+            module: decl.module,
+            self_ty: None,
+            subst: &empty,
+        };
+        self.array_len(at, decl.expr.as_ref()?, depth + 1)
     }
 
     /// Keys for the trait bounds of one parameter; a closure bound is a problem of its own.
@@ -649,20 +707,6 @@ pub fn ty_display(ty: &Ty) -> String {
         }
         Ty::Adt { path, args } => format!("{path}<{}>", list(args)),
         Ty::Other(text) => text.clone(),
-    }
-}
-
-/// The length of an array type written as an integer literal of at most 4096 (a `const`'s
-/// name or a const generic is not known here).
-fn array_len(len: &syn::Expr) -> Option<u64> {
-    match len {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse::<u64>().ok().filter(|n| *n <= 4096),
-        syn::Expr::Group(g) => array_len(&g.expr),
-        syn::Expr::Paren(p) => array_len(&p.expr),
-        _ => None,
     }
 }
 
