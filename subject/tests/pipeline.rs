@@ -463,7 +463,10 @@ fn trait_impls_over_str_get_a_str_and_same_named_traits_do_not_clash() {
 /// literal itself, or a leaked copy of bytes the test holds (before: "harness compile error"
 /// E0597, both callables left out). `Slot::set(&self, value: &'a u32)` keeps its argument
 /// through a cell: the harness fails with E0597, lends the argument for the rest of the test
-/// and calls it (before: left out, "harness compile error").
+/// and calls it (before: left out, "harness compile error"). A `&'static [u8; 16]` gets the
+/// crate's constant of that type (hex's `HEX_CHARS_LOWER`; before: "no way to build an
+/// argument"), and a constructor inside a macro that only wraps it (`const_fn! { pub const fn
+/// new(..) }`, async-lock's) is called (before: `Permits` could not be built).
 #[test]
 fn static_str_and_bytes_parameters_get_a_literal_or_a_leaked_copy() {
     assert_shape_fixture(
@@ -474,6 +477,11 @@ fn static_str_and_bytes_parameters_get_a_literal_or_a_leaked_copy() {
             "static_args::Label::from_static(\"",
             "static_args::zeros(Box::leak(",
             "slot.set(&",
+            // The crate's constant array, and a constructor a macro wraps.
+            "static_args::nibbles(",
+            "static_args::DIGITS)",
+            "static_args::Permits::new(",
+            ".take()",
         ],
     );
 }

@@ -353,7 +353,7 @@ impl Index {
             syn::Item::Impl(i) => {
                 self.impls.push(ImplDecl {
                     module,
-                    item: i.clone(),
+                    item: super::wrapped_fns::unwrapped(i),
                 });
                 return;
             }

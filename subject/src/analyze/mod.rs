@@ -32,6 +32,7 @@ mod typedefs;
 mod types;
 mod unsized_types;
 pub(crate) mod walk;
+mod wrapped_fns;
 
 pub use error::{AnalyzeError, AnalyzeWarning};
 pub use options::AnalyzeOptions;

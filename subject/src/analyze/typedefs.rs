@@ -287,12 +287,19 @@ pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
                 } => (*inner, true),
                 ty => (ty, false),
             };
-            matches!(&ty, Ty::Adt { args, .. } if args.is_empty()).then(|| CrateValue {
-                path: path.clone(),
-                ty,
-                is_static: decl.is_static,
-                is_ref,
-            })
+            // Crate types, and arrays of a primitive (hex's `HEX_CHARS_LOWER: &[u8; 16]`, which
+            // a `&'static [u8; 16]` parameter takes).
+            let array_of_prim = |path: &str, args: &[Ty]| {
+                path == crate::harness::std_values::ARRAY
+                    && matches!(args.first(), Some(Ty::Prim(_)))
+            };
+            matches!(&ty, Ty::Adt { path, args } if args.is_empty() || array_of_prim(path, args))
+                .then(|| CrateValue {
+                    path: path.clone(),
+                    ty,
+                    is_static: decl.is_static,
+                    is_ref,
+                })
         })
         .collect()
 }

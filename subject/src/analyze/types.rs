@@ -403,6 +403,7 @@ impl Lowering<'_> {
                 }
             }
             syn::Expr::Path(p) if p.qself.is_none() => self.const_value(scope, &p.path, depth)?,
+            syn::Expr::Call(c) if c.args.is_empty() => prim_size_of(&c.func)?,
             _ => return None,
         };
         (value <= 4096).then_some(value)
@@ -708,6 +709,36 @@ pub fn ty_display(ty: &Ty) -> String {
         Ty::Adt { path, args } => format!("{path}<{}>", list(args)),
         Ty::Other(text) => text.clone(),
     }
+}
+
+/// `size_of::<usize>()` (httparse's `BLOCK_SIZE`): a primitive's size, as on this host, which
+/// builds the harness and the tests.
+fn prim_size_of(func: &syn::Expr) -> Option<u64> {
+    let syn::Expr::Path(p) = func else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if last.ident != "size_of" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let [syn::GenericArgument::Type(syn::Type::Path(t))] =
+        args.args.iter().collect::<Vec<_>>().as_slice()
+    else {
+        return None;
+    };
+    let size = match t.path.get_ident()?.to_string().as_str() {
+        "u8" | "i8" | "bool" => 1,
+        "u16" | "i16" => 2,
+        "u32" | "i32" | "f32" | "char" => 4,
+        "u64" | "i64" | "f64" => 8,
+        "u128" | "i128" => 16,
+        "usize" | "isize" => std::mem::size_of::<usize>(),
+        _ => return None,
+    };
+    u64::try_from(size).ok()
 }
 
 /// `Cow<'a, [u8]>` as `Cow<[u8]>`: a bound's key does not depend on its lifetimes' names.
