@@ -407,7 +407,9 @@ fn unsized_types_are_kept_boxed_and_borrowed_through_the_box() {
 /// Issue 37: http's builders, generic over a conversion into a crate type. `T: TryInto<Host>`
 /// gets a `String`, which the crate parses (`impl TryFrom<String> for Host`); `P: Into<Port> +
 /// Copy`, where nothing std converts, gets `Port` itself (before: both "generic bound without
-/// candidate"). The builder's every branch is reached through them.
+/// candidate"). The builder's every branch is reached through them. `O: Into<Layout<'a>>`, a
+/// target generic over a lifetime only, gets `Layout` itself (textwrap's `fill` and `wrap`;
+/// before: "generic bound without candidate").
 #[test]
 fn conversions_into_a_crate_type_get_a_string_or_the_type_itself() {
     assert_shape_fixture_in(
@@ -415,7 +417,12 @@ fn conversions_into_a_crate_type_get_a_string_or_the_type_itself() {
         20_000,
         &[],
         0,
-        &[".host(String::from(", ".port(port"],
+        &[
+            ".host(String::from(",
+            ".port(port",
+            // A target generic over a lifetime only (textwrap's `Options<'a>`).
+            "conversions::lines(",
+        ],
     );
 }
 

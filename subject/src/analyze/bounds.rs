@@ -383,6 +383,9 @@ pub(crate) struct Candidates {
     /// Crate traits implemented for closures of a shape, by key, with the boxed closure that
     /// meets each (`analyze::closure_impls`).
     closures: Vec<(Ty, String)>,
+    /// Crate types generic only over lifetimes (textwrap's `Options<'a>`), with their keys:
+    /// targets of a conversion bound (`Opt: Into<Options<'a>>`), not candidates of their own.
+    borrowing_types: Vec<(Ty, BTreeSet<String>)>,
 }
 
 /// A crate trait implemented for `[T; N]`: its key, the length a candidate gets, and the
@@ -403,7 +406,14 @@ impl Candidates {
             primitives: Vec::new(),
             arrays: Vec::new(),
             closures: Vec::new(),
+            borrowing_types: Vec::new(),
         }
+    }
+
+    /// Adds the crate types generic only over lifetimes, as conversion targets.
+    pub(crate) fn with_borrowing_types(mut self, types: Vec<(Ty, BTreeSet<String>)>) -> Self {
+        self.borrowing_types = types;
+        self
     }
 
     /// Adds the crate traits implemented for closures (see `analyze::closure_impls`): a bound
@@ -667,7 +677,7 @@ impl Candidates {
             let target = rest.strip_suffix('>')?;
             matches!(name, "Into" | "TryInto").then_some((name, target))
         })?;
-        let (ty, traits) = self.crate_types.iter().find(
+        let (ty, traits) = self.crate_types.iter().chain(&self.borrowing_types).find(
             |(ty, _)| matches!(ty, Ty::Adt { path, args } if args.is_empty() && path == target),
         )?;
         let conversion = format!("{trait_name}<{target}>");

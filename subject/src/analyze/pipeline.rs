@@ -57,6 +57,14 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         },
         &keys,
     ))
+    .with_borrowing_types(typedefs::borrowing_types(
+        &Lowering {
+            ix: &ix,
+            public: &public,
+            candidates: &no_candidates,
+        },
+        &keys,
+    ))
     .with_dependencies(&lib.dependencies)
     .with_primitives(macros::primitive_impls(
         &Lowering {

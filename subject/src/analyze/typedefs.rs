@@ -49,10 +49,30 @@ pub(crate) fn candidate_types(
     low: &Lowering<'_>,
     keys: &BTreeMap<usize, BTreeSet<String>>,
 ) -> Vec<(Ty, BTreeSet<String>)> {
+    types_with_keys(low, keys, |decl| !decl.is_generic())
+}
+
+/// Public crate types generic only over lifetimes (`Options<'a>`), with their trait keys: the
+/// targets of conversion bounds (`Opt: Into<Options<'a>>`).
+pub(crate) fn borrowing_types(
+    low: &Lowering<'_>,
+    keys: &BTreeMap<usize, BTreeSet<String>>,
+) -> Vec<(Ty, BTreeSet<String>)> {
+    types_with_keys(low, keys, |decl| {
+        let generics = decl.generics();
+        decl.is_generic() && generics.lifetimes().count() == generics.params.len()
+    })
+}
+
+fn types_with_keys(
+    low: &Lowering<'_>,
+    keys: &BTreeMap<usize, BTreeSet<String>>,
+    keep: impl Fn(&super::index::TypeDecl) -> bool,
+) -> Vec<(Ty, BTreeSet<String>)> {
     low.public
         .types
         .iter()
-        .filter(|(t, _)| !low.ix.types[**t].is_generic())
+        .filter(|(t, _)| keep(&low.ix.types[**t]))
         .map(|(t, path)| {
             let ty = Ty::Adt {
                 path: path.clone(),
