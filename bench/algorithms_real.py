@@ -35,6 +35,7 @@ for coverage and `cargo test`. Sources and caches live in $FRUGAL_BENCH_CACHE.
 
 import argparse
 import concurrent.futures
+import itertools
 import json
 import os
 import shutil
@@ -168,6 +169,36 @@ def spearman(xs, ys):
     return cov / (sx * sy) if sx and sy else None
 
 
+def a12(xs, ys):
+    """Vargha and Delaney's Â12: the probability that a value of `xs` is larger than one of
+    `ys`, ties counting half. 0.5 is no difference; for instructions, below 0.5 means `xs`'s
+    suites are cheaper."""
+    if not xs or not ys:
+        return float("nan")
+    wins = sum((x > y) + 0.5 * (x == y) for x in xs for y in ys)
+    return wins / (len(xs) * len(ys))
+
+
+def mann_whitney_p(xs, ys):
+    """Two-sided p of the Mann-Whitney U test, exact: over every way of splitting the pooled
+    values into groups of these sizes (252 splits for 5 seeds against 5), the share whose U is
+    at least as far from its mean as the observed one. Ties count half, as in Â12."""
+    n, m = len(xs), len(ys)
+    if not n or not m:
+        return float("nan")
+    pooled = list(xs) + list(ys)
+    mean = n * m / 2
+
+    def u(group):
+        rest = [pooled[i] for i in range(n + m) if i not in group]
+        return sum((pooled[i] > y) + 0.5 * (pooled[i] == y) for i in group for y in rest)
+    observed = abs(u(set(range(n))) - mean)
+    splits = [set(c) for c in itertools.combinations(range(n + m), n)]
+    if len(splits) > 50_000:
+        return float("nan")
+    return sum(abs(u(c) - mean) >= observed - 1e-9 for c in splits) / len(splits)
+
+
 def run_root(name, version, algorithm, seed):
     return os.path.join(cache_root(), "algorithms-real", f"{name}-{version}", f"{algorithm}-seed{seed}")
 
@@ -265,14 +296,15 @@ def test_samples(ok, metric):
     return by
 
 
-def where_the_cost_is(by):
+def where_the_cost_is(by, pair):
     """Suite size against cost per test: which of the two moves the total."""
     med = statistics.median
+    base, chal = pair
     out = ["", "## Where the difference comes from: number of tests or cost per test", "",
-           "| crate | tests (D / aD) | instructions per test (D / aD) | heap per test (D / aD) |",
+           f"| crate | tests ({base} / {chal}) | instructions per test | heap per test |",
            "|---|---|---|---|"]
     for name, *_ in CRATES:
-        d, a = by.get((name, "dynamosa")), by.get((name, "adynamosa"))
+        d, a = by.get((name, base)), by.get((name, chal))
         if not d or not a:
             continue
 
@@ -281,6 +313,28 @@ def where_the_cost_is(by):
         out.append(f"| {name} | {med(r['tests_emitted'] for r in d):.0f} / {med(r['tests_emitted'] for r in a):.0f} | "
                    f"{per(d, 'instructions'):.3e} / {per(a, 'instructions'):.3e} | "
                    f"{per(d, 'heap_peak'):.3e} / {per(a, 'heap_peak'):.3e} |")
+    return out
+
+
+def significance(by, pair):
+    """Per crate, whether the seeds separate the two: Mann-Whitney's p and Â12 (challenger
+    against baseline) on instructions and on line coverage."""
+    base, chal = pair
+    out = ["", f"## Per crate: {chal} against {base} over seeds (Mann-Whitney U, exact; Vargha-Delaney Â12)", "",
+           "Â12 below 0.5: the first's values are smaller (cheaper suites, or lower coverage).", "",
+           "| crate | seeds | instructions ratio (medians) | Â12 | p | line % | Â12 | p |",
+           "|---|---|---|---|---|---|---|---|"]
+    for name, *_ in CRATES:
+        d, a = by.get((name, base)), by.get((name, chal))
+        if not d or not a:
+            continue
+        di = [r["profile"]["instructions"] for r in d]
+        ai = [r["profile"]["instructions"] for r in a]
+        dl, al = [r["lines"] for r in d], [r["lines"] for r in a]
+        med = statistics.median
+        out.append(f"| {name} | {len(a)} / {len(d)} | {med(ai) / med(di):.3f} | {a12(ai, di):.2f} | "
+                   f"{mann_whitney_p(ai, di):.3f} | {med(al):.1f} / {med(dl):.1f} | {a12(al, dl):.2f} | "
+                   f"{mann_whitney_p(al, dl):.3f} |")
     return out
 
 
@@ -324,17 +378,18 @@ def correlations(ok):
     return out
 
 
-def variant_rows(by, med):
-    """Per crate, each variant beside DynaMOSA of the same rows: instructions and heap as
-    ratios, line coverage as a difference."""
-    variants = sorted({a for (_, a) in by if a not in ALGORITHMS})
+def variant_rows(by, med, pair):
+    """Per crate, each other variant beside the baseline of the same rows: instructions and
+    heap as ratios, line coverage beside it."""
+    base = pair[0]
+    variants = sorted({a for (_, a) in by if a not in pair})
     out = []
     for v in variants:
-        out += ["", f"## {v} against dynamosa", "",
-                "| crate | seeds | line % (dynamosa) | tests | instructions / dynamosa's | peak heap / dynamosa's |",
+        out += ["", f"## {v} against {base}", "",
+                f"| crate | seeds | line % ({base}) | tests | instructions / {base}'s | peak heap / {base}'s |",
                 "|---|---|---|---|---|---|"]
         for name, *_ in CRATES:
-            rs, ds = by.get((name, v)), by.get((name, "dynamosa"))
+            rs, ds = by.get((name, v)), by.get((name, base))
             if not rs or not ds:
                 continue
             ratio = lambda f: med(rs, f) / med(ds, f)  # noqa: E731
@@ -351,24 +406,27 @@ def render(rows, args):
     for r in ok:
         by.setdefault((r["crate"], r["algorithm"]), []).append(r)
     med = lambda rs, f: statistics.median(f(r) for r in rs) if rs else float("nan")  # noqa: E731
-    lines = ["# aDynaMOSA against DynaMOSA on real crates", "",
+    pair = (args.baseline, "adynamosa")
+    base, chal = pair
+    lines = [f"# aDynaMOSA (frugal's default) against {base} on real crates", "",
              f"Runs by frugal at {', '.join(sorted({r.get('frugal_commit', 'a commit the rows do not record (see the reading)') for r in rows}))}; "
              f"budget {args.budget} per run; seeds 1..{args.seeds}; "
              f"machine: {machine()['cores']} cores, {machine()['cpu']}.",
              f"Reproduce: `python3 bench/algorithms_real.py --budget {args.budget} --seeds {args.seeds}"
              f"{' --crates ' + args.crates if args.crates else ''}"
-             f"{' --algorithms ' + args.algorithms if args.algorithms != ','.join(ALGORITHMS) else ''}`", "",
+             f"{' --algorithms ' + args.algorithms if args.algorithms != ','.join(ALGORITHMS) else ''}"
+             f"{' --baseline ' + base if base != ALGORITHMS[0] else ''}`", "",
              "Medians over seeds. Instructions: summed net cachegrind instructions of the suite's tests; "
              "heap: summed per-test peak heap (dhat); `cargo test`: median wall time of running the "
              "suite, build excluded.", "",
              "| crate | algorithm | line % | tests | proxies | instructions | peak heap (bytes) | heap above empty run | cargo test s |",
              "|---|---|---|---|---|---|---|---|---|"]
-    totals = {a: {"instructions": 0.0, "heap": 0.0, "heap_net": 0.0, "lines": []} for a in ALGORITHMS}
+    totals = {a: {"instructions": 0.0, "heap": 0.0, "heap_net": 0.0, "lines": []} for a in pair}
     for name, *_ in CRATES:
         # Totals compare like with like: only crates both algorithms have runs of.
-        if not all(by.get((name, a)) for a in ALGORITHMS):
+        if not all(by.get((name, a)) for a in pair):
             continue
-        for a in ALGORITHMS:
+        for a in pair:
             rs = by.get((name, a))
             ins = med(rs, lambda r: r["profile"]["instructions"])
             heap = med(rs, lambda r: r["profile"]["heap_peak"])
@@ -382,10 +440,10 @@ def render(rows, args):
             lines.append(f"| {name} | {a} | {med(rs, lambda r: r['lines']):.1f} | "
                          f"{med(rs, lambda r: r['tests_emitted']):.0f} | {med(rs, lambda r: r['proxy_total']):.0f} | "
                          f"{ins:.3e} | {heap:.3e} | {net:.3e} | {statistics.median(secs) if secs else float('nan'):.2f} |")
-    d, a = totals["dynamosa"], totals["adynamosa"]
+    d, a = totals[base], totals[chal]
     if d["instructions"] and d["heap"] and d["lines"] and a["lines"]:
         lines += ["", "## Totals over the crates", "",
-                  f"- Instructions: aDynaMOSA {a['instructions']:.3e} vs DynaMOSA {d['instructions']:.3e} "
+                  f"- Instructions: {chal} {a['instructions']:.3e} vs {base} {d['instructions']:.3e} "
                   f"({100 * (a['instructions'] / d['instructions'] - 1):+.1f}%; goal -25%).",
                   f"- Peak heap: {a['heap']:.3e} vs {d['heap']:.3e} ({100 * (a['heap'] / d['heap'] - 1):+.1f}%; goal -15%).",
                   f"- Peak heap above the empty run's: {a['heap_net']:.3e} vs {d['heap_net']:.3e} "
@@ -393,15 +451,16 @@ def render(rows, args):
                   f"- Mean line coverage: {statistics.mean(a['lines']):.1f}% vs {statistics.mean(d['lines']):.1f}% "
                   "(goal: within 1 point)."]
         # One crate's expensive outlier can decide a sum; the per-crate ratios show each crate.
-        ratios = [med(by[(n, "adynamosa")], lambda r: r["profile"]["instructions"])
-                  / med(by[(n, "dynamosa")], lambda r: r["profile"]["instructions"])
-                  for n, *_ in CRATES if by.get((n, "adynamosa")) and by.get((n, "dynamosa"))]
+        ratios = [med(by[(n, chal)], lambda r: r["profile"]["instructions"])
+                  / med(by[(n, base)], lambda r: r["profile"]["instructions"])
+                  for n, *_ in CRATES if by.get((n, chal)) and by.get((n, base))]
         if ratios and all(x > 0 for x in ratios):
             geo = statistics.geometric_mean(ratios)
-            lines.append(f"- Instructions, aDynaMOSA / DynaMOSA per crate: "
+            lines.append(f"- Instructions, {chal} / {base} per crate: "
                          + ", ".join(f"{x:.2f}" for x in ratios) + f"; geometric mean {geo:.2f}.")
-    lines += variant_rows(by, med)
-    lines += where_the_cost_is(by)
+    lines += significance(by, pair)
+    lines += variant_rows(by, med, pair)
+    lines += where_the_cost_is(by, pair)
     lines += correlations(ok)
     failed = [r for r in rows if r not in ok]
     if failed:
@@ -470,6 +529,9 @@ def main():
                     help="runs side by side, each a crate and algorithm's seeds in turn (default 1)")
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS),
                     help=f"comma-separated, of {', '.join(VARIANTS)} (default: {','.join(ALGORITHMS)})")
+    ap.add_argument("--baseline", default=ALGORITHMS[0], choices=[v for v in VARIANTS if v != "adynamosa"],
+                    help="what frugal's default (adynamosa) is compared against in the totals and the "
+                         "per-crate tests (default dynamosa; issue 38's acceptance: dynamosa-plain)")
     ap.add_argument("--frugal", default=None)
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
     ap.add_argument("--smoke", action="store_true", help="humantime, 10 s, one seed")
