@@ -10,30 +10,37 @@ Usage (from the repository root):
     python3 bench/ci_cost.py [--budget 1m] [--crates time,humantime] [--runs 3]
     python3 bench/ci_cost.py --smoke     # humantime 2.1.0, a 10 s run, one run each
 
-Binary crates (RustyUnit's lsd and tight) are left out: their suite lives in the crate's own test
-binary (`--placement in-crate`), so the two suites cannot be built apart. Writes
-bench/ci-cost.json and bench/CI-COST.md (or --json-out / --md-out).
+Binary crates (RustyUnit's lsd and tight) get their suite inside the crate (`--placement
+in-crate`, module `frugal_generated`), in the crate's own test binary, so the two suites cannot
+be built apart: the own tests are measured on the crate as published, and frugal's suite on the
+crate with its module, running only the module's tests (`--filter frugal_generated::`); its
+builds include the own tests (marked "with own" in the table). Writes bench/ci-cost.json and
+bench/CI-COST.md (or --json-out / --md-out).
 """
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from algorithms_real import place_suite  # noqa: E402
 from crates_common import (ROOT, add_report_args, cache_root, fetch, frugal_bin, frugal_commit,  # noqa: E402
                            log, machine, run_frugal, standalone_copy)
 
-# RustyUnit's library crates, then ten of the public corpus (bench/corpus.py) that build quickly,
+# RustyUnit's six crates, then ten of the public corpus (bench/corpus.py) that build quickly,
 # across its categories: name, version, extra flags.
 CRATES = [
     ("time", "0.3.7", []),
     ("gamie", "0.7.0", ["--all-features"]),
+    ("lsd", "0.21.0", []),
     ("humantime", "2.1.0", []),
     ("quick-xml", "0.23.0", []),
+    ("tight", "1.0.1", []),
     ("itoa", "1.0.19", []),
     ("semver", "1.0.28", []),
     ("mime", "0.3.18", []),
@@ -46,30 +53,41 @@ CRATES = [
     ("unicase", "2.10.0", []),
 ]
 SMOKE = [("humantime", "2.1.0", [])]
+# Crates without a library: frugal's suite goes inside them (see the module doc).
+BINARIES = {"lsd", "tight"}
 
 
 def one(frugal, name, version, flags, budget, runs, scratch):
     src = fetch(name, version)
     root = os.path.join(scratch, f"{name}-{version}")
     out, work = os.path.join(root, "out"), os.path.join(root, "work")
-    summary, wall, err = run_frugal(frugal, src, 1, budget, flags + ["--no-measure"], "tests", work, out)
+    placement = "in-crate" if name in BINARIES else "tests"
+    summary, wall, err = run_frugal(frugal, src, 1, budget, flags + ["--no-measure"], placement, work, out)
     row = {"crate": name, "version": version, "budget": budget, "frugal_wall_s": round(wall, 1),
-           "frugal_commit": frugal_commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+           "frugal_commit": frugal_commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "placement": placement}
     if err:
         row["error"] = f"frugal run failed: {err[-800:]}"
         return row
     row["tests_emitted"] = summary["tests_emitted"]
     copy = os.path.join(root, "crate")
-    standalone_copy(src, copy, declare_generated=True)
-    os.makedirs(os.path.join(copy, "tests"), exist_ok=True)
-    with open(os.path.join(out, "frugal_generated.rs")) as f, \
-            open(os.path.join(copy, "tests", "frugal_generated.rs"), "w") as g:
-        g.write(f.read())
+    shutil.rmtree(copy, ignore_errors=True)
+    place_suite(src, os.path.join(out, "frugal_generated.rs"), placement, copy)
+    copies = {"generated": (copy, ["--filter", "frugal_generated::"] if placement == "in-crate" else [])}
+    if placement == "in-crate":
+        # The own tests as CI runs them today: the crate as published, without frugal's module.
+        own = os.path.join(root, "own")
+        shutil.rmtree(own, ignore_errors=True)
+        standalone_copy(src, own, declare_generated=False)
+        copies["existing"] = (own, [])
+    else:
+        copies["existing"] = (copy, [])
     # Each suite on its own: one that does not build (an own suite needing a feature) leaves
     # the other's figures.
     for suite in ("generated", "existing"):
-        cmd = [frugal, "profile", copy, "--ci-cost", "--suite", suite, "--repeat", str(runs), "--json"] + \
-            [f for f in flags if f == "--all-features"]
+        where, names = copies[suite]
+        cmd = [frugal, "profile", where, "--ci-cost", "--suite", suite, "--repeat", str(runs), "--json"] + \
+            names + [f for f in flags if f == "--all-features"]
         log(" ".join(cmd))
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -139,6 +157,8 @@ def render(rows, args):
             tw, tc = runner(c, "cargo_test")
             nw, nc = runner(c, "nextest")
             label = "frugal" if suite == "generated" else "own"
+            if suite == "generated" and r.get("placement") == "in-crate":
+                label = "frugal (in-crate, builds with own)"
             if "error" in c:
                 lines.append(f"| {r['crate']} {r['version']} | {label} | {tests} | error (below) | | | | | |")
                 continue
@@ -160,8 +180,9 @@ def render(rows, args):
 
 
 def totals(rows):
-    """Sums over the crates where both suites were measured."""
-    both = [r for r in rows if "error" not in r
+    """Sums over the crates where both suites were measured apart (an in-crate suite's builds
+    include the own tests)."""
+    both = [r for r in rows if "error" not in r and r.get("placement", "tests") == "tests"
             and all("error" not in (r.get(s) or {"error": 1}) for s in ("generated", "existing"))]
     if not both:
         return []
@@ -176,7 +197,7 @@ def totals(rows):
         ("nextest wall s", lambda c: (c.get("nextest") or {}).get("wall_seconds")),
         ("nextest CPU s", lambda c: (c.get("nextest") or {}).get("cpu_seconds")),
     ]
-    out = ["", f"## Totals over the {len(both)} crates with both suites measured", "",
+    out = ["", f"## Totals over the {len(both)} crates with both suites measured apart", "",
            "| figure | frugal | own | frugal / own |", "|---|---|---|---|"]
     for label, get in figures:
         g, o = total("generated", get), total("existing", get)

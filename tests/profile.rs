@@ -185,3 +185,58 @@ fn ci_cost_measures_builds_and_runs_of_both_suites_on_a_copy() {
         "the crate was changed"
     );
 }
+
+/// `--ci-cost` on a suite placed inside the crate: it shares the own tests' binary, so each side
+/// runs only its tests by name (`--filter` for frugal's module, `--skip` for the own tests),
+/// and a failing own test does not count against the suite beside it.
+#[test]
+fn ci_cost_tells_an_in_crate_suite_from_the_own_tests_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"in_crate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub fn one() -> u8 { 1 }\n\
+         #[cfg(test)]\nmod own { #[test] fn own_fails() { panic!(\"the own suite's failure\") } }\n\
+         #[cfg(test)]\nmod frugal_generated { #[test] fn one_is_one() { assert_eq!(super::one(), 1) } }\n",
+    )
+    .unwrap();
+    let cost = |args: &[&str]| -> frugal_profiler::CiCost {
+        let output = frugal_profile()
+            .arg(dir.path())
+            .args(["--ci-cost", "--repeat", "1", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let mut costs: Vec<frugal_profiler::CiCost> =
+            serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+        costs.remove(0)
+    };
+    let passed =
+        |c: &frugal_profiler::CiCost| c.cargo_test.as_ref().expect("cargo test ran").passed;
+    let generated = cost(&["--suite", "generated", "--filter", "frugal_generated::"]);
+    assert_eq!(generated.targets, ["--lib"]);
+    assert!(
+        passed(&generated),
+        "only the module's test ran: {generated:?}"
+    );
+    assert!(
+        generated
+            .notes
+            .iter()
+            .any(|n| n.contains("frugal_generated::"))
+    );
+    let others = cost(&["--suite", "existing", "--skip", "own::"]);
+    assert!(
+        passed(&others),
+        "the own failing test was skipped: {others:?}"
+    );
+    let all = cost(&["--suite", "existing"]);
+    assert!(!passed(&all), "unfiltered, the own failure counts: {all:?}");
+}

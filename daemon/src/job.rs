@@ -584,6 +584,8 @@ fn ci_cost_of(
         cargo_args: Vec::new(),
         runs: env.profile_repeat.clamp(1, 3),
         sandbox: Some(policy.require_fs_confinement(env.sandbox_required)),
+        // Jobs place their suite in `tests/`: its own target, no names to tell apart.
+        names: Default::default(),
     })?;
     // The profiler's figures in the API's shape, field for field.
     Ok(serde_json::from_value(serde_json::to_value(cost)?)?)

@@ -44,6 +44,35 @@ pub struct CiCostConfig {
     pub runs: u32,
     /// Confinement of the builds and runs (they run the crate's code), as for a profile.
     pub sandbox: Option<frugal_sandbox::Policy>,
+    /// Which tests of the selected targets run: a suite placed inside the crate
+    /// (`frugal_generated::`) shares the crate's own test binaries, so it is told apart by name.
+    pub names: NameFilter,
+}
+
+/// Test names handed to both runners after `--`, as libtest reads them (`cargo nextest run`
+/// accepts the same): run only names containing `only`, skip names containing `skip`. The
+/// build is not filtered: an in-crate suite is built with the tests it shares a binary with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameFilter {
+    /// Run only tests whose name contains this.
+    pub only: Option<String>,
+    /// Skip tests whose name contains this.
+    pub skip: Option<String>,
+}
+
+impl NameFilter {
+    /// The arguments after `--`: none when nothing is filtered.
+    fn run_args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(skip) = &self.skip {
+            out.extend(["--skip".to_string(), skip.clone()]);
+        }
+        out.extend(self.only.iter().cloned());
+        if !out.is_empty() {
+            out.insert(0, "--".into());
+        }
+        out
+    }
 }
 
 /// Wall and CPU time of running a suite, medians over the runs.
@@ -90,7 +119,14 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
     let read = read_package(&config.crate_dir)?;
     let info = crate_info_of(&read);
     let package = package_targets(&read, &info.dir, &config.cargo_args);
-    let targets = selection(config.suite, &package);
+    let targets = match (config.suite, &config.names.only) {
+        // No `frugal_generated` target, but a name: the suite lives in the crate's own test
+        // binaries (in-crate placement).
+        (Suite::Generated, Some(_)) if selection(Suite::Generated, &package).is_empty() => {
+            selection(Suite::Existing, &package)
+        }
+        (suite, _) => selection(suite, &package),
+    };
     if targets.is_empty() {
         return Err(ProfileError::Config(format!(
             "{} has no {} tests to measure",
@@ -120,15 +156,20 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
     }
     change_one_line(&package.root)?;
     let incremental = timed(&cargo, &info.dir, &build, frugal_cargo::build_timeout())?;
-    let mut notes = Vec::new();
+    let mut notes = names_note(&config.names);
+    let run_args = |first: &[&str]| -> Vec<String> {
+        let mut a = args(first);
+        a.extend(config.names.run_args());
+        a
+    };
     let cargo_test = runs(
         &cargo,
         &info.dir,
-        &args(&["test", "--no-fail-fast"]),
+        &run_args(&["test", "--no-fail-fast"]),
         config.runs,
     )?;
     let test_failed = !cargo_test.passed;
-    let nextest_args = args(&["nextest", "run", "--no-fail-fast", "--no-tests", "pass"]);
+    let nextest_args = run_args(&["nextest", "run", "--no-fail-fast", "--no-tests", "pass"]);
     let nextest = match runs(&cargo, &info.dir, &nextest_args, config.runs) {
         Ok(t) if t.passed || test_failed => Some(t),
         Ok(_) => {
@@ -154,6 +195,22 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
         nextest,
         notes,
     })
+}
+
+/// What a name filter means for the figures, said beside them.
+fn names_note(names: &NameFilter) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(only) = &names.only {
+        out.push(format!(
+            "only tests named `{only}` ran; the builds include every test of their targets"
+        ));
+    }
+    if let Some(skip) = &names.skip {
+        out.push(format!(
+            "tests named `{skip}` were skipped; the builds include them"
+        ));
+    }
+    out
 }
 
 /// The suite's name in reports.
@@ -444,6 +501,21 @@ mod tests {
             CHANGED_LINE
         );
         std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn name_filters_go_after_the_separator_as_libtest_reads_them() {
+        assert!(NameFilter::default().run_args().is_empty());
+        let in_crate = NameFilter {
+            only: Some("frugal_generated::".into()),
+            skip: None,
+        };
+        assert_eq!(in_crate.run_args(), ["--", "frugal_generated::"]);
+        let own = NameFilter {
+            only: None,
+            skip: Some("frugal_generated::".into()),
+        };
+        assert_eq!(own.run_args(), ["--", "--skip", "frugal_generated::"]);
     }
 
     #[test]

@@ -60,7 +60,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use build::GENERATED_TARGET;
-pub use ci_cost::{CiCost, CiCostConfig, RunTimes, measure_ci_cost};
+pub use ci_cost::{CiCost, CiCostConfig, NameFilter, RunTimes, measure_ci_cost};
 pub use counters::{CounterBackend, CounterValue, OpenCounter, PerfEvent, PerfEventBackend};
 pub use error::ProfileError;
 pub use launch::{LAUNCHER_NAME, Launcher, find_launcher};

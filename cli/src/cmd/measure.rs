@@ -19,6 +19,10 @@ use frugal_subject::pipeline::MeasuredCost;
 /// Runs per test: a median of three, cheap next to the search.
 const REPEAT: u32 = 3;
 
+/// The module an in-crate suite's tests are named under (`frugal_generated::a`, or
+/// `date::frugal_generated::a` in a home module).
+const IN_CRATE_MODULE: &str = "frugal_generated::";
+
 /// The measured cost, or why there is none.
 /// `cargo_args` are the run's features, which the suite needs to build.
 pub fn measured_cost(work: &Path, placement: Placement, cargo_args: Vec<String>) -> MeasuredCost {
@@ -55,6 +59,22 @@ fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<Report> {
     report
 }
 
+/// The tests of `suite` by name: only an in-crate suite needs telling apart.
+fn names_of(placement: Placement, suite: Suite) -> frugal_profiler::NameFilter {
+    let module = Some(IN_CRATE_MODULE.to_string());
+    match (placement, suite) {
+        (Placement::Tests, _) => frugal_profiler::NameFilter::default(),
+        (_, Suite::Generated) => frugal_profiler::NameFilter {
+            only: module,
+            skip: None,
+        },
+        (_, _) => frugal_profiler::NameFilter {
+            only: None,
+            skip: module,
+        },
+    }
+}
+
 fn from_report(report: &Report, took: Duration) -> MeasuredCost {
     let cost = report.suite_cost();
     MeasuredCost {
@@ -89,16 +109,19 @@ fn unmeasured(why: &str) -> MeasuredCost {
 }
 
 /// What CI pays for the verified suite and, beside it, for the crate's own tests, each on its
-/// own copy of the verified crate (`--ci-cost`); a side that cannot be measured says why.
-pub fn ci_cost(work: &Path, cargo_args: Vec<String>) -> CiCostReport {
+/// own copy of the verified crate (`--ci-cost`); a side that cannot be measured says why. A
+/// suite placed inside the crate shares the own tests' binaries: the two are told apart by the
+/// suite's module name, and both builds include both.
+pub fn ci_cost(work: &Path, placement: Placement, cargo_args: Vec<String>) -> CiCostReport {
     let started = Instant::now();
     let mut report = CiCostReport::default();
     let copy = work.join("verify");
     let scratch = work.join("ci-cost");
     let _ = std::fs::remove_dir_all(&scratch);
     for suite in [Suite::Generated, Suite::Existing] {
+        let names = names_of(placement, suite);
         let measured =
-            super::profile::ci_cost_of(&copy, suite, cargo_args.clone(), REPEAT, &scratch)
+            super::profile::ci_cost_of(&copy, suite, cargo_args.clone(), (REPEAT, names), &scratch)
                 .and_then(|cost| Ok(serde_json::from_value(serde_json::to_value(cost)?)?));
         match (measured, suite) {
             (Ok(cost), Suite::Generated) => report.generated = Some(cost),

@@ -54,6 +54,10 @@ pub struct ProfileArgs {
     /// Only tests whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
+    /// With `--ci-cost`: skip tests whose name contains this (the crate's own tests beside a
+    /// suite placed inside the crate: `--suite existing --skip frugal_generated::`).
+    #[arg(long, requires = "ci_cost")]
+    pub skip: Option<String>,
     /// Measure what CI pays instead of each test: build time from a clean target dir and after
     /// a one-line change, and wall and CPU time under `cargo test` and `cargo nextest run`
     /// (`--repeat` runs each, medians). Measured on a copy of the crate; with `--suite both`,
@@ -156,13 +160,17 @@ fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
         .prefix("frugal-ci-cost-")
         .tempdir()
         .context("cannot make a scratch dir")?;
+    let names = frugal_profiler::NameFilter {
+        only: args.filter.clone(),
+        skip: args.skip.clone(),
+    };
     let mut costs = Vec::new();
     for &suite in suites {
         let cost = ci_cost_of(
             &args.krate,
             suite,
             args.features.cargo_args(),
-            args.repeat,
+            (args.repeat, names.clone()),
             scratch.path(),
         )?;
         costs.push(cost);
@@ -178,12 +186,13 @@ fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
 }
 
 /// What CI pays for `suite` of the crate at `krate`, measured on a copy of it under `scratch`
-/// (the incremental build changes a line of the copy), confined; `runs` of each runner.
+/// (the incremental build changes a line of the copy), confined; `runs` of each runner, with
+/// the tests `names` picks.
 pub(crate) fn ci_cost_of(
     krate: &Path,
     suite: Suite,
     cargo_args: Vec<String>,
-    runs: u32,
+    (runs, names): (u32, frugal_profiler::NameFilter),
     scratch: &Path,
 ) -> anyhow::Result<frugal_profiler::CiCost> {
     let name = format!("{suite:?}").to_lowercase();
@@ -205,6 +214,7 @@ pub(crate) fn ci_cost_of(
         cargo_args,
         runs,
         sandbox: Some(policy),
+        names,
     })
     .with_context(|| format!("failed to measure the CI cost of `{}`", krate.display()))
 }

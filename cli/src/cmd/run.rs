@@ -103,7 +103,9 @@ pub struct RunArgs {
     /// tests: `cargo test --no-run` from an empty target dir and after a one-line change, and
     /// wall and CPU time under `cargo test` and `cargo nextest run` (three runs each, medians),
     /// each suite on its own confined copy of the verified crate. Off by default: it builds
-    /// the crate and its dependencies twice from scratch. Tests placement only.
+    /// the crate and its dependencies twice from scratch. An in-crate suite shares the own
+    /// tests' binaries: each side runs only its tests (by the `frugal_generated::` module),
+    /// and both builds include both.
     #[arg(long)]
     pub ci_cost: bool,
     /// Print the summary as JSON instead of a table.
@@ -190,14 +192,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         bar.bar.set_message(
             "measuring what CI pays for the emitted suite and the crate's own tests (--ci-cost)",
         );
-        let report = if args.placement == frugal_subject::emit::Placement::Tests {
-            super::measure::ci_cost(&work, args.features.cargo_args())
-        } else {
-            frugal_api::summary::CiCostReport {
-                notes: vec!["tests placed inside the crate: `frugal profile <crate> --ci-cost --suite existing` after `--write` measures them".into()],
-                ..Default::default()
-            }
-        };
+        let report = super::measure::ci_cost(&work, args.placement, args.features.cargo_args());
         summary.ci_cost = Some(serde_json::to_value(report)?);
     }
     if measure || ci_cost {
