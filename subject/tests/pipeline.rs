@@ -337,6 +337,7 @@ fn async_fns_run_on_a_minimal_executor() {
 /// `has_stopped` left out, "closure parameter"). A crate trait implemented for every closure
 /// of a shape (`Judge<T>`) is met by a boxed closure the pool makes (before: `Ranked`'s
 /// methods "generic bound without candidate", `Judge::judge` "no way to build an argument").
+/// A closure parameter only the result type's impls bound (`skip_some`) gets their bound.
 #[test]
 fn closures_returning_nothing_or_named_by_a_type_are_passed() {
     assert_shape_fixture(
@@ -361,6 +362,9 @@ fn closures_returning_nothing_or_named_by_a_type_are_passed() {
             "callbacks::Ranked::<std::boxed::Box<dyn FnMut(&i32, &i32) -> bool>>::new(",
             ".play(",
             ".judge(&",
+            // A closure only the result's `Iterator` impl bounds (`skip_some<I, F>(..) ->
+            // SkipSome<I, F>`, `impl<I, F: FnMut(&I::Item) -> bool> Iterator for ..`).
+            "callbacks::skip_some(",
         ],
     );
 }
@@ -520,6 +524,8 @@ fn array_trait_impls_stand_in_for_their_bound_and_results_are_typed() {
 /// `first_inner` failed to compile in the harness, `take_one` and `seen` had no receiver).
 /// An `IntoIterator` of `&str`, `&T` or `&mut T` is a `Vec<&str>` or a borrowed `Vec<T>`, and
 /// one of a crate type a `Vec` of it (before: each failed to compile, given a `Vec<u8>`).
+/// A blanket trait's method bounding its own item (`Self::Item: IntoIterator`, `widest`) is
+/// called on an iterator of `Vec`s (before: the harness gave it `IntoIter<i32>`).
 #[test]
 fn iterator_extensions_and_key_lookups_are_called() {
     assert_shape_fixture(
@@ -536,6 +542,8 @@ fn iterator_extensions_and_key_lookups_are_called() {
             "iter_ext::total_len(",
             "iter_ext::first_inner(",
             "vec![vec![",
+            // The same bound on a blanket trait's own item (`Self::Item: IntoIterator`).
+            ".widest()",
             ".take_one()",
             ".seen()",
             // Iterables of borrows and of the crate's own types.

@@ -11,7 +11,8 @@ use super::attrs::{self, CfgEval};
 use super::borrows::{self, ImplBorrows};
 use super::consume;
 use super::generics::{
-    ClosureBound, SharedBounds, closure_param, instantiate_nth, shared_bounds, turbofish,
+    ClosureBound, SharedBounds, closure_param, instantiate_nth, result_closure_bounds,
+    shared_bounds, turbofish,
 };
 use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
 use super::macros::MacroImpl;
@@ -667,8 +668,9 @@ fn lower_fn_nth(
         self_ty,
         subst: outer_subst,
     };
+    let from_result = result_closure_bounds(low, site.module, sig);
     let (mut own_subst, mut own_inst, mut closures) =
-        instantiate_nth(low, outer, &sig.generics, &SharedBounds::new(), pick, count)?;
+        instantiate_nth(low, outer, &sig.generics, &from_result, pick, count)?;
     box_closures_in_output(
         low,
         outer,
@@ -837,9 +839,10 @@ fn box_closures_in_output(
 }
 
 /// For a method of a blanket impl (`impl<T: Iterator + ?Sized> Itertools for T`) bounding
-/// `Self` further (`where Self: Iterator<Item = Result<T, E>>`), the impl's context with its
-/// parameter chosen again to meet those bounds too (`IntoIter<Result<i32, i32>>`); `None`
-/// when the method adds no bound on `Self` or nothing meets them.
+/// `Self` further (`where Self: Iterator<Item = Result<T, E>>`) or its item (`where
+/// Self::Item: IntoIterator`), the impl's context with its parameter chosen again to meet
+/// those bounds too (`IntoIter<Result<i32, i32>>`, `IntoIter<Vec<i32>>`); `None` when the
+/// method adds no bound on `Self` or nothing meets them.
 fn rebind_blanket_self(low: &Lowering<'_>, site: &FnSite<'_>) -> Option<ImplCx> {
     let cx = site.imp?;
     let param = match &cx.written_self {
@@ -852,7 +855,11 @@ fn rebind_blanket_self(low: &Lowering<'_>, site: &FnSite<'_>) -> Option<ImplCx> 
     let self_ident = syn::Ident::new("Self", proc_macro2::Span::call_site());
     let extra: Vec<&syn::TypeParamBound> =
         super::generics::where_bounds(&site.sig.generics, &self_ident).collect();
-    if extra.is_empty() {
+    // `where Self::Item: IntoIterator` (itertools' `kmerge`): the stand-in must yield iterables.
+    let item_bounded = super::generics::item_where_bounds(&site.sig.generics, &self_ident)
+        .next()
+        .is_some();
+    if extra.is_empty() && !item_bounded {
         return None;
     }
     let outer = Scope {
@@ -878,11 +885,12 @@ fn rebind_blanket_self(low: &Lowering<'_>, site: &FnSite<'_>) -> Option<ImplCx> 
     };
     // `where Self: Sized` alone asks for nothing new.
     let asks = low.bound_keys(scope, extra.iter().copied()).ok()?;
-    if asks.iter().all(|k| k == "Sized") {
+    if asks.iter().all(|k| k == "Sized") && !item_bounded {
         return None;
     }
     let all = cx.blanket_bounds.iter().chain(extra);
     let keys = low.bound_keys(scope, all).ok()?;
+    let keys = super::generics::with_item_bounds(low, scope, &site.sig.generics, &self_ident, keys);
     let chosen = low.candidates.choose(&keys)?;
     if chosen == cx.self_ty.ty {
         return None;

@@ -11,6 +11,7 @@ use syn::visit::Visit;
 
 use super::index::{ImplDecl, Ns, Resolved, Target};
 use super::types::{Lowering, Problem, Scope, reason, source_text};
+use super::walk::ModId;
 use crate::model::{ClosureKind, ClosureParam, Ty};
 
 /// The turbofish of a call of `sig`, its generics as instantiated in `own` (`_` for a
@@ -226,42 +227,83 @@ pub(super) fn shared_bounds(low: &Lowering<'_>, imp: &ImplDecl) -> SharedBounds 
     };
     let inherent = low.ix.impls.iter().filter(|o| o.item.trait_.is_none());
     for other in inherent {
-        let Some((t, theirs)) = self_params(low, other) else {
+        borrow_bounds(low, (&target, &mine), other, |_| true, &mut out);
+    }
+    out
+}
+
+/// The closure bounds the impls of a function's result type (its `Iterator` impl among them)
+/// put on the arguments the function's own type parameters stand for: `take_while_ref<I, F>(..)
+/// -> TakeWhileRef<I, F>` bounds nothing, but `impl<I, F: FnMut(&I::Item) -> bool> Iterator
+/// for TakeWhileRef<I, F>` says what `F` must be for the result to be of use.
+pub(super) fn result_closure_bounds(
+    low: &Lowering<'_>,
+    module: ModId,
+    sig: &syn::Signature,
+) -> SharedBounds {
+    let mut out = SharedBounds::new();
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return out;
+    };
+    let Some((target, mine)) = written_params(low, module, ret, &sig.generics) else {
+        return out;
+    };
+    if mine.iter().all(Option::is_none) {
+        return out;
+    }
+    for other in &low.ix.impls {
+        borrow_bounds(low, (&target, &mine), other, is_closure_bound, &mut out);
+    }
+    out
+}
+
+fn is_closure_bound(b: &syn::TypeParamBound) -> bool {
+    closure_bound(std::iter::once(b)).is_some()
+}
+
+/// Adds to `out` what `other` (an impl of `target`) bounds each type argument with, keyed by
+/// the parameter `mine` writes at the same place, keeping the bounds `keep` accepts. Bounds
+/// naming `other`'s parameters are left out unless those stand for the same argument under the
+/// same name (`F: FnOnce() -> T` of `impl<T, F> Lazy<T, F>`).
+fn borrow_bounds(
+    low: &Lowering<'_>,
+    (target, mine): (&Target, &[Option<String>]),
+    other: &ImplDecl,
+    keep: impl Fn(&syn::TypeParamBound) -> bool,
+    out: &mut SharedBounds,
+) {
+    let Some((t, theirs)) = self_params(low, other) else {
+        return;
+    };
+    if t != *target {
+        return;
+    }
+    let generics = &other.item.generics;
+    let same: Vec<&String> = mine
+        .iter()
+        .zip(&theirs)
+        .filter_map(|(m, t)| m.as_ref().filter(|m| Some(*m) == t.as_ref()))
+        .collect();
+    let names: Vec<String> = type_param_names(generics)
+        .into_iter()
+        .filter(|n| !same.contains(&n))
+        .collect();
+    for (mine, theirs) in mine.iter().zip(&theirs) {
+        let (Some(mine), Some(theirs)) = (mine, theirs) else {
             continue;
         };
-        if t != target {
+        let Some(tp) = generics.type_params().find(|t| t.ident == theirs) else {
             continue;
-        }
-        let generics = &other.item.generics;
-        // A bound may name the other impl's parameters only where they stand for the same
-        // argument under the same name (`F: FnOnce() -> T` of `impl<T, F> Lazy<T, F>`).
-        let same: Vec<&String> = mine
-            .iter()
-            .zip(&theirs)
-            .filter_map(|(m, t)| m.as_ref().filter(|m| Some(*m) == t.as_ref()))
-            .collect();
-        let names: Vec<String> = type_param_names(generics)
-            .into_iter()
-            .filter(|n| !same.contains(&n))
-            .collect();
-        for (mine, theirs) in mine.iter().zip(&theirs) {
-            let (Some(mine), Some(theirs)) = (mine, theirs) else {
-                continue;
-            };
-            let Some(tp) = generics.type_params().find(|t| t.ident == theirs) else {
-                continue;
-            };
-            let list = out.entry(mine.clone()).or_default();
-            for b in tp.bounds.iter().chain(where_bounds(generics, &tp.ident)) {
-                let text = source_text(b);
-                let fresh = !list.iter().any(|x| source_text(x) == text);
-                if fresh && !names_any(&text, &names) {
-                    list.push(b.clone());
-                }
+        };
+        let list = out.entry(mine.clone()).or_default();
+        for b in tp.bounds.iter().chain(where_bounds(generics, &tp.ident)) {
+            let text = source_text(b);
+            let fresh = !list.iter().any(|x| source_text(x) == text);
+            if fresh && keep(b) && !names_any(&text, &names) {
+                list.push(b.clone());
             }
         }
     }
-    out
 }
 
 /// The crate type an impl is for and, per type argument written on it, the impl's type
@@ -270,16 +312,27 @@ pub(super) fn self_params(
     low: &Lowering<'_>,
     imp: &ImplDecl,
 ) -> Option<(Target, Vec<Option<String>>)> {
-    let syn::Type::Path(tp) = imp.item.self_ty.as_ref() else {
+    written_params(low, imp.module, &imp.item.self_ty, &imp.item.generics)
+}
+
+/// The crate type `ty` names (resolved in `module`) and, per type argument written on it, the
+/// parameter of `generics` written there (`None` for anything else).
+fn written_params(
+    low: &Lowering<'_>,
+    module: ModId,
+    ty: &syn::Type,
+    generics: &syn::Generics,
+) -> Option<(Target, Vec<Option<String>>)> {
+    let syn::Type::Path(tp) = ty else {
         return None;
     };
-    let Some(Resolved::Local(target)) = low.ix.resolve(imp.module, &tp.path, Ns::Type) else {
+    let Some(Resolved::Local(target)) = low.ix.resolve(module, &tp.path, Ns::Type) else {
         return None;
     };
     let syn::PathArguments::AngleBracketed(args) = &tp.path.segments.last()?.arguments else {
         return None;
     };
-    let params = type_param_names(&imp.item.generics);
+    let params = type_param_names(generics);
     let written = args
         .args
         .iter()
@@ -421,7 +474,7 @@ pub(super) fn instantiate_nth(
 /// iterator trait key asks for the item chosen for those bounds (`IntoIterator<Item =
 /// Vec<i32>>`), so the stand-in yields what the signature iterates again. Unchanged where
 /// nothing bounds the item, or nothing meets its bounds.
-fn with_item_bounds(
+pub(super) fn with_item_bounds(
     low: &Lowering<'_>,
     scope: Scope<'_>,
     generics: &syn::Generics,
@@ -452,7 +505,7 @@ fn with_item_bounds(
 }
 
 /// The where clause's bounds on `ident`'s item: `I::Item: B` or `<I as IntoIterator>::Item: B`.
-fn item_where_bounds<'g>(
+pub(super) fn item_where_bounds<'g>(
     generics: &'g syn::Generics,
     ident: &'g syn::Ident,
 ) -> impl Iterator<Item = &'g syn::TypeParamBound> {

@@ -8,6 +8,7 @@
 //! It reads only the trait object's text, which analysis writes as `dyn FnMut(&i32, &i32) ->
 //! bool` over std scalars and strings; it must not know the crate under test.
 
+use super::registry::{int_range, literal_kind};
 use super::std_values::{STD_BOX, STD_CMP_ORDERING};
 use crate::model::Ty;
 
@@ -73,15 +74,6 @@ pub(crate) fn top_level_parts(list: &str) -> Vec<&str> {
     parts
 }
 
-const PRIMS: &[&str] = &[
-    "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
-    "usize", "f32", "f64",
-];
-
-const INTS: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
-];
-
 /// The pool type of a closure result written as analysis writes it (the inverse of
 /// `analyze::generics::plain_text` for the types the pool holds).
 fn plain_ty(text: &str) -> Option<Ty> {
@@ -96,7 +88,8 @@ fn plain_ty(text: &str) -> Option<Ty> {
             path: STD_CMP_ORDERING.into(),
             args: Vec::new(),
         }),
-        p if PRIMS.contains(&p) => Some(Ty::Prim(p.into())),
+        // The primitives the search writes as literals (the registry's word for it).
+        p if literal_kind(&Ty::Prim(p.into())).is_some() => Some(Ty::Prim(p.into())),
         _ if text.starts_with("std::option::Option<") => {
             inner("std::option::Option<").map(|t| Ty::Option(Box::new(t)))
         }
@@ -113,7 +106,7 @@ fn int_arg(input: &str) -> Option<(&str, bool)> {
         Some(t) => (t, true),
         None => (input, false),
     };
-    INTS.contains(&ty).then_some((ty, borrowed))
+    int_range(ty).is_some().then_some((ty, borrowed))
 }
 
 /// Ways to make a `Box<dyn ...>` of the closure trait object `dyn_text`, each a template over
