@@ -48,7 +48,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crates_common import (ROOT, cache_root, confined, ensure_llvm_cov, fetch, frugal_bin,  # noqa: E402
-                           frugal_commit, log, machine, measure, package_name, pct, run_frugal,
+                           frugal_commit, log, machine, measure, package_name, pct, run_frugal, set_frugal_commit,
                            standalone_copy)
 from realcrates import CRATES  # noqa: E402
 
@@ -533,6 +533,9 @@ def main():
                     help="what frugal's default (adynamosa) is compared against in the totals and the "
                          "per-crate tests (default dynamosa; issue 38's acceptance: dynamosa-plain)")
     ap.add_argument("--frugal", default=None)
+    ap.add_argument("--frugal-commit", default=None,
+                    help="the commit --frugal was built from, recorded in the rows (default: the "
+                         "repository's HEAD when the run starts)")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench"))
     ap.add_argument("--smoke", action="store_true", help="humantime, 10 s, one seed")
     ap.add_argument("--rows", default=None,
@@ -545,6 +548,10 @@ def main():
     ap.add_argument("--remeasure", action="store_true",
                     help="profile again the suites of rows whose profile failed, then write the report")
     args = ap.parse_args()
+    if args.frugal_commit:
+        set_frugal_commit(args.frugal_commit)
+    # Read now: a commit made while the run goes on must not relabel its rows.
+    frugal_commit()
     if args.smoke:
         args.budget, args.seeds, args.crates = "10s", 1, "humantime"
     rows_path = args.rows or os.path.join(tempfile.gettempdir() if args.smoke else args.out_dir,

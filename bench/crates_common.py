@@ -174,11 +174,22 @@ def add_report_args(ap, stem):
     ap.add_argument("--md-out", default=os.path.join(ROOT, "bench", f"{stem.upper()}.md"))
 
 
+_COMMIT_OVERRIDE = []
+
+
+def set_frugal_commit(commit):
+    """Names the commit the frugal binary was built from, when it is not the repository's HEAD
+    (a long benchmark resumed with a binary built from an earlier commit)."""
+    _COMMIT_OVERRIDE[:] = [commit]
+
+
 @functools.lru_cache(maxsize=None)
 def frugal_commit():
-    """The repository's commit when the run started (what the frugal binary is expected to be
-    built from): read once, so commits made while a long benchmark runs do not relabel its
-    later rows."""
+    """The commit the frugal binary is expected to be built from: the one set with
+    `set_frugal_commit`, else the repository's HEAD, read once (call it when the run starts),
+    so commits made while a long benchmark runs do not relabel its later rows."""
+    if _COMMIT_OVERRIDE:
+        return _COMMIT_OVERRIDE[0]
     out = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
