@@ -552,6 +552,7 @@ def main():
         set_frugal_commit(args.frugal_commit)
     # Read now: a commit made while the run goes on must not relabel its rows.
     frugal_commit()
+    os.makedirs(args.out_dir, exist_ok=True)
     if args.smoke:
         args.budget, args.seeds, args.crates = "10s", 1, "humantime"
     rows_path = args.rows or os.path.join(tempfile.gettempdir() if args.smoke else args.out_dir,
