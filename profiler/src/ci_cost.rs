@@ -162,7 +162,7 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
         a.extend(config.names.run_args());
         a
     };
-    let cargo_test = runs(
+    let (cargo_test, _) = runs(
         &cargo,
         &info.dir,
         &run_args(&["test", "--no-fail-fast"]),
@@ -171,13 +171,12 @@ pub fn measure_ci_cost(config: &CiCostConfig) -> Result<CiCost, ProfileError> {
     let test_failed = !cargo_test.passed;
     let nextest_args = run_args(&["nextest", "run", "--no-fail-fast", "--no-tests", "pass"]);
     let nextest = match runs(&cargo, &info.dir, &nextest_args, config.runs) {
-        Ok(t) if t.passed || test_failed => Some(t),
-        Ok(_) => {
-            notes.push(
-                "`cargo nextest run` failed where `cargo test` passed: is cargo-nextest \
-                 installed (`cargo install cargo-nextest`)?"
-                    .into(),
-            );
+        Ok((t, _)) if t.passed || test_failed => Some(t),
+        Ok((_, stderr)) => {
+            notes.push(format!(
+                "`cargo nextest run` failed where `cargo test` passed: {}",
+                nextest_failure(&stderr)
+            ));
             None
         }
         Err(e) => {
@@ -400,23 +399,60 @@ fn first_errors(stderr: &str) -> String {
     errors.join("\n")
 }
 
-/// `runs` runs of a built suite, medians of wall and CPU time.
-fn runs(cargo: &Cargo, dir: &Path, args: &[String], runs: u32) -> Result<RunTimes, ProfileError> {
+/// `runs` runs of a built suite, medians of wall and CPU time, and the stderr of the last run
+/// that failed (empty when none did).
+fn runs(
+    cargo: &Cargo,
+    dir: &Path,
+    args: &[String],
+    runs: u32,
+) -> Result<(RunTimes, String), ProfileError> {
     let mut walls = Vec::new();
     let mut cpus = Vec::new();
     let mut passed = true;
+    let mut failure = String::new();
     for _ in 0..runs {
         let t = timed(cargo, dir, args, RUN_TIMEOUT)?;
         passed &= t.success;
+        if !t.success {
+            failure = t.stderr;
+        }
         walls.push(t.wall);
         cpus.push(t.cpu);
     }
-    Ok(RunTimes {
+    let times = RunTimes {
         wall_seconds: median(&mut walls),
         cpu_seconds: median(&mut cpus),
         runs,
         passed,
-    })
+    };
+    Ok((times, failure))
+}
+
+/// Why `cargo nextest run` failed where `cargo test` passed, from its stderr: a missing
+/// cargo-nextest, else the lines naming failed tests and errors (the first five), else its
+/// last lines.
+fn nextest_failure(stderr: &str) -> String {
+    if stderr.contains("no such command") {
+        return "cargo-nextest is not installed (`cargo install cargo-nextest`)".into();
+    }
+    let named: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            ["FAIL", "SIGSEGV", "SIGABRT", "TIMEOUT", "LEAK", "error"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .take(5)
+        .collect();
+    match named.is_empty() {
+        true => {
+            let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        }
+        false => named.join(" / "),
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -516,6 +552,18 @@ mod tests {
             skip: Some("frugal_generated::".into()),
         };
         assert_eq!(own.run_args(), ["--", "--skip", "frugal_generated::"]);
+    }
+
+    #[test]
+    fn a_nextest_failure_is_told_by_its_failed_tests_or_a_missing_command() {
+        assert!(nextest_failure("error: no such command: `nextest`\n").contains("not installed"));
+        let run = "    Starting 3 tests\n        PASS [0.01s] a\n        FAIL [0.02s] lsd tests::b\n\
+                   error: test run failed\n";
+        assert_eq!(
+            nextest_failure(run),
+            "FAIL [0.02s] lsd tests::b / error: test run failed"
+        );
+        assert_eq!(nextest_failure("one\ntwo\n"), "one / two");
     }
 
     #[test]
