@@ -65,7 +65,7 @@ def one(frugal, name, version, flags, budget, runs, scratch):
     summary, wall, err = run_frugal(frugal, src, 1, budget, flags + ["--no-measure"], placement, work, out)
     row = {"crate": name, "version": version, "budget": budget, "frugal_wall_s": round(wall, 1),
            "frugal_commit": frugal_commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "placement": placement}
+           "placement": placement, "machine": machine()["cpu"]}
     if err:
         row["error"] = f"frugal run failed: {err[-800:]}"
         return row
@@ -133,7 +133,11 @@ def render(rows, args):
             {f"{r.get('frugal_commit', '?')} ({r.get('date', '?')}): "
              + ", ".join(x["crate"] for x in rows if x.get("frugal_commit") == r.get("frugal_commit"))
              for r in rows})),
-        "- machine: {cpu}, {cores} cores, {os}; {rustc}; {nextest}".format(**machine(), nextest=nextest_version()),
+        "- machine per crate: " + "; ".join(sorted(
+            {f"{r.get('machine', 'not recorded in its row (an Intel Xeon, said the report of 2026-11-28)')}: "
+             + ", ".join(x["crate"] for x in rows if x.get("machine") == r.get("machine"))
+             for r in rows})),
+        "- this host: {cpu}, {cores} cores, {os}; {rustc}; {nextest}".format(**machine(), nextest=nextest_version()),
         "",
         "Per crate, the generated suite (`tests/frugal_generated.rs`, from `frugal run --budget "
         f"{args.budget} --seed 1`) and the crate's own tests (library, binaries, integration tests; no doc "
