@@ -19,10 +19,6 @@ use frugal_subject::pipeline::MeasuredCost;
 /// Runs per test: a median of three, cheap next to the search.
 const REPEAT: u32 = 3;
 
-/// The module an in-crate suite's tests are named under (`frugal_generated::a`, or
-/// `date::frugal_generated::a` in a home module).
-const IN_CRATE_MODULE: &str = "frugal_generated::";
-
 /// The measured cost, or why there is none.
 /// `cargo_args` are the run's features, which the suite needs to build.
 pub fn measured_cost(work: &Path, placement: Placement, cargo_args: Vec<String>) -> MeasuredCost {
@@ -61,7 +57,9 @@ fn profile(work: &Path, cargo_args: Vec<String>) -> anyhow::Result<Report> {
 
 /// The tests of `suite` by name: only an in-crate suite needs telling apart.
 fn names_of(placement: Placement, suite: Suite) -> frugal_profiler::NameFilter {
-    let module = Some(IN_CRATE_MODULE.to_string());
+    // An in-crate suite's tests are named under its module, which bears the test target's name
+    // (`frugal_generated::a`, or `date::frugal_generated::a` in a home module).
+    let module = Some(format!("{}::", frugal_profiler::GENERATED_TARGET));
     match (placement, suite) {
         (Placement::Tests, _) => frugal_profiler::NameFilter::default(),
         (_, Suite::Generated) => frugal_profiler::NameFilter {
@@ -121,7 +119,7 @@ pub fn ci_cost(work: &Path, placement: Placement, cargo_args: Vec<String>) -> Ci
     for suite in [Suite::Generated, Suite::Existing] {
         let names = names_of(placement, suite);
         let measured =
-            super::profile::ci_cost_of(&copy, suite, cargo_args.clone(), (REPEAT, names), &scratch)
+            super::profile::ci_cost_of(&copy, suite, cargo_args.clone(), REPEAT, names, &scratch)
                 .and_then(|cost| Ok(serde_json::from_value(serde_json::to_value(cost)?)?));
         match (measured, suite) {
             (Ok(cost), Suite::Generated) => report.generated = Some(cost),

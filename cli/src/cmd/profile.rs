@@ -170,7 +170,8 @@ fn ci_cost(args: &ProfileArgs) -> anyhow::Result<()> {
             &args.krate,
             suite,
             args.features.cargo_args(),
-            (args.repeat, names.clone()),
+            args.repeat,
+            names.clone(),
             scratch.path(),
         )?;
         costs.push(cost);
@@ -192,7 +193,8 @@ pub(crate) fn ci_cost_of(
     krate: &Path,
     suite: Suite,
     cargo_args: Vec<String>,
-    (runs, names): (u32, frugal_profiler::NameFilter),
+    runs: u32,
+    names: frugal_profiler::NameFilter,
     scratch: &Path,
 ) -> anyhow::Result<frugal_profiler::CiCost> {
     let name = format!("{suite:?}").to_lowercase();
