@@ -52,3 +52,58 @@ macro_rules! impl_by_name {
 }
 
 impl_by_name!(SafeDiv, u8, u64);
+
+/// Reads a value from its little-endian bytes. The byte array's length is the impl's
+/// associated type, which only the macro's expansion says (num-traits' `FromBytes`): a test
+/// needs `[u8; 2]` for `u16` and `[u8; 4]` for `u32`.
+pub trait FromLe: Sized {
+    type Bytes;
+    fn from_le(bytes: &Self::Bytes) -> Self;
+}
+
+macro_rules! from_le_impl {
+    ($T:ty, $L:expr) => {
+        impl FromLe for $T {
+            type Bytes = [u8; $L];
+            fn from_le(bytes: &Self::Bytes) -> Self {
+                if bytes[$L - 1] > 0x7f {
+                    return <$T>::MAX;
+                }
+                <$T>::from_le_bytes(*bytes)
+            }
+        }
+    };
+}
+
+from_le_impl!(u16, 2);
+from_le_impl!(u32, 4);
+
+/// A scale a type stands for. Its only implementors are unit structs a macro defines, as
+/// data-encoding's `define!(N1: usize = 1)` does: nothing but the expansion names them.
+pub trait Scale: Copy {
+    fn factor(self) -> usize;
+}
+
+macro_rules! define_scale {
+    ($name:ident = $val:expr) => {
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name;
+        impl Scale for $name {
+            fn factor(self) -> usize {
+                $val
+            }
+        }
+    };
+}
+
+define_scale!(Double = 2);
+define_scale!(Triple = 3);
+
+/// `x` scaled, saturating; a generic function only the macro's structs can instantiate.
+pub fn scaled<S: Scale>(scale: S, x: usize) -> usize {
+    match x.checked_mul(scale.factor()) {
+        Some(v) if v > 1000 => 1000,
+        Some(v) => v,
+        None => usize::MAX,
+    }
+}

@@ -4,7 +4,8 @@
 //! They make `[i32; N]` the candidate for a bound on the trait (`A: Array`), and the impl's
 //! `type Item = T` answers `A::Item` in the signatures of everything generic over it.
 //!
-//! Like `macros.rs`, macros are not expanded: a body's `impl ... for [$elem; $var]` names the
+//! An expanded invocation's impls are written ones, one per length, merged per trait. For one
+//! that did not expand, as in `macros.rs`, a body's `impl ... for [$elem; $var]` names the
 //! trait, and the integer literals of an invocation are the lengths.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
@@ -26,7 +27,22 @@ pub(crate) struct ArrayImpl {
 
 /// Every array impl of the crate, written out or made by a macro invocation.
 pub(crate) fn array_impls(ix: &Index) -> Vec<ArrayImpl> {
-    let mut out: Vec<ArrayImpl> = ix.impls.iter().filter_map(written_impl).collect();
+    let mut out: Vec<ArrayImpl> = Vec::new();
+    // One impl per length, as a macro's expansion writes them (`impl<T> Array for [T; 0]`,
+    // `[T; 1]`, ..): one trait over all the lengths, so the candidate's length is chosen
+    // among them. A const generic length (no lengths) allows any.
+    for found in ix.impls.iter().filter_map(written_impl) {
+        let same = out.iter_mut().find(|o| {
+            o.module == found.module
+                && o.trait_path == found.trait_path
+                && o.element_types == found.element_types
+        });
+        match same {
+            Some(o) if o.lengths.is_empty() || found.lengths.is_empty() => o.lengths.clear(),
+            Some(o) => o.lengths.extend(found.lengths),
+            None => out.push(found),
+        }
+    }
     let read = |body: TokenStream| {
         let mut found = Vec::new();
         macro_array_impls(body, &mut found);

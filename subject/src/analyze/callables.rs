@@ -18,6 +18,7 @@ use super::index::{ImplDecl, Ns, Reach, Resolved, Target};
 use super::macros::MacroImpl;
 use super::signature_types::{
     assoc_types, holds_reference, is_self, mentions_adt, type_lifetimes, with_assoc,
+    with_assoc_inputs,
 };
 use super::types::{Lowering, Pos, Problem, Scope, SelfTy, dyn_as_impl, reason, source_text};
 use super::walk::ModId;
@@ -409,11 +410,18 @@ fn push_trait_methods(
             _ => None,
         })
         .collect();
+    let macro_items = imp
+        .item
+        .items
+        .iter()
+        .any(|item| matches!(item, syn::ImplItem::Macro(_)));
     for item in &decl.item.items {
         let syn::TraitItem::Fn(f) = item else {
             continue;
         };
-        if (f.default.is_none() && body == Body::Written)
+        // A required method the impl does not write comes from a macro among its items
+        // (num-traits' `forward! { .. }` inside `impl Float for f32`).
+        if (f.default.is_none() && body == Body::Written && !macro_items)
             || overridden.contains(&f.sig.ident.to_string())
             || !cfg.keeps(&f.attrs)
             || attrs::is_doc_hidden(&f.attrs)
@@ -500,11 +508,23 @@ fn impl_cx(
         problem,
         borrows,
         self_ref: None,
-        assoc: BTreeMap::new(),
+        assoc: own_assoc(imp),
         written_self: (*imp.item.self_ty).clone(),
         blanket_bounds: blanket_bounds(imp),
         closures,
     }
+}
+
+/// The associated types an impl declares (`type Bytes = [u8; 4];`), by name.
+fn own_assoc(imp: &ImplDecl) -> BTreeMap<String, syn::Type> {
+    imp.item
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::ImplItem::Type(t) => Some((t.ident.to_string(), t.ty.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// An impl's closure parameters (`impl<T, F: FnOnce() -> T> Lazy<T, F>`): each stands in as
@@ -647,7 +667,12 @@ fn lower_fn_nth(
         imp: Some(cx),
     });
     let site = rebound_site.as_ref().unwrap_or(site);
-    let sig = site.sig;
+    // `fn from_be_bytes(bytes: &Self::Bytes)`: the impl's `type Bytes = [u8; 4]`.
+    let with_types = site
+        .imp
+        .filter(|cx| !cx.assoc.is_empty())
+        .map(|cx| with_assoc_inputs(site.sig, &cx.assoc));
+    let sig = with_types.as_ref().unwrap_or(site.sig);
     let name = sig.ident.to_string();
     if matches!(sig.safety, syn::Safety::Unsafe(_)) {
         return Err(Problem::new(reason::UNSAFE, format!("unsafe fn {name}")));

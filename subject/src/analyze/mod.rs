@@ -4,11 +4,11 @@
 //! types lowered to [`Ty`](crate::model::Ty) and generics instantiated, public types with
 //! their shapes and traits, a constant pool, and every public function the harness cannot
 //! drive yet with a short reason. All of it is syntactic: no rustc, no cargo, no type
-//! inference, so it runs in milliseconds and on crates that do not build; the price is that
-//! macro-generated items are invisible, except trait impls for primitives that a simple
-//! `macro_rules!` macro stamps out (`macros.rs`): their functions are the trait's, as declared;
-//! and trait impls for arrays over a macro's sizes (`arrays.rs`), which make `[i32; N]` a
-//! stand-in.
+//! inference, so it runs in milliseconds and on crates that do not build. The crate's own
+//! `macro_rules!` invocations are expanded (`macro_expand.rs`) and their items read as written;
+//! proc macros' items are invisible. An invocation that does not expand still gives the trait
+//! impls for primitives it names (`macros.rs`, functions as the trait declares them) and the
+//! array impls over its sizes (`arrays.rs`).
 
 mod arrays;
 pub(crate) mod attrs;
@@ -22,6 +22,7 @@ mod consume;
 mod error;
 mod generics;
 mod index;
+mod macro_expand;
 mod macros;
 pub(crate) mod options;
 mod pipeline;

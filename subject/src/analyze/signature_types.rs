@@ -43,26 +43,43 @@ pub(super) fn with_assoc(
     ret: &syn::ReturnType,
     assoc: &BTreeMap<String, syn::Type>,
 ) -> syn::ReturnType {
-    struct Replace<'a>(&'a BTreeMap<String, syn::Type>);
-    impl syn::visit_mut::VisitMut for Replace<'_> {
-        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
-            if let syn::Type::Path(tp) = ty
-                && tp.qself.is_none()
-                && tp.path.segments.len() == 2
-                && tp.path.segments[0].ident == "Self"
-                && let Some(found) = self.0.get(&tp.path.segments[1].ident.to_string())
-            {
-                *ty = found.clone();
-                return;
-            }
-            syn::visit_mut::visit_type_mut(self, ty);
-        }
-    }
     let mut out = ret.clone();
     if !assoc.is_empty() {
-        syn::visit_mut::VisitMut::visit_return_type_mut(&mut Replace(assoc), &mut out);
+        syn::visit_mut::VisitMut::visit_return_type_mut(&mut ReplaceAssoc(assoc), &mut out);
     }
     out
+}
+
+/// `sig` with each `Self::X` of its parameters replaced as [`with_assoc`] does (num-traits'
+/// `fn from_be_bytes(bytes: &Self::Bytes)` in an impl saying `type Bytes = [u8; 4]`).
+pub(super) fn with_assoc_inputs(
+    sig: &syn::Signature,
+    assoc: &BTreeMap<String, syn::Type>,
+) -> syn::Signature {
+    let mut out = sig.clone();
+    for input in &mut out.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            syn::visit_mut::VisitMut::visit_type_mut(&mut ReplaceAssoc(assoc), &mut pt.ty);
+        }
+    }
+    out
+}
+
+struct ReplaceAssoc<'a>(&'a BTreeMap<String, syn::Type>);
+
+impl syn::visit_mut::VisitMut for ReplaceAssoc<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(tp) = ty
+            && tp.qself.is_none()
+            && tp.path.segments.len() == 2
+            && tp.path.segments[0].ident == "Self"
+            && let Some(found) = self.0.get(&tp.path.segments[1].ident.to_string())
+        {
+            *ty = found.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
 }
 
 /// Lifetime arguments written on a type (`'a` in `BytesStart<'a>`).

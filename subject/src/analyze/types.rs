@@ -376,7 +376,7 @@ impl Lowering<'_> {
     /// instantiated (`[usize; N]`), or a crate `const` (`[u8; BLOCK_SIZE]`), with `+`, `-`,
     /// `*`, `/` and casts between them (`[u8; 2 * SIZE]`).
     fn array_len(&self, scope: Scope<'_>, len: &syn::Expr, depth: usize) -> Option<u64> {
-        if depth > 8 {
+        if depth > 64 {
             return None;
         }
         let value = match len {

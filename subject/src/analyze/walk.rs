@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::attrs::{self, CfgEval};
 use super::error::{AnalyzeError, AnalyzeWarning};
 use super::index::{Vis, vis_of};
+use super::macro_expand;
 use crate::modtree::{Dirs, ModTree, slash_path};
 
 /// Index of a module in [`ModuleTree::modules`]; the crate root is 0.
@@ -68,10 +69,26 @@ pub(crate) fn walk(
         children: BTreeMap::new(),
     };
     walker.add_module(root_mod, file.items, &root.dirs);
+    walker.expand_macros();
     Ok(walker.tree)
 }
 
 impl Walker<'_> {
+    /// Invocations of the crate's own `macro_rules!` macros, replaced by the items they expand
+    /// to (`macro_expand`), compiled in or out as written items are.
+    fn expand_macros(&mut self) {
+        let defs = macro_expand::definitions(self.tree.modules.iter().flat_map(|m| &m.items));
+        if defs.is_empty() {
+            return;
+        }
+        let modtree = &self.modtree;
+        let keep = |item: &syn::Item| modtree.compiled(attrs::item_attrs(item));
+        for module in &mut self.tree.modules {
+            let items = std::mem::take(&mut module.items);
+            module.items = macro_expand::expand_items(items, &defs, &keep);
+        }
+    }
+
     fn add_module(&mut self, module: Module, items: Vec<syn::Item>, dirs: &Dirs) -> ModId {
         let id = self.tree.modules.len();
         let file = module.file.clone();
