@@ -890,3 +890,24 @@ fn predicates_name_their_integer_argument_as_key() {
     assert_eq!(ops[0].params[1].0, Ty::Prim("bool".into()));
     assert_eq!(ops[1].params[1].0, Ty::Prim("i32".into()));
 }
+
+/// A macro stamping out `impl Array for [T; $size]` over eight sizes is expanded, so
+/// `Array::size` is a callable; of the eight copies of it, three lengths are kept (the
+/// shortest, the nearest to 4, the longest), not one callable per length (hex's 140).
+#[test]
+fn a_function_stamped_out_per_array_length_is_kept_at_three_lengths() {
+    let m = model("array_backed");
+    let lengths: Vec<String> = m
+        .callables
+        .iter()
+        .filter(|c| c.path == "array_backed::Array::size")
+        .filter_map(|c| match &c.kind {
+            CallableKind::Assoc { self_ty } => Some(ty_display(self_ty)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lengths.len(), 3, "{lengths:?}");
+    for kept in ["; 0]", "; 4]", "; 32]"] {
+        assert!(lengths.iter().any(|l| l.ends_with(kept)), "{lengths:?}");
+    }
+}

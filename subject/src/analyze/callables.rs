@@ -162,6 +162,7 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval, made: &[MacroImpl]) -> 
         collect_crate_trait_impl(low, cfg, (&decl, Body::Unread), &made.trait_path, &mut set);
     }
     unname_lone_targets(&mut set.callables);
+    super::array_lengths::thin(&mut set);
     set
 }
 

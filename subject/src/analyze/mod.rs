@@ -10,6 +10,7 @@
 //! impls for primitives it names (`macros.rs`, functions as the trait declares them) and the
 //! array impls over its sizes (`arrays.rs`).
 
+mod array_lengths;
 mod arrays;
 pub(crate) mod attrs;
 mod borrows;
