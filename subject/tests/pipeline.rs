@@ -884,6 +884,24 @@ fn code_stamped_out_by_macro_rules_gets_goals_and_runs() {
         suite.contains("stamped::scaled(stamped::"),
         "no scaled call:\n{suite}"
     );
+    // A trait implemented for several arguments on one type is called with them written
+    // (before: `AsPrimitive<_>`, E0283 for every one), and one implemented for a borrow gets
+    // the borrow of a pooled value, auto-referenced by method syntax (before: "parameter the
+    // harness cannot build").
+    for call in [
+        "<u8 as stamped::Widen<u16>>::widen(",
+        "<u8 as stamped::Widen<u32>>::widen(",
+        ".raise(",
+    ] {
+        assert!(suite.contains(call), "no {call}:\n{suite}");
+    }
+    // `From<i64>` beside `From<i32>`: the literal says which (an unsuffixed one is an `i32`).
+    assert!(
+        suite
+            .lines()
+            .any(|l| l.contains("stamped::Label::from(") && l.contains("i64)")),
+        "no Label::from of an i64:\n{suite}"
+    );
     assert!(s.tests_dropped.is_empty(), "{:?}", s.tests_dropped);
     let uncovered = std::fs::read_to_string(out.path().join("uncovered.txt")).unwrap();
     let lines = s.goals.get("line").map_or(0, |c| c.total);

@@ -107,3 +107,60 @@ pub fn scaled<S: Scale>(scale: S, x: usize) -> usize {
         None => usize::MAX,
     }
 }
+
+/// A conversion implemented for several targets per type, as num-traits' `AsPrimitive<T>`: a
+/// call must name the target, or it does not compile (E0283).
+pub trait Widen<T> {
+    fn widen(self) -> T;
+}
+
+macro_rules! widen_impl {
+    ($from:ty => $($to:ty),*) => {$(
+        impl Widen<$to> for $from {
+            fn widen(self) -> $to {
+                if self == 0 {
+                    return 1;
+                }
+                self as $to
+            }
+        }
+    )*};
+}
+
+widen_impl!(u8 => u16, u32);
+
+/// A power of a borrowed base, as num-traits' `impl<'a> Pow<u8> for &'a f64`: `self` is the
+/// borrow.
+pub trait Raise<E> {
+    fn raise(self, e: E) -> u32;
+}
+
+impl Raise<u8> for &u32 {
+    fn raise(self, e: u8) -> u32 {
+        if e > 8 {
+            return u32::MAX;
+        }
+        self.saturating_pow(u32::from(e))
+    }
+}
+
+/// A label from an integer of several widths, as http's `HeaderValue`: the `From` impls are
+/// stamped out by a macro, and the argument's type picks one, so an emitted literal says its
+/// type (`Label::from(-3i64)`).
+#[derive(Debug, PartialEq)]
+pub struct Label(pub String);
+
+macro_rules! label_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Label {
+            fn from(n: $t) -> Label {
+                if n < 0 {
+                    return Label(format!("minus {}", n.unsigned_abs()));
+                }
+                Label(n.to_string())
+            }
+        }
+    )*};
+}
+
+label_from!(i32, i64);

@@ -20,7 +20,9 @@ use super::signature_types::{
     assoc_types, holds_reference, is_self, mentions_adt, type_lifetimes, with_assoc,
     with_assoc_inputs,
 };
-use super::types::{Lowering, Pos, Problem, Scope, SelfTy, dyn_as_impl, reason, source_text};
+use super::types::{
+    Lowering, Pos, Problem, Scope, SelfTy, dyn_as_impl, reason, source_text, ty_display,
+};
 use super::walk::ModId;
 use crate::model::{
     BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported, VIA_RET,
@@ -390,7 +392,8 @@ fn collect_crate_trait_impl(
     let cx = impl_cx(low, imp, |scope| {
         low.lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
     });
-    let via_trait = with_inferred_args(trait_public, trait_path);
+    let via_trait = with_written_args(low, &cx, imp.module, trait_public, trait_path)
+        .unwrap_or_else(|| with_inferred_args(trait_public, trait_path));
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         if !cfg.keeps(&f.attrs) || attrs::is_doc_hidden(&f.attrs) {
@@ -447,6 +450,56 @@ fn push_trait_methods(
         push_sig(low, set, (cx, decl.module, &f.sig), trait_public, |c| {
             c.via_trait = Some(via_trait.to_string());
         });
+    }
+}
+
+/// A generic trait's path with its type arguments as the impl writes them, where each is a
+/// plain type (`num_traits::AsPrimitive<u8>`): a type implementing the trait for several
+/// arguments leaves inference nothing to go on (E0283). `None` when an argument is not plain.
+fn with_written_args(
+    low: &Lowering<'_>,
+    cx: &ImplCx,
+    module: ModId,
+    public: &str,
+    written: &syn::Path,
+) -> Option<String> {
+    let syn::PathArguments::AngleBracketed(a) = &written.segments.last()?.arguments else {
+        return None;
+    };
+    let scope = Scope {
+        module,
+        self_ty: Some(&cx.self_ty),
+        subst: &cx.subst,
+    };
+    let args: Vec<String> = a
+        .args
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .map(|t| {
+            low.lower(scope, t, Pos::Other, &mut Vec::new())
+                .ok()
+                .filter(plain)
+                .map(|ty| ty_display(&ty))
+        })
+        .collect::<Option<_>>()?;
+    (!args.is_empty()).then(|| format!("{public}<{}>", args.join(", ")))
+}
+
+/// A type whose display is valid source anywhere: no smart pointer shown by its bare name,
+/// nothing left unlowered.
+fn plain(ty: &Ty) -> bool {
+    match ty {
+        Ty::Adt { path, args } => {
+            !crate::harness::std_values::pointer(path) && args.iter().all(plain)
+        }
+        Ty::Ref { inner: t, .. } | Ty::Slice(t) | Ty::Vec(t) | Ty::Option(t) => plain(t),
+        Ty::Result(a, b) => plain(a) && plain(b),
+        Ty::Tuple(ts) => ts.iter().all(plain),
+        Ty::Other(_) => false,
+        Ty::Unit | Ty::Prim(_) | Ty::Str | Ty::String => true,
     }
 }
 

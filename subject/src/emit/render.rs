@@ -541,7 +541,8 @@ fn typed_values(test: &TestCase, reg: &Registry, model: &ApiModel) -> BTreeMap<u
 }
 
 /// Whether operand `k` of `op` has a type the call infers: a parameter typed by a generic
-/// stand-in (`Some(false)`), or the receiver of a crate trait's method (`Some(true)`).
+/// stand-in or picking a std trait's impl (`Some(false)`), or the receiver of a crate trait's
+/// method (`Some(true)`).
 fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
     let OpCode::Call(c) = op.code else {
         return None;
@@ -552,7 +553,12 @@ fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
         CallableKind::Method { .. } => k - 1,
         _ => k,
     };
-    c.params.get(k).is_some_and(|p| p.inferred).then_some(false)
+    // An argument that picks the impl (`HeaderValue::from(n)` of `From<i64>` beside
+    // `From<i32>`) is inferred from the literal unless it says its type.
+    c.params
+        .get(k)
+        .is_some_and(|p| p.inferred || c.exact_args)
+        .then_some(false)
 }
 
 /// A method of one of the crate's traits, or of `io::Read`/`io::Write` (in no prelude), that

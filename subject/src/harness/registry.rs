@@ -735,6 +735,15 @@ fn call_params(c: &Callable) -> Result<Vec<(Ty, Pass, Ty)>, String> {
             out.push((Ty::Vec(Box::new(elem.clone())), Pass::Ref, as_param));
             return params_after(c, out);
         }
+        // A trait implemented for a borrow (num-traits' `impl<'a> Pow<u8> for &'a f64`): `self`
+        // is the borrow, lent from a pooled `f64`.
+        if let (Ty::Ref { mutable, inner }, Pass::Move) = (self_ty, pass)
+            && storable(inner)
+        {
+            let lent = if *mutable { Pass::Mut } else { Pass::Ref };
+            out.push(((**inner).clone(), lent, self_ty.clone()));
+            return params_after(c, out);
+        }
         let by_value = unsized_owner.is_some() && pass == Pass::Move;
         if !storable(&owned) || by_value {
             return Err(format!("receiver {self_ty:?}"));
