@@ -886,12 +886,13 @@ fn code_stamped_out_by_macro_rules_gets_goals_and_runs() {
     );
     // A trait implemented for several arguments on one type is called with them written
     // (before: `AsPrimitive<_>`, E0283 for every one), and one implemented for a borrow gets
-    // the borrow of a pooled value, auto-referenced by method syntax (before: "parameter the
+    // the borrow of a pooled value, called through the trait: method syntax would find the
+    // value's own `pow` or the trait's impl for the value first (before: "parameter the
     // harness cannot build").
     for call in [
         "<u8 as stamped::Widen<u16>>::widen(",
         "<u8 as stamped::Widen<u32>>::widen(",
-        ".raise(",
+        "<&u32 as stamped::Raise<u8>>::raise(&",
     ] {
         assert!(suite.contains(call), "no {call}:\n{suite}");
     }

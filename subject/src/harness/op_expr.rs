@@ -100,12 +100,15 @@ pub(crate) fn op_expr(op: &Op, model: &ApiModel, args: &[String], t: &impl Targe
 /// Whether a test calls the method `c` by method syntax: not when it is a crate trait's method
 /// on a primitive. A primitive's inherent methods come first in method lookup, and traits
 /// such as num-traits' `CheckedSub` mirror them with other signatures: `n.checked_sub(&m)`
-/// would call `i8::checked_sub(self, i8)` and not compile. Such calls name the trait.
+/// would call `i8::checked_sub(self, i8)` and not compile. Such calls name the trait. So do
+/// those of a trait implemented for a borrow (`impl Pow<u8> for &i64`, `impl Sealed for &'a
+/// HeaderName`): method lookup tries the value first, and finds `i64::pow` or the impl for
+/// `HeaderName`, which moves it.
 pub(crate) fn method_syntax(c: &Callable) -> bool {
     let on_prim = matches!(
         c.kind,
         CallableKind::Method {
-            self_ty: Ty::Prim(_),
+            self_ty: Ty::Prim(_) | Ty::Ref { .. },
             ..
         }
     );
