@@ -108,8 +108,11 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
     let on_prim = matches!(
         c.kind,
         CallableKind::Method {
-            self_ty: Ty::Prim(_) | Ty::Ref { .. },
+            self_ty: Ty::Prim(_),
             ..
+        } | CallableKind::Method {
+            self_ty: Ty::Ref { .. },
+            receiver: Receiver::Value,
         }
     );
     // Calls that must name their trait: see `BORROW_INTO_ITER` and `VIA_RET`.
