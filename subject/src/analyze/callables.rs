@@ -95,21 +95,6 @@ pub(crate) struct CallableSet {
 }
 
 impl CallableSet {
-    /// A binary's `fn main` is left out: what it does depends on the test runner's arguments.
-    pub(crate) fn leave_out_entry_point(&mut self, crate_name: &str) {
-        let main = format!("{crate_name}::main");
-        let before = self.callables.len();
-        self.callables
-            .retain(|c| !(c.path == main && matches!(c.kind, CallableKind::Free)));
-        if self.callables.len() < before {
-            self.unsupported.push(Unsupported {
-                path: main,
-                reason: reason::ENTRY_POINT.to_string(),
-                detail: "fn main".to_string(),
-            });
-        }
-    }
-
     fn push(&mut self, path: String, result: Result<Callable, Problem>) {
         match result {
             Ok(callable) => self.callables.push(callable),

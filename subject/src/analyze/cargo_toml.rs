@@ -20,8 +20,6 @@ pub(crate) struct LibTarget {
     pub dependencies: BTreeMap<String, String>,
     /// `package.edition` as a year (2015 when absent, as cargo reads it).
     pub edition: u16,
-    /// The root is a binary's (a package without a library, placed in-crate).
-    pub binary: bool,
 }
 
 /// The library target; with `allow_bin`, a package without one yields its (first) binary's
@@ -57,11 +55,11 @@ pub(crate) fn read_lib_target(
             message: "no [package] name and no [lib] name".to_string(),
         })?
         .replace('-', "_");
-    let (root, binary) = match lib_str("path") {
-        Some(p) => (PathBuf::from(p), false),
-        None if crate_dir.join("src/lib.rs").is_file() => (PathBuf::from("src/lib.rs"), false),
+    let root = match lib_str("path") {
+        Some(p) => PathBuf::from(p),
+        None if crate_dir.join("src/lib.rs").is_file() => PathBuf::from("src/lib.rs"),
         None => match bin_root(&doc, crate_dir).filter(|_| allow_bin) {
-            Some(root) => (root, true),
+            Some(root) => root,
             None => return Err(AnalyzeError::NoLibrary { path }),
         },
     };
@@ -76,7 +74,6 @@ pub(crate) fn read_lib_target(
             .and_then(|e| e.as_str())
             .and_then(|e| e.parse().ok())
             .unwrap_or(2015),
-        binary,
     })
 }
 

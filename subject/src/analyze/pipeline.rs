@@ -94,9 +94,6 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
     };
 
     let mut callables = callables::collect(&low, &cfg, &made);
-    if lib.binary {
-        callables.leave_out_entry_point(&lib.crate_name);
-    }
     for d in typedefs::derived_defaults(&low) {
         if !callables.callables.iter().any(|c| c.path == d.path) {
             callables.callables.push(d);

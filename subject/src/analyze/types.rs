@@ -47,9 +47,6 @@ pub(crate) mod reason {
     pub const PRIVATE: &str = "private type";
     /// `impl Trait` in return position, `T::Assoc`, macros in type position, `_`.
     pub const OTHER: &str = "other type";
-    /// A binary's `main`: it reads the process's arguments, which are the test runner's
-    /// (`cargo test` and nextest pass different ones), and may exit the process.
-    pub const ENTRY_POINT: &str = "binary entry point";
 }
 
 /// The impl's `Self`, and why it cannot be a receiver if it cannot.
