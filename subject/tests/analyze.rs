@@ -525,6 +525,10 @@ fn a_binary_crate_is_analysed_from_main_in_crate_only() {
             summary(&m)
         );
     }
+    // A generic trait's crate-type argument is left to inference: `bin_only::Config` names
+    // no crate in a binary's tests (lsd's `Configurable<Blocks>`: E0433 for 32 callables).
+    let preset = callable(&m, "bin_only::Preset::preset");
+    assert_eq!(preset.via_trait.as_deref(), Some("bin_only::Preset<_>"));
     // Private to `util`: the root cannot name it, a test module inside `util` can.
     assert_eq!(m.homes["bin_only::util::hidden"].module, "util");
     assert!(!m.homes.contains_key("bin_only::util::halve"));
