@@ -290,6 +290,23 @@ fn assert_shape_fixture_in(
     suite
 }
 
+/// Issue 37's errors: a `std::error::Error` bound, written through an alias the crate also
+/// names a trait of its own, gets an `io::Error` with a message (before: the crate's trait
+/// picked `Note`, E0277), and an `io::Error` parameter gets one (before: "std type not
+/// supported").
+#[test]
+fn error_bounds_and_io_errors_get_an_io_error() {
+    assert_shape_fixture(
+        "std_errors",
+        &[],
+        0,
+        &[
+            "std_errors::is_verbose(std::io::Error::other(",
+            "std_errors::is_silent(&std::io::Error::other(",
+        ],
+    );
+}
+
 /// Issue 37's trait objects: `&dyn Shape`, `&mut dyn Tally`, `Box<dyn Shape>` and
 /// `Rc<dyn Shape>` parameters get one of the crate's implementors, which the call coerces
 /// (before: "trait object", all four left out). `&[Box<dyn Shape>]` stays left out: nothing
@@ -1000,6 +1017,10 @@ fn apis_of_crates_published_today_get_suites_that_compile() {
         "streams::count_entries(",
         // A constant declared as a reference (`ALNUM: &Charset`) is a `&'static` argument.
         "tables::count_in(modern::tables::",
+        // A `&self` method of a type whose only values are `&'static` constants is called on
+        // one (`ALNUM.with(..)`); an associated constant is a value (`Levels::NONE`).
+        ".with(",
+        "modern::tables::Levels::NONE",
         // Iterator bounds get a `Vec`'s `IntoIter` (before: "generic bound without candidate").
         "words::last_digit(vec![",
         "words::vowels(vec![",

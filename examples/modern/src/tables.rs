@@ -74,3 +74,45 @@ pub fn count_in(set: &'static Charset, text: &str) -> usize {
         .filter(|&b| b < 128 && set.mask & (1u128 << b) != 0)
         .count()
 }
+
+/// Both spacing sets at once, made at compile time as percent-encoding's sets are: `with`
+/// stays a `const fn` the instrumentation leaves alone.
+pub const SPACING: &Charset = &BLANK.with(b'\n');
+
+impl Charset {
+    /// The set with `byte` added; a byte above 127 is ignored. A test's only first `Charset`
+    /// is one of the `&'static` constants, so the call reads `modern::tables::ALNUM.with(..)`.
+    pub const fn with(&self, byte: u8) -> Charset {
+        if byte >= 128 {
+            return Charset { mask: self.mask };
+        }
+        Charset {
+            mask: self.mask | (1 << byte),
+        }
+    }
+}
+
+/// Levels of a meter, a bit each. Its only value outside the crate is the associated
+/// constant `Levels::NONE`.
+#[derive(Debug, PartialEq)]
+pub struct Levels {
+    bits: u8,
+}
+
+impl Levels {
+    /// No level set.
+    pub const NONE: Levels = Levels { bits: 0 };
+
+    /// The levels with `level` (0 to 7) set as well.
+    pub fn set(&self, level: u8) -> Option<Levels> {
+        let bit = 1u8.checked_shl(u32::from(level))?;
+        Some(Levels {
+            bits: self.bits | bit,
+        })
+    }
+
+    /// Whether `level` is set.
+    pub fn has(&self, level: u8) -> bool {
+        level < 8 && self.bits & (1 << level) != 0
+    }
+}

@@ -257,6 +257,13 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "io::BufRead",
         ],
     },
+    // `E: std::error::Error` (anyhow's `Error::new`): an `io::Error` with a message the
+    // search spells.
+    StdCandidate {
+        name: "io::Error",
+        shared: &[],
+        own: &["Error", "Debug", "Display", "ToString"],
+    },
     // `R: RangeBounds<usize>` (`drain`, `replace_range`): a range of indices, both ends chosen
     // by the search (`harness::std_values` builds it as `(a..b)`).
     StdCandidate {
@@ -328,6 +335,10 @@ fn std_ty(name: &str) -> Ty {
             args: Vec::new(),
         },
         "BuildHasherDefault" => crate::harness::std_values::build_hasher_default(),
+        "io::Error" => Ty::Adt {
+            path: crate::harness::std_values::STD_IO_ERROR.to_string(),
+            args: Vec::new(),
+        },
         "Range<usize>" => Ty::Adt {
             path: crate::harness::std_values::STD_RANGE.to_string(),
             args: vec![Ty::Prim("usize".to_string())],

@@ -107,7 +107,7 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         types: typedefs::type_defs(&low, &cfg, &keys),
         constants: constants::collect(&cfg, ix.modules.iter().map(|m| m.items.as_slice())),
         unsupported: callables.unsupported,
-        values: typedefs::crate_values(&low),
+        values: typedefs::crate_values(&low, &cfg),
     };
     unsized_types::borrow_through_box(&mut model);
     produced::move_to_produced(&mut model);

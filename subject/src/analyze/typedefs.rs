@@ -99,13 +99,7 @@ pub(crate) fn type_defs(
                 .type_params()
                 .map(|p| (p.ident.to_string(), Ty::Other(p.ident.to_string())))
                 .collect();
-            let self_ty = SelfTy {
-                ty: Ty::Adt {
-                    path: path.clone(),
-                    args: Vec::new(),
-                },
-                problem: None,
-            };
+            let self_ty = plain_self(path);
             let scope = Scope {
                 module: decl.module,
                 self_ty: Some(&self_ty),
@@ -284,8 +278,15 @@ fn lower_fields(low: &Lowering<'_>, scope: Scope<'_>, fields: &[&syn::Field]) ->
 }
 
 /// Public `const` and `static` items whose type is a struct or enum without type arguments,
-/// or a shared reference to one.
-pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
+/// or a shared reference to one; then the associated consts of such types
+/// ([`assoc_values`]).
+pub(crate) fn crate_values(low: &Lowering<'_>, cfg: &CfgEval) -> Vec<CrateValue> {
+    let mut values = module_values(low);
+    values.extend(assoc_values(low, cfg));
+    values
+}
+
+fn module_values(low: &Lowering<'_>) -> Vec<CrateValue> {
     let empty = BTreeMap::new();
     low.public
         .values
@@ -300,13 +301,7 @@ pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
             let ty = low
                 .lower(scope, &decl.ty, Pos::Other, &mut Vec::new())
                 .ok()?;
-            let (ty, is_ref) = match ty {
-                Ty::Ref {
-                    mutable: false,
-                    inner,
-                } => (*inner, true),
-                ty => (ty, false),
-            };
+            let (ty, is_ref) = split_ref(ty);
             // Crate types, and arrays of a primitive (hex's `HEX_CHARS_LOWER: &[u8; 16]`, which
             // a `&'static [u8; 16]` parameter takes).
             let array_of_prim = |path: &str, args: &[Ty]| {
@@ -322,6 +317,81 @@ pub(crate) fn crate_values(low: &Lowering<'_>) -> Vec<CrateValue> {
                 })
         })
         .collect()
+}
+
+/// The associated consts of the crate's non-generic types, declared in an inherent impl
+/// (`impl AsciiSet { pub const EMPTY: Self = .. }`, `Duration::ZERO`): values a test names by
+/// the type's path (`percent_encoding::AsciiSet::EMPTY`), often the only way to get a first
+/// value of a type with private fields. Only those a test at the crate root can name.
+fn assoc_values(low: &Lowering<'_>, cfg: &CfgEval) -> Vec<CrateValue> {
+    let empty = BTreeMap::new();
+    let mut out = Vec::new();
+    for imp in low.ix.impls.iter().filter(|i| i.item.trait_.is_none()) {
+        let Some(t) = low.ix.impl_target(imp) else {
+            continue;
+        };
+        let Some(type_path) = low.public.types.get(&t) else {
+            continue;
+        };
+        if low.ix.types[t].is_generic()
+            || !imp.item.generics.params.is_empty()
+            || low.public.homes.contains_key(type_path)
+        {
+            continue;
+        }
+        let self_ty = plain_self(type_path);
+        let scope = Scope {
+            module: imp.module,
+            self_ty: Some(&self_ty),
+            subst: &empty,
+        };
+        for item in &imp.item.items {
+            let syn::ImplItem::Const(c) = item else {
+                continue;
+            };
+            let named = low.ix.reach(&c.vis, imp.module) == Reach::Root
+                && !attrs::is_doc_hidden(&c.attrs)
+                && cfg.keeps(&c.attrs);
+            let Some(ty) = named
+                .then(|| low.lower(scope, &c.ty, Pos::Other, &mut Vec::new()).ok())
+                .flatten()
+            else {
+                continue;
+            };
+            let (ty, is_ref) = split_ref(ty);
+            if matches!(&ty, Ty::Adt { args, .. } if args.is_empty()) {
+                out.push(CrateValue {
+                    path: format!("{type_path}::{}", c.ident),
+                    ty,
+                    is_static: false,
+                    is_ref,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A constant's type, and whether it is declared as a shared reference to it.
+fn split_ref(ty: Ty) -> (Ty, bool) {
+    match ty {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => (*inner, true),
+        ty => (ty, false),
+    }
+}
+
+/// `Self` inside a type's own impl or definition, its generic parameters left symbolic.
+fn plain_self(path: &str) -> SelfTy {
+    SelfTy {
+        ty: Ty::Adt {
+            path: path.to_string(),
+            args: Vec::new(),
+        },
+        problem: None,
+    }
 }
 
 /// `X::default()` for each public, non-generic type that derives `Default`: often the only way

@@ -458,8 +458,15 @@ impl Lowering<'_> {
         let Some(last) = path.segments.last() else {
             return source_text(path);
         };
-        let name = last.ident.to_string();
-        let prefix = match self.ix.resolve(scope.module, path, Ns::Type) {
+        let resolved = self.ix.resolve(scope.module, path, Ns::Type);
+        // A std trait imported under another name (anyhow's `use std::error::Error as
+        // StdError`) is keyed by its own: the crate may have a trait of the alias's name.
+        let name = match &resolved {
+            Some(Resolved::External(segs)) if segs.len() > 1 => segs.last().cloned(),
+            _ => None,
+        }
+        .unwrap_or_else(|| last.ident.to_string());
+        let prefix = match resolved {
             Some(Resolved::External(segs)) if segs.iter().any(|s| s == "io") => "io::",
             Some(Resolved::External(segs))
                 if name == "Write" && segs.iter().any(|s| s == "fmt") =>
@@ -519,6 +526,9 @@ fn lower_external(segs: &[String], args: Vec<Ty>) -> Result<Ty, &'static str> {
         // pool holds an `OsString` and lends it (`harness::registry`).
         ("OsString", 0) if is_std => Ok(std_adt("std::ffi::OsString")),
         ("OsStr", 0) if is_std => Ok(std_adt("std::ffi::OsStr")),
+        ("Error", 0) if is_std && segs.iter().any(|s| s == "io") => {
+            Ok(std_adt(crate::harness::std_values::STD_IO_ERROR))
+        }
         // Built by the harness from `Vec`s the search picks (`harness::registry`).
         ("HashMap" | "BTreeMap" | "HashSet" | "BTreeSet", n)
             if is_std && n == if last.ends_with("Map") { 2 } else { 1 } =>

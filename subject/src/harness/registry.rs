@@ -448,6 +448,29 @@ fn keyed_twin(c: &Callable, op: &Op) -> Option<Op> {
     any.then_some(twin)
 }
 
+/// The parameters of a `&self` method called on one of the crate's `&'static` values of its
+/// type (`percent_encoding::CONTROLS.add(b' ')`), for a type with `const SET: &T` values:
+/// where such values are the only ones of the type, the receiver is taken from them; an
+/// owned `T` lent as the receiver needs a first `T` that often only such a call makes.
+fn static_receiver(c: &Callable, params: &[ParamSlot], model: &ApiModel) -> Option<Vec<ParamSlot>> {
+    let CallableKind::Method {
+        self_ty,
+        receiver: Receiver::Ref,
+    } = &c.kind
+    else {
+        return None;
+    };
+    let (first, rest) = params.split_first()?;
+    let has_ref_value = model.values.iter().any(|v| v.is_ref && &v.ty == self_ty);
+    if !has_ref_value || first != &(self_ty.clone(), Pass::Ref, self_ty.clone()) {
+        return None;
+    }
+    let r = borrowed(self_ty.clone());
+    let mut twin = vec![(r.clone(), Pass::Move, r)];
+    twin.extend(rest.iter().cloned());
+    Some(twin)
+}
+
 /// Inspectors asserted per type at most: a type with more shows its first ones, in source order.
 const MAX_INSPECTORS: usize = 8;
 
@@ -499,7 +522,11 @@ impl Registry {
                 continue;
             }
             match call_params(c) {
-                Ok(params) => wanted.push((i, params)),
+                Ok(params) => {
+                    let twin = static_receiver(c, &params, model);
+                    wanted.push((i, params));
+                    wanted.extend(twin.map(|t| (i, t)));
+                }
                 Err(detail) => reg.dropped.push(Unsupported {
                     path: c.path.clone(),
                     reason: "parameter the harness cannot build".into(),

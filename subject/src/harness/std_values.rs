@@ -81,6 +81,9 @@ pub(crate) fn std_constructors(path: &str) -> Vec<(&'static str, Vec<Ty>)> {
             ),
         ],
         STD_RANGE_FULL => vec![("(..)", Vec::new())],
+        // An error carrying a message the search spells: what a `std::error::Error` bound or
+        // an `io::Error` parameter gets.
+        STD_IO_ERROR => vec![("std::io::Error::other({0})", vec![Ty::String])],
         // A generator whose draws are `initial`, `initial + step`, ...: the search picks them.
         STEP_RNG => vec![(
             "rand::rngs::mock::StepRng::new({0}, {1})",
@@ -192,6 +195,8 @@ pub const STD_SYSTEM_TIME: &str = "std::time::SystemTime";
 pub const STD_PATH_BUF: &str = "std::path::PathBuf";
 /// `OsString`: built from a `String`.
 pub const STD_OS_STRING: &str = "std::ffi::OsString";
+/// `io::Error`: built from a message (`io::Error::other`).
+pub const STD_IO_ERROR: &str = "std::io::Error";
 /// The pseudo-path of `[T; N]`: `Ty::Adt { path: ARRAY, args: [T, Ty::Other("N")] }`, rendered
 /// as the array type.
 pub const ARRAY: &str = "[array]";
