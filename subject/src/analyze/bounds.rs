@@ -69,6 +69,15 @@ struct StdCandidate {
     own: &'static [&'static str],
 }
 
+/// `E: std::error::Error` (anyhow's `Error::new`): an `io::Error` with a message the search
+/// spells. Tried after the crate's own error types (http's `Error::is::<T>` asks about those),
+/// and instantiated beside them, since a crate error type is often one no test can build.
+const IO_ERROR: StdCandidate = StdCandidate {
+    name: "io::Error",
+    shared: &[],
+    own: &["Error", "Debug", "Display", "ToString"],
+};
+
 /// The default candidates, in the order they are tried.
 const STD_CANDIDATES: &[StdCandidate] = &[
     StdCandidate {
@@ -257,13 +266,6 @@ const STD_CANDIDATES: &[StdCandidate] = &[
             "io::BufRead",
         ],
     },
-    // `E: std::error::Error` (anyhow's `Error::new`): an `io::Error` with a message the
-    // search spells.
-    StdCandidate {
-        name: "io::Error",
-        shared: &[],
-        own: &["Error", "Debug", "Display", "ToString"],
-    },
     // `R: RangeBounds<usize>` (`drain`, `replace_range`): a range of indices, both ends chosen
     // by the search (`harness::std_values` builds it as `(a..b)`).
     StdCandidate {
@@ -349,6 +351,11 @@ fn std_ty(name: &str) -> Ty {
         },
         prim => Ty::Prim(prim.to_string()),
     }
+}
+
+/// Whether an error bound (`Error`, and nothing `io::Error` lacks) asks for these keys.
+fn meets_io_error(keys: &[&str]) -> bool {
+    keys.contains(&"Error") && keys.iter().all(|k| std_satisfies(&IO_ERROR, k))
 }
 
 fn std_satisfies(candidate: &StdCandidate, key: &str) -> bool {
@@ -593,8 +600,12 @@ impl Candidates {
         } else {
             Vec::new()
         };
+        let io_error = (self.crate_types.iter().any(|(ty, _)| *ty == first)
+            && meets_io_error(&keys))
+        .then(|| std_ty(IO_ERROR.name));
         let rest = others.into_iter().filter(|ty| **ty != first).cloned();
         std::iter::once(first.clone())
+            .chain(io_error)
             .chain(rest)
             .take(MAX_INSTANCES)
             .collect()
@@ -670,10 +681,14 @@ impl Candidates {
             .crate_types
             .iter()
             .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)));
+        if let Some((ty, _)) = crate_type {
+            return Some(ty.clone());
+        }
+        if meets_io_error(&keys) {
+            return Some(std_ty(IO_ERROR.name));
+        }
         // `str` last: it is only usable behind a reference (`?Sized` blanket impls).
-        crate_type
-            .or_else(|| primitive(false))
-            .map(|(ty, _)| ty.clone())
+        primitive(false).map(|(ty, _)| ty.clone())
     }
 }
 
@@ -1023,6 +1038,30 @@ mod tests {
         );
         // Std stand-ins are one choice.
         assert_eq!(c.alternatives(&keys(&["Display"])), vec![Ty::String]);
+    }
+
+    /// An error bound gets the crate's own error types first, then an `io::Error`; only the
+    /// `io::Error` where the crate has none.
+    #[test]
+    fn error_bounds_get_the_crate_errors_and_an_io_error() {
+        let adt = |p: &str| Ty::Adt {
+            path: p.into(),
+            args: vec![],
+        };
+        let io_error = std_ty("io::Error");
+        let error = BTreeSet::from(["Error".to_string(), "Debug".to_string()]);
+        let c = Candidates::new(vec![
+            (adt("k::ParseError"), error.clone()),
+            (adt("k::Note"), BTreeSet::from(["StdError".to_string()])),
+            (adt("k::IoWrap"), error),
+        ]);
+        assert_eq!(
+            c.alternatives(&keys(&["Error", "Send", "Sync"])),
+            vec![adt("k::ParseError"), io_error.clone(), adt("k::IoWrap")]
+        );
+        let none = Candidates::new(vec![(adt("k::Note"), BTreeSet::from(["StdError".into()]))]);
+        assert_eq!(none.alternatives(&keys(&["Error"])), vec![io_error]);
+        assert_eq!(none.choose(&keys(&["StdError"])), Some(adt("k::Note")));
     }
 
     #[test]
