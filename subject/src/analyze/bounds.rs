@@ -70,8 +70,9 @@ struct StdCandidate {
 }
 
 /// `E: std::error::Error` (anyhow's `Error::new`): an `io::Error` with a message the search
-/// spells. Tried after the crate's own error types (http's `Error::is::<T>` asks about those),
-/// and instantiated beside them, since a crate error type is often one no test can build.
+/// spells. Tried before the crate's own error types, which are often ones no test can build
+/// (anyhow's `BoxedError`); a generic function is instantiated with those too (http's
+/// `Error::is::<T>` asks about them).
 const IO_ERROR: StdCandidate = StdCandidate {
     name: "io::Error",
     shared: &[],
@@ -585,7 +586,9 @@ impl Candidates {
         // `B: ByteOrder` met by `BigEndian` and `LittleEndian`: each its own impl.
         let others: Vec<&Ty> = if keys.is_empty() {
             Vec::new()
-        } else if self.crate_types.iter().any(|(ty, _)| *ty == first) {
+        } else if first == std_ty(IO_ERROR.name)
+            || self.crate_types.iter().any(|(ty, _)| *ty == first)
+        {
             self.crate_types
                 .iter()
                 .filter(|(_, traits)| meets_crate(traits))
@@ -600,12 +603,8 @@ impl Candidates {
         } else {
             Vec::new()
         };
-        let io_error = (self.crate_types.iter().any(|(ty, _)| *ty == first)
-            && meets_io_error(&keys))
-        .then(|| std_ty(IO_ERROR.name));
         let rest = others.into_iter().filter(|ty| **ty != first).cloned();
         std::iter::once(first.clone())
-            .chain(io_error)
             .chain(rest)
             .take(MAX_INSTANCES)
             .collect()
@@ -681,11 +680,11 @@ impl Candidates {
             .crate_types
             .iter()
             .find(|(_, traits)| keys.iter().all(|k| satisfies_crate(traits, k)));
-        if let Some((ty, _)) = crate_type {
-            return Some(ty.clone());
-        }
         if meets_io_error(&keys) {
             return Some(std_ty(IO_ERROR.name));
+        }
+        if let Some((ty, _)) = crate_type {
+            return Some(ty.clone());
         }
         // `str` last: it is only usable behind a reference (`?Sized` blanket impls).
         primitive(false).map(|(ty, _)| ty.clone())
@@ -1040,8 +1039,7 @@ mod tests {
         assert_eq!(c.alternatives(&keys(&["Display"])), vec![Ty::String]);
     }
 
-    /// An error bound gets the crate's own error types first, then an `io::Error`; only the
-    /// `io::Error` where the crate has none.
+    /// An error bound gets an `io::Error`, then the crate's own error types.
     #[test]
     fn error_bounds_get_the_crate_errors_and_an_io_error() {
         let adt = |p: &str| Ty::Adt {
@@ -1057,7 +1055,7 @@ mod tests {
         ]);
         assert_eq!(
             c.alternatives(&keys(&["Error", "Send", "Sync"])),
-            vec![adt("k::ParseError"), io_error.clone(), adt("k::IoWrap")]
+            vec![io_error.clone(), adt("k::ParseError"), adt("k::IoWrap")]
         );
         let none = Candidates::new(vec![(adt("k::Note"), BTreeSet::from(["StdError".into()]))]);
         assert_eq!(none.alternatives(&keys(&["Error"])), vec![io_error]);
