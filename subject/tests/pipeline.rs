@@ -307,6 +307,40 @@ fn error_bounds_and_io_errors_get_an_io_error() {
     );
 }
 
+/// Issue 37: std trait impls only a call through the trait reaches. `TryFrom` (twice, picked
+/// by the argument's type, in an edition without it in the prelude), `|=` and `&=`,
+/// `clone_from`, `Borrow`, `AsMut`, `Index`, `fmt::Write`, and `PartialEq<Code>` or
+/// `From<Code>` implemented on `u16`, `str`, `Duration` and `Cow<str>`, an iterator's own `nth` and
+/// `count` (before: none was a callable, and every branch in them was missed).
+#[test]
+fn std_trait_impls_are_called_through_their_trait() {
+    assert_shape_fixture_in(
+        "std_trait_impls",
+        10_000,
+        &[],
+        0,
+        &[
+            "as std::convert::TryFrom<_>>::try_from(",
+            " |= ",
+            " &= &",
+            ".clone_from(&",
+            "as std::borrow::Borrow<[u8]>>::borrow(&",
+            ".as_mut()",
+            "use ::std::ops::Index as _;",
+            ".index(",
+            "use ::std::fmt::Write as _;",
+            ".write_str(",
+            "<u16 as std::cmp::PartialEq<_>>::eq(&",
+            "<str as std::cmp::PartialEq<_>>::eq(",
+            "<u16 as std::convert::From<_>>::from(",
+            "<std::time::Duration as std::convert::From<_>>::from(",
+            "<std::borrow::Cow<str> as std::convert::From<_>>::from(",
+            ".nth(",
+            ".count()",
+        ],
+    );
+}
+
 /// Issue 37's trait objects: `&dyn Shape`, `&mut dyn Tally`, `Box<dyn Shape>` and
 /// `Rc<dyn Shape>` parameters get one of the crate's implementors, which the call coerces
 /// (before: "trait object", all four left out). `&[Box<dyn Shape>]` stays left out: nothing

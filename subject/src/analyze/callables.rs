@@ -24,6 +24,7 @@ use super::types::{
     Lowering, Pos, Problem, Scope, SelfTy, dyn_as_impl, reason, source_text, ty_display,
 };
 use super::walk::ModId;
+use crate::harness::std_values;
 use crate::model::{
     BORROW_INTO_ITER, Callable, CallableKind, ClosureKey, Param, Receiver, Ty, Unsupported, VIA_RET,
 };
@@ -38,12 +39,27 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("Read", "read", None),
     ("Write", "write", None),
     ("Write", "flush", None),
+    // `fmt::Write`'s own functions: the names tell it apart from `io::Write` (arrayvec's
+    // `ArrayString`, a crate's string buffers).
+    ("Write", "write_str", None),
+    ("Write", "write_char", None),
     ("Clone", "clone", None),
+    // A collection's `clone_from` reuses its buffer in code `clone` never runs (arrayvec,
+    // smallvec, fixedbitset).
+    ("Clone", "clone_from", None),
     ("FromStr", "from_str", None),
     ("From", "from", None),
+    // Only a call through the trait reaches a `TryFrom` impl (http's `Uri`, `HeaderName`,
+    // `StatusCode` each have four or five).
+    ("TryFrom", "try_from", None),
     // Older crates implement `Into` where `From` is meant (humantime's `Duration`).
     ("Into", "into", None),
     ("AsRef", "as_ref", None),
+    ("AsMut", "as_mut", None),
+    ("Borrow", "borrow", None),
+    ("BorrowMut", "borrow_mut", None),
+    ("Deref", "deref", None),
+    ("Index", "index", None),
     ("PartialEq", "eq", None),
     ("PartialEq", "ne", None),
     // A type that writes its comparisons out (arrayvec's `ArrayString`, whose `lt`..`ge` each
@@ -72,11 +88,22 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("MulAssign", "mul_assign", Some("*=")),
     ("DivAssign", "div_assign", Some("/=")),
     ("RemAssign", "rem_assign", Some("%=")),
+    ("BitAndAssign", "bitand_assign", Some("&=")),
+    ("BitOrAssign", "bitor_assign", Some("|=")),
+    ("BitXorAssign", "bitxor_assign", Some("^=")),
+    ("ShlAssign", "shl_assign", Some("<<=")),
+    ("ShrAssign", "shr_assign", Some(">>=")),
     // A crate's iterator types do their work in these: a test that only collects them never
     // reaches `next_back`, `size_hint` or `len`, and their mutants all survive.
     ("Iterator", "next", None),
     ("Iterator", "size_hint", None),
+    // Overridden where the type can skip ahead without walking (indexmap's and http's
+    // iterators): only a direct call runs them.
+    ("Iterator", "count", None),
+    ("Iterator", "nth", None),
+    ("Iterator", "last", None),
     ("DoubleEndedIterator", "next_back", None),
+    ("DoubleEndedIterator", "nth_back", None),
     ("ExactSizeIterator", "len", None),
     ("IntoIterator", "into_iter", None),
     // A collection built from items, or grown by them, runs its own insertion code (slab's
@@ -168,14 +195,14 @@ pub(crate) fn collect(low: &Lowering<'_>, cfg: &CfgEval, made: &[MacroImpl]) -> 
     set
 }
 
-/// `AsRef` impls name their target only where the type has several: a lone `AsRef<str>`
-/// reads best as `v.as_ref()`. (`Into` always names it: std's `impl<T> Into<T> for T` is
+/// `AsRef` and `AsMut` impls name their target only where the type has several: a lone
+/// `AsRef<str>` reads best as `v.as_ref()`. (`Into` always names it: std's `impl<T> Into<T> for T` is
 /// another.)
 fn unname_lone_targets(callables: &mut [Callable]) {
     let named = |c: &Callable| {
         c.via_trait
             .as_deref()
-            .is_some_and(|v| v.contains("AsRef<") && v.contains(VIA_RET))
+            .is_some_and(|v| (v.contains("AsRef<") || v.contains("AsMut<")) && v.contains(VIA_RET))
     };
     let key = |c: &Callable| match &c.kind {
         CallableKind::Method { self_ty, .. } => Some((self_ty.clone(), c.name.clone())),
@@ -224,6 +251,9 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
         _ => (low.ix.impl_target(imp), None),
     };
     let Some(t) = target else {
+        if let (Some(trait_name), None) = (trait_fn, self_ref) {
+            collect_impl_on_std_type(low, cfg, imp, trait_name, set);
+        }
         return;
     };
     let Some(type_path) = low.public.types.get(&t) else {
@@ -267,11 +297,119 @@ fn collect_impl(low: &Lowering<'_>, cfg: &CfgEval, imp: &ImplDecl, set: &mut Cal
     }
 }
 
+/// A std trait the crate implements on a std type for one of its own types
+/// (`impl PartialEq<Method> for str`, `impl From<Port> for u16`): only such an impl compares
+/// or converts from the std side (http has thirty). Kept where the std type is one the
+/// harness builds itself (a primitive, `str`, `String`, a slice, a std value such as
+/// `std::time::Duration`); calls name the trait, since a primitive's inherent methods come
+/// first.
+fn collect_impl_on_std_type(
+    low: &Lowering<'_>,
+    cfg: &CfgEval,
+    imp: &ImplDecl,
+    trait_name: &str,
+    set: &mut CallableSet,
+) {
+    let Some((trait_path, _)) = &imp.item.trait_ else {
+        return;
+    };
+    if blanket_self(imp) {
+        return;
+    }
+    let cx = impl_cx(low, imp, |scope| {
+        low.lower(scope, &imp.item.self_ty, Pos::Other, &mut Vec::new())
+    });
+    let built = match &cx.self_ty.ty {
+        Ty::Prim(_) | Ty::Str | Ty::String | Ty::Slice(_) => true,
+        // A std value the harness builds (`std::time::Duration`, `SystemTime`, percent-encoding's
+        // `impl From<PercentEncode> for Cow<str>`), not a pointer around one of the crate's
+        // types (`impl From<&Slice> for Box<Slice>`).
+        Ty::Adt { path, .. } => {
+            path.starts_with("std::") && (!std_values::pointer(path) || path == std_values::STD_COW)
+        }
+        _ => false,
+    };
+    if cx.problem.is_some() || !built {
+        return;
+    }
+    let Some(std_path) = std_trait_path(trait_name) else {
+        return;
+    };
+    let generic = trait_path
+        .segments
+        .last()
+        .is_some_and(|s| !s.arguments.is_none());
+    let via = if generic {
+        format!("{std_path}<_>")
+    } else {
+        std_path.to_string()
+    };
+    let prefix = format!(
+        "<{} as {}>",
+        source_text(&*imp.item.self_ty),
+        source_text(trait_path)
+    );
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        let wanted = CALLABLE_TRAIT_FNS
+            .iter()
+            .any(|(t, name, _)| *t == trait_name && f.sig.ident == name);
+        if !wanted || !cfg.keeps(&f.attrs) {
+            continue;
+        }
+        push_impl_fn(low, set, (&cx, imp, f), &prefix, |c| {
+            c.exact_args = ARG_PICKS_IMPL.contains(&trait_name);
+            c.via_trait = Some(via.clone());
+        });
+    }
+}
+
+/// Whether the impl's self type is one of its own type parameters (`impl<T> Trait for T`).
+fn blanket_self(imp: &ImplDecl) -> bool {
+    let syn::Type::Path(tp) = &*imp.item.self_ty else {
+        return false;
+    };
+    imp.item
+        .generics
+        .type_params()
+        .any(|p| tp.qself.is_none() && tp.path.is_ident(&p.ident))
+}
+
+/// Where std declares the callable trait `name` (see [`CALLABLE_TRAIT_FNS`]).
+fn std_trait_path(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "From" => "::std::convert::From",
+        "Into" => "::std::convert::Into",
+        "TryFrom" => "::std::convert::TryFrom",
+        "PartialEq" => "::std::cmp::PartialEq",
+        "PartialOrd" => "::std::cmp::PartialOrd",
+        "Add" => "::std::ops::Add",
+        "Sub" => "::std::ops::Sub",
+        "Mul" => "::std::ops::Mul",
+        "Div" => "::std::ops::Div",
+        "Rem" => "::std::ops::Rem",
+        "BitAnd" => "::std::ops::BitAnd",
+        "BitOr" => "::std::ops::BitOr",
+        "BitXor" => "::std::ops::BitXor",
+        "Shl" => "::std::ops::Shl",
+        "Shr" => "::std::ops::Shr",
+        "AddAssign" => "::std::ops::AddAssign",
+        "SubAssign" => "::std::ops::SubAssign",
+        "MulAssign" => "::std::ops::MulAssign",
+        "DivAssign" => "::std::ops::DivAssign",
+        "RemAssign" => "::std::ops::RemAssign",
+        "Extend" => "::std::iter::Extend",
+        "FromIterator" => "::std::iter::FromIterator",
+        _ => return None,
+    })
+}
+
 /// Std traits generic over the argument their functions take (`From<T>`, `PartialEq<Rhs>`):
 /// see [`crate::model::Callable::exact_args`].
 const ARG_PICKS_IMPL: &[&str] = &[
     "From",
     "TryFrom",
+    "Index",
     "PartialEq",
     "PartialOrd",
     "Add",
@@ -310,7 +448,20 @@ fn std_trait_call(
             c.via_trait = Some("::std::iter::FromIterator<_>".to_string());
         }
         Some(("Read", ..)) => c.via_trait = Some("::std::io::Read".to_string()),
+        Some((_, "write_str" | "write_char", _)) => {
+            c.via_trait = Some("::std::fmt::Write".to_string());
+        }
         Some(("Write", ..)) => c.via_trait = Some("::std::io::Write".to_string()),
+        // Not in the 2015 and 2018 preludes; the argument's type picks the impl.
+        Some(("TryFrom", ..)) => c.via_trait = Some("::std::convert::TryFrom<_>".to_string()),
+        Some(("Index", ..)) => c.via_trait = Some("::std::ops::Index<_>".to_string()),
+        Some(("Deref", ..)) => c.via_trait = Some("::std::ops::Deref".to_string()),
+        // `Borrow<T>` has std's blanket `impl<T> Borrow<T> for T` beside the crate's.
+        Some(("Borrow", ..)) => c.via_trait = Some(format!("::std::borrow::Borrow<{VIA_RET}>")),
+        Some(("BorrowMut", ..)) => {
+            c.via_trait = Some(format!("::std::borrow::BorrowMut<{VIA_RET}>"));
+        }
+        Some(("AsMut", ..)) => c.via_trait = Some(format!("::std::convert::AsMut<{VIA_RET}>")),
         // Named with their target: a type often has several (`AsRef<str>`, `AsRef<Path>`).
         Some(("Into", ..)) => c.via_trait = Some(format!("::std::convert::Into<{VIA_RET}>")),
         Some(("AsRef", ..)) => c.via_trait = Some(format!("::std::convert::AsRef<{VIA_RET}>")),

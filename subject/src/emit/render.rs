@@ -561,14 +561,18 @@ fn inferred_operand(op: &Op, k: usize, model: &ApiModel) -> Option<bool> {
         .then_some(false)
 }
 
-/// A method of one of the crate's traits, or of `io::Read`/`io::Write` (in no prelude), that
-/// tests call by method syntax, with the trait imported.
+/// A method of one of the crate's traits, or of a std trait in no prelude (`io::Read`,
+/// `io::Write`, `fmt::Write`, `ops::Index`, `ops::Deref`), that tests call by method syntax,
+/// with the trait imported.
 fn crate_trait(c: &crate::model::Callable) -> bool {
     matches!(c.kind, CallableKind::Method { .. })
         && method_syntax(c)
-        && c.via_trait
-            .as_deref()
-            .is_some_and(|t| !t.starts_with("::") || t.starts_with("::std::io::"))
+        && c.via_trait.as_deref().is_some_and(|t| {
+            !t.starts_with("::")
+                || t.starts_with("::std::io::")
+                || t.starts_with("::std::ops::")
+                || t == "::std::fmt::Write"
+        })
 }
 
 /// The crate traits whose methods a test calls, to import in its body.

@@ -117,8 +117,21 @@ pub(crate) fn method_syntax(c: &Callable) -> bool {
     );
     // Calls that must name their trait: see `BORROW_INTO_ITER` and `VIA_RET`.
     let named = |via: &str| via == BORROW_INTO_ITER || via.contains(VIA_RET);
+    // A std trait the crate implements on a std type (`impl PartialEq<Code> for str`): the
+    // test's value is a `String`, whose own `eq` method syntax would find.
+    let std_on_std = |via: &str| {
+        let CallableKind::Method { self_ty, .. } = &c.kind else {
+            return false;
+        };
+        let std_self = match self_ty {
+            Ty::Str | Ty::String | Ty::Slice(_) => true,
+            Ty::Adt { path, .. } => path.starts_with("std::"),
+            _ => false,
+        };
+        via.starts_with("::std::") && std_self
+    };
     match c.via_trait.as_deref() {
-        Some(via) => !on_prim && !named(via),
+        Some(via) => !on_prim && !named(via) && !std_on_std(via),
         None => true,
     }
 }
