@@ -255,7 +255,9 @@ def confined(cmd, scratch, env, cwd, timeout=MEASURE_TIMEOUT_SECS):
     wrapped = (["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc",
                 "sh", "-c", CONFINE_SH, "confine", scratch] + cmd)
     try:
-        return subprocess.run(wrapped, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+        # A crate's tests may print bytes that are not UTF-8 (termcolor's, slab's): kept, replaced.
+        return subprocess.run(wrapped, capture_output=True, text=True, errors="replace", env=env,
+                              cwd=cwd, timeout=timeout)
     except subprocess.TimeoutExpired as e:
         return subprocess.CompletedProcess(wrapped, 124, e.stdout or "",
                                            f"killed after {timeout} s\n{e.stderr or ''}")

@@ -310,13 +310,13 @@ fn error_bounds_and_io_errors_get_an_io_error() {
 /// Issue 37: std trait impls only a call through the trait reaches. `TryFrom` (twice, picked
 /// by the argument's type, in an edition without it in the prelude), `|=` and `&=`,
 /// `clone_from`, `Borrow`, `AsMut`, `Index`, `fmt::Write`, and `PartialEq<Code>` or
-/// `From<Code>` implemented on `u16`, `str`, `Duration` and `Cow<str>`, an iterator's own `nth` and
-/// `count` (before: none was a callable, and every branch in them was missed).
+/// `From<Code>` implemented on `u16`, `str`, `Duration` and `Cow<str>`, an iterator's own `nth`,
+/// `count` and `fold` (before: none was a callable, and every branch in them was missed).
 #[test]
 fn std_trait_impls_are_called_through_their_trait() {
     assert_shape_fixture_in(
         "std_trait_impls",
-        10_000,
+        20_000,
         &[],
         0,
         &[
@@ -337,6 +337,7 @@ fn std_trait_impls_are_called_through_their_trait() {
             "<std::borrow::Cow<str> as std::convert::From<_>>::from(",
             ".nth(",
             ".count()",
+            ".fold(",
         ],
     );
 }

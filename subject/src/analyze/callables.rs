@@ -97,13 +97,15 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     // reaches `next_back`, `size_hint` or `len`, and their mutants all survive.
     ("Iterator", "next", None),
     ("Iterator", "size_hint", None),
-    // Overridden where the type can skip ahead without walking (indexmap's and http's
-    // iterators): only a direct call runs them.
+    // Overridden where the type can skip ahead or fold without walking item by item
+    // (indexmap's, http's and itertools' iterators): only a direct call runs them.
     ("Iterator", "count", None),
     ("Iterator", "nth", None),
     ("Iterator", "last", None),
+    ("Iterator", "fold", None),
     ("DoubleEndedIterator", "next_back", None),
     ("DoubleEndedIterator", "nth_back", None),
+    ("DoubleEndedIterator", "rfold", None),
     ("ExactSizeIterator", "len", None),
     ("IntoIterator", "into_iter", None),
     // A collection built from items, or grown by them, runs its own insertion code (slab's
