@@ -311,7 +311,8 @@ fn error_bounds_and_io_errors_get_an_io_error() {
 /// by the argument's type, in an edition without it in the prelude), `|=` and `&=`,
 /// `clone_from`, `Borrow`, `AsMut`, `Index`, `fmt::Write`, and `PartialEq<Code>` or
 /// `From<Code>` implemented on `u16`, `str`, `Duration` and `Cow<str>`, an iterator's own `nth`,
-/// `count` and `fold` (before: none was a callable, and every branch in them was missed).
+/// `count` and `fold` (before: none was a callable, and every branch in them was missed), and
+/// a bound on a crate trait implemented for std ranges (before: no candidate).
 #[test]
 fn std_trait_impls_are_called_through_their_trait() {
     assert_shape_fixture_in(
@@ -338,6 +339,9 @@ fn std_trait_impls_are_called_through_their_trait() {
             ".nth(",
             ".count()",
             ".fold(",
+            // A crate trait implemented for std ranges (fixedbitset's `IndexRange`).
+            ".count_in((..))",
+            ".count_in((",
         ],
     );
 }

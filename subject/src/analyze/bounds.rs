@@ -397,6 +397,8 @@ pub(crate) struct Candidates {
     dependency_types: Vec<(Ty, &'static [&'static str])>,
     /// Primitives the crate implements its own traits for, with those traits' keys.
     primitives: Vec<(Ty, BTreeSet<String>)>,
+    /// Std ranges the crate implements its own traits for (`analyze::range_impls`).
+    ranges: Vec<(Ty, BTreeSet<String>)>,
     /// Crate traits implemented for arrays of any element (`analyze::arrays`).
     arrays: Vec<ArrayCandidate>,
     /// Crate traits implemented for closures of a shape, by key, with the boxed closure that
@@ -423,6 +425,7 @@ impl Candidates {
             crate_types: types,
             dependency_types: Vec::new(),
             primitives: Vec::new(),
+            ranges: Vec::new(),
             arrays: Vec::new(),
             closures: Vec::new(),
             borrowing_types: Vec::new(),
@@ -432,6 +435,13 @@ impl Candidates {
     /// Adds the crate types generic only over lifetimes, as conversion targets.
     pub(crate) fn with_borrowing_types(mut self, types: Vec<(Ty, BTreeSet<String>)>) -> Self {
         self.borrowing_types = types;
+        self
+    }
+
+    /// Adds the std ranges the crate implements its own traits for (see `analyze::range_impls`):
+    /// a bound naming one (`T: IndexRange`) is met by each of them.
+    pub(crate) fn with_ranges(mut self, ranges: Vec<(Ty, BTreeSet<String>)>) -> Self {
+        self.ranges = ranges;
         self
     }
 
@@ -594,6 +604,12 @@ impl Candidates {
                 .filter(|(_, traits)| meets_crate(traits))
                 .map(|(ty, _)| ty)
                 .collect()
+        } else if self.ranges.iter().any(|(ty, _)| *ty == first) {
+            self.ranges
+                .iter()
+                .filter(|(_, own)| keys.iter().all(|k| own.contains(*k)))
+                .map(|(ty, _)| ty)
+                .collect()
         } else if self.primitives.iter().any(|(ty, _)| *ty == first) {
             self.primitives
                 .iter()
@@ -650,6 +666,13 @@ impl Candidates {
             .iter()
             .find(|(_, satisfied)| keys.iter().all(|k| satisfied.contains(k)));
         if let Some((ty, _)) = dependency {
+            return Some(ty.clone());
+        }
+        let range = self
+            .ranges
+            .iter()
+            .find(|(_, own)| !keys.is_empty() && keys.iter().all(|k| own.contains(*k)));
+        if let Some((ty, _)) = range {
             return Some(ty.clone());
         }
         let primitive = |sized: bool| {

@@ -29,6 +29,7 @@ pub(crate) mod options;
 mod pipeline;
 mod produced;
 mod public;
+mod range_impls;
 mod signature_types;
 mod typedefs;
 mod types;

@@ -12,8 +12,8 @@ use super::public::PublicPaths;
 use super::types::Lowering;
 use super::walk::ModId;
 use super::{
-    arrays, callables, cargo_toml, closure_impls, constants, macros, produced, typedefs,
-    unsized_types, walk,
+    arrays, callables, cargo_toml, closure_impls, constants, macros, produced, range_impls,
+    typedefs, unsized_types, walk,
 };
 use crate::model::{ApiModel, Home};
 use std::collections::BTreeMap;
@@ -74,6 +74,11 @@ pub fn analyze_detailed(crate_dir: &Path, opts: &AnalyzeOptions) -> Result<Analy
         },
         &made,
     ))
+    .with_ranges(range_impls::range_candidates(&Lowering {
+        ix: &ix,
+        public: &public,
+        candidates: &no_candidates,
+    }))
     .with_closure_impls(closure_impls::closure_candidates(&Lowering {
         ix: &ix,
         public: &public,
