@@ -309,7 +309,7 @@ fn error_bounds_and_io_errors_get_an_io_error() {
 
 /// Issue 37: std trait impls only a call through the trait reaches. `TryFrom` (twice, picked
 /// by the argument's type, in an edition without it in the prelude), `|=` and `&=`,
-/// `clone_from`, `Borrow`, `AsMut`, `Index`, `fmt::Write`, and `PartialEq<Code>` or
+/// `clone_from`, `Borrow`, `AsMut`, `Index`, `IndexMut`, `fmt::Write`, and `PartialEq<Code>` or
 /// `From<Code>` implemented on `u16`, `str`, `Duration` and `Cow<str>`, an iterator's own `nth`,
 /// `count` and `fold` (before: none was a callable, and every branch in them was missed), and
 /// a bound on a crate trait implemented for std ranges (before: no candidate).
@@ -329,6 +329,8 @@ fn std_trait_impls_are_called_through_their_trait() {
             ".as_mut()",
             "use ::std::ops::Index as _;",
             ".index(",
+            "use ::std::ops::IndexMut as _;",
+            ".index_mut(",
             "use ::std::fmt::Write as _;",
             ".write_str(",
             "<u16 as std::cmp::PartialEq<_>>::eq(&",

@@ -640,6 +640,9 @@ impl Candidates {
         if let Some(key) = lookup_stand_in(&keys) {
             return Some(key);
         }
+        if slice_index(&keys) {
+            return Some(Ty::Prim("usize".into()));
+        }
         // Otherwise the item binding is not matched, as before it was part of the key.
         let keys: Vec<&str> = keys
             .iter()
@@ -814,6 +817,12 @@ fn iterator_stand_in(keys: &[&str], crate_types: &[(Ty, BTreeSet<String>)]) -> O
 /// (indexmap, hashbrown, the `equivalent` crate) is implemented for every `Q` that `K`
 /// borrows as, `K` first of all; `Comparable<K>` is its ordered twin.
 const LOOKUP_TRAITS: &[&str] = &["Equivalent", "Comparable"];
+
+/// Whether the bounds ask only for an index into a slice (`I: SliceIndex<[A::Item]>`, the
+/// parameter of smallvec's and tinyvec's `Index<I>` impls): a `usize` picks one item.
+fn slice_index(keys: &[&str]) -> bool {
+    !keys.is_empty() && keys.iter().all(|k| k.starts_with("SliceIndex<["))
+}
 
 /// The key type `K` for bounds naming a lookup trait of `K` (`Q: Hash + Equivalent<i32>` gets
 /// `i32`), when `K` meets the other bounds too.
@@ -1008,6 +1017,20 @@ mod tests {
             Some(name)
         );
         assert_eq!(c.choose(&keys(&["TryInto<Missing>"])), None);
+    }
+
+    #[test]
+    fn slice_index_bounds_get_a_usize() {
+        let c = Candidates::default();
+        assert_eq!(
+            c.choose(&keys(&["SliceIndex<[i32]>"])),
+            Some(Ty::Prim("usize".into()))
+        );
+        // Not for `str`, which a `usize` does not index.
+        assert_ne!(
+            c.choose(&keys(&["SliceIndex<str>"])),
+            Some(Ty::Prim("usize".into()))
+        );
     }
 
     #[test]

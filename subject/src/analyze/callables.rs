@@ -60,6 +60,7 @@ const CALLABLE_TRAIT_FNS: &[(&str, &str, Option<&str>)] = &[
     ("BorrowMut", "borrow_mut", None),
     ("Deref", "deref", None),
     ("Index", "index", None),
+    ("IndexMut", "index_mut", None),
     ("PartialEq", "eq", None),
     ("PartialEq", "ne", None),
     // A type that writes its comparisons out (arrayvec's `ArrayString`, whose `lt`..`ge` each
@@ -412,6 +413,7 @@ const ARG_PICKS_IMPL: &[&str] = &[
     "From",
     "TryFrom",
     "Index",
+    "IndexMut",
     "PartialEq",
     "PartialOrd",
     "Add",
@@ -457,6 +459,7 @@ fn std_trait_call(
         // Not in the 2015 and 2018 preludes; the argument's type picks the impl.
         Some(("TryFrom", ..)) => c.via_trait = Some("::std::convert::TryFrom<_>".to_string()),
         Some(("Index", ..)) => c.via_trait = Some("::std::ops::Index<_>".to_string()),
+        Some(("IndexMut", ..)) => c.via_trait = Some("::std::ops::IndexMut<_>".to_string()),
         Some(("Deref", ..)) => c.via_trait = Some("::std::ops::Deref".to_string()),
         // `Borrow<T>` has std's blanket `impl<T> Borrow<T> for T` beside the crate's.
         Some(("Borrow", ..)) => c.via_trait = Some(format!("::std::borrow::Borrow<{VIA_RET}>")),
