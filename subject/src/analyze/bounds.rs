@@ -1087,7 +1087,7 @@ mod tests {
 
     /// An error bound gets an `io::Error`, then the crate's own error types.
     #[test]
-    fn error_bounds_get_the_crate_errors_and_an_io_error() {
+    fn error_bounds_get_an_io_error_then_the_crate_errors() {
         let adt = |p: &str| Ty::Adt {
             path: p.into(),
             args: vec![],

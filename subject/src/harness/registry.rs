@@ -449,9 +449,9 @@ fn keyed_twin(c: &Callable, op: &Op) -> Option<Op> {
 }
 
 /// The parameters of a `&self` method called on one of the crate's `&'static` values of its
-/// type (`percent_encoding::CONTROLS.add(b' ')`), for a type with `const SET: &T` values:
-/// where such values are the only ones of the type, the receiver is taken from them; an
-/// owned `T` lent as the receiver needs a first `T` that often only such a call makes.
+/// type (`percent_encoding::CONTROLS.add(b' ')`), for a type with `const SET: &T` values: a
+/// twin beside the method's own op, whose receiver is one of those values. The own op lends
+/// an owned `T`, and often only such a call makes a first `T`.
 fn static_receiver(c: &Callable, params: &[ParamSlot], model: &ApiModel) -> Option<Vec<ParamSlot>> {
     let CallableKind::Method {
         self_ty,
